@@ -1,0 +1,151 @@
+//! The JSON-lines batch protocol (`linear-layout batch`).
+//!
+//! One request per input line, one response per output line, in order — the protocol that
+//! Triton 3.6.0's side of the differential tests answers too, so the two can be compared line
+//! by line. Every response has `"ok"`; a failure is `{"ok": false, "error": "…"}`. A
+//! request's `"id"` is echoed. A malformed line is answered, never fatal.
+//!
+//! | op | members | answer |
+//! |---|---|---|
+//! | `compose` | `layout`, `outer` | `layout` = outer ∘ layout |
+//! | `invert_and_compose` | `layout`, `outer` | `layout` |
+//! | `invert`, `pseudoinvert` | `layout` | `layout` |
+//! | `product` | `layout`, `other` | `layout` = layout * other |
+//! | `apply` | `layout`, `inputs` (in-dim → int) | `outputs` (out-dim → int) |
+//! | `num_consecutive_in_out` | `layout` | `value` |
+//! | `is_injective`, `is_surjective`, `is_invertible` | `layout` | `value` |
+//!
+//! ```
+//! use linear_layout::batch::answer_line;
+//! let reply = answer_line(r#"{"id": 7, "op": "invert", "layout": {"in_dims": {"x": [[2], [1]]}, "out_dims": {"y": 4}}}"#);
+//! assert_eq!(reply.to_string(), r#"{"id":7,"ok":true,"layout":{"in_dims":{"y":[[2],[1]]},"out_dims":{"x":4}}}"#);
+//! assert_eq!(answer_line("{not json")["ok"], false);
+//! ```
+
+use std::io::{BufRead, Write};
+
+use serde_json::{json, Map, Value};
+
+use crate::linear::LinearLayout;
+
+/// The ops this implementation answers.
+pub const OPS: &[&str] = &[
+    "to_linear_layout",
+    "compose",
+    "invert_and_compose",
+    "invert",
+    "pseudoinvert",
+    "product",
+    "apply",
+    "num_consecutive_in_out",
+    "is_injective",
+    "is_surjective",
+    "is_invertible",
+];
+
+fn member<'a>(req: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
+    req.get(key)
+        .ok_or_else(|| format!("op '{}' needs member '{key}'", req.get("op").and_then(Value::as_str).unwrap_or("?")))
+}
+
+fn layout(req: &Map<String, Value>, key: &str) -> Result<LinearLayout, String> {
+    <LinearLayout as serde::Deserialize>::deserialize(member(req, key)?).map_err(|e| format!("{key}: {e}"))
+}
+
+fn layout_answer(l: Result<LinearLayout, crate::linear::LayoutError>) -> Result<Value, String> {
+    let l = l.map_err(|e| e.to_string())?;
+    Ok(json!({ "layout": l }))
+}
+
+fn compute(req: &Map<String, Value>) -> Result<Value, String> {
+    let op = req
+        .get("op")
+        .ok_or_else(|| format!("missing 'op' (known: {})", OPS.join(", ")))?;
+    let op = op.as_str().ok_or("'op' must be a string")?;
+    match op {
+        "compose" => layout_answer(layout(req, "layout")?.compose(&layout(req, "outer")?)),
+        "invert_and_compose" => {
+            layout_answer(layout(req, "layout")?.invert_and_compose(&layout(req, "outer")?))
+        }
+        "invert" => layout_answer(layout(req, "layout")?.invert()),
+        "pseudoinvert" => layout_answer(layout(req, "layout")?.pseudoinvert()),
+        "product" => layout_answer(layout(req, "layout")?.product(&layout(req, "other")?)),
+        "apply" => {
+            let l = layout(req, "layout")?;
+            let inputs = member(req, "inputs")?
+                .as_object()
+                .ok_or("inputs must be an object of in-dim name -> int")?;
+            let mut args: Vec<(&str, u64)> = Vec::with_capacity(inputs.len());
+            for (name, v) in inputs {
+                let v = v
+                    .as_i64()
+                    .and_then(|v| i32::try_from(v).ok())
+                    .ok_or("inputs must be an object of in-dim name -> 32-bit int")?;
+                // Two's complement, as Triton reads an int32: only the dim's low bits count.
+                args.push((name, v as i64 as u64));
+            }
+            let out = l.apply(&args).map_err(|e| e.to_string())?;
+            let outputs: Map<String, Value> =
+                out.into_iter().map(|(n, v)| (n.to_string(), json!(v))).collect();
+            Ok(json!({ "outputs": outputs }))
+        }
+        "num_consecutive_in_out" => Ok(json!({ "value": layout(req, "layout")?.num_consecutive_in_out() })),
+        "is_injective" => Ok(json!({ "value": layout(req, "layout")?.is_injective() })),
+        "is_surjective" => Ok(json!({ "value": layout(req, "layout")?.is_surjective() })),
+        "is_invertible" => Ok(json!({ "value": layout(req, "layout")?.is_invertible() })),
+        "to_linear_layout" => Err("to_linear_layout: encodings are not supported yet".into()),
+        other => Err(format!("unknown op '{other}' (known: {})", OPS.join(", "))),
+    }
+}
+
+/// Answers one request line. Never panics; a malformed line gets `ok: false`.
+pub fn answer_line(line: &str) -> Value {
+    let request: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => return json!({"ok": false, "error": format!("bad request: invalid JSON: {e}")}),
+    };
+    let Some(req) = request.as_object() else {
+        return json!({"ok": false, "error": "request must be a JSON object"});
+    };
+    let mut out = Map::new();
+    if let Some(id) = req.get("id") {
+        out.insert("id".into(), id.clone());
+    }
+    match compute(req) {
+        Ok(Value::Object(result)) => {
+            out.insert("ok".into(), Value::Bool(true));
+            out.extend(result);
+        }
+        Ok(other) => {
+            out.insert("ok".into(), Value::Bool(true));
+            out.insert("value".into(), other);
+        }
+        Err(e) => {
+            out.insert("ok".into(), Value::Bool(false));
+            out.insert("error".into(), Value::String(e));
+        }
+    }
+    Value::Object(out)
+}
+
+/// Answers every non-blank line of `input` on `output`, in order.
+///
+/// ```
+/// let input = b"{\"op\": \"is_injective\", \"layout\": {\"in_dims\": {\"x\": [[1]]}, \"out_dims\": {\"y\": 2}}}\n\n";
+/// let mut out = Vec::new();
+/// linear_layout::batch::run(&input[..], &mut out).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), "{\"ok\":true,\"value\":true}\n");
+/// ```
+pub fn run<R: BufRead, W: Write>(input: R, mut output: W) -> std::io::Result<()> {
+    for line in input.split(b'\n') {
+        let line = line?;
+        // Invalid UTF-8 becomes replacement characters, and so an invalid-JSON answer.
+        let line = String::from_utf8_lossy(&line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        writeln!(output, "{}", answer_line(&line))?;
+        output.flush()?;
+    }
+    Ok(())
+}

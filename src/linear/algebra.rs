@@ -1,0 +1,678 @@
+//! Composition, inversion, products and division of layouts.
+
+use smallvec::SmallVec;
+
+use super::fields::FieldMap;
+use super::gf2::Echelon;
+use super::layout::{Columns, Dim, Dims, Result};
+use super::{DimName, LayoutError, LinearLayout};
+
+/// Triton's `supremum`: a merge of two dimension orders that keeps the relative order of each
+/// (when one exists) and lists every name once. Used by [`LinearLayout::product`].
+///
+/// ```
+/// use linear_layout::linear::{supremum, DimName};
+/// let n = |v: &[&str]| v.iter().map(|s| DimName::from(*s)).collect::<Vec<_>>();
+/// assert_eq!(supremum(&n(&["a", "b"]), &n(&["c", "a"])), n(&["c", "a", "b"]));
+/// assert_eq!(supremum(&n(&["a", "b"]), &n(&["b", "a"])), n(&["a", "b"]));
+/// ```
+pub fn supremum(x: &[DimName], y: &[DimName]) -> Vec<DimName> {
+    let mut result: Vec<DimName> = Vec::with_capacity(x.len() + y.len());
+    let pos = |list: &[DimName], name: &DimName| list.iter().position(|n| n == name);
+    let (mut i, mut j) = (0, 0);
+    loop {
+        while i < x.len() && result.contains(&x[i]) {
+            i += 1;
+        }
+        while j < y.len() && result.contains(&y[j]) {
+            j += 1;
+        }
+        match (x.get(i), y.get(j)) {
+            (None, None) => break,
+            (Some(a), Some(b)) if a == b => {
+                result.push(a.clone());
+                i += 1;
+                j += 1;
+            }
+            (Some(a), None) => {
+                result.push(a.clone());
+                i += 1;
+            }
+            (None, Some(b)) => {
+                result.push(b.clone());
+                j += 1;
+            }
+            (Some(a), Some(b)) => {
+                let in_y = pos(y, a).filter(|&p| p >= j);
+                let in_x = pos(x, b).filter(|&p| p >= i);
+                let take_x = match (in_y, in_x) {
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                    (Some(px), Some(py)) => px <= py,
+                };
+                if take_x {
+                    result.push(a.clone());
+                    i += 1;
+                } else {
+                    result.push(b.clone());
+                    j += 1;
+                }
+            }
+        }
+    }
+    result
+}
+
+/// Which in-dims `invert_and_compose` maps to themselves instead of solving for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdentityDims {
+    /// Triton 3.6: equal bases, and every out-dim of equal size in both layouts.
+    Triton36,
+    /// Newer Triton: equal bases, whatever the out-dim sizes.
+    IgnoringSizes,
+    /// Solve every in-dim (a plain factorisation).
+    Never,
+}
+
+fn dim_bits(dims: &Dims, name: &DimName) -> u32 {
+    dims.iter().find(|d| d.name == *name).map_or(0, |d| d.bits)
+}
+
+fn same_name_set(a: &Dims, b: &Dims) -> bool {
+    a.len() == b.len() && a.iter().all(|d| b.iter().any(|e| e.name == d.name))
+}
+
+fn names(dims: &Dims) -> Vec<DimName> {
+    dims.iter().map(|d| d.name.clone()).collect()
+}
+
+impl LinearLayout {
+    /// The direct sum `self * outer` (Triton's `operator*`): `self` owns the low input bits and
+    /// the low output bits of every dimension the two share, `outer` the high ones. Dimension
+    /// orders are merged with [`supremum`].
+    ///
+    /// Example: `identity_1d(4, i, o) * zeros_1d(2, i, o)` maps `i ↦ i mod 4` over 8 inputs;
+    /// `identity_1d(4, i, o1) * identity_1d(8, i, o2)` sends the low 2 bits of `i` to `o1` and the
+    /// high 3 to `o2`.
+    ///
+    /// Law: the product is associative, with [`empty`](Self::empty) as a two-sided unit.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let a = LinearLayout::identity_1d(4, "i", "o")?;
+    /// let b = LinearLayout::zeros_1d(2, "i", "o", 1)?;
+    /// assert_eq!(a.product(&b)?.bases("i")?, vec![vec![1], vec![2], vec![0]]);
+    /// assert_eq!(LinearLayout::empty().product(&a)?, a);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn product(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        let in_names = supremum(&names(&self.ins), &names(&outer.ins));
+        let out_names = supremum(&names(&self.outs), &names(&outer.outs));
+        let ins: Dims = in_names
+            .iter()
+            .map(|n| Dim {
+                name: n.clone(),
+                bits: dim_bits(&self.ins, n) + dim_bits(&outer.ins, n),
+            })
+            .collect();
+        let outs: Dims = out_names
+            .iter()
+            .map(|n| Dim {
+                name: n.clone(),
+                bits: dim_bits(&self.outs, n) + dim_bits(&outer.outs, n),
+            })
+            .collect();
+        let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
+        let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
+        if in_bits > 64 || out_bits > 64 {
+            return Err(LayoutError::TooManyBits {
+                side: if in_bits > 64 { "input" } else { "output" },
+                bits: in_bits.max(out_bits),
+            });
+        }
+        let mut shift = 0;
+        let mut inner_map = FieldMap::new();
+        let mut outer_map = FieldMap::new();
+        for d in &outs {
+            if let Some(o) = self.out_index(&d.name) {
+                inner_map.push(self.out_shift(o), self.outs[o].bits, shift);
+            }
+            if let Some(o) = outer.out_index(&d.name) {
+                let low = dim_bits(&self.outs, &d.name);
+                outer_map.push(outer.out_shift(o), outer.outs[o].bits, shift + low);
+            }
+            shift += d.bits;
+        }
+        let mut cols = Columns::new();
+        for d in &ins {
+            if let Some(i) = self.in_index(&d.name) {
+                for &c in self.dim_cols(i) {
+                    cols.push(inner_map.map(c));
+                }
+            }
+            if let Some(i) = outer.in_index(&d.name) {
+                for &c in outer.dim_cols(i) {
+                    cols.push(outer_map.map(c));
+                }
+            }
+        }
+        LinearLayout::from_parts(ins, outs, cols)
+    }
+
+    /// `outer ∘ self`: apply `self`, then `outer`. `self`'s out-dims must be `outer`'s in-dims
+    /// (as sets) and each no larger. The result has `self`'s in-dims and `outer`'s out-dims.
+    ///
+    /// Law: composition is associative: `(c ∘ b) ∘ a = c ∘ (b ∘ a)`.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(4, "x", "y")?;
+    /// let swap = LinearLayout::from_bases([("y", vec![vec![2], vec![1]])], [("z", 4)], true)?;
+    /// assert_eq!(l.compose(&swap)?.bases("x")?, vec![vec![2], vec![1]]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        if !same_name_set(&self.outs, &outer.ins) {
+            return Err(LayoutError::DimsMismatch {
+                op: "compose",
+                expected: names(&outer.ins),
+                got: names(&self.outs),
+            });
+        }
+        let mut to_outer = FieldMap::new();
+        for (o, d) in self.outs.iter().enumerate() {
+            let j = outer.in_pos(&d.name)?;
+            if d.bits > outer.ins[j].bits {
+                return Err(LayoutError::SizeMismatch {
+                    op: "compose",
+                    dim: d.name.clone(),
+                    size: 1 << d.bits.min(63),
+                    required: format!(
+                        "the outer layout's in-dim has only size {}",
+                        1u64 << outer.ins[j].bits.min(63)
+                    ),
+                });
+            }
+            to_outer.push(self.out_shift(o), d.bits, outer.in_offset(j));
+        }
+        let cols = self
+            .cols
+            .as_slice()
+            .iter()
+            .map(|&c| outer.apply_flat(to_outer.map(c)))
+            .collect();
+        LinearLayout::from_parts(self.ins.clone(), outer.outs.clone(), cols)
+    }
+
+    /// The layout `C` with `outer(C(x)) = self(x)` for every `x`: "invert `outer`, then
+    /// compose", without requiring `outer` to be invertible (Triton's `invertAndCompose`).
+    ///
+    /// This is how a conversion between two layouts of one tensor is computed: for a source
+    /// layout `S` (hardware → tensor) and destination `D`, `S.invert_and_compose(D)` says, for
+    /// every source register/lane/warp, which destination register/lane/warp holds the same
+    /// element.
+    ///
+    /// The result has `self`'s in-dims and `outer`'s in-dims as out-dims. Where several
+    /// preimages exist the choice is Triton's, bit for bit: an in-dim whose bases are equal
+    /// in both layouts (with all out-dim sizes equal) maps to itself; the rest takes the
+    /// numerically smallest preimage (free variables zero).
+    ///
+    /// Errors when the out-dim sets differ, when `outer` has a smaller out-dim, when a value
+    /// of `self` is not in `outer`'s image, and (as Triton's assertion does) when only one side
+    /// has in-dims left after removing the identity dims.
+    ///
+    /// Laws: `outer ∘ self.invert_and_compose(outer) = self` whenever `self`'s image is
+    /// contained in `outer`'s; `l.invert_and_compose(l)` is the identity on injective `l`.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let s = LinearLayout::from_bases([("r", vec![vec![2], vec![1]])], [("t", 4)], true)?;
+    /// let d = LinearLayout::identity_1d(4, "q", "t")?;
+    /// let c = s.invert_and_compose(&d)?;
+    /// assert_eq!(c.bases("r")?, vec![vec![2], vec![1]]);
+    /// assert_eq!(c.compose(&d)?, s);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn invert_and_compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        self.solve_through(outer, IdentityDims::Triton36, false)
+    }
+
+    /// The inverse of a bijective layout: in-dims and out-dims swap roles.
+    ///
+    /// Law: `l.compose(&l.invert()?)` is the identity for invertible `l`.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let swap = LinearLayout::from_bases([("x", vec![vec![2], vec![1]])], [("y", 4)], true)?;
+    /// let inv = swap.invert()?;
+    /// assert_eq!(inv.bases("y")?, vec![vec![2], vec![1]]);
+    /// assert!(LinearLayout::zeros_1d(2, "x", "y", 1)?.invert().is_err());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn invert(&self) -> Result<LinearLayout> {
+        if !self.is_invertible() {
+            return Err(LayoutError::NotInvertible {
+                in_bits: self.total_in_bits(),
+                out_bits: self.total_out_bits(),
+                rank: self.rank(),
+            });
+        }
+        self.pseudoinvert()
+    }
+
+    /// A right inverse on the image: `P` with `L ∘ P ∘ L = L`. For each output value in the
+    /// image, `P` picks Triton's preimage (free input bits zero; an in-dim named like an
+    /// out-dim and mapped identically to it maps back to itself).
+    ///
+    /// Triton 3.6 asserts that the layout is surjective. That precondition is not needed: here
+    /// a value outside the image is first projected onto it, along the unit vectors of the
+    /// output bits that lead no pivot, so `P` is defined on every output and is still linear.
+    /// On surjective layouts the result is Triton's, bit for bit.
+    ///
+    /// Law: `L ∘ pseudoinvert(L) ∘ L = L` for every `L`.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// // i -> o: [0, 1, 0, 2]: bits 0 and 2 of i are broadcast.
+    /// let l = LinearLayout::from_bases([("i", vec![vec![0], vec![1], vec![0], vec![2]])], [("o", 4)], true)?;
+    /// let p = l.pseudoinvert()?;
+    /// assert_eq!(p.bases("o")?, vec![vec![2], vec![8]]);
+    /// // Not surjective: still a pseudo-inverse.
+    /// let s = LinearLayout::strided_1d(4, 2, "i", "o")?;
+    /// let ps = s.pseudoinvert()?;
+    /// assert_eq!(s.compose(&ps)?.compose(&s)?, s);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn pseudoinvert(&self) -> Result<LinearLayout> {
+        let mut cols = Columns::new();
+        let mut shift = 0;
+        for d in &self.outs {
+            for k in 0..d.bits {
+                cols.push(1u64 << (shift + k));
+            }
+            shift += d.bits;
+        }
+        let identity = LinearLayout {
+            ins: self.outs.clone(),
+            outs: self.outs.clone(),
+            cols,
+        };
+        identity.solve_through(self, IdentityDims::Triton36, true)
+    }
+
+    /// `invertAndCompose` with `self` as B and `outer` as A. With `project`, values outside A's
+    /// image are projected onto it instead of rejected.
+    pub(crate) fn solve_through(
+        &self,
+        outer: &LinearLayout,
+        identity_dims: IdentityDims,
+        project: bool,
+    ) -> Result<LinearLayout> {
+        let (b, a) = (self, outer);
+        if !same_name_set(&b.outs, &a.outs) {
+            return Err(LayoutError::DimsMismatch {
+                op: "invert_and_compose",
+                expected: names(&b.outs),
+                got: names(&a.outs),
+            });
+        }
+        // B's flattened values embedded in A's codomain (A's out order, A's sizes).
+        let mut embed = FieldMap::new();
+        let mut same_sizes = true;
+        for (o, d) in b.outs.iter().enumerate() {
+            let ao = a.out_pos(&d.name)?;
+            let a_bits = a.outs[ao].bits;
+            if a_bits < d.bits {
+                return Err(LayoutError::SizeMismatch {
+                    op: "invert_and_compose",
+                    dim: d.name.clone(),
+                    size: 1 << d.bits.min(63),
+                    required: format!(
+                        "the outer layout's out-dim has only size {}",
+                        1u64 << a_bits.min(63)
+                    ),
+                });
+            }
+            same_sizes &= a_bits == d.bits;
+            embed.push(b.out_shift(o), d.bits, a.out_shift(ao));
+        }
+        // Identity dims: an in-dim of A that B also has, with equal sublayouts. Triton 3.6
+        // compares the sublayouts including out-dim sizes, so any size difference disables it.
+        let mut identity = 0u64; // bit i: A's in-dim i is an identity dim
+        let detect = match identity_dims {
+            IdentityDims::Triton36 => same_sizes,
+            IdentityDims::IgnoringSizes => true,
+            IdentityDims::Never => false,
+        };
+        if detect {
+            for (i, d) in a.ins.iter().enumerate() {
+                if i >= 64 {
+                    break;
+                }
+                if let Some(bi) = b.in_index(&d.name) {
+                    let (ac, bc) = (a.dim_cols(i), b.dim_cols(bi));
+                    if ac.len() == bc.len() && ac.iter().zip(bc).all(|(&x, &y)| x == embed.map(y)) {
+                        identity |= 1 << i;
+                    }
+                }
+            }
+        }
+        let is_identity = |name: &DimName| {
+            a.in_index(name)
+                .is_some_and(|i| i < 64 && identity >> i & 1 == 1)
+        };
+        let a_rest = a.ins.len() - identity.count_ones() as usize;
+        let b_rest = b.ins.iter().filter(|d| !is_identity(&d.name)).count();
+        if identity_dims != IdentityDims::Never && (a_rest == 0) != (b_rest == 0) {
+            return Err(LayoutError::Precondition {
+                op: "invert_and_compose",
+                detail: format!(
+                    "after removing the identity dims, only one side has in-dims left (outer: {a_rest}, this: {b_rest}); Triton 3.6 asserts ANonIdentityInDims.empty() == BNonIdentityInDims.empty()"
+                ),
+            });
+        }
+        let mut echelon = Echelon::new();
+        let mut column = 0u32;
+        for i in 0..a.ins.len() {
+            let skip = i < 64 && identity >> i & 1 == 1;
+            for &c in a.dim_cols(i) {
+                if !skip {
+                    echelon.insert(c, column);
+                }
+                column += 1;
+            }
+        }
+        let mut cols = Columns::new();
+        for (bi, d) in b.ins.iter().enumerate() {
+            match a.in_index(&d.name).filter(|_| is_identity(&d.name)) {
+                Some(ai) => {
+                    let offset = a.in_offset(ai);
+                    for k in 0..d.bits {
+                        cols.push(1u64 << (offset + k));
+                    }
+                }
+                None => {
+                    for &c in b.dim_cols(bi) {
+                        let target = embed.map(c);
+                        let combo = if project {
+                            echelon.project(target).0
+                        } else {
+                            echelon.solve(target).ok_or_else(|| {
+                                LayoutError::ImageNotContained {
+                                    dims: names(&b.outs),
+                                }
+                            })?
+                        };
+                        cols.push(combo);
+                    }
+                }
+            }
+        }
+        LinearLayout::from_parts(b.ins.clone(), a.ins.clone(), cols)
+    }
+
+    /// For each in-dim, the bit mask of its *free* input bits: those whose basis is a
+    /// combination of earlier bases (canonical order). Zero bases are always free; of two equal
+    /// bases the later is free. All masks are zero exactly when the layout is injective.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::from_bases([("i", vec![vec![1], vec![0], vec![0], vec![2], vec![4], vec![0]])], [("o", 8)], true)?;
+    /// assert_eq!(l.free_variable_masks().as_slice(), &[("i".into(), 0b100110)]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn free_variable_masks(&self) -> SmallVec<[(DimName, u64); 4]> {
+        let mut echelon = Echelon::new();
+        let mut column = 0u32;
+        self.ins
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let mut mask = 0u64;
+                for (k, &c) in self.dim_cols(i).iter().enumerate() {
+                    if !echelon.insert(c, column) {
+                        mask |= 1 << k;
+                    }
+                    column += 1;
+                }
+                (d.name.clone(), mask)
+            })
+            .collect()
+    }
+
+    /// The largest `V` such that `V` consecutive values of the first in-dim map to `V`
+    /// consecutive values of the first out-dim, wherever the other inputs are — the vector
+    /// width of a register-to-memory access (Triton's `getNumConsecutiveInOut`).
+    ///
+    /// Law: agrees with brute-force evaluation through [`apply`](Self::apply).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::from_bases([("in", vec![vec![1], vec![2], vec![4], vec![10]])], [("out", 16)], false)?;
+    /// assert_eq!(l.num_consecutive_in_out(), 2);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn num_consecutive_in_out(&self) -> u64 {
+        if self.ins.is_empty() || self.outs.is_empty() {
+            return 1;
+        }
+        let first = self.dim_cols(0);
+        let consec = first
+            .iter()
+            .enumerate()
+            .take_while(|&(k, &c)| k < 63 && c == 1u64 << k)
+            .count() as u32;
+        let other = self.cols.as_slice()[consec as usize..]
+            .iter()
+            .fold(0u64, |acc, &c| acc | self.component(c, 0));
+        let tz = if other == 0 { 31 } else { other.trailing_zeros() };
+        1u64 << consec.min(tz)
+    }
+
+    /// Whether the layout acts on `dims` as an independent identity block: each of `dims` is
+    /// both an in-dim and an out-dim, the square sublayout on them is the identity, no other
+    /// in-dim reaches them, and they reach no other out-dim (Triton 3.6's `isTrivialOver`).
+    /// A name that is neither an in-dim nor an out-dim gives `false`; one that is only one of
+    /// the two is an error.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(4, "register", "dim0")?
+    ///     .product(&LinearLayout::identity_1d(2, "block", "block")?)?;
+    /// assert!(l.is_trivial_over(&["block"])?);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn is_trivial_over<N: AsRef<str>>(&self, dims: &[N]) -> Result<bool> {
+        if dims
+            .iter()
+            .any(|d| !self.has_in_dim(d.as_ref()) && !self.has_out_dim(d.as_ref()))
+        {
+            return Ok(false);
+        }
+        let in_dims: Vec<&str> = dims.iter().map(|d| d.as_ref()).collect();
+        let rest_in: Vec<&str> = self
+            .in_dim_names()
+            .map(|n| n.as_str())
+            .filter(|n| !in_dims.contains(n))
+            .collect();
+        let rest_out: Vec<&str> = self
+            .out_dim_names()
+            .map(|n| n.as_str())
+            .filter(|n| !in_dims.contains(n))
+            .collect();
+        Ok(self.square_sublayout_is_identity(&in_dims)?
+            && self.sublayout_is_zero(&rest_in, &in_dims)?
+            && self.sublayout_is_zero(&in_dims, &rest_out)?)
+    }
+
+    /// The layout with the trivial dimensions `dims` factored out: `None` unless
+    /// [`is_trivial_over(dims)`](Self::is_trivial_over), else the sublayout on the other dims.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let reg = LinearLayout::identity_1d(4, "register", "dim0")?;
+    /// let l = reg.product(&LinearLayout::identity_1d(2, "block", "block")?)?;
+    /// assert_eq!(l.quotient(&["block"])?, Some(reg));
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn quotient<N: AsRef<str>>(&self, dims: &[N]) -> Result<Option<LinearLayout>> {
+        if !self.is_trivial_over(dims)? {
+            return Ok(None);
+        }
+        let keep = |n: &&DimName| !dims.iter().any(|d| d.as_ref() == n.as_str());
+        let ins: Vec<DimName> = self.in_dim_names().filter(keep).cloned().collect();
+        let outs: Vec<DimName> = self.out_dim_names().filter(keep).cloned().collect();
+        self.sublayout(&ins, &outs).map(Some)
+    }
+}
+
+/// `C` with `a == b * c`, if there is one (Triton's `divideLeft`): `b` must match the low bases
+/// and low output bits of `a` in every dimension it has.
+///
+/// Law: `divide_left(&a.product(&b)?, &a)` is `Some(b)` (for `b` over the same dims).
+///
+/// ```
+/// # use linear_layout::linear::{divide_left, LinearLayout};
+/// let a = LinearLayout::identity_1d(4, "i", "o")?;
+/// let b = LinearLayout::zeros_1d(2, "i", "o", 1)?;
+/// assert_eq!(divide_left(&a.product(&b)?, &a)?, Some(b));
+/// # Ok::<(), linear_layout::linear::LayoutError>(())
+/// ```
+pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Result<Option<LinearLayout>> {
+    divide(a, b, true)
+}
+
+/// `C` with `a == c * b`, if there is one (Triton's `divideRight`): `b` must match the high
+/// bases and high output bits of `a`.
+///
+/// Law: `divide_right(&a.product(&b)?, &b)` is `Some(a)` (for `a` over the same dims).
+///
+/// ```
+/// # use linear_layout::linear::{divide_right, LinearLayout};
+/// let a = LinearLayout::identity_1d(4, "i", "o")?;
+/// let b = LinearLayout::zeros_1d(2, "i", "o", 1)?;
+/// assert_eq!(divide_right(&a.product(&b)?, &b)?, Some(a));
+/// # Ok::<(), linear_layout::linear::LayoutError>(())
+/// ```
+pub fn divide_right(a: &LinearLayout, b: &LinearLayout) -> Result<Option<LinearLayout>> {
+    divide(a, b, false)
+}
+
+fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<LinearLayout>> {
+    if !b.ins.iter().all(|d| a.has_in_dim(&d.name)) || !b.outs.iter().all(|d| a.has_out_dim(&d.name))
+    {
+        return Ok(None);
+    }
+    let mut c_outs = Dims::new();
+    for d in &a.outs {
+        let bb = dim_bits(&b.outs, &d.name);
+        if bb > d.bits {
+            return Ok(None);
+        }
+        c_outs.push(Dim {
+            name: d.name.clone(),
+            bits: d.bits - bb,
+        });
+    }
+    // Per A out-dim: (A shift, B bits, C bits, C shift, B shift if B has it).
+    let mut c_shift = 0;
+    let geometry: SmallVec<[(u32, u32, u32, u32, Option<u32>); 4]> = a
+        .outs
+        .iter()
+        .enumerate()
+        .map(|(o, d)| {
+            let b_pos = b.out_index(&d.name);
+            let bb = b_pos.map_or(0, |p| b.outs[p].bits);
+            let g = (a.out_shift(o), bb, d.bits - bb, c_shift, b_pos.map(|p| b.out_shift(p)));
+            c_shift += d.bits - bb;
+            g
+        })
+        .collect();
+    let field = |v: u64, shift: u32, bits: u32| v.checked_shr(shift).unwrap_or(0) & super::layout::low_mask(bits);
+    let mut c_ins = Dims::new();
+    let mut cols = Columns::new();
+    // A copied basis that does not fit C's smaller out-dim fails C's construction, which
+    // Triton reaches only after every in-dim has been checked.
+    let mut misfit = None;
+    for (i, d) in a.ins.iter().enumerate() {
+        let bi = b.in_index(&d.name);
+        let kb = bi.map_or(0, |p| b.ins[p].bits);
+        if kb > d.bits {
+            return Ok(None);
+        }
+        let kc = d.bits - kb;
+        let a_cols = a.dim_cols(i);
+        let b_cols = bi.map_or(&[][..], |p| b.dim_cols(p));
+        if left {
+            // A's first kb bases equal B's (zero on out-dims B lacks).
+            for (k, &bc) in b_cols.iter().enumerate() {
+                for &(a_shift, bb, cb, _, b_shift) in &geometry {
+                    let want = b_shift.map_or(0, |s| field(bc, s, bb));
+                    if field(a_cols[k], a_shift, bb + cb) != want {
+                        return Ok(None);
+                    }
+                }
+            }
+            for &ac in &a_cols[kb as usize..] {
+                let mut v = 0u64;
+                for &(a_shift, bb, cb, cs, _) in &geometry {
+                    let comp = field(ac, a_shift, bb + cb);
+                    if comp & super::layout::low_mask(bb) != 0 {
+                        return Ok(None);
+                    }
+                    v |= (comp >> bb).checked_shl(cs).unwrap_or(0);
+                }
+                cols.push(v);
+            }
+        } else {
+            for &ac in &a_cols[..kc as usize] {
+                let mut v = 0u64;
+                for &(a_shift, bb, cb, cs, _) in &geometry {
+                    let comp = field(ac, a_shift, bb + cb);
+                    if comp >> cb != 0 && misfit.is_none() {
+                        misfit = Some(LayoutError::Precondition {
+                            op: "divide_right",
+                            detail: format!(
+                                "basis {comp} of in-dim '{}' does not fit the quotient's out-dim of size {}",
+                                d.name,
+                                1u64 << cb
+                            ),
+                        });
+                    }
+                    v |= comp.checked_shl(cs).unwrap_or(0);
+                }
+                cols.push(v);
+            }
+            for (k, &bc) in b_cols.iter().enumerate() {
+                let ac = a_cols[kc as usize + k];
+                for &(a_shift, bb, cb, _, b_shift) in &geometry {
+                    if let Some(bs) = b_shift {
+                        let comp = field(ac, a_shift, bb + cb);
+                        if comp & super::layout::low_mask(cb) != 0 || comp >> cb != field(bc, bs, bb) {
+                            return Ok(None);
+                        }
+                    }
+                }
+            }
+        }
+        c_ins.push(Dim {
+            name: d.name.clone(),
+            bits: kc,
+        });
+    }
+    if let Some(err) = misfit {
+        return Err(err);
+    }
+    let c = LinearLayout::from_parts(c_ins, c_outs, cols)?;
+    if a.is_surjective() && b.is_surjective() {
+        c.require_surjective()?;
+    }
+    let back = if left { b.product(&c)? } else { c.product(b)? };
+    if back != *a {
+        return Err(LayoutError::Precondition {
+            op: if left { "divide_left" } else { "divide_right" },
+            detail: "the quotient does not multiply back to the dividend (the divisor's dimension order disagrees with the dividend's); Triton 3.6 asserts here".into(),
+        });
+    }
+    Ok(Some(c))
+}

@@ -1,0 +1,1061 @@
+//! The [`LinearLayout`] value: representation, constructors, queries, `apply` and printing.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use smallvec::SmallVec;
+
+use super::gf2;
+use super::{DimName, LayoutError};
+
+/// Result of a layout operation.
+pub type Result<T> = std::result::Result<T, LayoutError>;
+
+/// The most input bits, and the most output bits, a layout may have (as in Triton).
+pub const MAX_BITS: u32 = 64;
+
+/// One named dimension and its size as a number of bits (`size = 2^bits`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Dim {
+    pub(crate) name: DimName,
+    pub(crate) bits: u32,
+}
+
+pub(crate) type Dims = SmallVec<[Dim; 4]>;
+
+/// The flattened bases of a layout: one `u64` per input bit (a column of the matrix), in
+/// canonical order (in-dims in order, bit 0 first). Entries past `len` are always zero, so
+/// the derived equality and hash see only the real columns.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Columns {
+    len: u8,
+    data: [u64; MAX_BITS as usize],
+}
+
+impl Columns {
+    pub(crate) const fn new() -> Self {
+        Columns {
+            len: 0,
+            data: [0; MAX_BITS as usize],
+        }
+    }
+
+    /// Appends a column. Callers check the total of input bits beforehand; a push past
+    /// [`MAX_BITS`] is ignored rather than allowed to corrupt memory.
+    #[inline]
+    pub(crate) fn push(&mut self, column: u64) {
+        if (self.len as u32) < MAX_BITS {
+            self.data[self.len as usize] = column;
+            self.len += 1;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[u64] {
+        &self.data[..self.len as usize]
+    }
+
+    #[inline]
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u64] {
+        &mut self.data[..self.len as usize]
+    }
+}
+
+impl FromIterator<u64> for Columns {
+    fn from_iter<T: IntoIterator<Item = u64>>(iter: T) -> Self {
+        let mut c = Columns::new();
+        for v in iter {
+            c.push(v);
+        }
+        c
+    }
+}
+
+/// `2^bits - 1`, also for `bits = 64`.
+#[inline]
+pub(crate) const fn low_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// A linear map over GF(2) from named input dimensions to named output dimensions.
+///
+/// # The idea
+///
+/// A GPU tensor layout says which hardware resource holds each tensor element: register `r`
+/// of lane `l` of warp `w` holds element `(i, j)`. For every layout a GPU compiler uses, this
+/// map is *linear over GF(2)*: write each hardware index and each tensor index in binary, and
+/// every output bit is the XOR of some input bits. So the whole layout is known from the image
+/// of each single input bit — its *bases*.
+///
+/// Example: 4 lanes, 2 registers each, over a 2×4 tensor (`dim0` rows, `dim1` columns), with
+/// each lane holding two consecutive columns:
+///
+/// ```text
+///  register=1 -> (dim1=1, dim0=0)
+///  lane=1     -> (dim1=2, dim0=0)
+///  lane=2     -> (dim1=0, dim0=1)
+/// ```
+///
+/// Lane 3, register 1 is `lane=1 ⊕ lane=2 ⊕ register=1` → `(dim1 = 2⊕1 = 3, dim0 = 1)`.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// let l = LinearLayout::from_bases(
+///     [("register", vec![vec![1, 0]]), ("lane", vec![vec![2, 0], vec![0, 1]])],
+///     [("dim1", 4), ("dim0", 2)],
+///     true,
+/// )?;
+/// let out = l.apply(&[("register", 1), ("lane", 3)])?;
+/// assert_eq!(out.as_slice(), &[("dim1".into(), 3), ("dim0".into(), 1)]);
+/// assert!(l.is_invertible());
+/// # Ok::<(), linear_layout::linear::LayoutError>(())
+/// ```
+///
+/// # Data model (as Triton's `LinearLayout`)
+///
+/// * In-dims: an ordered list of names, each with `k` bases; the dim's size is `2^k`
+///   (`k = 0` is a size-1 dimension). Basis `i` is the image of input value `2^i`.
+/// * Out-dims: an ordered list of names with power-of-two sizes.
+/// * A basis has one component per out-dim, each below that out-dim's size.
+/// * Order is significant everywhere (equality, printing, reshapes). Dims are listed
+///   minor-to-major. An in-dim may share its name with an out-dim.
+/// * At most 64 input bits and 64 output bits in total.
+///
+/// Surjectivity, injectivity and invertibility are derived from the rank; nothing else is
+/// stored. The representation is the matrix itself: one `u64` column per input bit (the basis
+/// with its components packed, first out-dim in the low bits), held inline — building,
+/// cloning and composing layouts does not allocate for up to four dims on each side.
+#[derive(Clone)]
+pub struct LinearLayout {
+    pub(crate) ins: Dims,
+    pub(crate) outs: Dims,
+    pub(crate) cols: Columns,
+}
+
+fn check_size(dim: &DimName, size: i64) -> Result<u32> {
+    if size < 1 || (size as u64).count_ones() != 1 {
+        return Err(LayoutError::SizeNotPowerOfTwo {
+            dim: dim.clone(),
+            size,
+        });
+    }
+    Ok((size as u64).trailing_zeros())
+}
+
+impl LinearLayout {
+    /// Assembles a layout from validated parts, checking only the 64-bit limits.
+    pub(crate) fn from_parts(ins: Dims, outs: Dims, cols: Columns) -> Result<Self> {
+        let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
+        let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
+        if in_bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits {
+                side: "input",
+                bits: in_bits,
+            });
+        }
+        if out_bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits {
+                side: "output",
+                bits: out_bits,
+            });
+        }
+        Ok(LinearLayout { ins, outs, cols })
+    }
+
+    /// The layout with no dimensions: the unit of [`product`](Self::product).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let e = LinearLayout::empty();
+    /// assert_eq!(e.num_in_dims(), 0);
+    /// assert_eq!(e.to_string(), "\n(empty layout)");
+    /// ```
+    pub fn empty() -> Self {
+        LinearLayout {
+            ins: Dims::new(),
+            outs: Dims::new(),
+            cols: Columns::new(),
+        }
+    }
+
+    /// `x ↦ x` from `in_dim` to `out_dim`, both of `size`. Size 0 gives [`empty`](Self::empty).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let id = LinearLayout::identity_1d(4, "lane", "dim0")?;
+    /// assert_eq!(id.apply(&[("lane", 3)])?[0].1, 3);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn identity_1d(
+        size: u64,
+        in_dim: impl Into<DimName>,
+        out_dim: impl Into<DimName>,
+    ) -> Result<Self> {
+        Self::strided_1d(size, 1, in_dim, out_dim)
+    }
+
+    /// `x ↦ stride·x` from `in_dim` (of `size`) to `out_dim` (of `stride·size`, which must be a
+    /// power of two). Size 0 gives [`empty`](Self::empty).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let s = LinearLayout::strided_1d(4, 2, "register", "dim0")?;
+    /// assert_eq!(s.out_dim_size("dim0")?, 8);
+    /// assert_eq!(s.apply(&[("register", 3)])?[0].1, 6);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn strided_1d(
+        size: u64,
+        stride: u64,
+        in_dim: impl Into<DimName>,
+        out_dim: impl Into<DimName>,
+    ) -> Result<Self> {
+        if size == 0 {
+            return Ok(Self::empty());
+        }
+        let in_dim = in_dim.into();
+        let out_dim = out_dim.into();
+        let in_bits = check_size(&in_dim, size.min(i64::MAX as u64) as i64)?;
+        let out_size = stride.checked_mul(size).unwrap_or(0);
+        let out_bits = check_size(&out_dim, out_size.min(i64::MAX as u64) as i64)?;
+        let mut cols = Columns::new();
+        if in_bits > MAX_BITS || out_bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits {
+                side: "input",
+                bits: in_bits.max(out_bits),
+            });
+        }
+        for i in 0..in_bits {
+            cols.push(stride << i);
+        }
+        Self::from_parts(
+            smallvec::smallvec![Dim {
+                name: in_dim,
+                bits: in_bits
+            }],
+            smallvec::smallvec![Dim {
+                name: out_dim,
+                bits: out_bits
+            }],
+            cols,
+        )
+    }
+
+    /// `x ↦ 0` from `in_dim` (of `size`) to `out_dim` (of `out_size`): every input value is
+    /// broadcast to element 0. Size 0 gives [`empty`](Self::empty).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let z = LinearLayout::zeros_1d(8, "lane", "dim0", 1)?;
+    /// assert_eq!(z.in_dim_size("lane")?, 8);
+    /// assert!(!z.is_injective());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn zeros_1d(
+        size: u64,
+        in_dim: impl Into<DimName>,
+        out_dim: impl Into<DimName>,
+        out_size: u64,
+    ) -> Result<Self> {
+        if size == 0 {
+            return Ok(Self::empty());
+        }
+        let in_dim = in_dim.into();
+        let out_dim = out_dim.into();
+        let in_bits = check_size(&in_dim, size.min(i64::MAX as u64) as i64)?;
+        let out_bits = check_size(&out_dim, out_size.min(i64::MAX as u64) as i64)?;
+        let cols = (0..in_bits.min(MAX_BITS)).map(|_| 0).collect();
+        Self::from_parts(
+            smallvec::smallvec![Dim {
+                name: in_dim,
+                bits: in_bits
+            }],
+            smallvec::smallvec![Dim {
+                name: out_dim,
+                bits: out_bits
+            }],
+            cols,
+        )
+    }
+
+    /// Builds a layout from its bases and explicit out-dim sizes, validating every invariant
+    /// (in Triton's order: non-negative components, one component per out-dim, power-of-two
+    /// sizes, components below their size, at most 64 bits a side, and surjectivity when
+    /// `require_surjective`).
+    ///
+    /// A repeated in-dim name keeps its first position and its last bases; a repeated out-dim
+    /// name collapses into one out-dim (as Triton's ordered maps do).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::from_bases(
+    ///     [("register", vec![vec![0, 1]]), ("lane", vec![vec![1, 0], vec![0, 0]])],
+    ///     [("dim0", 2), ("dim1", 2)],
+    ///     false,
+    /// )?;
+    /// assert_eq!(l.basis("lane", 0)?, vec![1, 0]);
+    /// assert!(LinearLayout::from_bases([("x", vec![vec![4]])], [("y", 4)], false).is_err());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn from_bases<I, N, O, M>(bases: I, out_dims: O, require_surjective: bool) -> Result<Self>
+    where
+        I: IntoIterator<Item = (N, Vec<Vec<i64>>)>,
+        N: Into<DimName>,
+        O: IntoIterator<Item = (M, i64)>,
+        M: Into<DimName>,
+    {
+        let mut ins: Vec<(DimName, Vec<Vec<i64>>)> = Vec::new();
+        for (name, bs) in bases {
+            let name = name.into();
+            match ins.iter_mut().find(|(n, _)| *n == name) {
+                Some(slot) => slot.1 = bs,
+                None => ins.push((name, bs)),
+            }
+        }
+        let mut outs: Vec<(DimName, i64)> = Vec::new();
+        for (name, size) in out_dims {
+            let name = name.into();
+            if !outs.iter().any(|(n, _)| *n == name) {
+                outs.push((name, size));
+            }
+        }
+        Self::build(&ins, &outs, require_surjective)
+    }
+
+    /// Builds a layout from its bases, inferring each out-dim's size as the smallest power of
+    /// two above every component (at least 1). Like Triton's constructor of this form, the
+    /// result must be surjective.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::from_bases_inferred([("in", vec![vec![1], vec![2]])], ["out"])?;
+    /// assert_eq!(l.out_dim_size("out")?, 4);
+    /// // {1, 4} spans only half of 0..8: not surjective, so rejected.
+    /// assert!(LinearLayout::from_bases_inferred([("in", vec![vec![1], vec![4]])], ["out"]).is_err());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn from_bases_inferred<I, N, O, M>(bases: I, out_names: O) -> Result<Self>
+    where
+        I: IntoIterator<Item = (N, Vec<Vec<i64>>)>,
+        N: Into<DimName>,
+        O: IntoIterator<Item = M>,
+        M: Into<DimName>,
+    {
+        let bases: Vec<(DimName, Vec<Vec<i64>>)> =
+            bases.into_iter().map(|(n, b)| (n.into(), b)).collect();
+        let names: Vec<DimName> = out_names.into_iter().map(Into::into).collect();
+        let sizes: Vec<i64> = (0..names.len())
+            .map(|o| {
+                bases
+                    .iter()
+                    .flat_map(|(_, bs)| bs.iter())
+                    .filter_map(|b| b.get(o).copied())
+                    .filter(|&v| v >= 0)
+                    .map(|v| (v as u64 + 1).checked_next_power_of_two().unwrap_or(0))
+                    .map(|v| v.min(i64::MAX as u64) as i64)
+                    .fold(1i64, i64::max)
+            })
+            .collect();
+        Self::from_bases(bases, names.into_iter().zip(sizes), true)
+    }
+
+    fn build(ins: &[(DimName, Vec<Vec<i64>>)], outs: &[(DimName, i64)], surj: bool) -> Result<Self> {
+        // 1. non-negative components
+        for (name, bs) in ins {
+            for b in bs {
+                for (o, &v) in b.iter().enumerate() {
+                    if v < 0 {
+                        let out_dim = outs
+                            .get(o)
+                            .map(|x| x.0.clone())
+                            .unwrap_or_else(|| DimName::from(format!("#{o}").as_str()));
+                        return Err(LayoutError::NegativeBasis {
+                            in_dim: name.clone(),
+                            out_dim,
+                            value: v,
+                        });
+                    }
+                }
+            }
+        }
+        // 2. one component per out-dim
+        for (name, bs) in ins {
+            if let Some(b) = bs.iter().find(|b| b.len() != outs.len()) {
+                return Err(LayoutError::BasisLength {
+                    in_dim: name.clone(),
+                    expected: outs.len(),
+                    got: b.len(),
+                });
+            }
+        }
+        // 3. power-of-two sizes
+        let mut out_dims = Dims::new();
+        for (name, size) in outs {
+            let bits = check_size(name, *size)?;
+            out_dims.push(Dim {
+                name: name.clone(),
+                bits,
+            });
+        }
+        // 4. components below their size
+        for (name, bs) in ins {
+            for b in bs {
+                for (o, &v) in b.iter().enumerate() {
+                    if (v as u64) >> out_dims[o].bits != 0 {
+                        return Err(LayoutError::BasisOutOfRange {
+                            in_dim: name.clone(),
+                            out_dim: out_dims[o].name.clone(),
+                            value: v,
+                            size: outs[o].1 as u64,
+                        });
+                    }
+                }
+            }
+        }
+        // 5. at most 64 bits a side
+        let in_bits: usize = ins.iter().map(|(_, bs)| bs.len()).sum();
+        let out_bits: u32 = out_dims.iter().map(|d| d.bits).sum();
+        if in_bits > MAX_BITS as usize {
+            return Err(LayoutError::TooManyBits {
+                side: "input",
+                bits: in_bits.min(u32::MAX as usize) as u32,
+            });
+        }
+        if out_bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits {
+                side: "output",
+                bits: out_bits,
+            });
+        }
+        let mut cols = Columns::new();
+        let mut in_dims = Dims::new();
+        for (name, bs) in ins {
+            for b in bs {
+                let mut flat = 0u64;
+                let mut shift = 0u32;
+                for (o, &v) in b.iter().enumerate() {
+                    flat |= (v as u64).checked_shl(shift).unwrap_or(0);
+                    shift += out_dims[o].bits;
+                }
+                cols.push(flat);
+            }
+            in_dims.push(Dim {
+                name: name.clone(),
+                bits: bs.len() as u32,
+            });
+        }
+        let layout = Self::from_parts(in_dims, out_dims, cols)?;
+        // 6. surjectivity
+        if surj {
+            layout.require_surjective()?;
+        }
+        Ok(layout)
+    }
+
+    pub(crate) fn require_surjective(&self) -> Result<()> {
+        let rank = self.rank();
+        let out_bits = self.total_out_bits();
+        if rank != out_bits {
+            return Err(LayoutError::NotSurjective { rank, out_bits });
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- internal geometry
+
+    pub(crate) fn in_index(&self, name: &str) -> Option<usize> {
+        self.ins.iter().position(|d| d.name == *name)
+    }
+
+    pub(crate) fn out_index(&self, name: &str) -> Option<usize> {
+        self.outs.iter().position(|d| d.name == *name)
+    }
+
+    pub(crate) fn in_pos(&self, name: &str) -> Result<usize> {
+        self.in_index(name).ok_or_else(|| LayoutError::DimNotFound {
+            dim: name.into(),
+            side: "input",
+        })
+    }
+
+    pub(crate) fn out_pos(&self, name: &str) -> Result<usize> {
+        self.out_index(name).ok_or_else(|| LayoutError::DimNotFound {
+            dim: name.into(),
+            side: "output",
+        })
+    }
+
+    /// Index of the first column of in-dim `i`.
+    pub(crate) fn in_offset(&self, i: usize) -> u32 {
+        self.ins[..i].iter().map(|d| d.bits).sum()
+    }
+
+    /// Bit position of out-dim `o` inside a flattened basis.
+    pub(crate) fn out_shift(&self, o: usize) -> u32 {
+        self.outs[..o].iter().map(|d| d.bits).sum()
+    }
+
+    /// The columns of in-dim `i`.
+    pub(crate) fn dim_cols(&self, i: usize) -> &[u64] {
+        let start = self.in_offset(i) as usize;
+        &self.cols.as_slice()[start..start + self.ins[i].bits as usize]
+    }
+
+    /// Component of out-dim `o` in a flattened basis.
+    pub(crate) fn component(&self, flat: u64, o: usize) -> u64 {
+        flat.checked_shr(self.out_shift(o)).unwrap_or(0) & low_mask(self.outs[o].bits)
+    }
+
+    // ---------------------------------------------------------------- queries
+
+    /// The input dimensions, in order, with their sizes.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(8, "lane", "dim0")?;
+    /// assert_eq!(l.in_dims().map(|(n, s)| (n.to_string(), s)).collect::<Vec<_>>(), [("lane".to_string(), 8)]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn in_dims(&self) -> impl DoubleEndedIterator<Item = (&DimName, u64)> + ExactSizeIterator + '_ {
+        self.ins.iter().map(|d| (&d.name, 1u64 << d.bits.min(63)))
+    }
+
+    /// The output dimensions, in order, with their sizes.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::strided_1d(4, 2, "lane", "dim0")?;
+    /// assert_eq!(l.out_dims().map(|(n, s)| (n.as_str(), s)).collect::<Vec<_>>(), [("dim0", 8)]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn out_dims(&self) -> impl DoubleEndedIterator<Item = (&DimName, u64)> + ExactSizeIterator + '_ {
+        self.outs.iter().map(|d| (&d.name, 1u64 << d.bits.min(63)))
+    }
+
+    /// The input dimension names, in order.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(8, "lane", "dim0")?;
+    /// assert_eq!(l.in_dim_names().collect::<Vec<_>>(), ["lane"]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn in_dim_names(&self) -> impl DoubleEndedIterator<Item = &DimName> + ExactSizeIterator + '_ {
+        self.ins.iter().map(|d| &d.name)
+    }
+
+    /// The output dimension names, in order.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(8, "lane", "dim0")?;
+    /// assert_eq!(l.out_dim_names().collect::<Vec<_>>(), ["dim0"]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn out_dim_names(&self) -> impl DoubleEndedIterator<Item = &DimName> + ExactSizeIterator + '_ {
+        self.outs.iter().map(|d| &d.name)
+    }
+
+    /// Number of input dimensions.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::identity_1d(8, "lane", "dim0")?.num_in_dims(), 1);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn num_in_dims(&self) -> usize {
+        self.ins.len()
+    }
+
+    /// Number of output dimensions.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::empty().num_out_dims(), 0);
+    /// ```
+    pub fn num_out_dims(&self) -> usize {
+        self.outs.len()
+    }
+
+    /// Whether the layout has an input dimension of this name.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(8, "lane", "dim0")?;
+    /// assert!(l.has_in_dim("lane") && !l.has_in_dim("dim0"));
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn has_in_dim(&self, name: &str) -> bool {
+        self.in_index(name).is_some()
+    }
+
+    /// Whether the layout has an output dimension of this name.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(8, "lane", "dim0")?;
+    /// assert!(l.has_out_dim("dim0"));
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn has_out_dim(&self, name: &str) -> bool {
+        self.out_index(name).is_some()
+    }
+
+    /// Position of an output dimension.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(2, "i", "a")?.product(&LinearLayout::identity_1d(2, "i", "b")?)?;
+    /// assert_eq!(l.out_dim_index("b")?, 1);
+    /// assert!(l.out_dim_index("c").is_err());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn out_dim_index(&self, name: &str) -> Result<usize> {
+        self.out_pos(name)
+    }
+
+    /// `log2` of an input dimension's size.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::identity_1d(8, "lane", "dim0")?.in_dim_size_log2("lane")?, 3);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn in_dim_size_log2(&self, name: &str) -> Result<u32> {
+        Ok(self.ins[self.in_pos(name)?].bits)
+    }
+
+    /// An input dimension's size.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::identity_1d(8, "lane", "dim0")?.in_dim_size("lane")?, 8);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn in_dim_size(&self, name: &str) -> Result<u64> {
+        Ok(1u64 << self.in_dim_size_log2(name)?.min(63))
+    }
+
+    /// `log2` of an output dimension's size.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::strided_1d(4, 4, "i", "o")?.out_dim_size_log2("o")?, 4);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn out_dim_size_log2(&self, name: &str) -> Result<u32> {
+        Ok(self.outs[self.out_pos(name)?].bits)
+    }
+
+    /// An output dimension's size.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::strided_1d(4, 4, "i", "o")?.out_dim_size("o")?, 16);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn out_dim_size(&self, name: &str) -> Result<u64> {
+        Ok(1u64 << self.out_dim_size_log2(name)?.min(63))
+    }
+
+    /// Total number of input bits (`log2` of the number of inputs).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(8, "i", "o")?.product(&LinearLayout::identity_1d(4, "j", "o")?)?;
+    /// assert_eq!(l.total_in_bits(), 5);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn total_in_bits(&self) -> u32 {
+        self.ins.iter().map(|d| d.bits).sum()
+    }
+
+    /// Total number of output bits.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::zeros_1d(8, "i", "o", 4)?.total_out_bits(), 2);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn total_out_bits(&self) -> u32 {
+        self.outs.iter().map(|d| d.bits).sum()
+    }
+
+    /// Total number of inputs (`2^total_in_bits`; saturates at `u64::MAX` for 64 bits).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::identity_1d(8, "i", "o")?.total_in_size(), 8);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn total_in_size(&self) -> u64 {
+        1u64.checked_shl(self.total_in_bits()).unwrap_or(u64::MAX)
+    }
+
+    /// Total number of outputs (`2^total_out_bits`; saturates at `u64::MAX` for 64 bits).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::strided_1d(8, 2, "i", "o")?.total_out_size(), 16);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn total_out_size(&self) -> u64 {
+        1u64.checked_shl(self.total_out_bits()).unwrap_or(u64::MAX)
+    }
+
+    /// The bases of an input dimension, one `Vec` of components (in out-dim order) per basis.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::strided_1d(4, 2, "i", "o")?;
+    /// assert_eq!(l.bases("i")?, vec![vec![2], vec![4]]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn bases(&self, in_dim: &str) -> Result<Vec<Vec<u64>>> {
+        let i = self.in_pos(in_dim)?;
+        Ok(self
+            .dim_cols(i)
+            .iter()
+            .map(|&c| self.unflatten(c).into_vec())
+            .collect())
+    }
+
+    /// Basis `index` of an input dimension (the image of input value `2^index`).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::strided_1d(4, 2, "i", "o")?;
+    /// assert_eq!(l.basis("i", 1)?, vec![4]);
+    /// assert!(l.basis("i", 2).is_err());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn basis(&self, in_dim: &str, index: usize) -> Result<Vec<u64>> {
+        let i = self.in_pos(in_dim)?;
+        let cols = self.dim_cols(i);
+        let c = cols.get(index).ok_or_else(|| LayoutError::SizeMismatch {
+            op: "basis",
+            dim: self.ins[i].name.clone(),
+            size: cols.len() as u64,
+            required: format!("basis index {index} needs more bases"),
+        })?;
+        Ok(self.unflatten(*c).into_vec())
+    }
+
+    /// The flattened bases of an input dimension: each basis packed in one integer, the first
+    /// out-dim's component in the lowest bits, then the next out-dim's above it.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::from_bases([("i", vec![vec![1, 0], vec![0, 1]])], [("a", 4), ("b", 2)], false)?;
+    /// assert_eq!(l.flat_bases("i")?, &[1, 4]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn flat_bases(&self, in_dim: &str) -> Result<&[u64]> {
+        Ok(self.dim_cols(self.in_pos(in_dim)?))
+    }
+
+    /// Every basis of every in-dim, flattened (see [`flat_bases`](Self::flat_bases)), in
+    /// canonical order: the columns of the layout's matrix.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(4, "i", "o")?;
+    /// assert_eq!(l.columns(), &[1, 2]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn columns(&self) -> &[u64] {
+        self.cols.as_slice()
+    }
+
+    /// Splits a flattened output value into its per-out-dim components.
+    pub(crate) fn unflatten(&self, flat: u64) -> SmallVec<[u64; 4]> {
+        let mut shift = 0;
+        self.outs
+            .iter()
+            .map(|d| {
+                let v = flat.checked_shr(shift).unwrap_or(0) & low_mask(d.bits);
+                shift += d.bits;
+                v
+            })
+            .collect()
+    }
+
+    /// The GF(2) rank of the layout's matrix.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert_eq!(LinearLayout::zeros_1d(8, "i", "o", 1)?.rank(), 0);
+    /// assert_eq!(LinearLayout::identity_1d(8, "i", "o")?.rank(), 3);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn rank(&self) -> u32 {
+        gf2::rank(self.cols.as_slice())
+    }
+
+    /// Every output value is reached (rank = output bits).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert!(LinearLayout::identity_1d(8, "i", "o")?.is_surjective());
+    /// assert!(!LinearLayout::strided_1d(8, 2, "i", "o")?.is_surjective());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn is_surjective(&self) -> bool {
+        self.rank() == self.total_out_bits()
+    }
+
+    /// No two inputs reach the same output (rank = input bits).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert!(LinearLayout::strided_1d(8, 2, "i", "o")?.is_injective());
+    /// assert!(!LinearLayout::zeros_1d(2, "i", "o", 1)?.is_injective());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn is_injective(&self) -> bool {
+        self.rank() == self.total_in_bits()
+    }
+
+    /// Surjective with as many input bits as output bits: a bijection.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// assert!(LinearLayout::identity_1d(8, "i", "o")?.is_invertible());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn is_invertible(&self) -> bool {
+        let out_bits = self.total_out_bits();
+        self.total_in_bits() == out_bits && self.rank() == out_bits
+    }
+
+    /// The matrix, one `u64` per output bit (out-dims in order, bit 0 first) with bit `c` set
+    /// when column `c` (input bit `c` in canonical order) reaches that output bit. Triton's
+    /// `getMatrix`.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let swap = LinearLayout::from_bases([("x", vec![vec![2], vec![1]])], [("y", 4)], true)?;
+    /// assert_eq!(swap.matrix(), vec![0b10, 0b01]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn matrix(&self) -> Vec<u64> {
+        (0..self.total_out_bits())
+            .map(|r| {
+                self.cols
+                    .as_slice()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| *c >> r & 1 == 1)
+                    .fold(0u64, |acc, (j, _)| acc | 1 << j)
+            })
+            .collect()
+    }
+
+    /// The matrix as rows of 0/1 entries (index = column): Triton's `get_matrix_view`.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let swap = LinearLayout::from_bases([("x", vec![vec![2], vec![1]])], [("y", 4)], true)?;
+    /// assert_eq!(swap.matrix_view(), vec![vec![0, 1], vec![1, 0]]);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn matrix_view(&self) -> Vec<Vec<u8>> {
+        let n = self.cols.as_slice().len();
+        self.matrix()
+            .into_iter()
+            .map(|row| (0..n).map(|c| (row >> c & 1) as u8).collect())
+            .collect()
+    }
+
+    // ---------------------------------------------------------------- apply
+
+    /// Applies the layout to a flattened input (in-dims concatenated in order, the first in
+    /// the low bits) and returns the flattened output (see [`flat_bases`](Self::flat_bases)).
+    /// Bits above the total input size are ignored. This is the allocation-free core of
+    /// [`apply`](Self::apply).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(4, "i", "o")?.product(&LinearLayout::strided_1d(2, 4, "j", "o")?)?;
+    /// // i = 3, j = 1  ->  input bits 0b111  ->  o = 3 ^ 4 = 7
+    /// assert_eq!(l.apply_flat(0b111), 7);
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    #[inline]
+    pub fn apply_flat(&self, input: u64) -> u64 {
+        let mut acc = 0u64;
+        let mut bits = input;
+        let cols = self.cols.as_slice();
+        while bits != 0 {
+            let j = bits.trailing_zeros() as usize;
+            match cols.get(j) {
+                Some(c) => acc ^= c,
+                None => break,
+            }
+            bits &= bits - 1;
+        }
+        acc
+    }
+
+    /// Applies the layout to one value per input dimension (named, in any order; every in-dim
+    /// exactly once) and returns one value per output dimension, in out-dim order. Bits of an
+    /// input above its dimension's size are ignored, as in Triton.
+    ///
+    /// Law: apply is linear — `L(x ⊕ y) = L(x) ⊕ L(y)` and `L(0) = 0`.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(4, "lane", "dim0")?;
+    /// assert_eq!(l.apply(&[("lane", 2)])?[0], ("dim0".into(), 2));
+    /// assert!(l.apply(&[("warp", 2)]).is_err());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn apply<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> Result<SmallVec<[(DimName, u64); 4]>> {
+        let mismatch = || LayoutError::DimsMismatch {
+            op: "apply",
+            expected: self.ins.iter().map(|d| d.name.clone()).collect(),
+            got: inputs.iter().map(|(n, _)| DimName::from(n.as_ref())).collect(),
+        };
+        if inputs.len() != self.ins.len() {
+            return Err(mismatch());
+        }
+        let mut flat = 0u64;
+        let mut seen = 0u64;
+        for (name, value) in inputs {
+            let i = self.in_index(name.as_ref()).ok_or_else(mismatch)?;
+            if i < 64 {
+                if seen >> i & 1 == 1 {
+                    return Err(mismatch());
+                }
+                seen |= 1 << i;
+            }
+            let d = &self.ins[i];
+            flat |= (value & low_mask(d.bits))
+                .checked_shl(self.in_offset(i))
+                .unwrap_or(0);
+        }
+        let out = self.apply_flat(flat);
+        let mut shift = 0u32;
+        Ok(self
+            .outs
+            .iter()
+            .map(|d| {
+                let v = out.checked_shr(shift).unwrap_or(0) & low_mask(d.bits);
+                shift += d.bits;
+                (d.name.clone(), v)
+            })
+            .collect())
+    }
+
+    // ---------------------------------------------------------------- equality
+
+    /// Equal except for the out-dim sizes (same out-dim names in the same order, same in-dims
+    /// with identical bases).
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let a = LinearLayout::strided_1d(2, 2, "i", "o")?;
+    /// let b = LinearLayout::from_bases([("i", vec![vec![2]])], [("o", 8)], false)?;
+    /// assert!(a != b && a.equal_ignoring_out_dim_sizes(&b));
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn equal_ignoring_out_dim_sizes(&self, other: &Self) -> bool {
+        self.ins == other.ins
+            && self.outs.len() == other.outs.len()
+            && self
+                .outs
+                .iter()
+                .zip(&other.outs)
+                .all(|(a, b)| a.name == b.name)
+            && self
+                .ins
+                .iter()
+                .enumerate()
+                .all(|(i, _)| {
+                    let (a, b) = (self.dim_cols(i), other.dim_cols(i));
+                    a.iter().zip(b).all(|(&x, &y)| {
+                        self.unflatten(x) == other.unflatten(y)
+                    })
+                })
+    }
+}
+
+impl PartialEq for LinearLayout {
+    fn eq(&self, other: &Self) -> bool {
+        self.ins == other.ins && self.outs == other.outs && self.cols == other.cols
+    }
+}
+
+impl Eq for LinearLayout {}
+
+impl Hash for LinearLayout {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.ins.hash(state);
+        self.outs.hash(state);
+        self.cols.hash(state);
+    }
+}
+
+/// Triton's `toString` format, exactly.
+///
+/// ```
+/// # use linear_layout::linear::LinearLayout;
+/// let l = LinearLayout::identity_1d(4, "lane", "dim0")?;
+/// assert_eq!(
+///     l.to_string(),
+///     "\n - lane=1 -> (1)\n   lane=2 -> (2)\nwhere out dims are: [dim0 (size 4)]"
+/// );
+/// # Ok::<(), linear_layout::linear::LayoutError>(())
+/// ```
+impl fmt::Display for LinearLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let out_list = |f: &mut fmt::Formatter<'_>| -> fmt::Result {
+            for (k, d) in self.outs.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{} (size {})", d.name, 1u64 << d.bits.min(63))?;
+            }
+            Ok(())
+        };
+        if self.ins.is_empty() {
+            if self.outs.is_empty() {
+                return f.write_str("\n(empty layout)");
+            }
+            f.write_str("\n(empty layout with out-dims [")?;
+            out_list(f)?;
+            return f.write_str("])");
+        }
+        f.write_str("\n")?;
+        for (i, d) in self.ins.iter().enumerate() {
+            if d.bits == 0 {
+                writeln!(f, " - {} is a size 1 dimension", d.name)?;
+                continue;
+            }
+            for (k, &c) in self.dim_cols(i).iter().enumerate() {
+                f.write_str(if k == 0 { " - " } else { "   " })?;
+                write!(f, "{}={} -> (", d.name, 1u64 << k)?;
+                for (o, v) in self.unflatten(c).iter().enumerate() {
+                    if o > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str(")\n")?;
+            }
+        }
+        f.write_str("where out dims are: [")?;
+        out_list(f)?;
+        f.write_str("]")
+    }
+}
+
+impl fmt::Debug for LinearLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LinearLayout{self}")
+    }
+}

@@ -1,0 +1,192 @@
+//! Dimension names.
+//!
+//! Every layout names its input dimensions (`register`, `lane`, `warp`, `block`, `offset`, …)
+//! and its output dimensions (`dim0`, `dim1`, …). Names are compared and cloned on every
+//! operation, so [`DimName`] keeps short names (up to 22 bytes, which covers every name a
+//! GPU compiler uses) inline: cloning one is a copy, not an allocation. Longer names live in
+//! a shared `Arc<str>`.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
+
+const INLINE_CAPACITY: usize = 22;
+
+/// The name of an input or output dimension of a [`LinearLayout`](crate::linear::LinearLayout).
+///
+/// Behaves like a `&str` (it dereferences to one) and is cheap to clone.
+///
+/// ```
+/// use linear_layout::linear::DimName;
+/// let lane = DimName::from("lane");
+/// assert_eq!(&*lane, "lane");
+/// assert_eq!(lane, DimName::from(String::from("lane")));
+/// assert_eq!(lane.to_string(), "lane");
+/// ```
+#[derive(Clone)]
+pub struct DimName(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, bytes: [u8; INLINE_CAPACITY] },
+    Shared(Arc<str>),
+}
+
+impl DimName {
+    /// The name as a string slice.
+    ///
+    /// ```
+    /// # use linear_layout::linear::DimName;
+    /// assert_eq!(DimName::from("warp").as_str(), "warp");
+    /// ```
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Inline { len, bytes } => {
+                // The bytes were copied from a `&str` of exactly `len` bytes.
+                std::str::from_utf8(&bytes[..*len as usize]).unwrap_or_default()
+            }
+            Repr::Shared(s) => s,
+        }
+    }
+}
+
+impl From<&str> for DimName {
+    fn from(s: &str) -> Self {
+        if s.len() <= INLINE_CAPACITY {
+            let mut bytes = [0u8; INLINE_CAPACITY];
+            bytes[..s.len()].copy_from_slice(s.as_bytes());
+            DimName(Repr::Inline {
+                len: s.len() as u8,
+                bytes,
+            })
+        } else {
+            DimName(Repr::Shared(Arc::from(s)))
+        }
+    }
+}
+
+impl From<String> for DimName {
+    fn from(s: String) -> Self {
+        DimName::from(s.as_str())
+    }
+}
+
+impl From<&String> for DimName {
+    fn from(s: &String) -> Self {
+        DimName::from(s.as_str())
+    }
+}
+
+impl From<&DimName> for DimName {
+    fn from(s: &DimName) -> Self {
+        s.clone()
+    }
+}
+
+impl Deref for DimName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for DimName {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for DimName {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for DimName {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for DimName {}
+
+impl PartialEq<str> for DimName {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for DimName {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialOrd for DimName {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for DimName {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl Hash for DimName {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl fmt::Display for DimName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for DimName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl serde::Serialize for DimName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DimName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s: std::borrow::Cow<'de, str> = serde::Deserialize::deserialize(d)?;
+        Ok(DimName::from(&*s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_round_trip() {
+        let long = "a_dimension_name_longer_than_the_inline_buffer";
+        let n = DimName::from(long);
+        assert_eq!(n.as_str(), long);
+        assert_eq!(n.clone(), DimName::from(long.to_string()));
+        assert_ne!(n, DimName::from("a_dimension_name"));
+    }
+
+    #[test]
+    fn inline_boundary() {
+        let s22 = "abcdefghijklmnopqrstuv";
+        let s23 = "abcdefghijklmnopqrstuvw";
+        assert_eq!(DimName::from(s22).as_str(), s22);
+        assert_eq!(DimName::from(s23).as_str(), s23);
+        assert!(matches!(DimName::from(s22).0, Repr::Inline { .. }));
+        assert!(matches!(DimName::from(s23).0, Repr::Shared(_)));
+    }
+}
