@@ -460,7 +460,7 @@ impl LinearLayout {
         let consec = first
             .iter()
             .enumerate()
-            .take_while(|&(k, &c)| k < 63 && c == 1u64 << k)
+            .take_while(|&(k, &c)| (k as u32) < self.outs[0].bits && c == 1u64 << k)
             .count() as u32;
         let other = self.cols.as_slice()[consec as usize..]
             .iter()

@@ -9,7 +9,7 @@ use super::gf2;
 use super::{DimName, LayoutError};
 
 /// Result of a layout operation.
-pub type Result<T> = std::result::Result<T, LayoutError>;
+pub type Result<T, E = LayoutError> = std::result::Result<T, E>;
 
 /// The most input bits, and the most output bits, a layout may have (as in Triton).
 pub const MAX_BITS: u32 = 64;
@@ -345,8 +345,15 @@ impl LinearLayout {
         O: IntoIterator<Item = M>,
         M: Into<DimName>,
     {
-        let bases: Vec<(DimName, Vec<Vec<i64>>)> =
-            bases.into_iter().map(|(n, b)| (n.into(), b)).collect();
+        let mut deduped: Vec<(DimName, Vec<Vec<i64>>)> = Vec::new();
+        for (name, bs) in bases {
+            let name = name.into();
+            match deduped.iter_mut().find(|(n, _)| *n == name) {
+                Some(slot) => slot.1 = bs,
+                None => deduped.push((name, bs)),
+            }
+        }
+        let bases = deduped;
         let names: Vec<DimName> = out_names.into_iter().map(Into::into).collect();
         let sizes: Vec<i64> = (0..names.len())
             .map(|o| {
@@ -880,8 +887,8 @@ impl LinearLayout {
     ///
     /// ```
     /// # use linear_layout::linear::LinearLayout;
-    /// let l = LinearLayout::identity_1d(4, "i", "o")?.product(&LinearLayout::strided_1d(2, 4, "j", "o")?)?;
-    /// // i = 3, j = 1  ->  input bits 0b111  ->  o = 3 ^ 4 = 7
+    /// let l = LinearLayout::identity_1d(4, "i", "o")?.product(&LinearLayout::identity_1d(2, "j", "o")?)?;
+    /// // i = 3, j = 1  ->  input bits 0b111  ->  o = 3 + 4 = 7
     /// assert_eq!(l.apply_flat(0b111), 7);
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```

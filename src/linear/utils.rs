@@ -442,8 +442,8 @@ pub fn largest_vectorisation(cvt: &LinearLayout, bitwidth: u32, max_vec_elems: O
 ///
 /// ```
 /// # use linear_layout::linear::{factor_through, LinearLayout};
-/// let a = LinearLayout::from_bases([("storage", vec![vec![1, 1], vec![2, 0]])], [("x", 4), ("y", 2)], true)?;
-/// let b = LinearLayout::from_bases([("value", vec![vec![1, 3]])], [("y", 2), ("x", 4)], true)?;
+/// let a = LinearLayout::from_bases([("storage", vec![vec![1, 1], vec![2, 0]])], [("x", 4), ("y", 2)], false)?;
+/// let b = LinearLayout::from_bases([("value", vec![vec![1, 3]])], [("y", 2), ("x", 4)], false)?;
 /// let x = factor_through(&a, &b).unwrap();
 /// assert_eq!(x.compose(&a)?, b.transpose_outs(&["x", "y"])?);
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
@@ -472,7 +472,7 @@ pub fn is_linear_layout_image_subset(subset: &LinearLayout, superset: &LinearLay
 ///
 /// ```
 /// # use linear_layout::linear::{basis_mask, LinearLayout};
-/// let l = LinearLayout::from_bases([("x", vec![vec![1, 8], vec![2, 16]]), ("y", vec![vec![4, 1]])], [("out0", 8), ("out1", 32)], true)?;
+/// let l = LinearLayout::from_bases([("x", vec![vec![1, 8], vec![2, 16]]), ("y", vec![vec![4, 1]])], [("out0", 8), ("out1", 32)], false)?;
 /// assert_eq!(basis_mask(&l, &["x"], "out0")?, 3);
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
 /// ```
