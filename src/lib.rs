@@ -26,4 +26,5 @@
 //! command-line tool on top.
 
 pub mod batch;
+pub mod encodings;
 pub mod linear;

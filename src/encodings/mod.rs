@@ -1,0 +1,1 @@
+//! Triton's tensor encodings as [`LinearLayout`](crate::linear::LinearLayout)s.
