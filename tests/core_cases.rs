@@ -20,6 +20,10 @@ const DEVIATIONS: &[(&str, &str)] = &[
         "3.6 silently drops the repeated in-dim; concat_ins rejects it",
     ),
     (
+        "experiment.Pseudoinvert#sameNamedDimAborts",
+        "3.6 asserts that both or neither side keep in-dims after removing identity dims; the crate solves the rest",
+    ),
+    (
         "experiment.ResizeInDim#grow36",
         "3.6 asserts instead of growing; resize_in_dim grows (checked by LinearLayoutTest.ResizeInDim#grow)",
     ),
@@ -415,6 +419,16 @@ fn deviation_pseudoinvert_of_non_surjective_layout_is_a_pseudo_inverse() {
     let l = layout(&c["inputs"]["layout"]);
     assert!(!l.is_surjective());
     let p = l.pseudoinvert().unwrap();
+    assert_eq!(l.compose(&p).unwrap().compose(&l).unwrap(), l);
+}
+
+#[test]
+fn deviation_pseudoinvert_with_an_identity_dim_and_another_in_dim() {
+    let c = case("experiment.Pseudoinvert#sameNamedDimAborts");
+    let l = layout(&c["inputs"]["layout"]);
+    let p = l.pseudoinvert().unwrap();
+    // d -> d stays the identity; e is a free variable (it duplicates d's first bit).
+    assert_eq!(p.bases("d").unwrap(), vec![vec![1, 0], vec![2, 0]]);
     assert_eq!(l.compose(&p).unwrap().compose(&l).unwrap(), l);
 }
 

@@ -6,6 +6,8 @@
 //! exactly as Triton 3.6.0's `LinearLayout` computes it.
 
 mod algebra;
+#[cfg(feature = "quickcheck")]
+pub mod arbitrary;
 mod column_action;
 mod error;
 mod fields;
@@ -28,3 +30,13 @@ pub use utils::{
     is_linear_layout_image_subset, largest_vectorisation, reg_perm_for_divide, remove_standard_dim,
     rename_dims, reshape_layout, standard_out_dim_names, transpose_linear_layout, zeros_like,
 };
+
+/// Runs a law on thousands of generated cases.
+#[cfg(all(test, feature = "quickcheck"))]
+pub(crate) fn check_law<A: quickcheck::Testable>(law: A) {
+    quickcheck::QuickCheck::new()
+        .tests(3000)
+        .max_tests(60_000)
+        .rng(quickcheck::Gen::new(16))
+        .quickcheck(law)
+}

@@ -1,0 +1,100 @@
+//! [`EncodingError`]: why an encoding could not be built, parsed or converted.
+
+use std::fmt;
+
+use crate::linear::LayoutError;
+
+/// Why an encoding is invalid, could not be parsed, or could not be turned into a layout.
+///
+/// Triton reports most of these through its attribute verifiers; many others are C++
+/// assertions that abort the compiler. Here every one is a value, and the message names the
+/// encoding kind and the offending parameter.
+///
+/// ```
+/// use linear_layout::encodings::{Encoding, EncodingError};
+/// let e: Encoding = r#"{"kind": "blocked", "sizePerThread": [3], "threadsPerWarp": [32],
+///                       "warpsPerCTA": [1], "order": [0]}"#.parse::<serde_json::Value>()
+///     .map_err(|e| e.to_string()).and_then(|v| Encoding::from_json(&v).map_err(|e| e.to_string())).unwrap();
+/// let err = e.to_linear_layout(&[64]).unwrap_err();
+/// assert!(matches!(err, EncodingError::InvalidParameter { param: "sizePerThread", .. }));
+/// assert_eq!(err.to_string(), "blocked: sizePerThread: every element must be a power of two, got [3]");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EncodingError {
+    /// A parameter of an encoding violates Triton's rules (verifier or conversion assertion).
+    InvalidParameter {
+        /// The encoding kind, as in the JSON schema (`blocked`, `amd_mfma`, …).
+        kind: &'static str,
+        /// The parameter, spelled as in the JSON schema / MLIR text.
+        param: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The tensor shape cannot be used with this encoding.
+    InvalidShape {
+        /// The encoding kind.
+        kind: &'static str,
+        /// What is wrong with the shape.
+        reason: String,
+    },
+    /// A JSON description is malformed (missing member, wrong type, unknown kind).
+    Json(String),
+    /// Attribute text could not be parsed; `line` and `column` are 1-based (in characters).
+    Parse {
+        /// The line of the error (1 for single-line text).
+        line: usize,
+        /// The column of the error.
+        column: usize,
+        /// What was expected or found.
+        message: String,
+    },
+    /// The layout algebra rejected an intermediate layout.
+    Layout(LayoutError),
+}
+
+impl EncodingError {
+    pub(crate) fn param(kind: &'static str, param: &'static str, reason: impl Into<String>) -> Self {
+        EncodingError::InvalidParameter {
+            kind,
+            param,
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn shape(kind: &'static str, reason: impl Into<String>) -> Self {
+        EncodingError::InvalidShape {
+            kind,
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for EncodingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodingError::InvalidParameter { kind, param, reason } => write!(f, "{kind}: {param}: {reason}"),
+            EncodingError::InvalidShape { kind, reason } => write!(f, "{kind}: shape: {reason}"),
+            EncodingError::Json(m) => write!(f, "bad encoding JSON: {m}"),
+            EncodingError::Parse { line, column, message } => {
+                write!(f, "parse error at line {line}, column {column}: {message}")
+            }
+            EncodingError::Layout(e) => write!(f, "layout error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for EncodingError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EncodingError::Layout(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<LayoutError> for EncodingError {
+    fn from(e: LayoutError) -> Self {
+        EncodingError::Layout(e)
+    }
+}
