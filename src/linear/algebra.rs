@@ -269,10 +269,13 @@ impl LinearLayout {
     /// image, `P` picks Triton's preimage (free input bits zero; an in-dim named like an
     /// out-dim and mapped identically to it maps back to itself).
     ///
-    /// Triton 3.6 asserts that the layout is surjective. That precondition is not needed: here
-    /// a value outside the image is first projected onto it, along the unit vectors of the
-    /// output bits that lead no pivot, so `P` is defined on every output and is still linear.
-    /// On surjective layouts the result is Triton's, bit for bit.
+    /// Wherever Triton 3.6 answers, the result is Triton's, bit for bit. Triton asserts when
+    /// its solve fails: always for a non-surjective layout, and sometimes for a surjective one
+    /// whose identity dim (see [`invert_and_compose`](Self::invert_and_compose)) leaves the
+    /// other in-dims unable to reach the rest. Neither is a real obstacle: then every in-dim is
+    /// solved for, and a value outside the image is first projected onto it (along the unit
+    /// vectors of the output bits that lead no pivot), so `P` is linear, defined everywhere,
+    /// and picks the smallest preimage of every value in the image.
     ///
     /// Law: `L ∘ pseudoinvert(L) ∘ L = L` for every `L`.
     ///
@@ -302,7 +305,12 @@ impl LinearLayout {
             outs: self.outs.clone(),
             cols,
         };
-        identity.solve_through(self, IdentityDims::Triton36, true)
+        match identity.solve_through(self, IdentityDims::Triton36, false) {
+            Err(LayoutError::ImageNotContained { .. }) => {
+                identity.solve_through(self, IdentityDims::Never, true)
+            }
+            triton => triton,
+        }
     }
 
     /// `invertAndCompose` with `self` as B and `outer` as A. With `project`, values outside A's

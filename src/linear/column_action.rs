@@ -241,3 +241,31 @@ impl fmt::Display for ColumnAction {
         write!(f, "ColumnAction([{}], {}, {})", list.join(", "), self.in_dim, self.in_size_log2)
     }
 }
+
+#[cfg(all(test, feature = "quickcheck"))]
+mod laws {
+    use super::*;
+    use crate::linear::check_law;
+
+    /// Applying an action and then its inverse restores the layout, and apply_values moves
+    /// values the way apply moves bases.
+    #[test]
+    fn inverse_undoes_the_action() {
+        fn law(l: LinearLayout, seed: Vec<u8>) -> bool {
+            let Some(first) = l.ins.first() else { return true };
+            let n = first.bits as usize;
+            let mut perm: Vec<usize> = (0..n).collect();
+            for (i, s) in seed.iter().enumerate().take(n) {
+                perm.swap(i, *s as usize % n);
+            }
+            let a = ColumnAction::new(perm, first.name.clone(), n as u32).unwrap();
+            let back = a.apply(&l).and_then(|p| a.inverse()?.apply(&p));
+            let values: Vec<u64> = (0..1u64 << n).collect();
+            let moved = a.apply_values(&values).unwrap();
+            let perm_layout = a.apply(&LinearLayout::identity_1d(1 << n, first.name.clone(), "v").unwrap()).unwrap();
+            back.ok() == Some(l.clone())
+                && moved.iter().enumerate().all(|(i, &v)| perm_layout.apply_flat(i as u64) == v)
+        }
+        check_law(law as fn(LinearLayout, Vec<u8>) -> bool);
+    }
+}

@@ -1066,3 +1066,106 @@ impl fmt::Debug for LinearLayout {
         write!(f, "LinearLayout{self}")
     }
 }
+
+#[cfg(all(test, feature = "quickcheck"))]
+mod laws {
+    use super::*;
+    use crate::linear::check_law;
+
+    /// apply is linear: L(x ⊕ y) = L(x) ⊕ L(y), and L(0) = 0.
+    #[test]
+    fn apply_is_linear() {
+        fn law(l: LinearLayout, x: u64, y: u64) -> bool {
+            let mask = low_mask(l.total_in_bits());
+            let (x, y) = (x & mask, y & mask);
+            l.apply_flat(x ^ y) == l.apply_flat(x) ^ l.apply_flat(y) && l.apply_flat(0) == 0
+        }
+        check_law(law as fn(LinearLayout, u64, u64) -> bool);
+    }
+
+    /// apply by name agrees with apply_flat on the concatenated input.
+    #[test]
+    fn apply_by_name_agrees_with_flat_apply() {
+        fn law(l: LinearLayout, x: u64) -> bool {
+            let x = x & low_mask(l.total_in_bits());
+            let mut shift = 0;
+            let mut inputs: Vec<(DimName, u64)> = l
+                .ins
+                .iter()
+                .map(|d| {
+                    let v = x.checked_shr(shift).unwrap_or(0) & low_mask(d.bits);
+                    shift += d.bits;
+                    (d.name.clone(), v)
+                })
+                .collect();
+            // Any order of the named inputs is accepted.
+            inputs.reverse();
+            let named: Vec<(&str, u64)> = inputs.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+            let out = l.apply(&named).unwrap();
+            let flat = l.apply_flat(x);
+            out.iter().enumerate().all(|(o, (name, v))| *name == l.outs[o].name && *v == l.component(flat, o))
+        }
+        check_law(law as fn(LinearLayout, u64) -> bool);
+    }
+
+    /// Display is faithful: the printed bases and sizes rebuild the same layout.
+    #[test]
+    fn display_rebuilds_the_layout() {
+        fn law(l: LinearLayout) -> bool {
+            let text = l.to_string();
+            if l.ins.is_empty() {
+                return text.starts_with("\n(empty layout");
+            }
+            let (body, outs) = text.rsplit_once("where out dims are: [").unwrap();
+            let outs: Vec<(String, i64)> = outs
+                .trim_end_matches(']')
+                .split(", ")
+                .filter(|s| !s.is_empty())
+                .map(|s| {
+                    let (name, size) = s.split_once(" (size ").unwrap();
+                    (name.to_string(), size.trim_end_matches(')').parse().unwrap())
+                })
+                .collect();
+            let mut ins: Vec<(String, Vec<Vec<i64>>)> = Vec::new();
+            for line in body.lines().skip(1) {
+                if let Some(rest) = line.strip_prefix(" - ").filter(|r| r.ends_with(" is a size 1 dimension")) {
+                    ins.push((rest.trim_end_matches(" is a size 1 dimension").to_string(), vec![]));
+                    continue;
+                }
+                let (lhs, rhs) = line[3..].split_once(" -> (").unwrap();
+                let name = lhs.rsplit_once('=').unwrap().0.to_string();
+                let basis: Vec<i64> =
+                    rhs.trim_end_matches(')').split(", ").filter(|s| !s.is_empty()).map(|v| v.parse().unwrap()).collect();
+                if line.starts_with(" - ") {
+                    ins.push((name, vec![basis]));
+                } else if let Some(last) = ins.last_mut() {
+                    last.1.push(basis);
+                }
+            }
+            LinearLayout::from_bases(ins, outs, false).ok() == Some(l)
+        }
+        check_law(law as fn(LinearLayout) -> bool);
+    }
+
+    /// Equal layouts hash equally, and a layout differs from any single-bit change of it.
+    #[test]
+    fn equality_and_hash_agree() {
+        fn law(l: LinearLayout, bit: u8) -> bool {
+            use std::collections::hash_map::DefaultHasher;
+            let h = |x: &LinearLayout| {
+                let mut s = DefaultHasher::new();
+                x.hash(&mut s);
+                s.finish()
+            };
+            let copy = l.clone();
+            let mut changed = l.clone();
+            let n = changed.cols.as_slice().len();
+            let out_bits = l.total_out_bits();
+            if n > 0 && out_bits > 0 {
+                changed.cols.as_mut_slice()[bit as usize % n] ^= 1 << (bit as u32 % out_bits);
+            }
+            copy == l && h(&copy) == h(&l) && (n == 0 || out_bits == 0 || changed != l)
+        }
+        check_law(law as fn(LinearLayout, u8) -> bool);
+    }
+}

@@ -124,3 +124,19 @@ impl<'de> Deserialize<'de> for LinearLayout {
         d.deserialize_map(V)
     }
 }
+
+#[cfg(all(test, feature = "quickcheck"))]
+mod laws {
+    use super::*;
+    use crate::linear::check_law;
+
+    /// serde round-trips, keeping dimension order.
+    #[test]
+    fn json_round_trips() {
+        fn law(l: LinearLayout) -> bool {
+            let text = serde_json::to_string(&l).unwrap();
+            serde_json::from_str::<LinearLayout>(&text).ok() == Some(l)
+        }
+        check_law(law as fn(LinearLayout) -> bool);
+    }
+}

@@ -560,3 +560,67 @@ fn rename(dims: &mut Dims, old: &str, new: DimName, side: &'static str) -> Resul
     dims[k].name = new;
     Ok(())
 }
+
+#[cfg(all(test, feature = "quickcheck"))]
+mod laws {
+    use super::*;
+    use crate::linear::check_law;
+    use quickcheck::{Arbitrary, Gen};
+
+    fn permuted(names: Vec<DimName>, seed: u64) -> Vec<DimName> {
+        let mut v = names;
+        let mut g = Gen::new(8);
+        for i in (1..v.len()).rev() {
+            let j = (u64::arbitrary(&mut g) ^ seed) as usize % (i + 1);
+            v.swap(i, j);
+        }
+        v
+    }
+
+    /// Transposing the ins or outs to any order and back gives the layout again.
+    #[test]
+    fn transpose_round_trips() {
+        fn law(l: LinearLayout, seed: u64) -> bool {
+            let ins: Vec<DimName> = l.in_dim_names().cloned().collect();
+            let outs: Vec<DimName> = l.out_dim_names().cloned().collect();
+            let t = l
+                .transpose_ins(&permuted(ins.clone(), seed))
+                .and_then(|t| t.transpose_outs(&permuted(outs.clone(), seed)));
+            t.and_then(|t| t.transpose_ins(&ins)?.transpose_outs(&outs)).ok() == Some(l)
+        }
+        check_law(law as fn(LinearLayout, u64) -> bool);
+    }
+
+    /// Reshaping the ins and outs (here: flattening) and back gives the layout again, and the
+    /// flattened layout computes the same function.
+    #[test]
+    fn flatten_and_reshape_agree_with_apply() {
+        fn law(l: LinearLayout, x: u64) -> bool {
+            let flat = l.flatten_ins().and_then(|f| f.flatten_outs()).unwrap();
+            let ins: Vec<(DimName, u64)> = l.in_dims().map(|(n, s)| (n.clone(), s)).collect();
+            let outs: Vec<(DimName, u64)> = l.out_dims().map(|(n, s)| (n.clone(), s)).collect();
+            let back = flat.reshape_ins(&ins).and_then(|b| b.reshape_outs(&outs));
+            let x = x & low_mask(l.total_in_bits());
+            let same_function = flat.in_dims().len() > 1
+                || flat.apply_flat(x) == l.apply_flat(x)
+                    && (flat.num_in_dims() == 0 || flat.apply(&[(flat.ins[0].name.as_str(), x)]).map(|o| o.first().map(|p| p.1)).ok()
+                        == Some(flat.outs.first().map(|_| l.apply_flat(x))));
+            back.ok() == Some(l) && same_function
+        }
+        check_law(law as fn(LinearLayout, u64) -> bool);
+    }
+
+    /// concat_outs of two sublayouts over complementary out-dims is the layout again.
+    #[test]
+    fn sublayouts_concatenate_back() {
+        fn law(l: LinearLayout, split: u8) -> bool {
+            let outs: Vec<DimName> = l.out_dim_names().cloned().collect();
+            let ins: Vec<DimName> = l.in_dim_names().cloned().collect();
+            let k = split as usize % (outs.len() + 1);
+            let (lo, hi) = outs.split_at(k);
+            let joined = l.sublayout(&ins, lo).and_then(|a| a.concat_outs(&l.sublayout(&ins, hi)?));
+            joined.ok() == Some(l)
+        }
+        check_law(law as fn(LinearLayout, u8) -> bool);
+    }
+}
