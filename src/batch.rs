@@ -7,6 +7,7 @@
 //!
 //! | op | members | answer |
 //! |---|---|---|
+//! | `to_linear_layout` | `encoding` (JSON schema, or `{"kind": "mlir", "text": …}`), `shape` | `layout` |
 //! | `compose` | `layout`, `outer` | `layout` = outer ∘ layout |
 //! | `invert_and_compose` | `layout`, `outer` | `layout` |
 //! | `invert`, `pseudoinvert` | `layout` | `layout` |
@@ -86,14 +87,22 @@ fn compute(req: &Map<String, Value>) -> Result<Value, String> {
             }
             let out = l.apply(&args).map_err(|e| e.to_string())?;
             let outputs: Map<String, Value> =
-                out.into_iter().map(|(n, v)| (n.to_string(), json!(v))).collect();
+                l.out_dim_names().zip(out).map(|(n, v)| (n.to_string(), json!(v))).collect();
             Ok(json!({ "outputs": outputs }))
         }
         "num_consecutive_in_out" => Ok(json!({ "value": layout(req, "layout")?.num_consecutive_in_out() })),
         "is_injective" => Ok(json!({ "value": layout(req, "layout")?.is_injective() })),
         "is_surjective" => Ok(json!({ "value": layout(req, "layout")?.is_surjective() })),
         "is_invertible" => Ok(json!({ "value": layout(req, "layout")?.is_invertible() })),
-        "to_linear_layout" => Err("to_linear_layout: encodings are not supported yet".into()),
+        "to_linear_layout" => {
+            let enc = crate::encodings::Encoding::from_json(member(req, "encoding")?).map_err(|e| e.to_string())?;
+            let shape = member(req, "shape")?
+                .as_array()
+                .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
+                .ok_or("shape must be a list of non-negative ints")?;
+            let l = enc.to_linear_layout(&shape).map_err(|e| e.to_string())?;
+            Ok(json!({ "layout": l }))
+        }
         other => Err(format!("unknown op '{other}' (known: {})", OPS.join(", "))),
     }
 }

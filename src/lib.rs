@@ -13,10 +13,10 @@
 //! let blocked = LinearLayout::identity_1d(2, "register", "dim0")?
 //!     .product(&LinearLayout::identity_1d(32, "lane", "dim0")?)?
 //!     .product(&LinearLayout::identity_1d(2, "warp", "dim0")?)?;
-//! assert_eq!(blocked.apply(&[("register", 1), ("lane", 3), ("warp", 1)])?[0].1, 71);
+//! assert_eq!(blocked.apply(&[("register", 1), ("lane", 3), ("warp", 1)])?[0], 71);
 //! // Which (register, lane, warp) holds tensor element 71?
 //! let owner = blocked.invert()?.apply(&[("dim0", 71)])?;
-//! assert_eq!(owner.iter().map(|(_, v)| *v).collect::<Vec<_>>(), [1, 3, 1]);
+//! assert_eq!(owner.as_slice(), &[1, 3, 1]); // register, lane, warp
 //! # Ok::<(), linear_layout::linear::LayoutError>(())
 //! ```
 //!

@@ -29,14 +29,14 @@ fn tour() -> Result<(), LayoutError> {
     let owner = blocked.apply(&[("register", 3), ("lane", 9), ("warp", 1)])?;
     println!(
         "register 3 of lane 9 of warp 1 holds element {:?}\n",
-        owner.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>()
+        blocked.out_dim_names().zip(&owner).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>()
     );
 
     let inverse = blocked.invert()?;
     let who = inverse.apply(&[("dim0", 5), ("dim1", 13)])?;
     println!(
         "its inverse says element (5, 13) lives at {:?}\n",
-        who.iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>()
+        inverse.out_dim_names().zip(&who).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>()
     );
 
     let conversion = blocked.invert_and_compose(&columns)?;

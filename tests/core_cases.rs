@@ -183,8 +183,9 @@ fn run(op: &str, i: &Value) -> Outcome {
             let point = pairs(&i["point"]);
             out_value(a().invert_and_compose(&outer()).and_then(|c| {
                 let mid = c.apply(&point)?;
-                let mid: Vec<(String, u64)> = mid.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
-                Ok(named(outer().apply(&mid)?))
+                let mid: Vec<(String, u64)> = c.out_dim_names().map(|n| n.to_string()).zip(mid).collect();
+                let o = outer();
+                Ok(named(o.out_dim_names().cloned().zip(o.apply(&mid)?)))
             }))
         }
         "invert" => out_layout(l().invert()),
@@ -203,11 +204,14 @@ fn run(op: &str, i: &Value) -> Outcome {
             };
             let (rd, cd) = (s(&i["row_dim"]), s(&i["col_dim"]));
             let table: Vec<Vec<u64>> = (0..u(&i["rows"]))
-                .map(|r| (0..u(&i["cols"])).map(|c| p.apply(&[(rd, r), (cd, c)]).unwrap()[0].1).collect())
+                .map(|r| (0..u(&i["cols"])).map(|c| p.apply(&[(rd, r), (cd, c)]).unwrap()[0]).collect())
                 .collect();
             Outcome::Value(json!(table))
         }
-        "apply" => out_value(l().apply(&pairs(&i["ins"])).map(named)),
+        "apply" => {
+            let l = l();
+            out_value(l.apply(&pairs(&i["ins"])).map(|v| named(l.out_dim_names().cloned().zip(v))))
+        }
         "apply_table" => {
             let l = l();
             let d = strs(&i["dims"]);
@@ -217,11 +221,7 @@ fn run(op: &str, i: &Value) -> Outcome {
                 .map(|x| {
                     (0..n1)
                         .map(|y| {
-                            l.apply(&[(d[0].as_str(), x), (d[1].as_str(), y)])
-                                .unwrap()
-                                .iter()
-                                .map(|(_, v)| *v)
-                                .collect()
+                            l.apply(&[(d[0].as_str(), x), (d[1].as_str(), y)]).unwrap().to_vec()
                         })
                         .collect()
                 })

@@ -1,7 +1,7 @@
 //! Encoding → [`LinearLayout`], following Triton 3.6's `toLinearLayout` step by step.
 
 use crate::linear::{
-    identity_standard_nd, reshape_layout, transpose_linear_layout, DimName, LinearLayout,
+    DimName, LinearLayout, identity_standard_nd, reshape_layout, transpose_linear_layout,
 };
 
 use super::error::EncodingError;
@@ -73,21 +73,32 @@ fn us(v: &[u32]) -> Vec<usize> {
 fn all_bases(l: &LinearLayout) -> R<Vec<(DimName, Vec<Vec<i64>>)>> {
     let mut out = Vec::new();
     for name in l.in_dim_names() {
-        let bs = l.bases(name)?.into_iter().map(|b| b.into_iter().map(|v| v as i64).collect()).collect();
+        let bs = l
+            .bases(name)?
+            .into_iter()
+            .map(|b| b.into_iter().map(|v| v as i64).collect())
+            .collect();
         out.push((name.clone(), bs));
     }
     Ok(out)
 }
 
 fn rebuild(bases: Vec<(DimName, Vec<Vec<i64>>)>, outs: &[DimName]) -> R<LinearLayout> {
-    Ok(LinearLayout::from_bases_inferred(bases, outs.iter().cloned())?)
+    Ok(LinearLayout::from_bases_inferred(
+        bases,
+        outs.iter().cloned(),
+    )?)
 }
 
 /// Triton 3.6's `ensureLayoutNotLargerThan`: for each out-dim that is too large, zero its
 /// largest coordinates one at a time (registers are removed instead when
 /// `broadcast_registers` is false), then rebuild with inferred sizes (which must be
 /// surjective, or Triton aborts with "Invalid basis").
-fn ensure_not_larger(l: &LinearLayout, shape: &[(String, u64)], broadcast_registers: bool) -> R<LinearLayout> {
+fn ensure_not_larger(
+    l: &LinearLayout,
+    shape: &[(String, u64)],
+    broadcast_registers: bool,
+) -> R<LinearLayout> {
     let mut bases = all_bases(l)?;
     let outs: Vec<DimName> = l.out_dim_names().cloned().collect();
     let mut removed_regs: Vec<usize> = Vec::new();
@@ -96,7 +107,12 @@ fn ensure_not_larger(l: &LinearLayout, shape: &[(String, u64)], broadcast_regist
             .iter()
             .find(|(n, _)| n == name.as_str())
             .map(|(_, s)| *s)
-            .ok_or_else(|| EncodingError::Layout(crate::linear::LayoutError::DimNotFound { dim: name.clone(), side: "shape" }))?;
+            .ok_or_else(|| {
+                EncodingError::Layout(crate::linear::LayoutError::DimNotFound {
+                    dim: name.clone(),
+                    side: "shape",
+                })
+            })?;
         let mut actual = size;
         if actual <= desired {
             continue;
@@ -109,15 +125,19 @@ fn ensure_not_larger(l: &LinearLayout, shape: &[(String, u64)], broadcast_regist
                     continue;
                 }
                 if !(v as u64).is_power_of_two() {
-                    return Err(EncodingError::Layout(crate::linear::LayoutError::Precondition {
-                        op: "ensure_layout_not_larger_than",
-                        detail: format!("basis component {v} along '{name}' is not a power of two"),
-                    }));
+                    return Err(EncodingError::Layout(
+                        crate::linear::LayoutError::Precondition {
+                            op: "ensure_layout_not_larger_than",
+                            detail: format!(
+                                "basis component {v} along '{name}' is not a power of two"
+                            ),
+                        },
+                    ));
                 }
                 sorted.push((k, j, v));
             }
         }
-        sorted.sort_by(|a, b| b.2.cmp(&a.2));
+        sorted.sort_by_key(|x| std::cmp::Reverse(x.2));
         for (k, j, _) in sorted {
             if actual <= desired {
                 break;
@@ -130,16 +150,14 @@ fn ensure_not_larger(l: &LinearLayout, shape: &[(String, u64)], broadcast_regist
             actual >>= 1;
         }
     }
-    if !broadcast_registers {
-        if let Some((_, regs)) = bases.iter_mut().find(|(n, _)| n == REG) {
-            let kept: Vec<Vec<i64>> = regs
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| !removed_regs.contains(j))
-                .map(|(_, b)| b.clone())
-                .collect();
-            *regs = kept;
-        }
+    if !broadcast_registers && let Some((_, regs)) = bases.iter_mut().find(|(n, _)| n == REG) {
+        let kept: Vec<Vec<i64>> = regs
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| !removed_regs.contains(j))
+            .map(|(_, b)| b.clone())
+            .collect();
+        *regs = kept;
     }
     rebuild(bases, &outs)
 }
@@ -154,9 +172,16 @@ fn named(names: &[String], sizes: &[u64]) -> Vec<(String, u64)> {
 
 /// The CGA (block) layout: `block` bases onto `dim0…`, sizes inferred (must be surjective).
 fn cga_layout(kind: &'static str, cga: &[Vec<u32>], rank: usize) -> R<LinearLayout> {
-    let bases: Vec<Vec<i64>> = cga.iter().map(|b| b.iter().map(|&v| v as i64).collect()).collect();
+    let bases: Vec<Vec<i64>> = cga
+        .iter()
+        .map(|b| b.iter().map(|&v| v as i64).collect())
+        .collect();
     LinearLayout::from_bases_inferred([(BLOCK, bases)], std_names(rank)).map_err(|e| {
-        EncodingError::param(kind, "CGALayout", format!("the CTA layout must be surjective onto its split: {e}"))
+        EncodingError::param(
+            kind,
+            "CGALayout",
+            format!("the CTA layout must be surjective onto its split: {e}"),
+        )
     })
 }
 
@@ -174,16 +199,28 @@ fn cta_split(cga: &[Vec<u32>], rank: usize) -> Vec<u64> {
 /// `getShapePerCTA`.
 fn shape_per_cta(cga: &[Vec<u32>], shape: &[u64]) -> Vec<u64> {
     let split = cta_split(cga, shape.len());
-    shape.iter().zip(split).map(|(&s, p)| s / s.min(p).max(1)).collect()
+    shape
+        .iter()
+        .zip(split)
+        .map(|(&s, p)| s / s.min(p).max(1))
+        .collect()
 }
 
 /// `combineCtaCgaWithShape`.
-fn combine(kind: &'static str, cta: LinearLayout, cga: &[Vec<u32>], shape: &[u64]) -> R<LinearLayout> {
+fn combine(
+    kind: &'static str,
+    cta: LinearLayout,
+    cga: &[Vec<u32>],
+    shape: &[u64],
+) -> R<LinearLayout> {
     let rank = shape.len();
     if cta.num_out_dims() != rank {
         return Err(EncodingError::shape(
             kind,
-            format!("the layout has rank {} but the shape {shape:?} has rank {rank}", cta.num_out_dims()),
+            format!(
+                "the layout has rank {} but the shape {shape:?} has rank {rank}",
+                cta.num_out_dims()
+            ),
         ));
     }
     let names = std_names(rank);
@@ -194,7 +231,11 @@ fn combine(kind: &'static str, cta: LinearLayout, cga: &[Vec<u32>], shape: &[u64
     let cga_ll = transpose(&cga_ll, &cta_order)?;
     let mut cta_shape = Vec::with_capacity(rank);
     for n in &cta_order {
-        let full = labeled.iter().find(|(m, _)| m == n).map(|(_, s)| *s).unwrap_or(1);
+        let full = labeled
+            .iter()
+            .find(|(m, _)| m == n)
+            .map(|(_, s)| *s)
+            .unwrap_or(1);
         let c = cga_ll.out_dim_size(n)?;
         cta_shape.push((n.clone(), (full / c).max(1)));
     }
@@ -206,7 +247,10 @@ fn combine(kind: &'static str, cta: LinearLayout, cga: &[Vec<u32>], shape: &[u64
         if ret.out_dim_size(n)? != *s {
             return Err(EncodingError::shape(
                 kind,
-                format!("the layout covers {} elements of {n}, not {s}", ret.out_dim_size(n)?),
+                format!(
+                    "the layout covers {} elements of {n}, not {s}",
+                    ret.out_dim_size(n)?
+                ),
             ));
         }
     }
@@ -215,13 +259,16 @@ fn combine(kind: &'static str, cta: LinearLayout, cga: &[Vec<u32>], shape: &[u64
 
 fn check_shape(kind: &'static str, shape: &[u64], rank: Option<usize>) -> R<()> {
     check_shape_values(kind, shape)?;
-    if let Some(r) = rank {
-        if r != shape.len() {
-            return Err(EncodingError::shape(
-                kind,
-                format!("the encoding has rank {r} but the shape {shape:?} has rank {}", shape.len()),
-            ));
-        }
+    if let Some(r) = rank
+        && r != shape.len()
+    {
+        return Err(EncodingError::shape(
+            kind,
+            format!(
+                "the encoding has rank {r} but the shape {shape:?} has rank {}",
+                shape.len()
+            ),
+        ));
     }
     Ok(())
 }
@@ -287,7 +334,11 @@ impl Encoding {
                     Encoding::NvidiaMma(m) => nvidia_dot(d, m, shape),
                     Encoding::AmdMfma(m) => mfma_dot(d, m, shape),
                     Encoding::AmdWmma(w) => wmma_dot(d, w, shape),
-                    other => Err(EncodingError::param(kind, "parent", format!("unsupported parent {}", other.kind()))),
+                    other => Err(EncodingError::param(
+                        kind,
+                        "parent",
+                        format!("unsupported parent {}", other.kind()),
+                    )),
                 }
             }
             Encoding::Linear(l) => linear(l, shape),
@@ -302,7 +353,9 @@ impl Encoding {
                     if l.out_dim_size(&dim(k))? != sz {
                         return Err(EncodingError::shape(
                             kind,
-                            format!("shared_linear layouts do not broadcast: shape {shape:?} differs from the layout's"),
+                            format!(
+                                "shared_linear layouts do not broadcast: shape {shape:?} differs from the layout's"
+                            ),
                         ));
                     }
                 }
@@ -313,17 +366,34 @@ impl Encoding {
 }
 
 fn to_i64(bs: &[Vec<u32>]) -> Vec<Vec<i64>> {
-    bs.iter().map(|b| b.iter().map(|&v| v as i64).collect()).collect()
+    bs.iter()
+        .map(|b| b.iter().map(|&v| v as i64).collect())
+        .collect()
 }
 
 fn shared_linear_layout(s: &SharedLinear) -> R<LinearLayout> {
     const K: &str = "shared_linear";
     let rank = s.offset.first().or(s.block.first()).map_or(0, |b| b.len());
-    let l = LinearLayout::from_bases_inferred([(OFFSET, to_i64(&s.offset)), (BLOCK, to_i64(&s.block))], std_names(rank))
-        .map_err(|e| EncodingError::param(K, "offsetBases", format!("The layout must be surjective: {e}")))?;
-    let wb = l.remove_zero_bases_along_dim(OFFSET)?.remove_zero_bases_along_dim(BLOCK)?;
+    let l = LinearLayout::from_bases_inferred(
+        [(OFFSET, to_i64(&s.offset)), (BLOCK, to_i64(&s.block))],
+        std_names(rank),
+    )
+    .map_err(|e| {
+        EncodingError::param(
+            K,
+            "offsetBases",
+            format!("The layout must be surjective: {e}"),
+        )
+    })?;
+    let wb = l
+        .remove_zero_bases_along_dim(OFFSET)?
+        .remove_zero_bases_along_dim(BLOCK)?;
     if !wb.is_invertible() {
-        return Err(EncodingError::param(K, "offsetBases", "After removing the zero bases the layout must be bijective"));
+        return Err(EncodingError::param(
+            K,
+            "offsetBases",
+            "After removing the zero bases the layout must be bijective",
+        ));
     }
     Ok(l)
 }
@@ -331,16 +401,27 @@ fn shared_linear_layout(s: &SharedLinear) -> R<LinearLayout> {
 fn linear(l: &Linear, shape: &[u64]) -> R<LinearLayout> {
     const K: &str = "linear";
     let rank = l.shape.as_ref().map(|s| s.len()).or_else(|| {
-        [&l.register, &l.lane, &l.warp, &l.block].iter().find_map(|v| v.first().map(|b| b.len()))
+        [&l.register, &l.lane, &l.warp, &l.block]
+            .iter()
+            .find_map(|v| v.first().map(|b| b.len()))
     });
     check_shape(K, shape, rank)?;
     let rank = shape.len();
     let names = std_names(rank);
-    let bases = [(REG, to_i64(&l.register)), (LANE, to_i64(&l.lane)), (WARP, to_i64(&l.warp)), (BLOCK, to_i64(&l.block))];
+    let bases = [
+        (REG, to_i64(&l.register)),
+        (LANE, to_i64(&l.lane)),
+        (WARP, to_i64(&l.warp)),
+        (BLOCK, to_i64(&l.block)),
+    ];
     let ll = match &l.shape {
         Some(s) => {
             check_shape_values(K, s)?;
-            LinearLayout::from_bases(bases, names.iter().cloned().zip(s.iter().map(|&v| v as i64)), true)
+            LinearLayout::from_bases(
+                bases,
+                names.iter().cloned().zip(s.iter().map(|&v| v as i64)),
+                true,
+            )
         }
         None => LinearLayout::from_bases_inferred(bases, names.iter().cloned()),
     }
@@ -349,10 +430,10 @@ fn linear(l: &Linear, shape: &[u64]) -> R<LinearLayout> {
     // rest from the default order [rank-1, …, 0].
     let mut order: Vec<usize> = Vec::new();
     for b in &l.register {
-        if let Some(i) = b.iter().position(|&v| v != 0) {
-            if !order.contains(&i) {
-                order.push(i);
-            }
+        if let Some(i) = b.iter().position(|&v| v != 0)
+            && !order.contains(&i)
+        {
+            order.push(i);
         }
     }
     for i in (0..rank).rev() {
@@ -377,20 +458,30 @@ fn mfma(m: &AmdMfma, shape: &[u64]) -> R<LinearLayout> {
     let (dm, dn) = (dim(mi), dim(ni));
     let (md, nd) = (m.instr_shape[0] as u64, m.instr_shape[1] as u64);
     if md == 64 && nd == 4 && !m.is_transposed {
-        return Err(EncodingError::param(K, "isTransposed", "64x4 mfma must be transposed"));
+        return Err(EncodingError::param(
+            K,
+            "isTransposed",
+            "64x4 mfma must be transposed",
+        ));
     }
     let h: u64 = if m.element_bit_width == 64 { 1 } else { 4 };
     const WS: u64 = 64;
     let tiles = md * nd / (WS * h);
     let mut tile = if !m.is_transposed {
-        let t = mul(id(h, REG, &dm)?, mul(id(nd, LANE, &dn)?, id(WS / nd, LANE, &dm)?)?)?;
+        let t = mul(
+            id(h, REG, &dm)?,
+            mul(id(nd, LANE, &dn)?, id(WS / nd, LANE, &dm)?)?,
+        )?;
         if tiles > 0 {
             mul(t, id(tiles, REG, &dm)?)?
         } else {
             t
         }
     } else {
-        let t = mul(id(h, REG, &dn)?, mul(id(md, LANE, &dm)?, id(WS / md, LANE, &dn)?)?)?;
+        let t = mul(
+            id(h, REG, &dn)?,
+            mul(id(md, LANE, &dm)?, id(WS / md, LANE, &dn)?)?,
+        )?;
         if tiles > 0 {
             mul(t, id(tiles, REG, &dn)?)?
         } else {
@@ -419,9 +510,15 @@ fn wmma_tile(w: &AmdWmma, rank: usize) -> R<LinearLayout> {
     let a = dim(thread_order[0]);
     let b = dim(thread_order[1]);
     let (regs, lanes): (Vec<Vec<i64>>, Vec<Vec<i64>>) = if w.version == 1 {
-        (vec![vec![0, 2], vec![0, 4], vec![0, 8]], vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, 1]])
+        (
+            vec![vec![0, 2], vec![0, 4], vec![0, 8]],
+            vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, 1]],
+        )
     } else {
-        (vec![vec![0, 1], vec![0, 2], vec![0, 4]], vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, 8]])
+        (
+            vec![vec![0, 1], vec![0, 2], vec![0, 4]],
+            vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, 8]],
+        )
     };
     let mut t = LinearLayout::from_bases_inferred([(REG, regs), (LANE, lanes)], [a, b])?;
     if batch {
@@ -441,7 +538,9 @@ fn wmma(w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
     if !((shape[mi] == 1 || shape[mi] >= md) && (shape[ni] == 1 || shape[ni] >= nd)) {
         return Err(EncodingError::shape(
             K,
-            format!("Unsupported tensor shape {shape:?} for given wmma layout: M and N extents must be 1 or at least 16"),
+            format!(
+                "Unsupported tensor shape {shape:?} for given wmma layout: M and N extents must be 1 or at least 16"
+            ),
         ));
     }
     let (dm, dn) = (dim(mi), dim(ni));
@@ -462,7 +561,13 @@ fn wmma(w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
 }
 
 /// `nvidiaMmaTile`.
-fn nvidia_mma_tile(kind: &'static str, tile: &[u64], k_width: u64, order: &[usize], rep_order: &[usize]) -> R<LinearLayout> {
+fn nvidia_mma_tile(
+    kind: &'static str,
+    tile: &[u64],
+    k_width: u64,
+    order: &[usize],
+    rep_order: &[usize],
+) -> R<LinearLayout> {
     let rank = rep_order.len();
     let cta = id_nd(REG, &vec![1; rank], rep_order)?;
     let (inner, outer) = (order[0], order[1]);
@@ -471,7 +576,10 @@ fn nvidia_mma_tile(kind: &'static str, tile: &[u64], k_width: u64, order: &[usiz
         return Err(EncodingError::param(
             kind,
             "instrShape",
-            format!("the mma tile {tile:?} must be a multiple of 8 x (4 * kWidth = {})", k_width * 4),
+            format!(
+                "the mma tile {tile:?} must be a multiple of 8 x (4 * kWidth = {})",
+                k_width * 4
+            ),
         ));
     }
     let (di, dout) = (dim(inner), dim(outer));
@@ -494,12 +602,16 @@ fn nvidia_mma(m: &NvidiaMma, shape: &[u64]) -> R<LinearLayout> {
                 K,
                 "versionMajor",
                 format!("only 2 (Ampere) and 3 (Hopper) have linear layouts, got {v}"),
-            ))
+            ));
         }
     };
     let tile: Vec<u64> = if hopper {
         if m.instr_shape.len() < 2 || rank != 2 {
-            return Err(EncodingError::param(K, "instrShape", "Hopper mma needs rank 2 and instrShape [M, N, K]"));
+            return Err(EncodingError::param(
+                K,
+                "instrShape",
+                "Hopper mma needs rank 2 and instrShape [M, N, K]",
+            ));
         }
         vec![m.instr_shape[0] as u64, m.instr_shape[1] as u64]
     } else {
@@ -507,7 +619,10 @@ fn nvidia_mma(m: &NvidiaMma, shape: &[u64]) -> R<LinearLayout> {
             return Err(EncodingError::param(
                 K,
                 "instrShape",
-                format!("Ampere instrShape must have {rank} entries, got {:?}", m.instr_shape),
+                format!(
+                    "Ampere instrShape must have {rank} entries, got {:?}",
+                    m.instr_shape
+                ),
             ));
         }
         u(&m.instr_shape)
@@ -524,7 +639,11 @@ fn nvidia_mma(m: &NvidiaMma, shape: &[u64]) -> R<LinearLayout> {
 fn broadcasted(sizes: &[u64], order: &[usize], k_dim: usize, in_dim: &str) -> R<LinearLayout> {
     let mut l = LinearLayout::empty();
     for &d in order {
-        let f = if d == k_dim { zeros(sizes[d], in_dim, &dim(d))? } else { id(sizes[d], in_dim, &dim(d))? };
+        let f = if d == k_dim {
+            zeros(sizes[d], in_dim, &dim(d))?
+        } else {
+            id(sizes[d], in_dim, &dim(d))?
+        };
         l = mul(l, f)?;
     }
     Ok(l)
@@ -539,8 +658,14 @@ fn fma_dot(d: &DotOperand, b: &Blocked, shape: &[u64]) -> R<LinearLayout> {
     thread_size[k_dim] = shape[k_dim];
     let rep: Vec<String> = order.iter().map(|&o| dim(o)).collect();
     let regs = transpose(&id_nd(REG, &thread_size, &order)?, &rep)?;
-    let lanes = transpose(&broadcasted(&u(&b.threads_per_warp), &order, k_dim, LANE)?, &rep)?;
-    let warps = transpose(&broadcasted(&u(&b.warps_per_cta), &order, k_dim, WARP)?, &rep)?;
+    let lanes = transpose(
+        &broadcasted(&u(&b.threads_per_warp), &order, k_dim, LANE)?,
+        &rep,
+    )?;
+    let warps = transpose(
+        &broadcasted(&u(&b.warps_per_cta), &order, k_dim, WARP)?,
+        &rep,
+    )?;
     let cta = mul(mul(regs, lanes)?, warps)?;
     combine(K, cta, &b.cga_layout, shape)
 }
@@ -561,7 +686,7 @@ fn nvidia_dot(d: &DotOperand, m: &NvidiaMma, shape: &[u64]) -> R<LinearLayout> {
                 "nvidia_mma",
                 "versionMajor",
                 format!("only 2 (Ampere) and 3 (Hopper) have linear layouts, got {v}"),
-            ))
+            ));
         }
     };
     let mut tile = vec![1u64; rank];
@@ -575,7 +700,12 @@ fn nvidia_dot(d: &DotOperand, m: &NvidiaMma, shape: &[u64]) -> R<LinearLayout> {
     let order = dot_order(d.op_idx, rank);
     let mut cta = nvidia_mma_tile(K, &tile, kw, &order, &order)?;
     let k_dim = if is_a { rank - 1 } else { rank - 2 };
-    let warps = broadcasted(&u(&m.warps_per_cta), &matrix_order(rank, !hopper), k_dim, WARP)?;
+    let warps = broadcasted(
+        &u(&m.warps_per_cta),
+        &matrix_order(rank, !hopper),
+        k_dim,
+        WARP,
+    )?;
     let warps = transpose(&warps, &out_names(&cta))?;
     cta = mul(cta, warps)?;
     combine(K, cta, &m.cga_layout, shape)
@@ -594,7 +724,10 @@ fn mfma_dot(d: &DotOperand, m: &AmdMfma, shape: &[u64]) -> R<LinearLayout> {
     let k_size = shape[k_idx];
     let order = dot_order(d.op_idx, rank);
     let (dk, dnk) = (dim(order[0]), dim(order[1]));
-    let mut tile = mul(id(kw, REG, &dk)?, mul(id(non_k, LANE, &dnk)?, id(WS / non_k, LANE, &dk)?)?)?;
+    let mut tile = mul(
+        id(kw, REG, &dk)?,
+        mul(id(non_k, LANE, &dnk)?, id(WS / non_k, LANE, &dk)?)?,
+    )?;
     let mut k_tile = WS / non_k * kw;
     if (md == 64 && nd == 4 && d.op_idx == 0) || (md == 4 && nd == 64 && d.op_idx == 1) {
         tile = mul(tile, id(16, REG, &dk)?)?;
@@ -622,12 +755,23 @@ fn wmma_dot(d: &DotOperand, w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
     let k_instr = w.instr_shape[2] as u64;
     let k_idx = if d.op_idx == 0 { rank - 1 } else { rank - 2 };
     let k_size = shape[k_idx];
-    let non_k = if d.op_idx == 0 { w.instr_shape[0] } else { w.instr_shape[1] } as u64;
+    let non_k = if d.op_idx == 0 {
+        w.instr_shape[0]
+    } else {
+        w.instr_shape[1]
+    } as u64;
     let kw = d.k_width as u64;
     const WS: u64 = 32;
     let depth = WS / non_k;
     let mut tile = mul(id(kw, REG, &dk)?, id(non_k, LANE, &dnk)?)?;
-    tile = mul(tile, if w.version == 1 { zeros(depth, LANE, &dk)? } else { id(depth, LANE, &dk)? })?;
+    tile = mul(
+        tile,
+        if w.version == 1 {
+            zeros(depth, LANE, &dk)?
+        } else {
+            id(depth, LANE, &dk)?
+        },
+    )?;
     let k_tile = depth * kw;
     tile = mul(tile, id(k_size.max(k_instr) / k_tile, REG, &dk)?)?;
     // The CTA part (tiles per warp and warps, N first), projected away from K.
@@ -665,7 +809,11 @@ fn swizzled(kind: &'static str, s: &Swizzled, shape: &[u64], rotating: bool) -> 
         return combine(kind, id(spc[0], OFFSET, "dim0")?, &s.cga_layout, shape);
     }
     let order = us(&s.order);
-    let dims_src = if rotating { shape.to_vec() } else { spc.clone() };
+    let dims_src = if rotating {
+        shape.to_vec()
+    } else {
+        spc.clone()
+    };
     let (col_dim, row_dim) = (order[0], order[1]);
     let (num_cols, num_rows) = (dims_src[col_dim], dims_src[row_dim]);
     let (vec, per_phase, max_phase) = (s.vec as u64, s.per_phase as u64, s.max_phase as u64);
@@ -687,8 +835,15 @@ fn swizzled(kind: &'static str, s: &Swizzled, shape: &[u64], rotating: bool) -> 
         bases.push(vec![row as i64, (vec.saturating_mul(p) % num_cols) as i64]);
         row *= 2;
     }
-    let mut cta = LinearLayout::from_bases_inferred([(OFFSET, bases)], [dim(row_dim), dim(col_dim)])
-        .map_err(|e| EncodingError::param(kind, "vec", format!("the swizzle does not give a valid layout: {e}")))?;
+    let mut cta =
+        LinearLayout::from_bases_inferred([(OFFSET, bases)], [dim(row_dim), dim(col_dim)])
+            .map_err(|e| {
+                EncodingError::param(
+                    kind,
+                    "vec",
+                    format!("the swizzle does not give a valid layout: {e}"),
+                )
+            })?;
     for &d in &order[2..] {
         cta = mul(cta, id(dims_src[d], OFFSET, &dim(d))?)?;
     }
@@ -716,7 +871,9 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
         if tma[cd] < contig {
             return Err(EncodingError::shape(
                 K,
-                format!("Block shape is too small for the swizzle byte size in NVMMA Shared Layout ({shape:?})"),
+                format!(
+                    "Block shape is too small for the swizzle byte size in NVMMA Shared Layout ({shape:?})"
+                ),
             ));
         }
         tma[cd] = contig;
@@ -734,7 +891,11 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
         return combine(K, l, &n.cga_layout, shape);
     }
     if rank < 2 {
-        return Err(EncodingError::param(K, "swizzlingByteWidth", "a swizzled NVMMA layout needs rank >= 2"));
+        return Err(EncodingError::param(
+            K,
+            "swizzlingByteWidth",
+            "a swizzled NVMMA layout needs rank >= 2",
+        ));
     }
     let mut collapsed = [tma[..rank - 1].iter().product::<u64>(), tma[rank - 1]];
     if n.transposed {
@@ -745,7 +906,11 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
     let per_phase = 128 / sw;
     let max_phase = sw / 16;
     if per_phase == 0 || max_phase == 0 || vec == 0 {
-        return Err(EncodingError::param(K, "swizzlingByteWidth", format!("unsupported swizzle width {sw} for {bw}-bit elements")));
+        return Err(EncodingError::param(
+            K,
+            "swizzlingByteWidth",
+            format!("unsupported swizzle width {sw} for {bw}-bit elements"),
+        ));
     }
     let tile_cols = 8 * sw.max(16) / bw;
     let pack = |c: u64| if n.fp4_padded { c / 16 * 8 + c % 8 } else { c };
@@ -756,10 +921,15 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
         col *= 2;
     }
     for row in [1u64, 2, 4] {
-        bases.push(vec![row as i64, pack(vec * ((row / per_phase) % max_phase)) as i64]);
+        bases.push(vec![
+            row as i64,
+            pack(vec * ((row / per_phase) % max_phase)) as i64,
+        ]);
     }
-    let tile = LinearLayout::from_bases_inferred([(OFFSET, bases)], ["dim0", "dim1"])
-        .map_err(|e| EncodingError::param(K, "swizzlingByteWidth", format!("invalid core matrix: {e}")))?;
+    let tile =
+        LinearLayout::from_bases_inferred([(OFFSET, bases)], ["dim0", "dim1"]).map_err(|e| {
+            EncodingError::param(K, "swizzlingByteWidth", format!("invalid core matrix: {e}"))
+        })?;
     let (tr, tc) = (tile.out_dim_size("dim0")?, tile.out_dim_size("dim1")?);
     let p = if n.fp4_padded { 2 } else { 1 };
     if collapsed[1] * p < tc || collapsed[0] < tr {
@@ -771,7 +941,13 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
             ),
         ));
     }
-    let l = ensure_not_smaller(&tile, &[("dim0".to_string(), collapsed[0]), ("dim1".to_string(), collapsed[1])])?;
+    let l = ensure_not_smaller(
+        &tile,
+        &[
+            ("dim0".to_string(), collapsed[0]),
+            ("dim1".to_string(), collapsed[1]),
+        ],
+    )?;
     let mut target = tma.clone();
     if n.transposed {
         target.rotate_left(1);
@@ -791,7 +967,11 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
 fn padded_identity(order: &[u32], shape: &[u64]) -> R<LinearLayout> {
     const K: &str = "padded_shared";
     if order.len() != shape.len() {
-        return Err(EncodingError::param(K, "shape", "Mismatch of shape and order ranks in padded layout"));
+        return Err(EncodingError::param(
+            K,
+            "shape",
+            "Mismatch of shape and order ranks in padded layout",
+        ));
     }
     check_shape_values(K, shape)?;
     let l = id_nd(OFFSET, shape, &us(order))?;
@@ -801,18 +981,64 @@ fn padded_identity(order: &[u32], shape: &[u64]) -> R<LinearLayout> {
 fn padded_component(p: &PaddedShared, shape: &[u64]) -> R<LinearLayout> {
     const K: &str = "padded_shared";
     let l = match &p.linear {
-        PaddedLinear::Identity { order, shape: s } => {
-            let s = s.as_deref().unwrap_or(shape);
-            padded_identity(order, s)?
+        PaddedLinear::Identity {
+            order,
+            shape: Some(s),
+        } => padded_identity(order, s)?,
+        PaddedLinear::Identity { order, shape: None } => {
+            // The JSON form: offset bit j walks the dims in `order` (which may name fewer
+            // dims than the shape has), fastest first, as Gluon's `with_identity_for`.
+            check_shape_values(K, shape)?;
+            let rank = shape.len();
+            let mut bases: Vec<Vec<i64>> = Vec::new();
+            for &d in order {
+                let d = d as usize;
+                let size = *shape.get(d).ok_or_else(|| {
+                    EncodingError::param(
+                        K,
+                        "order",
+                        format!("dim {d} is not a dim of the shape {shape:?}"),
+                    )
+                })?;
+                let mut v = 1;
+                while v < size {
+                    let mut b = vec![0i64; rank];
+                    b[d] = v as i64;
+                    bases.push(b);
+                    v *= 2;
+                }
+            }
+            LinearLayout::from_bases_inferred(
+                [(OFFSET, bases), (BLOCK, Vec::new())],
+                std_names(rank),
+            )?
         }
         PaddedLinear::Bases { offset, block } => {
             let rank = offset.first().or(block.first()).map_or(0, |b| b.len());
-            LinearLayout::from_bases_inferred([(OFFSET, to_i64(offset)), (BLOCK, to_i64(block))], std_names(rank))
-                .map_err(|e| EncodingError::param(K, "offsetBases", format!("invalid linear component: {e}")))?
+            if !shape.is_empty() && shape.len() != rank {
+                return Err(EncodingError::shape(
+                    K,
+                    format!(
+                        "the linear component has rank {rank} but the shape {shape:?} has rank {}",
+                        shape.len()
+                    ),
+                ));
+            }
+            LinearLayout::from_bases_inferred(
+                [(OFFSET, to_i64(offset)), (BLOCK, to_i64(block))],
+                std_names(rank),
+            )
+            .map_err(|e| {
+                EncodingError::param(K, "offsetBases", format!("invalid linear component: {e}"))
+            })?
         }
     };
     if !l.is_invertible() {
-        return Err(EncodingError::param(K, "offsetBases", "Broadcasting is not supported."));
+        return Err(EncodingError::param(
+            K,
+            "offsetBases",
+            "Broadcasting is not supported.",
+        ));
     }
     Ok(l)
 }

@@ -12,12 +12,13 @@ use crate::linear::LayoutError;
 ///
 /// ```
 /// use linear_layout::encodings::{Encoding, EncodingError};
-/// let e: Encoding = r#"{"kind": "blocked", "sizePerThread": [3], "threadsPerWarp": [32],
-///                       "warpsPerCTA": [1], "order": [0]}"#.parse::<serde_json::Value>()
-///     .map_err(|e| e.to_string()).and_then(|v| Encoding::from_json(&v).map_err(|e| e.to_string())).unwrap();
+/// let e = Encoding::from_json_str(
+///     r#"{"kind": "blocked", "sizePerThread": [3], "threadsPerWarp": [32], "warpsPerCTA": [1], "order": [0]}"#,
+/// )?;
 /// let err = e.to_linear_layout(&[64]).unwrap_err();
 /// assert!(matches!(err, EncodingError::InvalidParameter { param: "sizePerThread", .. }));
 /// assert_eq!(err.to_string(), "blocked: sizePerThread: every element must be a power of two, got [3]");
+/// # Ok::<(), EncodingError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -54,7 +55,11 @@ pub enum EncodingError {
 }
 
 impl EncodingError {
-    pub(crate) fn param(kind: &'static str, param: &'static str, reason: impl Into<String>) -> Self {
+    pub(crate) fn param(
+        kind: &'static str,
+        param: &'static str,
+        reason: impl Into<String>,
+    ) -> Self {
         EncodingError::InvalidParameter {
             kind,
             param,
@@ -73,10 +78,18 @@ impl EncodingError {
 impl fmt::Display for EncodingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EncodingError::InvalidParameter { kind, param, reason } => write!(f, "{kind}: {param}: {reason}"),
+            EncodingError::InvalidParameter {
+                kind,
+                param,
+                reason,
+            } => write!(f, "{kind}: {param}: {reason}"),
             EncodingError::InvalidShape { kind, reason } => write!(f, "{kind}: shape: {reason}"),
             EncodingError::Json(m) => write!(f, "bad encoding JSON: {m}"),
-            EncodingError::Parse { line, column, message } => {
+            EncodingError::Parse {
+                line,
+                column,
+                message,
+            } => {
                 write!(f, "parse error at line {line}, column {column}: {message}")
             }
             EncodingError::Layout(e) => write!(f, "layout error: {e}"),

@@ -436,13 +436,45 @@ impl Encoding {
                 .map(|s| s.len())
                 .or_else(|| first_len(&[&l.register, &l.lane, &l.warp, &l.block])),
             Encoding::SwizzledShared(s) | Encoding::AmdRotatingShared(s) => Some(s.order.len()),
-            Encoding::NvmmaShared(n) => n.rank.map(|r| r as usize).or_else(|| n.cga_layout.first().map(|b| b.len())),
+            Encoding::NvmmaShared(n) => n
+                .rank
+                .map(|r| r as usize)
+                .or_else(|| n.cga_layout.first().map(|b| b.len())),
             Encoding::PaddedShared(p) => match &p.linear {
                 PaddedLinear::Bases { offset, block } => first_len(&[offset, block]),
                 PaddedLinear::Identity { order, .. } => Some(order.len()),
             },
             Encoding::SharedLinear(s) => first_len(&[&s.offset, &s.block]),
         }
+    }
+
+    /// Fills in the defaults that the JSON schema takes from the tensor shape (the rank of an
+    /// `nvmma_shared` CTA tiling, the shape of a `padded_shared` identity component), so that
+    /// the value prints exactly as Triton prints the attribute built for that shape.
+    ///
+    /// ```
+    /// use linear_layout::encodings::Encoding;
+    /// let e = Encoding::from_json_str(r#"{"kind": "nvmma_shared", "swizzlingByteWidth": 64, "elementBitWidth": 16}"#)?;
+    /// assert_eq!(e.with_shape_defaults(&[2, 64, 64]).to_string(),
+    ///            "#ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16, rank = 3}>");
+    /// # Ok::<(), linear_layout::encodings::EncodingError>(())
+    /// ```
+    pub fn with_shape_defaults(&self, shape: &[u64]) -> Encoding {
+        let mut e = self.clone();
+        match &mut e {
+            Encoding::NvmmaShared(n) if n.rank.is_none() && n.cga_layout.is_empty() => {
+                n.rank = Some(shape.len() as u32);
+            }
+            Encoding::PaddedShared(PaddedShared {
+                linear:
+                    PaddedLinear::Identity {
+                        shape: s @ None, ..
+                    },
+                ..
+            }) => *s = Some(shape.to_vec()),
+            _ => {}
+        }
+        e
     }
 
     /// Checks the parameters as Triton's verifiers (and the assertions of its conversion that
@@ -460,7 +492,11 @@ impl Encoding {
 
     pub(crate) fn validate_depth(&self, depth: usize) -> Result<(), EncodingError> {
         if depth > MAX_NESTING {
-            return Err(EncodingError::param(self.kind(), "parent", format!("nesting deeper than {MAX_NESTING}")));
+            return Err(EncodingError::param(
+                self.kind(),
+                "parent",
+                format!("nesting deeper than {MAX_NESTING}"),
+            ));
         }
         match self {
             Encoding::Blocked(b) => {
@@ -496,12 +532,20 @@ impl Encoding {
             Encoding::Slice(s) => {
                 const K: &str = "slice";
                 if !s.parent.is_distributed() {
-                    return Err(EncodingError::param(K, "parent", "expected a distributed encoding"));
+                    return Err(EncodingError::param(
+                        K,
+                        "parent",
+                        "expected a distributed encoding",
+                    ));
                 }
                 s.parent.validate_depth(depth + 1)?;
                 let pr = s.parent.rank().unwrap_or(0);
                 if pr <= 1 {
-                    return Err(EncodingError::param(K, "parent", "parent layout must have at least rank >= 2"));
+                    return Err(EncodingError::param(
+                        K,
+                        "parent",
+                        "parent layout must have at least rank >= 2",
+                    ));
                 }
                 if s.dim as usize >= pr {
                     return Err(EncodingError::param(
@@ -515,22 +559,36 @@ impl Encoding {
             Encoding::AmdMfma(m) => {
                 const K: &str = "amd_mfma";
                 if m.version > 4 {
-                    return Err(EncodingError::param(K, "version", format!("must be in [0, 4], got {}", m.version)));
+                    return Err(EncodingError::param(
+                        K,
+                        "version",
+                        format!("must be in [0, 4], got {}", m.version),
+                    ));
                 }
                 let r = m.warps_per_cta.len();
                 if r != 2 && r != 3 {
-                    return Err(EncodingError::param(K, "warpsPerCTA", format!("rank must be 2 or 3, got {r}")));
+                    return Err(EncodingError::param(
+                        K,
+                        "warpsPerCTA",
+                        format!("rank must be 2 or 3, got {r}"),
+                    ));
                 }
                 check_pow2_list(K, "warpsPerCTA", &m.warps_per_cta)?;
                 if m.instr_shape.len() != 3 {
-                    return Err(EncodingError::param(K, "instrShape", format!("must be [M, N, K], got {:?}", m.instr_shape)));
+                    return Err(EncodingError::param(
+                        K,
+                        "instrShape",
+                        format!("must be [M, N, K], got {:?}", m.instr_shape),
+                    ));
                 }
                 let (mm, nn) = (m.instr_shape[0], m.instr_shape[1]);
                 if !matches!((mm, nn), (32, 32) | (16, 16) | (64, 4) | (4, 64)) {
                     return Err(EncodingError::param(
                         K,
                         "instrShape",
-                        format!("(M, N) must be one of (32, 32), (16, 16), (64, 4), (4, 64), got ({mm}, {nn})"),
+                        format!(
+                            "(M, N) must be one of (32, 32), (16, 16), (64, 4), (4, 64), got ({mm}, {nn})"
+                        ),
                     ));
                 }
                 if m.element_bit_width != 32 && m.element_bit_width != 64 {
@@ -547,23 +605,37 @@ impl Encoding {
             Encoding::AmdWmma(w) => {
                 const K: &str = "amd_wmma";
                 if !(1..=3).contains(&w.version) {
-                    return Err(EncodingError::param(K, "version", format!("must be in [1, 3], got {}", w.version)));
+                    return Err(EncodingError::param(
+                        K,
+                        "version",
+                        format!("must be in [1, 3], got {}", w.version),
+                    ));
                 }
                 let r = w.warps_per_cta.len();
                 if r != 2 && r != 3 {
-                    return Err(EncodingError::param(K, "warpsPerCTA", format!("rank must be 2 or 3, got {r}")));
+                    return Err(EncodingError::param(
+                        K,
+                        "warpsPerCTA",
+                        format!("rank must be 2 or 3, got {r}"),
+                    ));
                 }
                 check_pow2_list(K, "warpsPerCTA", &w.warps_per_cta)?;
                 let ok = match w.version {
                     1 => w.instr_shape == [16, 16, 16],
                     2 => w.instr_shape == [16, 16, 16] || w.instr_shape == [16, 16, 32],
-                    _ => matches!(w.instr_shape.as_slice(), [16, 16, 4] | [16, 16, 32] | [16, 16, 64] | [16, 16, 128]),
+                    _ => matches!(
+                        w.instr_shape.as_slice(),
+                        [16, 16, 4] | [16, 16, 32] | [16, 16, 64] | [16, 16, 128]
+                    ),
                 };
                 if !ok {
                     return Err(EncodingError::param(
                         K,
                         "instrShape",
-                        format!("invalid WMMA v{} instruction shape {:?}", w.version, w.instr_shape),
+                        format!(
+                            "invalid WMMA v{} instruction shape {:?}",
+                            w.version, w.instr_shape
+                        ),
                     ));
                 }
                 check_len(K, "tilesPerWarp", &w.tiles_per_warp, r)?;
@@ -580,7 +652,11 @@ impl Encoding {
             Encoding::DotOperand(d) => {
                 const K: &str = "dot_operand";
                 if d.op_idx > 1 {
-                    return Err(EncodingError::param(K, "opIdx", format!("must be 0 or 1, got {}", d.op_idx)));
+                    return Err(EncodingError::param(
+                        K,
+                        "opIdx",
+                        format!("must be 0 or 1, got {}", d.op_idx),
+                    ));
                 }
                 d.parent.validate_depth(depth + 1)?;
                 match d.parent.as_ref() {
@@ -595,15 +671,27 @@ impl Encoding {
                     }
                     Encoding::NvidiaMma(m) => {
                         if d.k_width == 0 {
-                            return Err(EncodingError::param(K, "kWidth", "must be positive for an mma parent"));
+                            return Err(EncodingError::param(
+                                K,
+                                "kWidth",
+                                "must be positive for an mma parent",
+                            ));
                         }
                         if m.version_major == 3 && d.op_idx != 0 {
-                            return Err(EncodingError::param(K, "opIdx", "Hopper (wgmma) takes only operand A in registers"));
+                            return Err(EncodingError::param(
+                                K,
+                                "opIdx",
+                                "Hopper (wgmma) takes only operand A in registers",
+                            ));
                         }
                     }
                     Encoding::AmdMfma(_) => {
                         if d.k_width == 0 {
-                            return Err(EncodingError::param(K, "kWidth", "must be positive for an mfma parent"));
+                            return Err(EncodingError::param(
+                                K,
+                                "kWidth",
+                                "must be positive for an mfma parent",
+                            ));
                         }
                     }
                     Encoding::AmdWmma(w) => {
@@ -616,7 +704,10 @@ impl Encoding {
                             return Err(EncodingError::param(
                                 K,
                                 "kWidth",
-                                format!("must be one of {allowed:?} for a WMMA v{} parent, got {}", w.version, d.k_width),
+                                format!(
+                                    "must be one of {allowed:?} for a WMMA v{} parent, got {}",
+                                    w.version, d.k_width
+                                ),
                             ));
                         }
                     }
@@ -624,12 +715,19 @@ impl Encoding {
                         return Err(EncodingError::param(
                             K,
                             "parent",
-                            format!("must be blocked, nvidia_mma, amd_mfma or amd_wmma, got {}", other.kind()),
-                        ))
+                            format!(
+                                "must be blocked, nvidia_mma, amd_mfma or amd_wmma, got {}",
+                                other.kind()
+                            ),
+                        ));
                     }
                 }
                 if d.k_width != 0 && !d.k_width.is_power_of_two() {
-                    return Err(EncodingError::param(K, "kWidth", format!("must be a power of two, got {}", d.k_width)));
+                    return Err(EncodingError::param(
+                        K,
+                        "kWidth",
+                        format!("must be a power of two, got {}", d.k_width),
+                    ));
                 }
                 Ok(())
             }
@@ -637,7 +735,11 @@ impl Encoding {
                 const K: &str = "linear";
                 let rank = self.rank().unwrap_or(0);
                 if rank == 0 {
-                    return Err(EncodingError::param(K, "registerBases", "Empty Layout not supported"));
+                    return Err(EncodingError::param(
+                        K,
+                        "registerBases",
+                        "Empty Layout not supported",
+                    ));
                 }
                 for (p, bs) in [
                     ("registerBases", &l.register),
@@ -663,9 +765,17 @@ impl Encoding {
                 let k = self.kind();
                 check_rank(k, "order", s.order.len(), 1)?;
                 check_order(k, "order", &s.order)?;
-                for (p, v) in [("vec", s.vec), ("perPhase", s.per_phase), ("maxPhase", s.max_phase)] {
+                for (p, v) in [
+                    ("vec", s.vec),
+                    ("perPhase", s.per_phase),
+                    ("maxPhase", s.max_phase),
+                ] {
                     if v == 0 {
-                        return Err(EncodingError::param(k, p, "must be positive (Triton divides by it)"));
+                        return Err(EncodingError::param(
+                            k,
+                            p,
+                            "must be positive (Triton divides by it)",
+                        ));
                     }
                 }
                 check_cga(k, &s.cga_layout, s.order.len())
@@ -708,28 +818,52 @@ impl Encoding {
                     ));
                 }
                 if p.intervals.is_empty() {
-                    return Err(EncodingError::param(K, "intervals", "must have at least one interval-padding pair"));
+                    return Err(EncodingError::param(
+                        K,
+                        "intervals",
+                        "must have at least one interval-padding pair",
+                    ));
                 }
                 if p.intervals.len() > 64 {
-                    return Err(EncodingError::param(K, "intervals", "too many interval-padding pairs"));
+                    return Err(EncodingError::param(
+                        K,
+                        "intervals",
+                        "too many interval-padding pairs",
+                    ));
                 }
                 if !p.intervals.iter().all(|v| v.is_power_of_two()) {
-                    return Err(EncodingError::param(K, "intervals", "interval values must all be power of two"));
+                    return Err(EncodingError::param(
+                        K,
+                        "intervals",
+                        "interval values must all be power of two",
+                    ));
                 }
                 if !p.paddings.iter().all(|v| v.is_power_of_two()) {
-                    return Err(EncodingError::param(K, "paddings", "padding values must all be power of two"));
+                    return Err(EncodingError::param(
+                        K,
+                        "paddings",
+                        "padding values must all be power of two",
+                    ));
                 }
                 let mut sorted = p.intervals.clone();
                 sorted.sort_unstable();
                 sorted.dedup();
                 if sorted.len() != p.intervals.len() {
-                    return Err(EncodingError::param(K, "intervals", "interval values cannot have duplicates"));
+                    return Err(EncodingError::param(
+                        K,
+                        "intervals",
+                        "interval values cannot have duplicates",
+                    ));
                 }
                 match &p.linear {
                     PaddedLinear::Bases { offset, block } => {
                         let rank = self.rank().unwrap_or(0);
                         if rank == 0 {
-                            return Err(EncodingError::param(K, "offsetBases", "linearComponent cannot be empty"));
+                            return Err(EncodingError::param(
+                                K,
+                                "offsetBases",
+                                "linearComponent cannot be empty",
+                            ));
                         }
                         check_bases(K, "offsetBases", offset, rank)?;
                         check_bases(K, "blockBases", block, rank)?;
@@ -742,7 +876,11 @@ impl Encoding {
                                 ));
                             }
                             if bs.iter().flatten().any(|&v| v != 0 && !v.is_power_of_two()) {
-                                return Err(EncodingError::param(K, name, "Each offset basis must be 0 or a power of two."));
+                                return Err(EncodingError::param(
+                                    K,
+                                    name,
+                                    "Each offset basis must be 0 or a power of two.",
+                                ));
                             }
                         }
                         Ok(())
@@ -767,11 +905,19 @@ impl Encoding {
             Encoding::SharedLinear(s) => {
                 const K: &str = "shared_linear";
                 if s.alignment == 0 || !s.alignment.is_power_of_two() {
-                    return Err(EncodingError::param(K, "alignment", "alignment must be a positive power of two"));
+                    return Err(EncodingError::param(
+                        K,
+                        "alignment",
+                        "alignment must be a positive power of two",
+                    ));
                 }
                 let rank = self.rank().unwrap_or(0);
                 if rank == 0 {
-                    return Err(EncodingError::param(K, "offsetBases", "Empty Layout not supported"));
+                    return Err(EncodingError::param(
+                        K,
+                        "offsetBases",
+                        "Empty Layout not supported",
+                    ));
                 }
                 check_bases(K, "offsetBases", &s.offset, rank)?;
                 check_bases(K, "blockBases", &s.block, rank)
@@ -784,7 +930,12 @@ fn first_len(lists: &[&Vec<Vec<u32>>]) -> Option<usize> {
     lists.iter().find_map(|l| l.first().map(|b| b.len()))
 }
 
-pub(crate) fn check_rank(kind: &'static str, param: &'static str, rank: usize, min: usize) -> Result<(), EncodingError> {
+pub(crate) fn check_rank(
+    kind: &'static str,
+    param: &'static str,
+    rank: usize,
+    min: usize,
+) -> Result<(), EncodingError> {
     if rank < min || rank > MAX_RANK {
         return Err(EncodingError::param(
             kind,
@@ -795,7 +946,12 @@ pub(crate) fn check_rank(kind: &'static str, param: &'static str, rank: usize, m
     Ok(())
 }
 
-fn check_len(kind: &'static str, param: &'static str, v: &[u32], rank: usize) -> Result<(), EncodingError> {
+fn check_len(
+    kind: &'static str,
+    param: &'static str,
+    v: &[u32],
+    rank: usize,
+) -> Result<(), EncodingError> {
     if v.len() != rank {
         return Err(EncodingError::param(
             kind,
@@ -806,7 +962,11 @@ fn check_len(kind: &'static str, param: &'static str, v: &[u32], rank: usize) ->
     Ok(())
 }
 
-fn check_pow2_list(kind: &'static str, param: &'static str, v: &[u32]) -> Result<(), EncodingError> {
+fn check_pow2_list(
+    kind: &'static str,
+    param: &'static str,
+    v: &[u32],
+) -> Result<(), EncodingError> {
     if v.iter().any(|x| !x.is_power_of_two()) {
         return Err(EncodingError::param(
             kind,
@@ -817,7 +977,11 @@ fn check_pow2_list(kind: &'static str, param: &'static str, v: &[u32]) -> Result
     Ok(())
 }
 
-fn check_order(kind: &'static str, param: &'static str, order: &[u32]) -> Result<(), EncodingError> {
+fn check_order(
+    kind: &'static str,
+    param: &'static str,
+    order: &[u32],
+) -> Result<(), EncodingError> {
     let mut seen = vec![false; order.len()];
     for &o in order {
         let o = o as usize;
@@ -832,9 +996,18 @@ fn check_order(kind: &'static str, param: &'static str, order: &[u32]) -> Result
     Ok(())
 }
 
-fn check_bases(kind: &'static str, param: &'static str, bases: &[Vec<u32>], rank: usize) -> Result<(), EncodingError> {
+fn check_bases(
+    kind: &'static str,
+    param: &'static str,
+    bases: &[Vec<u32>],
+    rank: usize,
+) -> Result<(), EncodingError> {
     if bases.len() > 64 {
-        return Err(EncodingError::param(kind, param, format!("{} bases exceed 64 bits", bases.len())));
+        return Err(EncodingError::param(
+            kind,
+            param,
+            format!("{} bases exceed 64 bits", bases.len()),
+        ));
     }
     for b in bases {
         if b.len() != rank {
@@ -845,15 +1018,27 @@ fn check_bases(kind: &'static str, param: &'static str, bases: &[Vec<u32>], rank
             ));
         }
         if b.iter().any(|&v| v > i32::MAX as u32) {
-            return Err(EncodingError::param(kind, param, format!("basis {b:?} does not fit 32 bits")));
+            return Err(EncodingError::param(
+                kind,
+                param,
+                format!("basis {b:?} does not fit 32 bits"),
+            ));
         }
     }
     Ok(())
 }
 
-pub(crate) fn check_cga(kind: &'static str, cga: &[Vec<u32>], rank: usize) -> Result<(), EncodingError> {
+pub(crate) fn check_cga(
+    kind: &'static str,
+    cga: &[Vec<u32>],
+    rank: usize,
+) -> Result<(), EncodingError> {
     if cga.len() > 32 {
-        return Err(EncodingError::param(kind, "CGALayout", format!("{} block bases are too many", cga.len())));
+        return Err(EncodingError::param(
+            kind,
+            "CGALayout",
+            format!("{} block bases are too many", cga.len()),
+        ));
     }
     for b in cga {
         if b.len() != rank {
@@ -864,7 +1049,11 @@ pub(crate) fn check_cga(kind: &'static str, cga: &[Vec<u32>], rank: usize) -> Re
             ));
         }
         if b.iter().any(|&v| v > (1 << 30)) {
-            return Err(EncodingError::param(kind, "CGALayout", format!("entry {b:?} is too large")));
+            return Err(EncodingError::param(
+                kind,
+                "CGALayout",
+                format!("entry {b:?} is too large"),
+            ));
         }
     }
     Ok(())
@@ -874,13 +1063,19 @@ pub(crate) fn check_shape_values(kind: &'static str, shape: &[u64]) -> Result<()
     if shape.is_empty() || shape.len() > MAX_RANK {
         return Err(EncodingError::shape(
             kind,
-            format!("rank {} is outside the supported range 1..={MAX_RANK}", shape.len()),
+            format!(
+                "rank {} is outside the supported range 1..={MAX_RANK}",
+                shape.len()
+            ),
         ));
     }
     let mut bits = 0u32;
     for &s in shape {
         if !s.is_power_of_two() {
-            return Err(EncodingError::shape(kind, format!("shape must be a positive power of 2, got {shape:?}")));
+            return Err(EncodingError::shape(
+                kind,
+                format!("shape must be a positive power of 2, got {shape:?}"),
+            ));
         }
         bits += s.trailing_zeros();
     }

@@ -17,50 +17,60 @@ use super::{DimName, LayoutError, LinearLayout};
 /// assert_eq!(supremum(&n(&["a", "b"]), &n(&["b", "a"])), n(&["a", "b"]));
 /// ```
 pub fn supremum(x: &[DimName], y: &[DimName]) -> Vec<DimName> {
-    let mut result: Vec<DimName> = Vec::with_capacity(x.len() + y.len());
-    let pos = |list: &[DimName], name: &DimName| list.iter().position(|n| n == name);
+    merge_orders(x, y, |a, b| a == b)
+        .into_iter()
+        .filter_map(|(i, j)| i.map(|i| x[i].clone()).or_else(|| j.map(|j| y[j].clone())))
+        .collect()
+}
+
+/// The supremum merge on positions: each entry is the name's index in `x` and in `y`.
+pub(crate) type Merged = SmallVec<[(Option<usize>, Option<usize>); 8]>;
+
+pub(crate) fn merge_orders<X, Y>(x: &[X], y: &[Y], same: impl Fn(&X, &Y) -> bool) -> Merged {
+    let x_in_y: SmallVec<[Option<usize>; 8]> =
+        x.iter().map(|a| y.iter().position(|b| same(a, b))).collect();
+    let y_in_x: SmallVec<[Option<usize>; 8]> =
+        y.iter().map(|b| x.iter().position(|a| same(a, b))).collect();
+    let mut x_done: SmallVec<[bool; 8]> = smallvec::smallvec![false; x.len()];
+    let mut y_done: SmallVec<[bool; 8]> = smallvec::smallvec![false; y.len()];
+    let mut merged = Merged::new();
     let (mut i, mut j) = (0, 0);
     loop {
-        while i < x.len() && result.contains(&x[i]) {
+        while i < x.len() && x_done[i] {
             i += 1;
         }
-        while j < y.len() && result.contains(&y[j]) {
+        while j < y.len() && y_done[j] {
             j += 1;
         }
-        match (x.get(i), y.get(j)) {
-            (None, None) => break,
-            (Some(a), Some(b)) if a == b => {
-                result.push(a.clone());
-                i += 1;
-                j += 1;
-            }
-            (Some(a), None) => {
-                result.push(a.clone());
-                i += 1;
-            }
-            (None, Some(b)) => {
-                result.push(b.clone());
-                j += 1;
-            }
-            (Some(a), Some(b)) => {
-                let in_y = pos(y, a).filter(|&p| p >= j);
-                let in_x = pos(x, b).filter(|&p| p >= i);
-                let take_x = match (in_y, in_x) {
+        let take_x = match (i < x.len(), j < y.len()) {
+            (false, false) => return merged,
+            (true, false) => true,
+            (false, true) => false,
+            (true, true) if x_in_y[i] == Some(j) => true,
+            (true, true) => {
+                let px = x_in_y[i].filter(|&p| p >= j);
+                let py = y_in_x[j].filter(|&p| p >= i);
+                match (px, py) {
                     (None, _) => true,
                     (Some(_), None) => false,
                     (Some(px), Some(py)) => px <= py,
-                };
-                if take_x {
-                    result.push(a.clone());
-                    i += 1;
-                } else {
-                    result.push(b.clone());
-                    j += 1;
                 }
             }
+        };
+        if take_x {
+            x_done[i] = true;
+            if let Some(p) = x_in_y[i] {
+                y_done[p] = true;
+            }
+            merged.push((Some(i), x_in_y[i]));
+        } else {
+            y_done[j] = true;
+            if let Some(p) = y_in_x[j] {
+                x_done[p] = true;
+            }
+            merged.push((y_in_x[j], Some(j)));
         }
     }
-    result
 }
 
 /// Which in-dims `invert_and_compose` maps to themselves instead of solving for.
@@ -106,22 +116,16 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn product(&self, outer: &LinearLayout) -> Result<LinearLayout> {
-        let in_names = supremum(&names(&self.ins), &names(&outer.ins));
-        let out_names = supremum(&names(&self.outs), &names(&outer.outs));
-        let ins: Dims = in_names
-            .iter()
-            .map(|n| Dim {
-                name: n.clone(),
-                bits: dim_bits(&self.ins, n) + dim_bits(&outer.ins, n),
-            })
-            .collect();
-        let outs: Dims = out_names
-            .iter()
-            .map(|n| Dim {
-                name: n.clone(),
-                bits: dim_bits(&self.outs, n) + dim_bits(&outer.outs, n),
-            })
-            .collect();
+        let same = |a: &Dim, b: &Dim| a.name == b.name;
+        let in_order = merge_orders(&self.ins, &outer.ins, same);
+        let out_order = merge_orders(&self.outs, &outer.outs, same);
+        let bits = |i: Option<usize>, dims: &Dims| i.map_or(0, |i| dims[i].bits);
+        let pick = |(i, j): (Option<usize>, Option<usize>), a: &Dims, b: &Dims| {
+            let name = i.map(|i| &a[i].name).or_else(|| j.map(|j| &b[j].name));
+            Dim::new(name.cloned().unwrap_or_else(|| DimName::from("")), bits(i, a) + bits(j, b))
+        };
+        let ins: Dims = in_order.iter().map(|&p| pick(p, &self.ins, &outer.ins)).collect();
+        let outs: Dims = out_order.iter().map(|&p| pick(p, &self.outs, &outer.outs)).collect();
         let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
         let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
         if in_bits > 64 || out_bits > 64 {
@@ -133,27 +137,22 @@ impl LinearLayout {
         let mut shift = 0;
         let mut inner_map = FieldMap::new();
         let mut outer_map = FieldMap::new();
-        for d in &outs {
-            if let Some(o) = self.out_index(&d.name) {
-                inner_map.push(self.out_shift(o), self.outs[o].bits, shift);
+        for (&(i, j), d) in out_order.iter().zip(&outs) {
+            if let Some(i) = i {
+                inner_map.push(self.outs[i].start, self.outs[i].bits, shift);
             }
-            if let Some(o) = outer.out_index(&d.name) {
-                let low = dim_bits(&self.outs, &d.name);
-                outer_map.push(outer.out_shift(o), outer.outs[o].bits, shift + low);
+            if let Some(j) = j {
+                outer_map.push(outer.outs[j].start, outer.outs[j].bits, shift + bits(i, &self.outs));
             }
             shift += d.bits;
         }
         let mut cols = Columns::new();
-        for d in &ins {
-            if let Some(i) = self.in_index(&d.name) {
-                for &c in self.dim_cols(i) {
-                    cols.push(inner_map.map(c));
-                }
+        for &(i, j) in &in_order {
+            if let Some(i) = i {
+                self.dim_cols(i).iter().for_each(|&c| cols.push(inner_map.map(c)));
             }
-            if let Some(i) = outer.in_index(&d.name) {
-                for &c in outer.dim_cols(i) {
-                    cols.push(outer_map.map(c));
-                }
+            if let Some(j) = j {
+                outer.dim_cols(j).iter().for_each(|&c| cols.push(outer_map.map(c)));
             }
         }
         LinearLayout::from_parts(ins, outs, cols)
@@ -572,10 +571,7 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
         if bb > d.bits {
             return Ok(None);
         }
-        c_outs.push(Dim {
-            name: d.name.clone(),
-            bits: d.bits - bb,
-        });
+        c_outs.push(Dim::new(d.name.clone(), d.bits - bb));
     }
     // Per A out-dim: (A shift, B bits, C bits, C shift, B shift if B has it).
     let mut c_shift = 0;
@@ -658,10 +654,7 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
                 }
             }
         }
-        c_ins.push(Dim {
-            name: d.name.clone(),
-            bits: kc,
-        });
+        c_ins.push(Dim::new(d.name.clone(), kc));
     }
     if let Some(err) = misfit {
         return Err(err);

@@ -22,6 +22,11 @@ use super::{DimName, LinearLayout};
 const DISTRIBUTED: [&str; 4] = ["register", "lane", "warp", "block"];
 const NAMES: [&str; 6] = ["x", "y", "z", "register", "dim0", "offset"];
 
+/// The generators stay far below 64 bits a side, so assembling cannot fail.
+fn assemble(ins: Dims, outs: Dims, cols: Columns) -> LinearLayout {
+    LinearLayout::from_parts(ins, outs, cols).unwrap_or_else(|_| LinearLayout::empty())
+}
+
 fn below(g: &mut Gen, n: u32) -> u32 {
     if n == 0 { 0 } else { u32::arbitrary(g) % n }
 }
@@ -46,7 +51,7 @@ fn tensor_dims(g: &mut Gen, total: u32) -> Dims {
     }
     bits.iter()
         .enumerate()
-        .map(|(k, &b)| Dim { name: DimName::from(format!("dim{k}")), bits: b })
+        .map(|(k, &b)| Dim::new(DimName::from(format!("dim{k}")), b))
         .collect()
 }
 
@@ -105,9 +110,9 @@ pub fn distributed_layout(g: &mut Gen) -> LinearLayout {
             dim.insert(at, 0);
         }
         dim.iter().for_each(|&c| cols.push(c));
-        ins.push(Dim { name: DimName::from(*name), bits: dim.len() as u32 });
+        ins.push(Dim::new(DimName::from(*name), dim.len() as u32));
     }
-    LinearLayout { ins, outs, cols }
+    assemble(ins, outs, cols)
 }
 
 /// A shared-memory layout: `offset` (and an empty `block`) over `dim0…`, the row bits XORed
@@ -124,12 +129,12 @@ pub fn shared_layout(g: &mut Gen) -> LinearLayout {
         }
     }
     let ins: Dims = [
-        Dim { name: DimName::from("offset"), bits: columns.len() as u32 },
-        Dim { name: DimName::from("block"), bits: 0 },
+        Dim::new(DimName::from("offset"), columns.len() as u32),
+        Dim::new(DimName::from("block"), 0),
     ]
     .into_iter()
     .collect();
-    LinearLayout { ins, outs, cols: columns.into_iter().collect() }
+    assemble(ins, outs, columns.into_iter().collect())
 }
 
 /// A small layout with random names and random bits (possibly not surjective, not
@@ -139,7 +144,7 @@ pub fn small_layout(g: &mut Gen) -> LinearLayout {
     shuffle(g, &mut out_names);
     let outs: Dims = out_names[..below(g, 3) as usize]
         .iter()
-        .map(|n| Dim { name: DimName::from(*n), bits: below(g, 4) })
+        .map(|n| Dim::new(DimName::from(*n), below(g, 4)))
         .collect();
     let ins: Vec<(&str, u32)> = {
         let mut names: Vec<&str> = NAMES.to_vec();
@@ -153,8 +158,8 @@ pub fn small_layout(g: &mut Gen) -> LinearLayout {
             cols.push(u64::arbitrary(g) & super::layout::low_mask(out_bits));
         }
     }
-    let ins: Dims = ins.into_iter().map(|(n, bits)| Dim { name: DimName::from(n), bits }).collect();
-    LinearLayout { ins, outs, cols }
+    let ins: Dims = ins.into_iter().map(|(n, bits)| Dim::new(DimName::from(n), bits)).collect();
+    assemble(ins, outs, cols)
 }
 
 /// A random layout whose in-dims are exactly `ins` (names and sizes), over random out-dims:
@@ -167,8 +172,8 @@ pub fn layout_from(g: &mut Gen, ins: &[(DimName, u32)]) -> LinearLayout {
     for _ in 0..in_bits {
         cols.push(if coin(g, 15) { 0 } else { u64::arbitrary(g) & super::layout::low_mask(total) });
     }
-    let ins: Dims = ins.iter().map(|(n, b)| Dim { name: n.clone(), bits: *b }).collect();
-    LinearLayout { ins, outs, cols }
+    let ins: Dims = ins.iter().map(|(n, b)| Dim::new(n.clone(), *b)).collect();
+    assemble(ins, outs, cols)
 }
 
 /// A random invertible layout from in-dims named and sized like `outs` to the same out-dims:
@@ -188,8 +193,8 @@ pub fn invertible_on(g: &mut Gen, outs: &[(DimName, u32)]) -> LinearLayout {
         }
         cols.push(c);
     }
-    let dims: Dims = outs.iter().map(|(name, bits)| Dim { name: name.clone(), bits: *bits }).collect();
-    LinearLayout { ins: dims.clone(), outs: dims, cols }
+    let dims: Dims = outs.iter().map(|(name, bits)| Dim::new(name.clone(), *bits)).collect();
+    assemble(dims.clone(), dims, cols)
 }
 
 /// One of the generators above, chosen at random.
@@ -277,10 +282,10 @@ impl Arbitrary for Contained {
             for _ in 0..bits {
                 cols.push(if coin(g, 15) { 0 } else { u64::arbitrary(g) & super::layout::low_mask(total) });
             }
-            x_ins.push(Dim { name: DimName::from(*name), bits });
+            x_ins.push(Dim::new(DimName::from(*name), bits));
         }
-        let x_outs: Dims = ins.iter().map(|(n, b)| Dim { name: n.clone(), bits: *b }).collect();
-        let x = LinearLayout { ins: x_ins, outs: x_outs, cols };
+        let x_outs: Dims = ins.iter().map(|(n, b)| Dim::new(n.clone(), *b)).collect();
+        let x = assemble(x_ins, x_outs, cols);
         match x.compose(&outer) {
             Ok(layout) => Contained { layout, outer },
             Err(_) => Contained { layout: outer.clone(), outer },

@@ -14,50 +14,79 @@ pub type Result<T, E = LayoutError> = std::result::Result<T, E>;
 /// The most input bits, and the most output bits, a layout may have (as in Triton).
 pub const MAX_BITS: u32 = 64;
 
-/// One named dimension and its size as a number of bits (`size = 2^bits`).
+/// One named dimension, its size as a number of bits (`size = 2^bits`), and where its bits
+/// start: the first column of an in-dim, the shift of an out-dim's field in a flattened basis.
+/// `start` is derived; [`LinearLayout::from_parts`] sets it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Dim {
     pub(crate) name: DimName,
     pub(crate) bits: u32,
+    pub(crate) start: u32,
+}
+
+impl Dim {
+    pub(crate) fn new(name: DimName, bits: u32) -> Self {
+        Dim { name, bits, start: 0 }
+    }
+}
+
+/// A dimension name to look up: a `str` or a [`DimName`]. A `str` is converted once, so every
+/// comparison is between two `DimName`s (three word compares for short names).
+pub(crate) trait NameRef {
+    fn find_in(&self, dims: &[Dim]) -> Option<usize>;
+    fn to_name(&self) -> DimName;
+}
+
+impl NameRef for str {
+    #[inline]
+    fn find_in(&self, dims: &[Dim]) -> Option<usize> {
+        dims.iter().position(|d| d.name == *self)
+    }
+    fn to_name(&self) -> DimName {
+        DimName::from(self)
+    }
+}
+
+impl NameRef for DimName {
+    #[inline]
+    fn find_in(&self, dims: &[Dim]) -> Option<usize> {
+        dims.iter().position(|d| d.name == *self)
+    }
+    fn to_name(&self) -> DimName {
+        self.clone()
+    }
 }
 
 pub(crate) type Dims = SmallVec<[Dim; 4]>;
 
 /// The flattened bases of a layout: one `u64` per input bit (a column of the matrix), in
-/// canonical order (in-dims in order, bit 0 first). Entries past `len` are always zero, so
-/// the derived equality and hash see only the real columns.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct Columns {
-    len: u8,
-    data: [u64; MAX_BITS as usize],
-}
+/// canonical order (in-dims in order, bit 0 first). Up to 24 columns live inline, which covers
+/// the layouts GPU kernels use; larger ones (up to [`MAX_BITS`]) spill to the heap.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Columns(SmallVec<[u64; 24]>);
 
 impl Columns {
-    pub(crate) const fn new() -> Self {
-        Columns {
-            len: 0,
-            data: [0; MAX_BITS as usize],
-        }
+    pub(crate) fn new() -> Self {
+        Columns(SmallVec::new())
     }
 
     /// Appends a column. Callers check the total of input bits beforehand; a push past
-    /// [`MAX_BITS`] is ignored rather than allowed to corrupt memory.
+    /// [`MAX_BITS`] is ignored rather than allowed to grow without bound.
     #[inline]
     pub(crate) fn push(&mut self, column: u64) {
-        if (self.len as u32) < MAX_BITS {
-            self.data[self.len as usize] = column;
-            self.len += 1;
+        if self.0.len() < MAX_BITS as usize {
+            self.0.push(column);
         }
     }
 
     #[inline]
     pub(crate) fn as_slice(&self) -> &[u64] {
-        &self.data[..self.len as usize]
+        &self.0
     }
 
     #[inline]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [u64] {
-        &mut self.data[..self.len as usize]
+        &mut self.0
     }
 }
 
@@ -110,7 +139,7 @@ pub(crate) const fn low_mask(bits: u32) -> u64 {
 ///     true,
 /// )?;
 /// let out = l.apply(&[("register", 1), ("lane", 3)])?;
-/// assert_eq!(out.as_slice(), &[("dim1".into(), 3), ("dim0".into(), 1)]);
+/// assert_eq!(out.as_slice(), &[3, 1]); // (dim1, dim0)
 /// assert!(l.is_invertible());
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
 /// ```
@@ -148,9 +177,17 @@ fn check_size(dim: &DimName, size: i64) -> Result<u32> {
 
 impl LinearLayout {
     /// Assembles a layout from validated parts, checking only the 64-bit limits.
-    pub(crate) fn from_parts(ins: Dims, outs: Dims, cols: Columns) -> Result<Self> {
-        let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
-        let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
+    pub(crate) fn from_parts(mut ins: Dims, mut outs: Dims, cols: Columns) -> Result<Self> {
+        let mut in_bits = 0u32;
+        for d in ins.iter_mut() {
+            d.start = in_bits;
+            in_bits = in_bits.saturating_add(d.bits);
+        }
+        let mut out_bits = 0u32;
+        for d in outs.iter_mut() {
+            d.start = out_bits;
+            out_bits = out_bits.saturating_add(d.bits);
+        }
         if in_bits > MAX_BITS {
             return Err(LayoutError::TooManyBits {
                 side: "input",
@@ -187,7 +224,7 @@ impl LinearLayout {
     /// ```
     /// # use linear_layout::linear::LinearLayout;
     /// let id = LinearLayout::identity_1d(4, "lane", "dim0")?;
-    /// assert_eq!(id.apply(&[("lane", 3)])?[0].1, 3);
+    /// assert_eq!(id.apply(&[("lane", 3)])?[0], 3);
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn identity_1d(
@@ -205,7 +242,7 @@ impl LinearLayout {
     /// # use linear_layout::linear::LinearLayout;
     /// let s = LinearLayout::strided_1d(4, 2, "register", "dim0")?;
     /// assert_eq!(s.out_dim_size("dim0")?, 8);
-    /// assert_eq!(s.apply(&[("register", 3)])?[0].1, 6);
+    /// assert_eq!(s.apply(&[("register", 3)])?[0], 6);
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn strided_1d(
@@ -233,14 +270,8 @@ impl LinearLayout {
             cols.push(stride << i);
         }
         Self::from_parts(
-            smallvec::smallvec![Dim {
-                name: in_dim,
-                bits: in_bits
-            }],
-            smallvec::smallvec![Dim {
-                name: out_dim,
-                bits: out_bits
-            }],
+            smallvec::smallvec![Dim::new(in_dim, in_bits)],
+            smallvec::smallvec![Dim::new(out_dim, out_bits)],
             cols,
         )
     }
@@ -270,14 +301,8 @@ impl LinearLayout {
         let out_bits = check_size(&out_dim, out_size.min(i64::MAX as u64) as i64)?;
         let cols = (0..in_bits.min(MAX_BITS)).map(|_| 0).collect();
         Self::from_parts(
-            smallvec::smallvec![Dim {
-                name: in_dim,
-                bits: in_bits
-            }],
-            smallvec::smallvec![Dim {
-                name: out_dim,
-                bits: out_bits
-            }],
+            smallvec::smallvec![Dim::new(in_dim, in_bits)],
+            smallvec::smallvec![Dim::new(out_dim, out_bits)],
             cols,
         )
     }
@@ -403,10 +428,7 @@ impl LinearLayout {
         let mut out_dims = Dims::new();
         for (name, size) in outs {
             let bits = check_size(name, *size)?;
-            out_dims.push(Dim {
-                name: name.clone(),
-                bits,
-            });
+            out_dims.push(Dim::new(name.clone(), bits));
         }
         // 4. components below their size
         for (name, bs) in ins {
@@ -450,10 +472,7 @@ impl LinearLayout {
                 }
                 cols.push(flat);
             }
-            in_dims.push(Dim {
-                name: name.clone(),
-                bits: bs.len() as u32,
-            });
+            in_dims.push(Dim::new(name.clone(), bs.len() as u32));
         }
         let layout = Self::from_parts(in_dims, out_dims, cols)?;
         // 6. surjectivity
@@ -474,42 +493,50 @@ impl LinearLayout {
 
     // ---------------------------------------------------------------- internal geometry
 
-    pub(crate) fn in_index(&self, name: &str) -> Option<usize> {
-        self.ins.iter().position(|d| d.name == *name)
+    #[inline]
+    pub(crate) fn in_index<N: NameRef + ?Sized>(&self, name: &N) -> Option<usize> {
+        name.find_in(&self.ins)
     }
 
-    pub(crate) fn out_index(&self, name: &str) -> Option<usize> {
-        self.outs.iter().position(|d| d.name == *name)
+    #[inline]
+    pub(crate) fn out_index<N: NameRef + ?Sized>(&self, name: &N) -> Option<usize> {
+        name.find_in(&self.outs)
     }
 
-    pub(crate) fn in_pos(&self, name: &str) -> Result<usize> {
+    pub(crate) fn in_pos<N: NameRef + ?Sized>(&self, name: &N) -> Result<usize> {
         self.in_index(name).ok_or_else(|| LayoutError::DimNotFound {
-            dim: name.into(),
+            dim: name.to_name(),
             side: "input",
         })
     }
 
-    pub(crate) fn out_pos(&self, name: &str) -> Result<usize> {
+    pub(crate) fn out_pos<N: NameRef + ?Sized>(&self, name: &N) -> Result<usize> {
         self.out_index(name).ok_or_else(|| LayoutError::DimNotFound {
-            dim: name.into(),
+            dim: name.to_name(),
             side: "output",
         })
     }
 
     /// Index of the first column of in-dim `i`.
+    #[inline]
     pub(crate) fn in_offset(&self, i: usize) -> u32 {
-        self.ins[..i].iter().map(|d| d.bits).sum()
+        self.ins[i].start
     }
 
     /// Bit position of out-dim `o` inside a flattened basis.
+    #[inline]
     pub(crate) fn out_shift(&self, o: usize) -> u32 {
-        self.outs[..o].iter().map(|d| d.bits).sum()
+        self.outs[o].start
     }
 
     /// The columns of in-dim `i`.
+    #[inline]
     pub(crate) fn dim_cols(&self, i: usize) -> &[u64] {
-        let start = self.in_offset(i) as usize;
-        &self.cols.as_slice()[start..start + self.ins[i].bits as usize]
+        let d = &self.ins[i];
+        self.cols
+            .as_slice()
+            .get(d.start as usize..(d.start + d.bits) as usize)
+            .unwrap_or(&[])
     }
 
     /// Component of out-dim `o` in a flattened basis.
@@ -909,19 +936,20 @@ impl LinearLayout {
     }
 
     /// Applies the layout to one value per input dimension (named, in any order; every in-dim
-    /// exactly once) and returns one value per output dimension, in out-dim order. Bits of an
-    /// input above its dimension's size are ignored, as in Triton.
+    /// exactly once) and returns one value per output dimension, in
+    /// [`out_dim_names`](Self::out_dim_names) order. Bits of an input above its dimension's
+    /// size are ignored, as in Triton.
     ///
     /// Law: apply is linear — `L(x ⊕ y) = L(x) ⊕ L(y)` and `L(0) = 0`.
     ///
     /// ```
     /// # use linear_layout::linear::LinearLayout;
     /// let l = LinearLayout::identity_1d(4, "lane", "dim0")?;
-    /// assert_eq!(l.apply(&[("lane", 2)])?[0], ("dim0".into(), 2));
+    /// assert_eq!(l.apply(&[("lane", 2)])?.as_slice(), &[2]);
     /// assert!(l.apply(&[("warp", 2)]).is_err());
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
-    pub fn apply<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> Result<SmallVec<[(DimName, u64); 4]>> {
+    pub fn apply<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> Result<SmallVec<[u64; 4]>> {
         let mismatch = || LayoutError::DimsMismatch {
             op: "apply",
             expected: self.ins.iter().map(|d| d.name.clone()).collect(),
@@ -941,20 +969,13 @@ impl LinearLayout {
                 seen |= 1 << i;
             }
             let d = &self.ins[i];
-            flat |= (value & low_mask(d.bits))
-                .checked_shl(self.in_offset(i))
-                .unwrap_or(0);
+            flat |= (value & low_mask(d.bits)).checked_shl(d.start).unwrap_or(0);
         }
         let out = self.apply_flat(flat);
-        let mut shift = 0u32;
         Ok(self
             .outs
             .iter()
-            .map(|d| {
-                let v = out.checked_shr(shift).unwrap_or(0) & low_mask(d.bits);
-                shift += d.bits;
-                (d.name.clone(), v)
-            })
+            .map(|d| out.checked_shr(d.start).unwrap_or(0) & low_mask(d.bits))
             .collect())
     }
 
@@ -1103,7 +1124,7 @@ mod laws {
             let named: Vec<(&str, u64)> = inputs.iter().map(|(n, v)| (n.as_str(), *v)).collect();
             let out = l.apply(&named).unwrap();
             let flat = l.apply_flat(x);
-            out.iter().enumerate().all(|(o, (name, v))| *name == l.outs[o].name && *v == l.component(flat, o))
+            out.len() == l.outs.len() && out.iter().enumerate().all(|(o, v)| *v == l.component(flat, o))
         }
         check_law(law as fn(LinearLayout, u64) -> bool);
     }

@@ -2,7 +2,7 @@
 //!
 //! Every layout names its input dimensions (`register`, `lane`, `warp`, `block`, `offset`, …)
 //! and its output dimensions (`dim0`, `dim1`, …). Names are compared and cloned on every
-//! operation, so [`DimName`] keeps short names (up to 22 bytes, which covers every name a
+//! operation, so [`DimName`] keeps short names (up to 23 bytes, which covers every name a
 //! GPU compiler uses) inline: cloning one is a copy, not an allocation. Longer names live in
 //! a shared `Arc<str>`.
 
@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::Arc;
 
-const INLINE_CAPACITY: usize = 22;
+const INLINE_CAPACITY: usize = 23;
 
 /// The name of an input or output dimension of a [`LinearLayout`](crate::linear::LinearLayout).
 ///
@@ -28,11 +28,18 @@ const INLINE_CAPACITY: usize = 22;
 #[derive(Clone)]
 pub struct DimName(Repr);
 
+/// Inline names are `[len, bytes…, zero padding]`, so two inline names are equal exactly when
+/// their arrays are: three word comparisons, no string scan.
 #[derive(Clone)]
 enum Repr {
-    Inline { len: u8, bytes: [u8; INLINE_CAPACITY] },
+    Inline(Inline),
     Shared(Arc<str>),
 }
+
+/// Word-aligned, so a name is copied and compared as three machine words.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(8))]
+struct Inline([u8; INLINE_CAPACITY + 1]);
 
 impl DimName {
     /// The name as a string slice.
@@ -43,11 +50,17 @@ impl DimName {
     /// ```
     pub fn as_str(&self) -> &str {
         match &self.0 {
-            Repr::Inline { len, bytes } => {
-                // The bytes were copied from a `&str` of exactly `len` bytes.
-                std::str::from_utf8(&bytes[..*len as usize]).unwrap_or_default()
-            }
+            // The bytes were copied from a `&str`, so this never fails.
+            Repr::Inline(_) => std::str::from_utf8(self.as_bytes()).unwrap_or_default(),
             Repr::Shared(s) => s,
+        }
+    }
+
+    /// The name's bytes (no UTF-8 check: what comparisons use).
+    fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Inline(Inline(a)) => &a[1..1 + a[0] as usize],
+            Repr::Shared(s) => s.as_bytes(),
         }
     }
 }
@@ -55,12 +68,10 @@ impl DimName {
 impl From<&str> for DimName {
     fn from(s: &str) -> Self {
         if s.len() <= INLINE_CAPACITY {
-            let mut bytes = [0u8; INLINE_CAPACITY];
-            bytes[..s.len()].copy_from_slice(s.as_bytes());
-            DimName(Repr::Inline {
-                len: s.len() as u8,
-                bytes,
-            })
+            let mut a = [0u8; INLINE_CAPACITY + 1];
+            a[0] = s.len() as u8;
+            a[1..1 + s.len()].copy_from_slice(s.as_bytes());
+            DimName(Repr::Inline(Inline(a)))
         } else {
             DimName(Repr::Shared(Arc::from(s)))
         }
@@ -105,22 +116,32 @@ impl Borrow<str> for DimName {
 }
 
 impl PartialEq for DimName {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        match (&self.0, &other.0) {
+            (Repr::Inline(a), Repr::Inline(b)) => a == b,
+            _ => self.as_bytes() == other.as_bytes(),
+        }
     }
 }
 
 impl Eq for DimName {}
 
 impl PartialEq<str> for DimName {
+    #[inline]
     fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
+        match &self.0 {
+            // Lengths first: most mismatches end there, without a byte comparison.
+            Repr::Inline(Inline(a)) => a[0] as usize == other.len() && &a[1..1 + other.len()] == other.as_bytes(),
+            Repr::Shared(s) => **s == *other,
+        }
     }
 }
 
 impl PartialEq<&str> for DimName {
+    #[inline]
     fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -132,13 +153,13 @@ impl PartialOrd for DimName {
 
 impl Ord for DimName {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.as_str().cmp(other.as_str())
+        self.as_bytes().cmp(other.as_bytes())
     }
 }
 
 impl Hash for DimName {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state)
+        self.as_bytes().hash(state)
     }
 }
 
@@ -182,11 +203,13 @@ mod tests {
 
     #[test]
     fn inline_boundary() {
-        let s22 = "abcdefghijklmnopqrstuv";
         let s23 = "abcdefghijklmnopqrstuvw";
-        assert_eq!(DimName::from(s22).as_str(), s22);
+        let s24 = "abcdefghijklmnopqrstuvwx";
         assert_eq!(DimName::from(s23).as_str(), s23);
-        assert!(matches!(DimName::from(s22).0, Repr::Inline { .. }));
-        assert!(matches!(DimName::from(s23).0, Repr::Shared(_)));
+        assert_eq!(DimName::from(s24).as_str(), s24);
+        assert!(matches!(DimName::from(s23).0, Repr::Inline(_)));
+        assert!(matches!(DimName::from(s24).0, Repr::Shared(_)));
+        assert_ne!(DimName::from(s23), DimName::from(s24));
+        assert_eq!(DimName::from(s24), DimName::from(s24.to_string()));
     }
 }

@@ -51,10 +51,7 @@ fn resized_dims<N: AsRef<str>>(op: &'static str, new_dims: &[(N, u64)], total_bi
             return Err(LayoutError::DuplicateDim { dim: name, side: op });
         }
         bits += size.trailing_zeros();
-        dims.push(Dim {
-            name,
-            bits: size.trailing_zeros(),
-        });
+        dims.push(Dim::new(name, size.trailing_zeros()));
     }
     if bits != total_bits {
         return Err(LayoutError::Precondition {
@@ -127,7 +124,7 @@ impl LinearLayout {
     /// ```
     pub fn reshape_ins<N: AsRef<str>>(&self, new_dims: &[(N, u64)]) -> Result<LinearLayout> {
         let ins = resized_dims("reshape_ins", new_dims, self.total_in_bits())?;
-        LinearLayout::from_parts(ins, self.outs.clone(), self.cols)
+        LinearLayout::from_parts(ins, self.outs.clone(), self.cols.clone())
     }
 
     /// Re-cuts the output space into new out-dims, reading each output as one row-major-style
@@ -143,7 +140,7 @@ impl LinearLayout {
     /// ```
     pub fn reshape_outs<N: AsRef<str>>(&self, new_dims: &[(N, u64)]) -> Result<LinearLayout> {
         let outs = resized_dims("reshape_outs", new_dims, self.total_out_bits())?;
-        LinearLayout::from_parts(self.ins.clone(), outs, self.cols)
+        LinearLayout::from_parts(self.ins.clone(), outs, self.cols.clone())
     }
 
     /// One in-dim (named like the first) of the total input size.
@@ -469,7 +466,7 @@ impl LinearLayout {
         }
         let mut ins = self.ins.clone();
         ins.remove(i);
-        LinearLayout::from_parts(ins, self.outs.clone(), self.cols)
+        LinearLayout::from_parts(ins, self.outs.clone(), self.cols.clone())
     }
 
     /// Removes an out-dim of size 1 (Triton 3.6's `unsqueezeOut`). Triton 3.6 rebuilds the
@@ -494,7 +491,7 @@ impl LinearLayout {
         }
         let mut outs = self.outs.clone();
         outs.remove(o);
-        LinearLayout::from_parts(self.ins.clone(), outs, self.cols)
+        LinearLayout::from_parts(self.ins.clone(), outs, self.cols.clone())
     }
 
     /// Drops the zero bases of one in-dim (its size shrinks accordingly).
@@ -603,7 +600,7 @@ mod laws {
             let x = x & low_mask(l.total_in_bits());
             let same_function = flat.in_dims().len() > 1
                 || flat.apply_flat(x) == l.apply_flat(x)
-                    && (flat.num_in_dims() == 0 || flat.apply(&[(flat.ins[0].name.as_str(), x)]).map(|o| o.first().map(|p| p.1)).ok()
+                    && (flat.num_in_dims() == 0 || flat.apply(&[(flat.ins[0].name.as_str(), x)]).map(|o| o.first().copied()).ok()
                         == Some(flat.outs.first().map(|_| l.apply_flat(x))));
             back.ok() == Some(l) && same_function
         }

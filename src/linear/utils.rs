@@ -550,13 +550,13 @@ pub fn rename_dims<N: AsRef<str>, M: AsRef<str>>(layout: &LinearLayout, in_renam
             if out.iter().any(|e: &Dim| e.name == name) {
                 return Err(LayoutError::DuplicateDim { dim: name, side });
             }
-            out.push(Dim { name, bits: d.bits });
+            out.push(Dim::new(name, d.bits));
         }
         Ok(out)
     }
     let ins = apply(&layout.ins, in_renames, "input")?;
     let outs = apply(&layout.outs, out_renames, "output")?;
-    LinearLayout::from_parts(ins, outs, layout.cols)
+    LinearLayout::from_parts(ins, outs, layout.cols.clone())
 }
 
 /// For each of `in_dims`, `(name, stride, mask)` when that dim maps to `out_dim` as
@@ -682,7 +682,7 @@ pub fn basis_permutation_layout(src: &LinearLayout, dst: &LinearLayout) -> Resul
     let outs: Dims = src
         .ins
         .iter()
-        .map(|d| Dim { name: d.name.clone(), bits: d.bits })
+        .map(|d| Dim::new(d.name.clone(), d.bits))
         .collect();
     let l = LinearLayout::from_parts(src.ins.clone(), outs, cols)?;
     l.require_surjective()?;
