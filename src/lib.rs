@@ -28,3 +28,8 @@
 pub mod batch;
 pub mod encodings;
 pub mod linear;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -29,23 +29,33 @@ fn tour() -> Result<(), LayoutError> {
     let owner = blocked.apply(&[("register", 3), ("lane", 9), ("warp", 1)])?;
     println!(
         "register 3 of lane 9 of warp 1 holds element {:?}\n",
-        blocked.out_dim_names().zip(&owner).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>()
+        blocked
+            .out_dim_names()
+            .zip(&owner)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
     );
 
     let inverse = blocked.invert()?;
     let who = inverse.apply(&[("dim0", 5), ("dim1", 13)])?;
     println!(
         "its inverse says element (5, 13) lives at {:?}\n",
-        inverse.out_dim_names().zip(&who).map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>()
+        inverse
+            .out_dim_names()
+            .zip(&who)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
     );
 
     let conversion = blocked.invert_and_compose(&columns)?;
     println!(
         "converting blocked -> column-wise (columns^-1 . blocked): for each source register/lane/warp, the destination that holds the same element:{conversion}\n"
     );
+    // The vector width along the fastest tensor dim: list dim1 first.
+    let row_major = blocked.transpose_outs(&["dim1", "dim0"])?;
     println!(
-        "vector width of the blocked layout: {} elements per access",
-        blocked.num_consecutive_in_out()
+        "consecutive elements per thread along dim1 (the vector width): {}",
+        row_major.num_consecutive_in_out()
     );
     println!("\nRun `linear-layout batch` to answer JSON-lines requests; see the README.");
     Ok(())

@@ -27,10 +27,8 @@ pub fn supremum(x: &[DimName], y: &[DimName]) -> Vec<DimName> {
 pub(crate) type Merged = SmallVec<[(Option<usize>, Option<usize>); 8]>;
 
 pub(crate) fn merge_orders<X, Y>(x: &[X], y: &[Y], same: impl Fn(&X, &Y) -> bool) -> Merged {
-    let x_in_y: SmallVec<[Option<usize>; 8]> =
-        x.iter().map(|a| y.iter().position(|b| same(a, b))).collect();
-    let y_in_x: SmallVec<[Option<usize>; 8]> =
-        y.iter().map(|b| x.iter().position(|a| same(a, b))).collect();
+    let x_in_y: SmallVec<[Option<usize>; 8]> = x.iter().map(|a| y.iter().position(|b| same(a, b))).collect();
+    let y_in_x: SmallVec<[Option<usize>; 8]> = y.iter().map(|b| x.iter().position(|a| same(a, b))).collect();
     let mut x_done: SmallVec<[bool; 8]> = smallvec::smallvec![false; x.len()];
     let mut y_done: SmallVec<[bool; 8]> = smallvec::smallvec![false; y.len()];
     let mut merged = Merged::new();
@@ -122,10 +120,16 @@ impl LinearLayout {
         let bits = |i: Option<usize>, dims: &Dims| i.map_or(0, |i| dims[i].bits);
         let pick = |(i, j): (Option<usize>, Option<usize>), a: &Dims, b: &Dims| {
             let name = i.map(|i| &a[i].name).or_else(|| j.map(|j| &b[j].name));
-            Dim::new(name.cloned().unwrap_or_else(|| DimName::from("")), bits(i, a) + bits(j, b))
+            Dim::new(
+                name.cloned().unwrap_or_else(|| DimName::from("")),
+                bits(i, a) + bits(j, b),
+            )
         };
         let ins: Dims = in_order.iter().map(|&p| pick(p, &self.ins, &outer.ins)).collect();
-        let outs: Dims = out_order.iter().map(|&p| pick(p, &self.outs, &outer.outs)).collect();
+        let outs: Dims = out_order
+            .iter()
+            .map(|&p| pick(p, &self.outs, &outer.outs))
+            .collect();
         let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
         let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
         if in_bits > 64 || out_bits > 64 {
@@ -142,7 +146,11 @@ impl LinearLayout {
                 inner_map.push(self.outs[i].start, self.outs[i].bits, shift);
             }
             if let Some(j) = j {
-                outer_map.push(outer.outs[j].start, outer.outs[j].bits, shift + bits(i, &self.outs));
+                outer_map.push(
+                    outer.outs[j].start,
+                    outer.outs[j].bits,
+                    shift + bits(i, &self.outs),
+                );
             }
             shift += d.bits;
         }
@@ -152,7 +160,10 @@ impl LinearLayout {
                 self.dim_cols(i).iter().for_each(|&c| cols.push(inner_map.map(c)));
             }
             if let Some(j) = j {
-                outer.dim_cols(j).iter().for_each(|&c| cols.push(outer_map.map(c)));
+                outer
+                    .dim_cols(j)
+                    .iter()
+                    .for_each(|&c| cols.push(outer_map.map(c)));
             }
         }
         LinearLayout::from_parts(ins, outs, cols)
@@ -369,10 +380,7 @@ impl LinearLayout {
                 }
             }
         }
-        let is_identity = |name: &DimName| {
-            a.in_index(name)
-                .is_some_and(|i| i < 64 && identity >> i & 1 == 1)
-        };
+        let is_identity = |name: &DimName| a.in_index(name).is_some_and(|i| i < 64 && identity >> i & 1 == 1);
         let mut echelon = Echelon::new();
         let mut column = 0u32;
         for i in 0..a.ins.len() {
@@ -399,11 +407,9 @@ impl LinearLayout {
                         let combo = if project {
                             echelon.project(target).0
                         } else {
-                            echelon.solve(target).ok_or_else(|| {
-                                LayoutError::ImageNotContained {
-                                    dims: names(&b.outs),
-                                }
-                            })?
+                            echelon
+                                .solve(target)
+                                .ok_or_else(|| LayoutError::ImageNotContained { dims: names(&b.outs) })?
                         };
                         cols.push(combo);
                     }
@@ -560,9 +566,18 @@ pub fn divide_right(a: &LinearLayout, b: &LinearLayout) -> Result<Option<LinearL
     divide(a, b, false)
 }
 
+/// Where one out-dim of the dividend A sits in A, in the divisor B and in the quotient C.
+#[derive(Clone, Copy)]
+struct OutGeometry {
+    a_shift: u32,
+    b_bits: u32,
+    c_bits: u32,
+    c_shift: u32,
+    b_shift: Option<u32>,
+}
+
 fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<LinearLayout>> {
-    if !b.ins.iter().all(|d| a.has_in_dim(&d.name)) || !b.outs.iter().all(|d| a.has_out_dim(&d.name))
-    {
+    if !b.ins.iter().all(|d| a.has_in_dim(&d.name)) || !b.outs.iter().all(|d| a.has_out_dim(&d.name)) {
         return Ok(None);
     }
     let mut c_outs = Dims::new();
@@ -573,21 +588,27 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
         }
         c_outs.push(Dim::new(d.name.clone(), d.bits - bb));
     }
-    // Per A out-dim: (A shift, B bits, C bits, C shift, B shift if B has it).
     let mut c_shift = 0;
-    let geometry: SmallVec<[(u32, u32, u32, u32, Option<u32>); 4]> = a
+    let geometry: SmallVec<[OutGeometry; 4]> = a
         .outs
         .iter()
         .enumerate()
         .map(|(o, d)| {
             let b_pos = b.out_index(&d.name);
-            let bb = b_pos.map_or(0, |p| b.outs[p].bits);
-            let g = (a.out_shift(o), bb, d.bits - bb, c_shift, b_pos.map(|p| b.out_shift(p)));
-            c_shift += d.bits - bb;
+            let b_bits = b_pos.map_or(0, |p| b.outs[p].bits);
+            let g = OutGeometry {
+                a_shift: a.out_shift(o),
+                b_bits,
+                c_bits: d.bits - b_bits,
+                c_shift,
+                b_shift: b_pos.map(|p| b.out_shift(p)),
+            };
+            c_shift += d.bits - b_bits;
             g
         })
         .collect();
-    let field = |v: u64, shift: u32, bits: u32| v.checked_shr(shift).unwrap_or(0) & super::layout::low_mask(bits);
+    let field =
+        |v: u64, shift: u32, bits: u32| v.checked_shr(shift).unwrap_or(0) & super::layout::low_mask(bits);
     let mut c_ins = Dims::new();
     let mut cols = Columns::new();
     // A copied basis that does not fit C's smaller out-dim fails C's construction, which
@@ -605,7 +626,14 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
         if left {
             // A's first kb bases equal B's (zero on out-dims B lacks).
             for (k, &bc) in b_cols.iter().enumerate() {
-                for &(a_shift, bb, cb, _, b_shift) in &geometry {
+                for &OutGeometry {
+                    a_shift,
+                    b_bits: bb,
+                    c_bits: cb,
+                    b_shift,
+                    ..
+                } in &geometry
+                {
                     let want = b_shift.map_or(0, |s| field(bc, s, bb));
                     if field(a_cols[k], a_shift, bb + cb) != want {
                         return Ok(None);
@@ -614,7 +642,14 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
             }
             for &ac in &a_cols[kb as usize..] {
                 let mut v = 0u64;
-                for &(a_shift, bb, cb, cs, _) in &geometry {
+                for &OutGeometry {
+                    a_shift,
+                    b_bits: bb,
+                    c_bits: cb,
+                    c_shift: cs,
+                    ..
+                } in &geometry
+                {
                     let comp = field(ac, a_shift, bb + cb);
                     if comp & super::layout::low_mask(bb) != 0 {
                         return Ok(None);
@@ -626,7 +661,14 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
         } else {
             for &ac in &a_cols[..kc as usize] {
                 let mut v = 0u64;
-                for &(a_shift, bb, cb, cs, _) in &geometry {
+                for &OutGeometry {
+                    a_shift,
+                    b_bits: bb,
+                    c_bits: cb,
+                    c_shift: cs,
+                    ..
+                } in &geometry
+                {
                     let comp = field(ac, a_shift, bb + cb);
                     if comp >> cb != 0 && misfit.is_none() {
                         misfit = Some(LayoutError::Precondition {
@@ -644,7 +686,14 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
             }
             for (k, &bc) in b_cols.iter().enumerate() {
                 let ac = a_cols[kc as usize + k];
-                for &(a_shift, bb, cb, _, b_shift) in &geometry {
+                for &OutGeometry {
+                    a_shift,
+                    b_bits: bb,
+                    c_bits: cb,
+                    b_shift,
+                    ..
+                } in &geometry
+                {
                     if let Some(bs) = b_shift {
                         let comp = field(ac, a_shift, bb + cb);
                         if comp & super::layout::low_mask(cb) != 0 || comp >> cb != field(bc, bs, bb) {
@@ -685,7 +734,11 @@ mod laws {
         for k in 0..l.total_in_bits() {
             cols.push(1 << k);
         }
-        LinearLayout { ins: l.ins.clone(), outs: l.ins.clone(), cols }
+        LinearLayout {
+            ins: l.ins.clone(),
+            outs: l.ins.clone(),
+            cols,
+        }
     }
 
     /// compose is associative: (a ∘ b) ∘ c = a ∘ (b ∘ c), in Triton's spelling
@@ -734,7 +787,10 @@ mod laws {
                     let shared: Vec<&DimName> =
                         layout.in_dim_names().filter(|n| outer.has_in_dim(n)).collect();
                     !shared.is_empty()
-                        && layout.outs.iter().all(|d| outer.out_dim_size_log2(&d.name).ok() == Some(d.bits))
+                        && layout
+                            .outs
+                            .iter()
+                            .all(|d| outer.out_dim_size_log2(&d.name).ok() == Some(d.bits))
                 }
                 Err(_) => false,
             }

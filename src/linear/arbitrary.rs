@@ -101,7 +101,11 @@ pub fn distributed_layout(g: &mut Gen) -> LinearLayout {
     let mut next = 0;
     for (i, name) in DISTRIBUTED.iter().enumerate() {
         let remaining = columns.len() - next;
-        let take = if i == DISTRIBUTED.len() - 1 { remaining } else { below(g, remaining as u32 + 1) as usize };
+        let take = if i == DISTRIBUTED.len() - 1 {
+            remaining
+        } else {
+            below(g, remaining as u32 + 1) as usize
+        };
         let mut dim: Vec<u64> = columns[next..next + take].to_vec();
         next += take;
         let zeros = if coin(g, 30) { 1 + below(g, 2) } else { 0 };
@@ -149,7 +153,10 @@ pub fn small_layout(g: &mut Gen) -> LinearLayout {
     let ins: Vec<(&str, u32)> = {
         let mut names: Vec<&str> = NAMES.to_vec();
         shuffle(g, &mut names);
-        names[..below(g, 4) as usize].iter().map(|n| (*n, below(g, 4))).collect()
+        names[..below(g, 4) as usize]
+            .iter()
+            .map(|n| (*n, below(g, 4)))
+            .collect()
     };
     let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
     let mut cols = Columns::new();
@@ -158,7 +165,10 @@ pub fn small_layout(g: &mut Gen) -> LinearLayout {
             cols.push(u64::arbitrary(g) & super::layout::low_mask(out_bits));
         }
     }
-    let ins: Dims = ins.into_iter().map(|(n, bits)| Dim::new(DimName::from(n), bits)).collect();
+    let ins: Dims = ins
+        .into_iter()
+        .map(|(n, bits)| Dim::new(DimName::from(n), bits))
+        .collect();
     assemble(ins, outs, cols)
 }
 
@@ -170,7 +180,11 @@ pub fn layout_from(g: &mut Gen, ins: &[(DimName, u32)]) -> LinearLayout {
     let outs = tensor_dims(g, total);
     let mut cols = Columns::new();
     for _ in 0..in_bits {
-        cols.push(if coin(g, 15) { 0 } else { u64::arbitrary(g) & super::layout::low_mask(total) });
+        cols.push(if coin(g, 15) {
+            0
+        } else {
+            u64::arbitrary(g) & super::layout::low_mask(total)
+        });
     }
     let ins: Dims = ins.iter().map(|(n, b)| Dim::new(n.clone(), *b)).collect();
     assemble(ins, outs, cols)
@@ -186,14 +200,17 @@ pub fn invertible_on(g: &mut Gen, outs: &[(DimName, u32)]) -> LinearLayout {
     let mut cols = Columns::new();
     for (j, &p) in perm.iter().enumerate() {
         let mut c = 1u64 << p;
-        for k in 0..j {
+        for &q in &perm[..j] {
             if coin(g, 25) {
-                c ^= 1u64 << perm[k];
+                c ^= 1u64 << q;
             }
         }
         cols.push(c);
     }
-    let dims: Dims = outs.iter().map(|(name, bits)| Dim::new(name.clone(), *bits)).collect();
+    let dims: Dims = outs
+        .iter()
+        .map(|(name, bits)| Dim::new(name.clone(), *bits))
+        .collect();
     assemble(dims.clone(), dims, cols)
 }
 
@@ -280,7 +297,11 @@ impl Arbitrary for Contained {
         for name in pool.iter().take(1 + below(g, 4) as usize) {
             let bits = below(g, 5);
             for _ in 0..bits {
-                cols.push(if coin(g, 15) { 0 } else { u64::arbitrary(g) & super::layout::low_mask(total) });
+                cols.push(if coin(g, 15) {
+                    0
+                } else {
+                    u64::arbitrary(g) & super::layout::low_mask(total)
+                });
             }
             x_ins.push(Dim::new(DimName::from(*name), bits));
         }
@@ -288,7 +309,10 @@ impl Arbitrary for Contained {
         let x = assemble(x_ins, x_outs, cols);
         match x.compose(&outer) {
             Ok(layout) => Contained { layout, outer },
-            Err(_) => Contained { layout: outer.clone(), outer },
+            Err(_) => Contained {
+                layout: outer.clone(),
+                outer,
+            },
         }
     }
 }
@@ -305,7 +329,11 @@ pub struct Invertible(pub LinearLayout);
 
 impl Arbitrary for Invertible {
     fn arbitrary(g: &mut Gen) -> Self {
-        let base = if coin(g, 50) { distributed_layout(g) } else { shared_layout(g) };
+        let base = if coin(g, 50) {
+            distributed_layout(g)
+        } else {
+            shared_layout(g)
+        };
         let outs = dims_of(base.out_dims().map(|(n, s)| (n.clone(), s)));
         let change = invertible_on(g, &outs);
         // Rename the in-dims apart from the out-dims, as a hardware-to-tensor map has them.

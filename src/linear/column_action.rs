@@ -238,7 +238,13 @@ impl ColumnAction {
 impl fmt::Display for ColumnAction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let list: Vec<String> = self.action.iter().map(|a| a.to_string()).collect();
-        write!(f, "ColumnAction([{}], {}, {})", list.join(", "), self.in_dim, self.in_size_log2)
+        write!(
+            f,
+            "ColumnAction([{}], {}, {})",
+            list.join(", "),
+            self.in_dim,
+            self.in_size_log2
+        )
     }
 }
 
@@ -262,9 +268,14 @@ mod laws {
             let back = a.apply(&l).and_then(|p| a.inverse()?.apply(&p));
             let values: Vec<u64> = (0..1u64 << n).collect();
             let moved = a.apply_values(&values).unwrap();
-            let perm_layout = a.apply(&LinearLayout::identity_1d(1 << n, first.name.clone(), "v").unwrap()).unwrap();
+            let perm_layout = a
+                .apply(&LinearLayout::identity_1d(1 << n, first.name.clone(), "v").unwrap())
+                .unwrap();
             back.ok() == Some(l.clone())
-                && moved.iter().enumerate().all(|(i, &v)| perm_layout.apply_flat(i as u64) == v)
+                && moved
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &v)| perm_layout.apply_flat(i as u64) == v)
         }
         check_law(law as fn(LinearLayout, Vec<u8>) -> bool);
     }

@@ -64,11 +64,7 @@ pub enum LayoutError {
     /// `invert_and_compose`: some value of this layout is not in the image of `outer`.
     ImageNotContained { dims: Vec<DimName> },
     /// `invert`: the layout is not a bijection.
-    NotInvertible {
-        in_bits: u32,
-        out_bits: u32,
-        rank: u32,
-    },
+    NotInvertible { in_bits: u32, out_bits: u32, rank: u32 },
     /// Any other broken precondition, described in words.
     Precondition { op: &'static str, detail: String },
 }
@@ -134,10 +130,7 @@ impl fmt::Display for LayoutError {
                 dim,
                 size,
                 required,
-            } => write!(
-                f,
-                "{op}: dimension '{dim}' has size {size}, but {required}"
-            ),
+            } => write!(f, "{op}: dimension '{dim}' has size {size}, but {required}"),
             LayoutError::ImageNotContained { dims } => write!(
                 f,
                 "invert_and_compose: the image of this layout over out-dims {} is not contained in the image of the outer layout",

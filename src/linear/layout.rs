@@ -103,11 +103,7 @@ impl FromIterator<u64> for Columns {
 /// `2^bits - 1`, also for `bits = 64`.
 #[inline]
 pub(crate) const fn low_mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
+    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
 }
 
 /// A linear map over GF(2) from named input dimensions to named output dimensions.
@@ -227,11 +223,7 @@ impl LinearLayout {
     /// assert_eq!(id.apply(&[("lane", 3)])?[0], 3);
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
-    pub fn identity_1d(
-        size: u64,
-        in_dim: impl Into<DimName>,
-        out_dim: impl Into<DimName>,
-    ) -> Result<Self> {
+    pub fn identity_1d(size: u64, in_dim: impl Into<DimName>, out_dim: impl Into<DimName>) -> Result<Self> {
         Self::strided_1d(size, 1, in_dim, out_dim)
     }
 
@@ -994,21 +986,13 @@ impl LinearLayout {
     pub fn equal_ignoring_out_dim_sizes(&self, other: &Self) -> bool {
         self.ins == other.ins
             && self.outs.len() == other.outs.len()
-            && self
-                .outs
-                .iter()
-                .zip(&other.outs)
-                .all(|(a, b)| a.name == b.name)
-            && self
-                .ins
-                .iter()
-                .enumerate()
-                .all(|(i, _)| {
-                    let (a, b) = (self.dim_cols(i), other.dim_cols(i));
-                    a.iter().zip(b).all(|(&x, &y)| {
-                        self.unflatten(x) == other.unflatten(y)
-                    })
-                })
+            && self.outs.iter().zip(&other.outs).all(|(a, b)| a.name == b.name)
+            && self.ins.iter().enumerate().all(|(i, _)| {
+                let (a, b) = (self.dim_cols(i), other.dim_cols(i));
+                a.iter()
+                    .zip(b)
+                    .all(|(&x, &y)| self.unflatten(x) == other.unflatten(y))
+            })
     }
 }
 
@@ -1149,14 +1133,24 @@ mod laws {
                 .collect();
             let mut ins: Vec<(String, Vec<Vec<i64>>)> = Vec::new();
             for line in body.lines().skip(1) {
-                if let Some(rest) = line.strip_prefix(" - ").filter(|r| r.ends_with(" is a size 1 dimension")) {
-                    ins.push((rest.trim_end_matches(" is a size 1 dimension").to_string(), vec![]));
+                if let Some(rest) = line
+                    .strip_prefix(" - ")
+                    .filter(|r| r.ends_with(" is a size 1 dimension"))
+                {
+                    ins.push((
+                        rest.trim_end_matches(" is a size 1 dimension").to_string(),
+                        vec![],
+                    ));
                     continue;
                 }
                 let (lhs, rhs) = line[3..].split_once(" -> (").unwrap();
                 let name = lhs.rsplit_once('=').unwrap().0.to_string();
-                let basis: Vec<i64> =
-                    rhs.trim_end_matches(')').split(", ").filter(|s| !s.is_empty()).map(|v| v.parse().unwrap()).collect();
+                let basis: Vec<i64> = rhs
+                    .trim_end_matches(')')
+                    .split(", ")
+                    .filter(|s| !s.is_empty())
+                    .map(|v| v.parse().unwrap())
+                    .collect();
                 if line.starts_with(" - ") {
                     ins.push((name, vec![basis]));
                 } else if let Some(last) = ins.last_mut() {

@@ -19,10 +19,10 @@ mod structure;
 mod utils;
 
 pub use algebra::{divide_left, divide_right, supremum};
-pub use error::LayoutError;
-pub use layout::{LinearLayout, Result, MAX_BITS};
-pub use name::DimName;
 pub use column_action::ColumnAction;
+pub use error::LayoutError;
+pub use layout::{LinearLayout, MAX_BITS, Result};
+pub use name::DimName;
 pub use utils::{
     action_remove_broadcasted_regs, basis_mask, basis_permutation_layout, ensure_layout_not_larger_than,
     ensure_layout_not_smaller_than, factor_maximal_identity_prefix, factor_through, get_reps,

@@ -113,7 +113,12 @@ impl<'de> Deserialize<'de> for LinearLayout {
                 let outs = outs.ok_or_else(|| de::Error::missing_field("out_dims"))?;
                 LinearLayout::from_bases(
                     ins.0.into_iter().map(|(n, bs)| {
-                        (n, bs.into_iter().map(|b| b.into_iter().map(i64::from).collect()).collect())
+                        (
+                            n,
+                            bs.into_iter()
+                                .map(|b| b.into_iter().map(i64::from).collect())
+                                .collect(),
+                        )
                     }),
                     outs.0.into_iter().map(|(n, s)| (n, i64::from(s))),
                     false,

@@ -4,7 +4,7 @@
 //! re-label the columns of the matrix or re-pack the fields of a flattened basis.
 
 use super::fields::FieldMap;
-use super::layout::{low_mask, Columns, Dim, Dims, Result, MAX_BITS};
+use super::layout::{Columns, Dim, Dims, MAX_BITS, Result, low_mask};
 use super::{DimName, LayoutError, LinearLayout};
 
 fn list<N: AsRef<str>>(names: &[N]) -> Vec<DimName> {
@@ -187,7 +187,11 @@ impl LinearLayout {
     /// assert!(!s.has_in_dim("j"));
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
-    pub fn sublayout<N: AsRef<str>, M: AsRef<str>>(&self, in_dims: &[N], out_dims: &[M]) -> Result<LinearLayout> {
+    pub fn sublayout<N: AsRef<str>, M: AsRef<str>>(
+        &self,
+        in_dims: &[N],
+        out_dims: &[M],
+    ) -> Result<LinearLayout> {
         let subset_error = || LayoutError::Precondition {
             op: "sublayout",
             detail: format!(
@@ -235,7 +239,11 @@ impl LinearLayout {
     /// assert!(!l.sublayout_is_zero(&["j"], &["b"])?);
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
-    pub fn sublayout_is_zero<N: AsRef<str>, M: AsRef<str>>(&self, in_dims: &[N], out_dims: &[M]) -> Result<bool> {
+    pub fn sublayout_is_zero<N: AsRef<str>, M: AsRef<str>>(
+        &self,
+        in_dims: &[N],
+        out_dims: &[M],
+    ) -> Result<bool> {
         Ok(self
             .sublayout(in_dims, out_dims)?
             .cols
@@ -357,7 +365,11 @@ impl LinearLayout {
             .iter()
             .map(|&c| {
                 let comp = c.checked_shr(shift).unwrap_or(0) & low_mask(old_bits);
-                let kept = if comp >> bits != 0 { c & !(low_mask(old_bits) << shift) } else { c };
+                let kept = if comp >> bits != 0 {
+                    c & !(low_mask(old_bits) << shift)
+                } else {
+                    c
+                };
                 map.map(kept)
             })
             .collect();
@@ -398,7 +410,13 @@ impl LinearLayout {
         }
         let mut ins = self.ins.clone();
         ins.extend(other.ins.iter().cloned());
-        let cols = self.cols.as_slice().iter().chain(other.cols.as_slice()).copied().collect();
+        let cols = self
+            .cols
+            .as_slice()
+            .iter()
+            .chain(other.cols.as_slice())
+            .copied()
+            .collect();
         LinearLayout::from_parts(ins, self.outs.clone(), cols)
     }
 
@@ -550,7 +568,10 @@ fn rename(dims: &mut Dims, old: &str, new: DimName, side: &'static str) -> Resul
     let k = dims
         .iter()
         .position(|d| d.name == *old)
-        .ok_or_else(|| LayoutError::DimNotFound { dim: old.into(), side })?;
+        .ok_or_else(|| LayoutError::DimNotFound {
+            dim: old.into(),
+            side,
+        })?;
     if dims.iter().enumerate().any(|(j, d)| j != k && d.name == new) {
         return Err(LayoutError::DuplicateDim { dim: new, side });
     }
@@ -600,8 +621,12 @@ mod laws {
             let x = x & low_mask(l.total_in_bits());
             let same_function = flat.in_dims().len() > 1
                 || flat.apply_flat(x) == l.apply_flat(x)
-                    && (flat.num_in_dims() == 0 || flat.apply(&[(flat.ins[0].name.as_str(), x)]).map(|o| o.first().copied()).ok()
-                        == Some(flat.outs.first().map(|_| l.apply_flat(x))));
+                    && (flat.num_in_dims() == 0
+                        || flat
+                            .apply(&[(flat.ins[0].name.as_str(), x)])
+                            .map(|o| o.first().copied())
+                            .ok()
+                            == Some(flat.outs.first().map(|_| l.apply_flat(x))));
             back.ok() == Some(l) && same_function
         }
         check_law(law as fn(LinearLayout, u64) -> bool);
@@ -615,7 +640,9 @@ mod laws {
             let ins: Vec<DimName> = l.in_dim_names().cloned().collect();
             let k = split as usize % (outs.len() + 1);
             let (lo, hi) = outs.split_at(k);
-            let joined = l.sublayout(&ins, lo).and_then(|a| a.concat_outs(&l.sublayout(&ins, hi)?));
+            let joined = l
+                .sublayout(&ins, lo)
+                .and_then(|a| a.concat_outs(&l.sublayout(&ins, hi)?));
             joined.ok() == Some(l)
         }
         check_law(law as fn(LinearLayout, u8) -> bool);

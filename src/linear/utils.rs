@@ -6,8 +6,8 @@ use smallvec::SmallVec;
 
 use super::algebra::IdentityDims;
 use super::column_action::ColumnAction;
-use super::layout::{low_mask, Columns, Dim, Dims, Result};
-use super::{divide_left, DimName, LayoutError, LinearLayout};
+use super::layout::{Columns, Dim, Dims, Result, low_mask};
+use super::{DimName, LayoutError, LinearLayout, divide_left};
 
 /// `dim0`, `dim1`, …, `dim{rank-1}`: the out-dim names of a rank-`rank` tensor.
 ///
@@ -66,7 +66,11 @@ fn shape_of<N: AsRef<str>>(layout: &LinearLayout, shape: &[(N, u64)], op: &'stat
     if shape.len() != layout.num_out_dims() {
         return Err(LayoutError::Precondition {
             op,
-            detail: format!("the shape has {} entries for {} out-dims", shape.len(), layout.num_out_dims()),
+            detail: format!(
+                "the shape has {} entries for {} out-dims",
+                shape.len(),
+                layout.num_out_dims()
+            ),
         });
     }
     layout
@@ -77,7 +81,10 @@ fn shape_of<N: AsRef<str>>(layout: &LinearLayout, shape: &[(N, u64)], op: &'stat
                 .iter()
                 .find(|(n, _)| d.name == *n.as_ref())
                 .map(|(_, s)| *s)
-                .ok_or_else(|| LayoutError::DimNotFound { dim: d.name.clone(), side: "shape" })
+                .ok_or_else(|| LayoutError::DimNotFound {
+                    dim: d.name.clone(),
+                    side: "shape",
+                })
         })
         .collect()
 }
@@ -159,7 +166,10 @@ pub fn ensure_layout_not_larger_than<N: AsRef<str>>(
 /// assert_eq!(g.bases("register")?, vec![vec![1], vec![2], vec![4], vec![8]]);
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
 /// ```
-pub fn ensure_layout_not_smaller_than<N: AsRef<str>>(layout: &LinearLayout, shape: &[(N, u64)]) -> Result<LinearLayout> {
+pub fn ensure_layout_not_smaller_than<N: AsRef<str>>(
+    layout: &LinearLayout,
+    shape: &[(N, u64)],
+) -> Result<LinearLayout> {
     let desired = shape_of(layout, shape, "ensure_layout_not_smaller_than")?;
     if desired.is_empty() {
         return Ok(layout.clone());
@@ -186,7 +196,11 @@ pub fn ensure_layout_not_smaller_than<N: AsRef<str>>(layout: &LinearLayout, shap
                 required: format!("{want} is not a multiple of it"),
             });
         }
-        l = l.product(&LinearLayout::identity_1d(want / actual, first.clone(), d.name.clone())?)?;
+        l = l.product(&LinearLayout::identity_1d(
+            want / actual,
+            first.clone(),
+            d.name.clone(),
+        )?)?;
     }
     Ok(l)
 }
@@ -205,7 +219,10 @@ pub fn reshape_layout(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayo
     let reversed: Vec<DimName> = layout.out_dim_names().rev().cloned().collect();
     let names = standard_out_dim_names(shape.len());
     let new: Vec<(DimName, u64)> = names.iter().cloned().zip(shape.iter().copied()).rev().collect();
-    layout.transpose_outs(&reversed)?.reshape_outs(&new)?.transpose_outs(&names)
+    layout
+        .transpose_outs(&reversed)?
+        .reshape_outs(&new)?
+        .transpose_outs(&names)
 }
 
 /// Permutes every basis's components (`new[k] = old[order[k]]`) while the out-dim names keep
@@ -223,7 +240,11 @@ pub fn reshape_layout(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayo
 pub fn transpose_linear_layout(layout: &LinearLayout, order: &[usize]) -> Result<LinearLayout> {
     let n = layout.num_out_dims();
     let mut seen = vec![false; n];
-    if order.len() != n || order.iter().any(|&k| k >= n || std::mem::replace(&mut seen[k], true)) {
+    if order.len() != n
+        || order
+            .iter()
+            .any(|&k| k >= n || std::mem::replace(&mut seen[k], true))
+    {
         return Err(LayoutError::Precondition {
             op: "transpose_linear_layout",
             detail: format!("order {order:?} is not a permutation of {n} dims"),
@@ -263,10 +284,18 @@ pub fn remove_standard_dim(layout: &LinearLayout, dim: usize) -> Result<LinearLa
     if !layout.out_dim_names().eq(names.iter()) || dim >= rank {
         return Err(LayoutError::Precondition {
             op: "remove_standard_dim",
-            detail: format!("out-dims must be dim0..dim{} and {dim} one of them", rank.saturating_sub(1)),
+            detail: format!(
+                "out-dims must be dim0..dim{} and {dim} one of them",
+                rank.saturating_sub(1)
+            ),
         });
     }
-    let keep: Vec<DimName> = names.iter().enumerate().filter(|&(k, _)| k != dim).map(|(_, n)| n.clone()).collect();
+    let keep: Vec<DimName> = names
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k != dim)
+        .map(|(_, n)| n.clone())
+        .collect();
     let ins: Vec<DimName> = layout.in_dim_names().cloned().collect();
     let mut sub = layout.sublayout(&ins, &keep)?;
     for (d, name) in sub.outs.iter_mut().zip(standard_out_dim_names(rank - 1)) {
@@ -294,7 +323,11 @@ pub fn get_reps(cvt: &LinearLayout, tile: &LinearLayout) -> Result<Option<Linear
         let co = cvt.out_pos(&d.name)?;
         embed.push(tile.out_shift(o), d.bits, cvt.out_shift(co));
     }
-    let mask = tile.cols.as_slice().iter().fold(0u64, |acc, &c| acc | embed.map(c));
+    let mask = tile
+        .cols
+        .as_slice()
+        .iter()
+        .fold(0u64, |acc, &c| acc | embed.map(c));
     let mut cols = Columns::new();
     for (i, d) in cvt.ins.iter().enumerate() {
         let tile_cols = tile.in_index(&d.name).map_or(&[][..], |t| tile.dim_cols(t));
@@ -391,7 +424,12 @@ pub fn action_remove_broadcasted_regs(layout: &LinearLayout) -> Result<ColumnAct
         detail: "the layout has no in-dims".into(),
     })?;
     let regs = layout.dim_cols(0);
-    let keep = regs.iter().enumerate().filter(|&(_, &c)| c != 0).map(|(k, _)| k).collect();
+    let keep = regs
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c != 0)
+        .map(|(k, _)| k)
+        .collect();
     ColumnAction::new(keep, first.name.clone(), regs.len() as u32)
 }
 
@@ -409,7 +447,11 @@ pub fn action_remove_broadcasted_regs(layout: &LinearLayout) -> Result<ColumnAct
 /// assert_eq!((v, perm.action()), (8, &[1, 0, 3, 2][..]));
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
 /// ```
-pub fn largest_vectorisation(cvt: &LinearLayout, bitwidth: u32, max_vec_elems: Option<u64>) -> Result<(u64, ColumnAction)> {
+pub fn largest_vectorisation(
+    cvt: &LinearLayout,
+    bitwidth: u32,
+    max_vec_elems: Option<u64>,
+) -> Result<(u64, ColumnAction)> {
     if bitwidth == 0 {
         return Err(LayoutError::Precondition {
             op: "largest_vectorisation",
@@ -420,13 +462,12 @@ pub fn largest_vectorisation(cvt: &LinearLayout, bitwidth: u32, max_vec_elems: O
     let regs = cvt.in_dim_size_log2("register")?;
     while v >= 1 {
         let tile = LinearLayout::identity_1d(v, "register", "offset")?;
-        if let Some(perm) = reg_perm_for_divide(cvt, &tile, true)? {
-            if (max_vec_elems.is_none() || perm.is_identity()) && perm.action().len() == regs as usize {
-                let permuted = perm.apply(cvt)?;
-                if divide_left(&permuted, &tile)?.is_some() {
-                    return Ok((v, perm));
-                }
-            }
+        if let Some(perm) = reg_perm_for_divide(cvt, &tile, true)?
+            && (max_vec_elems.is_none() || perm.is_identity())
+            && perm.action().len() == regs as usize
+            && divide_left(&perm.apply(cvt)?, &tile)?.is_some()
+        {
+            return Ok((v, perm));
         }
         v /= 2;
     }
@@ -498,7 +539,10 @@ pub fn basis_mask<N: AsRef<str>>(layout: &LinearLayout, in_dims: &[N], out_dim: 
 /// ```
 pub fn input_basis_mask<N: AsRef<str>>(layout: &LinearLayout, in_dim: &str, out_dims: &[N]) -> Result<u64> {
     let i = layout.in_pos(in_dim)?;
-    let outs: Vec<usize> = out_dims.iter().map(|n| layout.out_pos(n.as_ref())).collect::<Result<_>>()?;
+    let outs: Vec<usize> = out_dims
+        .iter()
+        .map(|n| layout.out_pos(n.as_ref()))
+        .collect::<Result<_>>()?;
     Ok(layout
         .dim_cols(i)
         .iter()
@@ -516,7 +560,12 @@ pub fn input_basis_mask<N: AsRef<str>>(layout: &LinearLayout, in_dim: &str, out_
 /// assert_eq!(factor_maximal_identity_prefix(&l, "x", "out", 8)?.0, 4);
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
 /// ```
-pub fn factor_maximal_identity_prefix(layout: &LinearLayout, in_dim: &str, out_dim: &str, max_size: u64) -> Result<(u64, LinearLayout)> {
+pub fn factor_maximal_identity_prefix(
+    layout: &LinearLayout,
+    in_dim: &str,
+    out_dim: &str,
+    max_size: u64,
+) -> Result<(u64, LinearLayout)> {
     let mut best = (1, layout.clone());
     let mut s = 2;
     while s <= max_size && s <= 1 << 62 {
@@ -539,8 +588,16 @@ pub fn factor_maximal_identity_prefix(layout: &LinearLayout, in_dim: &str, out_d
 /// assert_eq!(r.in_dim_names().collect::<Vec<_>>(), ["b", "a"]);
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
 /// ```
-pub fn rename_dims<N: AsRef<str>, M: AsRef<str>>(layout: &LinearLayout, in_renames: &[(N, M)], out_renames: &[(N, M)]) -> Result<LinearLayout> {
-    fn apply<N: AsRef<str>, M: AsRef<str>>(dims: &Dims, renames: &[(N, M)], side: &'static str) -> Result<Dims> {
+pub fn rename_dims<N: AsRef<str>, M: AsRef<str>>(
+    layout: &LinearLayout,
+    in_renames: &[(N, M)],
+    out_renames: &[(N, M)],
+) -> Result<LinearLayout> {
+    fn apply<N: AsRef<str>, M: AsRef<str>>(
+        dims: &Dims,
+        renames: &[(N, M)],
+        side: &'static str,
+    ) -> Result<Dims> {
         let mut out = Dims::new();
         for d in dims {
             let name = renames
@@ -571,13 +628,21 @@ pub fn rename_dims<N: AsRef<str>, M: AsRef<str>>(layout: &LinearLayout, in_renam
 /// assert_eq!((s[0].1, s[0].2), (2, 6));
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
 /// ```
-pub fn integer_strides<N: AsRef<str>>(layout: &LinearLayout, out_dim: &str, in_dims: &[N]) -> Result<Option<Vec<(DimName, u64, u64)>>> {
+pub fn integer_strides<N: AsRef<str>>(
+    layout: &LinearLayout,
+    out_dim: &str,
+    in_dims: &[N],
+) -> Result<Option<Vec<(DimName, u64, u64)>>> {
     let o = layout.out_pos(out_dim)?;
     let mut result = Vec::new();
     let mut selected = 0u64;
     for n in in_dims {
         let i = layout.in_pos(n.as_ref())?;
-        let comps: SmallVec<[u64; 8]> = layout.dim_cols(i).iter().map(|&c| layout.component(c, o)).collect();
+        let comps: SmallVec<[u64; 8]> = layout
+            .dim_cols(i)
+            .iter()
+            .map(|&c| layout.component(c, o))
+            .collect();
         let stride = comps.first().copied().unwrap_or(0);
         if stride != 0 && !stride.is_power_of_two() {
             return Ok(None);
@@ -679,11 +744,7 @@ pub fn basis_permutation_layout(src: &LinearLayout, dst: &LinearLayout) -> Resul
         let shift = src.in_offset(slot.0);
         cols.push(1u64.checked_shl(shift + slot.1).unwrap_or(0));
     }
-    let outs: Dims = src
-        .ins
-        .iter()
-        .map(|d| Dim::new(d.name.clone(), d.bits))
-        .collect();
+    let outs: Dims = src.ins.iter().map(|d| Dim::new(d.name.clone(), d.bits)).collect();
     let l = LinearLayout::from_parts(src.ins.clone(), outs, cols)?;
     l.require_surjective()?;
     Ok(l)
