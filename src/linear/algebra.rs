@@ -19,20 +19,31 @@ use super::{DimName, LayoutError, LinearLayout};
 pub fn supremum(x: &[DimName], y: &[DimName]) -> Vec<DimName> {
     merge_orders(x, y, |a, b| a == b)
         .into_iter()
-        .filter_map(|(i, j)| i.map(|i| x[i].clone()).or_else(|| j.map(|j| y[j].clone())))
+        .map(|(i, j)| if i != ABSENT { x[i as usize].clone() } else { y[j as usize].clone() })
         .collect()
 }
 
-/// The supremum merge on positions: each entry is the name's index in `x` and in `y`.
-pub(crate) type Merged = SmallVec<[(Option<usize>, Option<usize>); 8]>;
+/// The supremum merge on positions: each entry is the name's index in `x` and in `y`
+/// ([`ABSENT`] where the name is not there).
+pub(crate) type Merged = SmallVec<[(u32, u32); 8]>;
+
+/// Marks a name absent from one side of a [`Merged`] entry.
+pub(crate) const ABSENT: u32 = u32::MAX;
+
+/// Dimension positions fit `u32` (a list longer than that cannot exist in memory).
+fn position<X, Y>(list: &[Y], item: &X, same: &impl Fn(&X, &Y) -> bool) -> u32 {
+    list.iter().position(|b| same(item, b)).map_or(ABSENT, |p| p as u32)
+}
 
 pub(crate) fn merge_orders<X, Y>(x: &[X], y: &[Y], same: impl Fn(&X, &Y) -> bool) -> Merged {
-    let x_in_y: SmallVec<[Option<usize>; 8]> = x.iter().map(|a| y.iter().position(|b| same(a, b))).collect();
-    let y_in_x: SmallVec<[Option<usize>; 8]> = y.iter().map(|b| x.iter().position(|a| same(a, b))).collect();
+    let x_in_y: SmallVec<[u32; 8]> = x.iter().map(|a| position(y, a, &same)).collect();
+    let y_in_x: SmallVec<[u32; 8]> =
+        y.iter().map(|b| position(x, b, &|b: &Y, a: &X| same(a, b))).collect();
+    let mut merged = Merged::new();
+    // A name is emitted once: from x (with its y twin) or from y (with its x twin).
     let mut x_done: SmallVec<[bool; 8]> = smallvec::smallvec![false; x.len()];
     let mut y_done: SmallVec<[bool; 8]> = smallvec::smallvec![false; y.len()];
-    let mut merged = Merged::new();
-    let (mut i, mut j) = (0, 0);
+    let (mut i, mut j) = (0usize, 0usize);
     loop {
         while i < x.len() && x_done[i] {
             i += 1;
@@ -44,30 +55,24 @@ pub(crate) fn merge_orders<X, Y>(x: &[X], y: &[Y], same: impl Fn(&X, &Y) -> bool
             (false, false) => return merged,
             (true, false) => true,
             (false, true) => false,
-            (true, true) if x_in_y[i] == Some(j) => true,
+            (true, true) if x_in_y[i] as usize == j => true,
             (true, true) => {
-                let px = x_in_y[i].filter(|&p| p >= j);
-                let py = y_in_x[j].filter(|&p| p >= i);
-                match (px, py) {
-                    (None, _) => true,
-                    (Some(_), None) => false,
-                    (Some(px), Some(py)) => px <= py,
-                }
+                // Where each head appears later in the other list (ABSENT is past the end).
+                let px = x_in_y[i] as usize;
+                let py = y_in_x[j] as usize;
+                let px_later = x_in_y[i] != ABSENT && px >= j;
+                let py_later = y_in_x[j] != ABSENT && py >= i;
+                !px_later || (py_later && px <= py)
             }
         };
-        if take_x {
-            x_done[i] = true;
-            if let Some(p) = x_in_y[i] {
-                y_done[p] = true;
-            }
-            merged.push((Some(i), x_in_y[i]));
-        } else {
-            y_done[j] = true;
-            if let Some(p) = y_in_x[j] {
-                x_done[p] = true;
-            }
-            merged.push((y_in_x[j], Some(j)));
+        let (xi, yj) = if take_x { (i as u32, x_in_y[i]) } else { (y_in_x[j], j as u32) };
+        if xi != ABSENT {
+            x_done[xi as usize] = true;
         }
+        if yj != ABSENT {
+            y_done[yj as usize] = true;
+        }
+        merged.push((xi, yj));
     }
 }
 
@@ -117,19 +122,13 @@ impl LinearLayout {
         let same = |a: &Dim, b: &Dim| a.name == b.name;
         let in_order = merge_orders(&self.ins, &outer.ins, same);
         let out_order = merge_orders(&self.outs, &outer.outs, same);
-        let bits = |i: Option<usize>, dims: &Dims| i.map_or(0, |i| dims[i].bits);
-        let pick = |(i, j): (Option<usize>, Option<usize>), a: &Dims, b: &Dims| {
-            let name = i.map(|i| &a[i].name).or_else(|| j.map(|j| &b[j].name));
-            Dim::new(
-                name.cloned().unwrap_or_else(|| DimName::from("")),
-                bits(i, a) + bits(j, b),
-            )
+        let bits = |i: u32, dims: &Dims| if i == ABSENT { 0 } else { dims[i as usize].bits };
+        let pick = |(i, j): (u32, u32), a: &Dims, b: &Dims| {
+            let name = if i != ABSENT { &a[i as usize].name } else { &b[j as usize].name };
+            Dim::new(name.clone(), bits(i, a) + bits(j, b))
         };
         let ins: Dims = in_order.iter().map(|&p| pick(p, &self.ins, &outer.ins)).collect();
-        let outs: Dims = out_order
-            .iter()
-            .map(|&p| pick(p, &self.outs, &outer.outs))
-            .collect();
+        let outs: Dims = out_order.iter().map(|&p| pick(p, &self.outs, &outer.outs)).collect();
         let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
         let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
         if in_bits > 64 || out_bits > 64 {
@@ -142,28 +141,23 @@ impl LinearLayout {
         let mut inner_map = FieldMap::new();
         let mut outer_map = FieldMap::new();
         for (&(i, j), d) in out_order.iter().zip(&outs) {
-            if let Some(i) = i {
-                inner_map.push(self.outs[i].start, self.outs[i].bits, shift);
+            if i != ABSENT {
+                let o = &self.outs[i as usize];
+                inner_map.push(o.start, o.bits, shift);
             }
-            if let Some(j) = j {
-                outer_map.push(
-                    outer.outs[j].start,
-                    outer.outs[j].bits,
-                    shift + bits(i, &self.outs),
-                );
+            if j != ABSENT {
+                let o = &outer.outs[j as usize];
+                outer_map.push(o.start, o.bits, shift + bits(i, &self.outs));
             }
             shift += d.bits;
         }
         let mut cols = Columns::new();
         for &(i, j) in &in_order {
-            if let Some(i) = i {
-                self.dim_cols(i).iter().for_each(|&c| cols.push(inner_map.map(c)));
+            if i != ABSENT {
+                self.dim_cols(i as usize).iter().for_each(|&c| cols.push(inner_map.map(c)));
             }
-            if let Some(j) = j {
-                outer
-                    .dim_cols(j)
-                    .iter()
-                    .for_each(|&c| cols.push(outer_map.map(c)));
+            if j != ABSENT {
+                outer.dim_cols(j as usize).iter().for_each(|&c| cols.push(outer_map.map(c)));
             }
         }
         LinearLayout::from_parts(ins, outs, cols)

@@ -172,7 +172,9 @@ fn check_size(dim: &DimName, size: i64) -> Result<u32> {
 }
 
 impl LinearLayout {
-    /// Assembles a layout from validated parts, checking only the 64-bit limits.
+    /// Assembles a layout from validated parts, checking only the 64-bit limits. Inlined so
+    /// the parts are built in place rather than copied.
+    #[inline(always)]
     pub(crate) fn from_parts(mut ins: Dims, mut outs: Dims, cols: Columns) -> Result<Self> {
         let mut in_bits = 0u32;
         for d in ins.iter_mut() {
