@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use linear_layout::linear::LinearLayout;
 
 fn std_layouts() -> HashMap<String, LinearLayout> {
@@ -17,28 +17,46 @@ fn std_layouts() -> HashMap<String, LinearLayout> {
 
 fn core_ops(c: &mut Criterion) {
     let l = std_layouts();
-    let (blocked, mfma, mfma128x64, shared, ident) =
-        (&l["blocked"], &l["mfma"], &l["mfma128x64"], &l["shared"], &l["ident"]);
+    let (blocked, mfma, mfma128x64, shared, ident) = (
+        &l["blocked"],
+        &l["mfma"],
+        &l["mfma128x64"],
+        &l["shared"],
+        &l["ident"],
+    );
     let shared_inv = shared.invert().unwrap();
     let mut g = c.benchmark_group("core");
     g.bench_function("invert_and_compose/blocked_to_mfma", |b| {
         b.iter(|| black_box(blocked).invert_and_compose(black_box(mfma)).unwrap())
     });
     g.bench_function("invert_and_compose/mfma_to_shared", |b| {
-        b.iter(|| black_box(mfma128x64).invert_and_compose(black_box(shared)).unwrap())
+        b.iter(|| {
+            black_box(mfma128x64)
+                .invert_and_compose(black_box(shared))
+                .unwrap()
+        })
     });
     g.bench_function("compose/mfma_shared_inverse", |b| {
         b.iter(|| black_box(mfma128x64).compose(black_box(&shared_inv)).unwrap())
     });
-    g.bench_function("invert/shared", |b| b.iter(|| black_box(shared).invert().unwrap()));
-    g.bench_function("pseudoinvert/blocked", |b| b.iter(|| black_box(blocked).pseudoinvert().unwrap()));
+    g.bench_function("invert/shared", |b| {
+        b.iter(|| black_box(shared).invert().unwrap())
+    });
+    g.bench_function("pseudoinvert/blocked", |b| {
+        b.iter(|| black_box(blocked).pseudoinvert().unwrap())
+    });
     g.bench_function("product/blocked_ident", |b| {
         b.iter(|| black_box(blocked).product(black_box(ident)).unwrap())
     });
     g.bench_function("apply/blocked", |b| {
         b.iter(|| {
             black_box(blocked)
-                .apply(black_box(&[("register", 5), ("lane", 9), ("warp", 1), ("block", 0)]))
+                .apply(black_box(&[
+                    ("register", 5),
+                    ("lane", 9),
+                    ("warp", 1),
+                    ("block", 0),
+                ]))
                 .unwrap()
         })
     });

@@ -25,7 +25,7 @@
 
 use std::io::{BufRead, Write};
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::linear::LinearLayout;
 
@@ -45,8 +45,12 @@ pub const OPS: &[&str] = &[
 ];
 
 fn member<'a>(req: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
-    req.get(key)
-        .ok_or_else(|| format!("op '{}' needs member '{key}'", req.get("op").and_then(Value::as_str).unwrap_or("?")))
+    req.get(key).ok_or_else(|| {
+        format!(
+            "op '{}' needs member '{key}'",
+            req.get("op").and_then(Value::as_str).unwrap_or("?")
+        )
+    })
 }
 
 fn layout(req: &Map<String, Value>, key: &str) -> Result<LinearLayout, String> {
@@ -86,8 +90,11 @@ fn compute(req: &Map<String, Value>) -> Result<Value, String> {
                 args.push((name, v as i64 as u64));
             }
             let out = l.apply(&args).map_err(|e| e.to_string())?;
-            let outputs: Map<String, Value> =
-                l.out_dim_names().zip(out).map(|(n, v)| (n.to_string(), json!(v))).collect();
+            let outputs: Map<String, Value> = l
+                .out_dim_names()
+                .zip(out)
+                .map(|(n, v)| (n.to_string(), json!(v)))
+                .collect();
             Ok(json!({ "outputs": outputs }))
         }
         "num_consecutive_in_out" => Ok(json!({ "value": layout(req, "layout")?.num_consecutive_in_out() })),
@@ -95,7 +102,8 @@ fn compute(req: &Map<String, Value>) -> Result<Value, String> {
         "is_surjective" => Ok(json!({ "value": layout(req, "layout")?.is_surjective() })),
         "is_invertible" => Ok(json!({ "value": layout(req, "layout")?.is_invertible() })),
         "to_linear_layout" => {
-            let enc = crate::encodings::Encoding::from_json(member(req, "encoding")?).map_err(|e| e.to_string())?;
+            let enc =
+                crate::encodings::Encoding::from_json(member(req, "encoding")?).map_err(|e| e.to_string())?;
             let shape = member(req, "shape")?
                 .as_array()
                 .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())

@@ -82,7 +82,10 @@ fn batch_agrees_with_triton_on_every_request() {
                 deviations += 1;
                 continue;
             }
-            mismatches.push(format!("line {}: {req}\n  ours:   {ours}\n  triton: {theirs}", line + 1));
+            mismatches.push(format!(
+                "line {}: {req}\n  ours:   {ours}\n  triton: {theirs}",
+                line + 1
+            ));
         }
     }
     assert!(

@@ -1,8 +1,6 @@
 //! Encoding → [`LinearLayout`], following Triton 3.6's `toLinearLayout` step by step.
 
-use crate::linear::{
-    DimName, LinearLayout, identity_standard_nd, reshape_layout, transpose_linear_layout,
-};
+use crate::linear::{DimName, LinearLayout, identity_standard_nd, reshape_layout, transpose_linear_layout};
 
 use super::error::EncodingError;
 use super::types::*;
@@ -78,16 +76,13 @@ fn all_bases(l: &LinearLayout) -> R<Vec<(DimName, Vec<Vec<i64>>)>> {
             .into_iter()
             .map(|b| b.into_iter().map(|v| v as i64).collect())
             .collect();
-        out.push((name.clone(), bs));
+        out.push((DimName::from(name), bs));
     }
     Ok(out)
 }
 
 fn rebuild(bases: Vec<(DimName, Vec<Vec<i64>>)>, outs: &[DimName]) -> R<LinearLayout> {
-    Ok(LinearLayout::from_bases_inferred(
-        bases,
-        outs.iter().cloned(),
-    )?)
+    Ok(LinearLayout::from_bases_inferred(bases, outs.iter().cloned())?)
 }
 
 /// Triton 3.6's `ensureLayoutNotLargerThan`: for each out-dim that is too large, zero its
@@ -109,7 +104,7 @@ fn ensure_not_larger(
             .map(|(_, s)| *s)
             .ok_or_else(|| {
                 EncodingError::Layout(crate::linear::LayoutError::DimNotFound {
-                    dim: name.clone(),
+                    dim: DimName::from(name),
                     side: "shape",
                 })
             })?;
@@ -125,14 +120,10 @@ fn ensure_not_larger(
                     continue;
                 }
                 if !(v as u64).is_power_of_two() {
-                    return Err(EncodingError::Layout(
-                        crate::linear::LayoutError::Precondition {
-                            op: "ensure_layout_not_larger_than",
-                            detail: format!(
-                                "basis component {v} along '{name}' is not a power of two"
-                            ),
-                        },
-                    ));
+                    return Err(EncodingError::Layout(crate::linear::LayoutError::Precondition {
+                        op: "ensure_layout_not_larger_than",
+                        detail: format!("basis component {v} along '{name}' is not a power of two"),
+                    }));
                 }
                 sorted.push((k, j, v));
             }
@@ -207,12 +198,7 @@ fn shape_per_cta(cga: &[Vec<u32>], shape: &[u64]) -> Vec<u64> {
 }
 
 /// `combineCtaCgaWithShape`.
-fn combine(
-    kind: &'static str,
-    cta: LinearLayout,
-    cga: &[Vec<u32>],
-    shape: &[u64],
-) -> R<LinearLayout> {
+fn combine(kind: &'static str, cta: LinearLayout, cga: &[Vec<u32>], shape: &[u64]) -> R<LinearLayout> {
     let rank = shape.len();
     if cta.num_out_dims() != rank {
         return Err(EncodingError::shape(
@@ -231,11 +217,7 @@ fn combine(
     let cga_ll = transpose(&cga_ll, &cta_order)?;
     let mut cta_shape = Vec::with_capacity(rank);
     for n in &cta_order {
-        let full = labeled
-            .iter()
-            .find(|(m, _)| m == n)
-            .map(|(_, s)| *s)
-            .unwrap_or(1);
+        let full = labeled.iter().find(|(m, _)| m == n).map(|(_, s)| *s).unwrap_or(1);
         let c = cga_ll.out_dim_size(n)?;
         cta_shape.push((n.clone(), (full / c).max(1)));
     }
@@ -366,9 +348,7 @@ impl Encoding {
 }
 
 fn to_i64(bs: &[Vec<u32>]) -> Vec<Vec<i64>> {
-    bs.iter()
-        .map(|b| b.iter().map(|&v| v as i64).collect())
-        .collect()
+    bs.iter().map(|b| b.iter().map(|&v| v as i64).collect()).collect()
 }
 
 fn shared_linear_layout(s: &SharedLinear) -> R<LinearLayout> {
@@ -378,13 +358,7 @@ fn shared_linear_layout(s: &SharedLinear) -> R<LinearLayout> {
         [(OFFSET, to_i64(&s.offset)), (BLOCK, to_i64(&s.block))],
         std_names(rank),
     )
-    .map_err(|e| {
-        EncodingError::param(
-            K,
-            "offsetBases",
-            format!("The layout must be surjective: {e}"),
-        )
-    })?;
+    .map_err(|e| EncodingError::param(K, "offsetBases", format!("The layout must be surjective: {e}")))?;
     let wb = l
         .remove_zero_bases_along_dim(OFFSET)?
         .remove_zero_bases_along_dim(BLOCK)?;
@@ -423,7 +397,12 @@ fn linear(l: &Linear, shape: &[u64]) -> R<LinearLayout> {
                 true,
             )
         }
-        None => LinearLayout::from_bases_inferred(bases, names.iter().cloned()),
+        // The JSON form without a shape: the layout is built on the tensor's shape.
+        None => LinearLayout::from_bases(
+            bases,
+            names.iter().cloned().zip(shape.iter().map(|&v| v as i64)),
+            true,
+        ),
     }
     .map_err(|e| EncodingError::param(K, "registerBases", format!("invalid bases: {e}")))?;
     // getOrder(): the dims in the order the register bases first move along them, then the
@@ -493,7 +472,14 @@ fn mfma(m: &AmdMfma, shape: &[u64]) -> R<LinearLayout> {
     let wpc = u(&m.warps_per_cta);
     tile = mul(tile, id(tpw[ni], REG, &dn)?)?;
     tile = mul(tile, id(wpc[ni], WARP, &dn)?)?;
-    tile = mul(tile, id(shape[ni] / (nd * wpc[ni] * tpw[ni]), REG, &dn)?)?;
+    tile = mul(
+        tile,
+        id(
+            shape[ni] / nd.saturating_mul(wpc[ni]).saturating_mul(tpw[ni]),
+            REG,
+            &dn,
+        )?,
+    )?;
     tile = mul(tile, id(tpw[mi], REG, &dm)?)?;
     tile = mul(tile, id(wpc[mi], WARP, &dm)?)?;
     if batch {
@@ -549,7 +535,14 @@ fn wmma(w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
     let mut t = wmma_tile(w, rank)?;
     t = mul(t, id(tpw[ni], REG, &dn)?)?;
     t = mul(t, id(wpc[ni], WARP, &dn)?)?;
-    t = mul(t, id(shape[ni] / (16 * wpc[ni] * tpw[ni]), REG, &dn)?)?;
+    t = mul(
+        t,
+        id(
+            shape[ni] / 16u64.saturating_mul(wpc[ni]).saturating_mul(tpw[ni]),
+            REG,
+            &dn,
+        )?,
+    )?;
     t = mul(t, id(tpw[mi], REG, &dm)?)?;
     t = mul(t, id(wpc[mi], WARP, &dm)?)?;
     if batch {
@@ -658,14 +651,8 @@ fn fma_dot(d: &DotOperand, b: &Blocked, shape: &[u64]) -> R<LinearLayout> {
     thread_size[k_dim] = shape[k_dim];
     let rep: Vec<String> = order.iter().map(|&o| dim(o)).collect();
     let regs = transpose(&id_nd(REG, &thread_size, &order)?, &rep)?;
-    let lanes = transpose(
-        &broadcasted(&u(&b.threads_per_warp), &order, k_dim, LANE)?,
-        &rep,
-    )?;
-    let warps = transpose(
-        &broadcasted(&u(&b.warps_per_cta), &order, k_dim, WARP)?,
-        &rep,
-    )?;
+    let lanes = transpose(&broadcasted(&u(&b.threads_per_warp), &order, k_dim, LANE)?, &rep)?;
+    let warps = transpose(&broadcasted(&u(&b.warps_per_cta), &order, k_dim, WARP)?, &rep)?;
     let cta = mul(mul(regs, lanes)?, warps)?;
     combine(K, cta, &b.cga_layout, shape)
 }
@@ -700,12 +687,7 @@ fn nvidia_dot(d: &DotOperand, m: &NvidiaMma, shape: &[u64]) -> R<LinearLayout> {
     let order = dot_order(d.op_idx, rank);
     let mut cta = nvidia_mma_tile(K, &tile, kw, &order, &order)?;
     let k_dim = if is_a { rank - 1 } else { rank - 2 };
-    let warps = broadcasted(
-        &u(&m.warps_per_cta),
-        &matrix_order(rank, !hopper),
-        k_dim,
-        WARP,
-    )?;
+    let warps = broadcasted(&u(&m.warps_per_cta), &matrix_order(rank, !hopper), k_dim, WARP)?;
     let warps = transpose(&warps, &out_names(&cta))?;
     cta = mul(cta, warps)?;
     combine(K, cta, &m.cga_layout, shape)
@@ -809,11 +791,7 @@ fn swizzled(kind: &'static str, s: &Swizzled, shape: &[u64], rotating: bool) -> 
         return combine(kind, id(spc[0], OFFSET, "dim0")?, &s.cga_layout, shape);
     }
     let order = us(&s.order);
-    let dims_src = if rotating {
-        shape.to_vec()
-    } else {
-        spc.clone()
-    };
+    let dims_src = if rotating { shape.to_vec() } else { spc.clone() };
     let (col_dim, row_dim) = (order[0], order[1]);
     let (num_cols, num_rows) = (dims_src[col_dim], dims_src[row_dim]);
     let (vec, per_phase, max_phase) = (s.vec as u64, s.per_phase as u64, s.max_phase as u64);
@@ -835,15 +813,14 @@ fn swizzled(kind: &'static str, s: &Swizzled, shape: &[u64], rotating: bool) -> 
         bases.push(vec![row as i64, (vec.saturating_mul(p) % num_cols) as i64]);
         row *= 2;
     }
-    let mut cta =
-        LinearLayout::from_bases_inferred([(OFFSET, bases)], [dim(row_dim), dim(col_dim)])
-            .map_err(|e| {
-                EncodingError::param(
-                    kind,
-                    "vec",
-                    format!("the swizzle does not give a valid layout: {e}"),
-                )
-            })?;
+    let mut cta = LinearLayout::from_bases_inferred([(OFFSET, bases)], [dim(row_dim), dim(col_dim)])
+        .map_err(|e| {
+            EncodingError::param(
+                kind,
+                "vec",
+                format!("the swizzle does not give a valid layout: {e}"),
+            )
+        })?;
     for &d in &order[2..] {
         cta = mul(cta, id(dims_src[d], OFFSET, &dim(d))?)?;
     }
@@ -853,7 +830,11 @@ fn swizzled(kind: &'static str, s: &Swizzled, shape: &[u64], rotating: bool) -> 
 fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
     const K: &str = "nvmma_shared";
     let rank = shape.len();
-    check_shape(K, shape, Encoding::NvmmaShared(n.clone()).rank())?;
+    let own_rank = n
+        .rank
+        .map(|r| r as usize)
+        .or_else(|| n.cga_layout.first().map(|b| b.len()));
+    check_shape(K, shape, own_rank)?;
     let spc = shape_per_cta(&n.cga_layout, shape);
     let bw = n.element_bit_width as u64;
     let sw = n.swizzling_byte_width as u64;
@@ -926,10 +907,8 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
             pack(vec * ((row / per_phase) % max_phase)) as i64,
         ]);
     }
-    let tile =
-        LinearLayout::from_bases_inferred([(OFFSET, bases)], ["dim0", "dim1"]).map_err(|e| {
-            EncodingError::param(K, "swizzlingByteWidth", format!("invalid core matrix: {e}"))
-        })?;
+    let tile = LinearLayout::from_bases_inferred([(OFFSET, bases)], ["dim0", "dim1"])
+        .map_err(|e| EncodingError::param(K, "swizzlingByteWidth", format!("invalid core matrix: {e}")))?;
     let (tr, tc) = (tile.out_dim_size("dim0")?, tile.out_dim_size("dim1")?);
     let p = if n.fp4_padded { 2 } else { 1 };
     if collapsed[1] * p < tc || collapsed[0] < tr {
@@ -994,11 +973,7 @@ fn padded_component(p: &PaddedShared, shape: &[u64]) -> R<LinearLayout> {
             for &d in order {
                 let d = d as usize;
                 let size = *shape.get(d).ok_or_else(|| {
-                    EncodingError::param(
-                        K,
-                        "order",
-                        format!("dim {d} is not a dim of the shape {shape:?}"),
-                    )
+                    EncodingError::param(K, "order", format!("dim {d} is not a dim of the shape {shape:?}"))
                 })?;
                 let mut v = 1;
                 while v < size {
@@ -1008,10 +983,7 @@ fn padded_component(p: &PaddedShared, shape: &[u64]) -> R<LinearLayout> {
                     v *= 2;
                 }
             }
-            LinearLayout::from_bases_inferred(
-                [(OFFSET, bases), (BLOCK, Vec::new())],
-                std_names(rank),
-            )?
+            LinearLayout::from_bases_inferred([(OFFSET, bases), (BLOCK, Vec::new())], std_names(rank))?
         }
         PaddedLinear::Bases { offset, block } => {
             let rank = offset.first().or(block.first()).map_or(0, |b| b.len());
@@ -1028,9 +1000,7 @@ fn padded_component(p: &PaddedShared, shape: &[u64]) -> R<LinearLayout> {
                 [(OFFSET, to_i64(offset)), (BLOCK, to_i64(block))],
                 std_names(rank),
             )
-            .map_err(|e| {
-                EncodingError::param(K, "offsetBases", format!("invalid linear component: {e}"))
-            })?
+            .map_err(|e| EncodingError::param(K, "offsetBases", format!("invalid linear component: {e}")))?
         }
     };
     if !l.is_invertible() {

@@ -55,11 +55,7 @@ pub enum EncodingError {
 }
 
 impl EncodingError {
-    pub(crate) fn param(
-        kind: &'static str,
-        param: &'static str,
-        reason: impl Into<String>,
-    ) -> Self {
+    pub(crate) fn param(kind: &'static str, param: &'static str, reason: impl Into<String>) -> Self {
         EncodingError::InvalidParameter {
             kind,
             param,
@@ -78,11 +74,7 @@ impl EncodingError {
 impl fmt::Display for EncodingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EncodingError::InvalidParameter {
-                kind,
-                param,
-                reason,
-            } => write!(f, "{kind}: {param}: {reason}"),
+            EncodingError::InvalidParameter { kind, param, reason } => write!(f, "{kind}: {param}: {reason}"),
             EncodingError::InvalidShape { kind, reason } => write!(f, "{kind}: shape: {reason}"),
             EncodingError::Json(m) => write!(f, "bad encoding JSON: {m}"),
             EncodingError::Parse {

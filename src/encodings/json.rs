@@ -56,12 +56,9 @@ impl<'a> Obj<'a> {
     }
 
     fn ints(&self, key: &str, v: &Value) -> R<Vec<u32>> {
-        let arr = v.as_array().ok_or_else(|| {
-            jerr(
-                self.kind,
-                format!("'{key}' must be a list of ints, got {v}"),
-            )
-        })?;
+        let arr = v
+            .as_array()
+            .ok_or_else(|| jerr(self.kind, format!("'{key}' must be a list of ints, got {v}")))?;
         if arr.len() > 64 {
             return Err(jerr(
                 self.kind,
@@ -272,9 +269,9 @@ fn from_json_depth(v: &Value, depth: usize) -> R<Encoding> {
             "encodings nested deeper than {MAX_NESTING}"
         )));
     }
-    let map = v.as_object().ok_or_else(|| {
-        EncodingError::Json(format!("an encoding must be a JSON object, got {v}"))
-    })?;
+    let map = v
+        .as_object()
+        .ok_or_else(|| EncodingError::Json(format!("an encoding must be a JSON object, got {v}")))?;
     let kind = map
         .get("kind")
         .and_then(Value::as_str)
@@ -299,9 +296,7 @@ fn from_json_depth(v: &Value, depth: usize) -> R<Encoding> {
                 version: o.req_uint("version")?,
                 instr_shape: o.req_ints("instrShape")?,
                 is_transposed: o.bool("isTransposed", false)?,
-                tiles_per_warp: o
-                    .opt_ints("tilesPerWarp")?
-                    .unwrap_or_else(|| tpw_default(&w)),
+                tiles_per_warp: o.opt_ints("tilesPerWarp")?.unwrap_or_else(|| tpw_default(&w)),
                 element_bit_width: o.opt_uint("elementBitWidth", 32)?,
                 cga_layout: o.opt_bases("cgaLayout")?,
                 warps_per_cta: w,
@@ -312,12 +307,8 @@ fn from_json_depth(v: &Value, depth: usize) -> R<Encoding> {
             Encoding::AmdWmma(AmdWmma {
                 version: o.req_uint("version")?,
                 is_transposed: o.bool("isTransposed", false)?,
-                tiles_per_warp: o
-                    .opt_ints("tilesPerWarp")?
-                    .unwrap_or_else(|| tpw_default(&w)),
-                instr_shape: o
-                    .opt_ints("instrShape")?
-                    .unwrap_or_else(|| vec![16, 16, 16]),
+                tiles_per_warp: o.opt_ints("tilesPerWarp")?.unwrap_or_else(|| tpw_default(&w)),
+                instr_shape: o.opt_ints("instrShape")?.unwrap_or_else(|| vec![16, 16, 16]),
                 cga_layout: o.opt_bases("cgaLayout")?,
                 warps_per_cta: w,
             })

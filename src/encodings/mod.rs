@@ -86,7 +86,16 @@
 //!
 //! ## linear
 //!
-//! The bases given explicitly: `#ttg.linear<{register = …, lane = …, warp = …, block = …}>`.
+//! The bases given explicitly. A tensor of another shape repeats (or broadcasts) them, like
+//! any other distributed layout:
+//!
+//! ```
+//! use linear_layout::encodings::Encoding;
+//! let e: Encoding = "#ttg.linear<{register = [[1]], lane = [[2], [4]], warp = [], block = []}>".parse()?;
+//! assert_eq!(e.to_linear_layout(&[16])?.bases("register")?, vec![vec![1], vec![8]]);
+//! assert_eq!(e.to_linear_layout(&[4])?.bases("lane")?, vec![vec![2], vec![0]]);
+//! # Ok::<(), linear_layout::encodings::EncodingError>(())
+//! ```
 //!
 //! ## Shared memory: swizzled_shared, amd_rotating_shared, nvmma_shared, padded_shared, shared_linear
 //!
@@ -99,6 +108,10 @@
 //! let l = e.to_linear_layout(&[32, 32])?;
 //! assert_eq!(l.bases("offset")?[5..].to_vec(), vec![vec![1, 0], vec![2, 4], vec![4, 8], vec![8, 0], vec![16, 0]]);
 //! assert!(l.is_invertible());
+//! // nvmma_shared: 128-byte swizzle of 16-bit elements; rows of 64 elements (128 bytes) are
+//! // XOR-permuted in 8-element (16-byte) groups.
+//! let n: Encoding = "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>".parse()?;
+//! assert_eq!(n.to_linear_layout(&[64, 64])?.bases("offset")?[6..9].to_vec(), vec![vec![1, 8], vec![2, 16], vec![4, 32]]);
 //! // padded_shared: the linear component, plus padding slots every `interval` elements.
 //! let p: Encoding = "#ttg.padded_shared<[4:+1] {order = [0], shape = [16]}>".parse()?;
 //! let linear_layout::encodings::Encoding::PaddedShared(ps) = &p else { unreachable!() };
@@ -126,7 +139,6 @@ mod types;
 pub use error::EncodingError;
 pub use text::{AliasDef, Aliases, TensorType, parse_aliases};
 pub use types::{
-    AmdMfma, AmdWmma, Blocked, CgaBases, DotOperand, Encoding, Linear, MAX_ELEMENTS_LOG2,
-    MAX_NESTING, MAX_RANK, NvidiaMma, NvmmaShared, PaddedLinear, PaddedShared, SharedKind,
-    SharedLinear, Slice, Swizzled,
+    AmdMfma, AmdWmma, Blocked, CgaBases, DotOperand, Encoding, Linear, MAX_ELEMENTS_LOG2, MAX_NESTING,
+    MAX_RANK, NvidiaMma, NvmmaShared, PaddedLinear, PaddedShared, SharedLinear, Slice, Swizzled,
 };

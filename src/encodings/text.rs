@@ -210,11 +210,7 @@ impl fmt::Display for Encoding {
                 write!(f, ", instrShape = {}}}>", List(&m.instr_shape))
             }
             Encoding::DotOperand(d) => {
-                write!(
-                    f,
-                    "#ttg.dot_op<{{opIdx = {}, parent = {}",
-                    d.op_idx, d.parent
-                )?;
+                write!(f, "#ttg.dot_op<{{opIdx = {}, parent = {}", d.op_idx, d.parent)?;
                 if d.k_width != 0 {
                     write!(f, ", kWidth = {}", d.k_width)?;
                 }
@@ -275,7 +271,32 @@ impl fmt::Display for Encoding {
 // Parsing
 // ---------------------------------------------------------------------------------------------
 
+/// The attribute names (after `#ttg.`) this parser knows.
+const KNOWN_KINDS: [&str; 12] = [
+    "blocked",
+    "slice",
+    "amd_mfma",
+    "amd_wmma",
+    "nvidia_mma",
+    "dot_op",
+    "linear",
+    "swizzled_shared",
+    "amd_rotating_shared",
+    "nvmma_shared",
+    "padded_shared",
+    "shared_linear",
+];
+
 /// Encodings defined by alias lines (`#blocked = #ttg.blocked<…>`), by name without `#`.
+///
+/// ```
+/// use linear_layout::encodings::{Aliases, Encoding};
+/// let mut a = Aliases::new();
+/// a.insert("shared".into(), "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>".parse()?);
+/// let e = Encoding::parse_with_aliases("#shared", &a)?;
+/// assert_eq!(e.kind(), "swizzled_shared");
+/// # Ok::<(), linear_layout::encodings::EncodingError>(())
+/// ```
 pub type Aliases = HashMap<String, Encoding>;
 
 #[derive(Debug)]
@@ -369,9 +390,7 @@ impl<'a> Parser<'a> {
         let r = self.rest();
         let n = r
             .char_indices()
-            .find(|&(i, c)| {
-                !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || (c == '$' && i > 0))
-            })
+            .find(|&(i, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || (c == '$' && i > 0)))
             .map_or(r.len(), |(i, _)| i);
         if n == 0 || r.starts_with(|c: char| c.is_ascii_digit()) {
             return Err(self.err("expected an identifier"));
@@ -401,9 +420,7 @@ impl<'a> Parser<'a> {
         let save = self.pos;
         if self.eat(":") {
             self.ws();
-            if self.rest().starts_with('i')
-                || self.rest().starts_with("si")
-                || self.rest().starts_with("ui")
+            if self.rest().starts_with('i') || self.rest().starts_with("si") || self.rest().starts_with("ui")
             {
                 self.ident()?;
             } else {
@@ -419,6 +436,10 @@ impl<'a> Parser<'a> {
         let v = match self.peek() {
             Some('[') => {
                 self.pos += 1;
+                self.depth += 1;
+                if self.depth > 4 * MAX_NESTING {
+                    return Err(self.err_at(pos, "lists nested too deeply"));
+                }
                 let mut items = Vec::new();
                 if !self.eat("]") {
                     loop {
@@ -432,6 +453,7 @@ impl<'a> Parser<'a> {
                         self.expect(",")?;
                     }
                 }
+                self.depth -= 1;
                 Val::List(items)
             }
             Some('#') => Val::Attr(Box::new(self.attribute()?)),
@@ -460,10 +482,7 @@ impl<'a> Parser<'a> {
             let key_pos = self.pos;
             let key = self.ident()?;
             if out.iter().any(|e| e.key == key) {
-                return Err(self.err_at(
-                    key_pos,
-                    format!("duplicate key '{key}' in dictionary attribute"),
-                ));
+                return Err(self.err_at(key_pos, format!("duplicate key '{key}' in dictionary attribute")));
             }
             self.expect("=")?;
             let (val, val_pos) = self.value()?;
@@ -489,10 +508,7 @@ impl<'a> Parser<'a> {
         if let Some(kind) = name.strip_prefix("ttg.") {
             self.depth += 1;
             if self.depth > MAX_NESTING {
-                return Err(self.err_at(
-                    start,
-                    format!("attributes nested deeper than {MAX_NESTING}"),
-                ));
+                return Err(self.err_at(start, format!("attributes nested deeper than {MAX_NESTING}")));
             }
             let e = self.body(kind, start)?;
             self.depth -= 1;
@@ -506,21 +522,7 @@ impl<'a> Parser<'a> {
     }
 
     fn body(&mut self, kind: &str, start: usize) -> R<Encoding> {
-        let known = [
-            "blocked",
-            "slice",
-            "amd_mfma",
-            "amd_wmma",
-            "nvidia_mma",
-            "dot_op",
-            "linear",
-            "swizzled_shared",
-            "amd_rotating_shared",
-            "nvmma_shared",
-            "padded_shared",
-            "shared_linear",
-        ];
-        if !known.contains(&kind) {
+        if !KNOWN_KINDS.contains(&kind) {
             return Err(self.err_at(start, format!("unknown attribute '#ttg.{kind}'")));
         }
         self.expect("<")?;
@@ -573,12 +575,10 @@ impl<'a> Parser<'a> {
                 let q = self.pos;
                 let pd = self.int()?;
                 intervals.push(
-                    u32::try_from(i)
-                        .map_err(|_| self.err_at(p, "interval must be a 32-bit unsigned int"))?,
+                    u32::try_from(i).map_err(|_| self.err_at(p, "interval must be a 32-bit unsigned int"))?,
                 );
                 paddings.push(
-                    u32::try_from(pd)
-                        .map_err(|_| self.err_at(q, "padding must be a 32-bit unsigned int"))?,
+                    u32::try_from(pd).map_err(|_| self.err_at(q, "padding must be a 32-bit unsigned int"))?,
                 );
                 if intervals.len() > 64 {
                     return Err(self.err("too many interval-padding pairs"));
@@ -713,19 +713,25 @@ impl<'a> Parser<'a> {
                 k_width: f.uint("kWidth")?.unwrap_or(0),
             }),
             "linear" => {
-                let l = Linear {
+                let mut l = Linear {
                     register: f.req_bases("register", start)?,
                     lane: f.req_bases("lane", start)?,
                     warp: f.req_bases("warp", start)?,
                     block: f.req_bases("block", start)?,
                     shape: None,
                 };
-                if [&l.register, &l.lane, &l.warp, &l.block]
-                    .iter()
-                    .all(|b| b.is_empty())
-                {
+                let all = [&l.register, &l.lane, &l.warp, &l.block];
+                let Some(rank) = all.iter().find_map(|b| b.first().map(|x| x.len())) else {
                     return Err(f.p.err_at(start, "Empty Layout not supported"));
-                }
+                };
+                // The out-dim sizes are inferred from the bases, as Triton does.
+                let sizes = (0..rank)
+                    .map(|d| {
+                        let max = all.iter().flat_map(|bs| bs.iter()).filter_map(|b| b.get(d)).max();
+                        (*max.unwrap_or(&0) as u64 + 1).next_power_of_two()
+                    })
+                    .collect();
+                l.shape = Some(sizes);
                 Encoding::Linear(l)
             }
             "swizzled_shared" | "amd_rotating_shared" => {
@@ -788,16 +794,12 @@ impl<'p, 'a> Fields<'p, 'a> {
             Val::Int(i) => u32::try_from(*i).map_err(|_| {
                 self.p.err_at(
                     pos,
-                    format!(
-                        "{}: expected an unsigned integer value in '{key}'",
-                        self.kind
-                    ),
+                    format!("{}: expected an unsigned integer value in '{key}'", self.kind),
                 )
             }),
-            _ => Err(self.p.err_at(
-                pos,
-                format!("{}: expected an integer in '{key}'", self.kind),
-            )),
+            _ => Err(self
+                .p
+                .err_at(pos, format!("{}: expected an integer in '{key}'", self.kind))),
         }
     }
 
@@ -867,10 +869,9 @@ impl<'p, 'a> Fields<'p, 'a> {
                 ..
             }) => {
                 if items.len() > 64 {
-                    return Err(self.p.err_at(
-                        val_pos,
-                        format!("{}: '{key}' has too many bases", self.kind),
-                    ));
+                    return Err(self
+                        .p
+                        .err_at(val_pos, format!("{}: '{key}' has too many bases", self.kind)));
                 }
                 items
                     .iter()
@@ -909,20 +910,15 @@ impl<'p, 'a> Fields<'p, 'a> {
 
     fn finish(self) -> R<()> {
         if let Some(e) = self.entries.into_iter().flatten().next() {
-            return Err(self.p.err_at(
-                e.key_pos,
-                format!("{}: unexpected key: {}", self.kind, e.key),
-            ));
+            return Err(self
+                .p
+                .err_at(e.key_pos, format!("{}: unexpected key: {}", self.kind, e.key)));
         }
         Ok(())
     }
 }
 
-fn parse_complete<T>(
-    src: &str,
-    aliases: Option<&Aliases>,
-    f: impl FnOnce(&mut Parser<'_>) -> R<T>,
-) -> R<T> {
+fn parse_complete<T>(src: &str, aliases: Option<&Aliases>, f: impl FnOnce(&mut Parser<'_>) -> R<T>) -> R<T> {
     let mut p = Parser::new(src, aliases);
     let v = f(&mut p)?;
     p.ws();
@@ -963,8 +959,10 @@ impl FromStr for Encoding {
     }
 }
 
-/// Parses the alias definitions of a TTGIR file (`#name = #ttg.…<…>` lines; other lines are
-/// ignored). Later definitions may use earlier aliases.
+/// Parses the alias definitions of a TTGIR file (`#name = #ttg.<encoding><…>` lines; other
+/// lines, and aliases of other attributes such as `#ttg.shared_memory`, are ignored). Later
+/// definitions may use earlier aliases. A malformed encoding is an error with its line and
+/// column.
 ///
 /// ```
 /// use linear_layout::encodings::parse_aliases;
@@ -991,6 +989,21 @@ pub fn parse_aliases(text: &str) -> Result<Aliases, EncodingError> {
             {
                 let value_start = offset + (line.len() - trimmed.len()) + eq + 1;
                 let value_end = offset + line.trim_end().len();
+                // Only encodings are read; other attributes (`#ttg.shared_memory`, `#loc = …`,
+                // other dialects) are skipped.
+                let value = text[value_start..value_end].trim_start();
+                let is_encoding = value
+                    .strip_prefix("#ttg.")
+                    .map(|v| {
+                        v.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                            .next()
+                            .unwrap_or("")
+                    })
+                    .is_some_and(|k| KNOWN_KINDS.contains(&k));
+                if !is_encoding {
+                    offset += line.len();
+                    continue;
+                }
                 let mut p = Parser::new(text, Some(&aliases));
                 p.pos = value_start;
                 let e = p.attribute()?;

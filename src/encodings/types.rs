@@ -7,13 +7,51 @@ use super::error::EncodingError;
 /// Each basis has one entry per tensor dimension: the position (in units of the per-CTA
 /// extent) of the CTA selected by that bit of the block id. A zero basis replicates the data
 /// over CTAs (multicast).
+///
+/// ```
+/// use linear_layout::encodings::{CgaBases, Encoding};
+/// // Two CTAs split dim 1, two more replicate: 4 CTAs in all.
+/// let cga: CgaBases = vec![vec![0, 1], vec![0, 0]];
+/// let e: Encoding = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0], CGALayout = [[0, 1], [0, 0]]}>".parse()?;
+/// let Encoding::SwizzledShared(s) = &e else { unreachable!() };
+/// assert_eq!(s.cga_layout, cga);
+/// assert_eq!(e.to_linear_layout(&[4, 16])?.bases("block")?, vec![vec![0, 8], vec![0, 0]]);
+/// # Ok::<(), linear_layout::encodings::EncodingError>(())
+/// ```
 pub type CgaBases = Vec<Vec<u32>>;
 
 /// Largest tensor rank accepted (Triton has no fixed limit; layouts are 64-bit anyway).
+///
+/// ```
+/// use linear_layout::encodings::{Encoding, MAX_RANK};
+/// let e: Encoding = "#ttg.linear<{register = [], lane = [[1]], warp = [], block = []}>".parse()?;
+/// assert!(e.to_linear_layout(&vec![1; MAX_RANK + 1]).is_err());
+/// # Ok::<(), linear_layout::encodings::EncodingError>(())
+/// ```
 pub const MAX_RANK: usize = 16;
-/// Largest number of tensor elements accepted (2^30).
+
+/// Largest number of tensor elements accepted, as a power of two (2^30): larger shapes are
+/// rejected rather than converted.
+///
+/// ```
+/// use linear_layout::encodings::{Encoding, MAX_ELEMENTS_LOG2};
+/// let e: Encoding = "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>".parse()?;
+/// assert!(e.to_linear_layout(&[1 << MAX_ELEMENTS_LOG2]).is_ok());
+/// assert!(e.to_linear_layout(&[1 << (MAX_ELEMENTS_LOG2 + 1)]).is_err());
+/// # Ok::<(), linear_layout::encodings::EncodingError>(())
+/// ```
 pub const MAX_ELEMENTS_LOG2: u32 = 30;
-/// Deepest nesting of `slice` / `dot_op` parents accepted.
+
+/// Deepest nesting of `slice` / `dot_op` parents accepted (in JSON, text and values).
+///
+/// ```
+/// use linear_layout::encodings::{Encoding, MAX_NESTING};
+/// let mut text = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [1, 0]}>".to_string();
+/// for _ in 0..=MAX_NESTING {
+///     text = format!("#ttg.slice<{{dim = 0, parent = {text}}}>");
+/// }
+/// assert!(text.parse::<Encoding>().is_err());
+/// ```
 pub const MAX_NESTING: usize = 16;
 
 /// `#ttg.blocked`: each thread holds `sizePerThread` contiguous elements, lanes and warps tile
@@ -173,12 +211,16 @@ pub struct Linear {
     pub warp: Vec<Vec<u32>>,
     /// Block bases.
     pub block: Vec<Vec<u32>>,
-    /// The layout's own shape; `None` infers it from the bases (as the MLIR text does).
+    /// The layout's own shape (out-dim sizes). The MLIR text has none: parsing infers it
+    /// from the bases (the smallest powers of two above them). `None` (the JSON schema's
+    /// default) builds the layout on the shape of the tensor it is converted for.
     pub shape: Option<Vec<u64>>,
 }
 
-/// `#ttg.swizzled_shared` (and, with [`SharedKind::AmdRotating`], `#ttg.amd_rotating_shared`):
-/// rows of the two fastest dims XOR-swizzled in groups of `vec` elements.
+/// The parameters of `#ttg.swizzled_shared` ([`Encoding::SwizzledShared`]) and
+/// `#ttg.amd_rotating_shared` ([`Encoding::AmdRotatingShared`]): rows of the two fastest dims
+/// XOR-swizzled in groups of `vec` elements (the rotating variant also XORs in the block of
+/// rows, so the pattern rotates every `perPhase · maxPhase` rows).
 ///
 /// ```
 /// use linear_layout::encodings::Encoding;
@@ -199,20 +241,6 @@ pub struct Swizzled {
     pub order: Vec<u32>,
     /// CTA tiling bases.
     pub cga_layout: CgaBases,
-}
-
-/// Which swizzling rule a [`Swizzled`] value follows.
-///
-/// ```
-/// use linear_layout::encodings::SharedKind;
-/// assert_ne!(SharedKind::Swizzled, SharedKind::AmdRotating);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SharedKind {
-    /// `#ttg.swizzled_shared`.
-    Swizzled,
-    /// `#ttg.amd_rotating_shared`: the phase is XORed with the block of rows.
-    AmdRotating,
 }
 
 /// `#ttg.nvmma_shared`: the shared layout read by NVIDIA wgmma / written by TMA.
@@ -304,6 +332,34 @@ impl PaddedShared {
             }
         }
         out
+    }
+}
+
+impl PaddedShared {
+    /// The allocation size, in elements, of `elements` logical elements: the elements plus
+    /// every padding slot that precedes one of them (no padding after the last element), as
+    /// Triton's `getPaddedSize`.
+    ///
+    /// ```
+    /// use linear_layout::encodings::{PaddedLinear, PaddedShared};
+    /// let p = PaddedShared { intervals: vec![32], paddings: vec![4],
+    ///                        linear: PaddedLinear::Identity { order: vec![1, 0], shape: None } };
+    /// assert_eq!(p.padded_size(256), 256 + 7 * 4);
+    /// assert_eq!(p.padded_size(256), p.physical_offset(255) + 1);
+    /// ```
+    pub fn padded_size(&self, elements: u64) -> u64 {
+        let mut extra = 0u64;
+        for (&i, &p) in self.intervals.iter().zip(&self.paddings) {
+            if i == 0 {
+                continue;
+            }
+            let mut pad = (elements / i as u64).saturating_mul(p as u64);
+            if elements.is_multiple_of(i as u64) {
+                pad = pad.saturating_sub(p as u64);
+            }
+            extra = extra.saturating_add(pad);
+        }
+        elements.saturating_add(extra)
     }
 }
 
@@ -449,7 +505,8 @@ impl Encoding {
     }
 
     /// Fills in the defaults that the JSON schema takes from the tensor shape (the rank of an
-    /// `nvmma_shared` CTA tiling, the shape of a `padded_shared` identity component), so that
+    /// `nvmma_shared` CTA tiling, the shape of a `padded_shared` identity component or of a
+    /// `linear` layout), so that
     /// the value prints exactly as Triton prints the attribute built for that shape.
     ///
     /// ```
@@ -466,12 +523,10 @@ impl Encoding {
                 n.rank = Some(shape.len() as u32);
             }
             Encoding::PaddedShared(PaddedShared {
-                linear:
-                    PaddedLinear::Identity {
-                        shape: s @ None, ..
-                    },
+                linear: PaddedLinear::Identity { shape: s @ None, .. },
                 ..
             }) => *s = Some(shape.to_vec()),
+            Encoding::Linear(l) if l.shape.is_none() => l.shape = Some(shape.to_vec()),
             _ => {}
         }
         e
@@ -659,6 +714,15 @@ impl Encoding {
                     ));
                 }
                 d.parent.validate_depth(depth + 1)?;
+                // Operand B's K dim is the second-to-last one (a rank-1 operand A is accepted:
+                // its only dim is K).
+                if d.parent.rank().unwrap_or(0) < 1 + d.op_idx as usize {
+                    return Err(EncodingError::param(
+                        K,
+                        "parent",
+                        "operand B needs a parent of rank 2 or more",
+                    ));
+                }
                 match d.parent.as_ref() {
                     Encoding::Blocked(_) => {
                         if d.k_width != 0 {
@@ -733,7 +797,8 @@ impl Encoding {
             }
             Encoding::Linear(l) => {
                 const K: &str = "linear";
-                let rank = self.rank().unwrap_or(0);
+                // No bases and no shape: the tensor's shape decides the rank.
+                let Some(rank) = self.rank() else { return Ok(()) };
                 if rank == 0 {
                     return Err(EncodingError::param(
                         K,
@@ -946,12 +1011,7 @@ pub(crate) fn check_rank(
     Ok(())
 }
 
-fn check_len(
-    kind: &'static str,
-    param: &'static str,
-    v: &[u32],
-    rank: usize,
-) -> Result<(), EncodingError> {
+fn check_len(kind: &'static str, param: &'static str, v: &[u32], rank: usize) -> Result<(), EncodingError> {
     if v.len() != rank {
         return Err(EncodingError::param(
             kind,
@@ -962,11 +1022,7 @@ fn check_len(
     Ok(())
 }
 
-fn check_pow2_list(
-    kind: &'static str,
-    param: &'static str,
-    v: &[u32],
-) -> Result<(), EncodingError> {
+fn check_pow2_list(kind: &'static str, param: &'static str, v: &[u32]) -> Result<(), EncodingError> {
     if v.iter().any(|x| !x.is_power_of_two()) {
         return Err(EncodingError::param(
             kind,
@@ -977,11 +1033,7 @@ fn check_pow2_list(
     Ok(())
 }
 
-fn check_order(
-    kind: &'static str,
-    param: &'static str,
-    order: &[u32],
-) -> Result<(), EncodingError> {
+fn check_order(kind: &'static str, param: &'static str, order: &[u32]) -> Result<(), EncodingError> {
     let mut seen = vec![false; order.len()];
     for &o in order {
         let o = o as usize;
@@ -1028,11 +1080,7 @@ fn check_bases(
     Ok(())
 }
 
-pub(crate) fn check_cga(
-    kind: &'static str,
-    cga: &[Vec<u32>],
-    rank: usize,
-) -> Result<(), EncodingError> {
+pub(crate) fn check_cga(kind: &'static str, cga: &[Vec<u32>], rank: usize) -> Result<(), EncodingError> {
     if cga.len() > 32 {
         return Err(EncodingError::param(
             kind,

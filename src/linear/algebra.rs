@@ -19,7 +19,7 @@ use super::{DimName, LayoutError, LinearLayout};
 pub fn supremum(x: &[DimName], y: &[DimName]) -> Vec<DimName> {
     merge_orders(x, y, |a, b| a == b)
         .into_iter()
-        .map(|(i, j)| if i != ABSENT { x[i as usize].clone() } else { y[j as usize].clone() })
+        .map(|(i, j)| if i != ABSENT { x[i as usize] } else { y[j as usize] })
         .collect()
 }
 
@@ -32,13 +32,17 @@ pub(crate) const ABSENT: u32 = u32::MAX;
 
 /// Dimension positions fit `u32` (a list longer than that cannot exist in memory).
 fn position<X, Y>(list: &[Y], item: &X, same: &impl Fn(&X, &Y) -> bool) -> u32 {
-    list.iter().position(|b| same(item, b)).map_or(ABSENT, |p| p as u32)
+    list.iter()
+        .position(|b| same(item, b))
+        .map_or(ABSENT, |p| p as u32)
 }
 
 pub(crate) fn merge_orders<X, Y>(x: &[X], y: &[Y], same: impl Fn(&X, &Y) -> bool) -> Merged {
     let x_in_y: SmallVec<[u32; 8]> = x.iter().map(|a| position(y, a, &same)).collect();
-    let y_in_x: SmallVec<[u32; 8]> =
-        y.iter().map(|b| position(x, b, &|b: &Y, a: &X| same(a, b))).collect();
+    let y_in_x: SmallVec<[u32; 8]> = y
+        .iter()
+        .map(|b| position(x, b, &|b: &Y, a: &X| same(a, b)))
+        .collect();
     let mut merged = Merged::new();
     // A name is emitted once: from x (with its y twin) or from y (with its x twin).
     let mut x_done: SmallVec<[bool; 8]> = smallvec::smallvec![false; x.len()];
@@ -65,7 +69,11 @@ pub(crate) fn merge_orders<X, Y>(x: &[X], y: &[Y], same: impl Fn(&X, &Y) -> bool
                 !px_later || (py_later && px <= py)
             }
         };
-        let (xi, yj) = if take_x { (i as u32, x_in_y[i]) } else { (y_in_x[j], j as u32) };
+        let (xi, yj) = if take_x {
+            (i as u32, x_in_y[i])
+        } else {
+            (y_in_x[j], j as u32)
+        };
         if xi != ABSENT {
             x_done[xi as usize] = true;
         }
@@ -96,7 +104,7 @@ fn same_name_set(a: &Dims, b: &Dims) -> bool {
 }
 
 fn names(dims: &Dims) -> Vec<DimName> {
-    dims.iter().map(|d| d.name.clone()).collect()
+    dims.iter().map(|d| d.name).collect()
 }
 
 impl LinearLayout {
@@ -124,11 +132,18 @@ impl LinearLayout {
         let out_order = merge_orders(&self.outs, &outer.outs, same);
         let bits = |i: u32, dims: &Dims| if i == ABSENT { 0 } else { dims[i as usize].bits };
         let pick = |(i, j): (u32, u32), a: &Dims, b: &Dims| {
-            let name = if i != ABSENT { &a[i as usize].name } else { &b[j as usize].name };
-            Dim::new(name.clone(), bits(i, a) + bits(j, b))
+            let name = if i != ABSENT {
+                &a[i as usize].name
+            } else {
+                &b[j as usize].name
+            };
+            Dim::new(*name, bits(i, a) + bits(j, b))
         };
         let ins: Dims = in_order.iter().map(|&p| pick(p, &self.ins, &outer.ins)).collect();
-        let outs: Dims = out_order.iter().map(|&p| pick(p, &self.outs, &outer.outs)).collect();
+        let outs: Dims = out_order
+            .iter()
+            .map(|&p| pick(p, &self.outs, &outer.outs))
+            .collect();
         let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
         let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
         if in_bits > 64 || out_bits > 64 {
@@ -154,10 +169,15 @@ impl LinearLayout {
         let mut cols = Columns::new();
         for &(i, j) in &in_order {
             if i != ABSENT {
-                self.dim_cols(i as usize).iter().for_each(|&c| cols.push(inner_map.map(c)));
+                self.dim_cols(i as usize)
+                    .iter()
+                    .for_each(|&c| cols.push(inner_map.map(c)));
             }
             if j != ABSENT {
-                outer.dim_cols(j as usize).iter().for_each(|&c| cols.push(outer_map.map(c)));
+                outer
+                    .dim_cols(j as usize)
+                    .iter()
+                    .for_each(|&c| cols.push(outer_map.map(c)));
             }
         }
         LinearLayout::from_parts(ins, outs, cols)
@@ -189,7 +209,7 @@ impl LinearLayout {
             if d.bits > outer.ins[j].bits {
                 return Err(LayoutError::SizeMismatch {
                     op: "compose",
-                    dim: d.name.clone(),
+                    dim: d.name,
                     size: 1 << d.bits.min(63),
                     required: format!(
                         "the outer layout's in-dim has only size {}",
@@ -342,7 +362,7 @@ impl LinearLayout {
             if a_bits < d.bits {
                 return Err(LayoutError::SizeMismatch {
                     op: "invert_and_compose",
-                    dim: d.name.clone(),
+                    dim: d.name,
                     size: 1 << d.bits.min(63),
                     required: format!(
                         "the outer layout's out-dim has only size {}",
@@ -437,7 +457,7 @@ impl LinearLayout {
                     }
                     column += 1;
                 }
-                (d.name.clone(), mask)
+                (d.name, mask)
             })
             .collect()
     }
@@ -580,7 +600,7 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
         if bb > d.bits {
             return Ok(None);
         }
-        c_outs.push(Dim::new(d.name.clone(), d.bits - bb));
+        c_outs.push(Dim::new(d.name, d.bits - bb));
     }
     let mut c_shift = 0;
     let geometry: SmallVec<[OutGeometry; 4]> = a
@@ -697,7 +717,7 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
                 }
             }
         }
-        c_ins.push(Dim::new(d.name.clone(), kc));
+        c_ins.push(Dim::new(d.name, kc));
     }
     if let Some(err) = misfit {
         return Err(err);

@@ -186,7 +186,7 @@ pub fn layout_from(g: &mut Gen, ins: &[(DimName, u32)]) -> LinearLayout {
             u64::arbitrary(g) & super::layout::low_mask(total)
         });
     }
-    let ins: Dims = ins.iter().map(|(n, b)| Dim::new(n.clone(), *b)).collect();
+    let ins: Dims = ins.iter().map(|(n, b)| Dim::new(*n, *b)).collect();
     assemble(ins, outs, cols)
 }
 
@@ -207,10 +207,7 @@ pub fn invertible_on(g: &mut Gen, outs: &[(DimName, u32)]) -> LinearLayout {
         }
         cols.push(c);
     }
-    let dims: Dims = outs
-        .iter()
-        .map(|(name, bits)| Dim::new(name.clone(), *bits))
-        .collect();
+    let dims: Dims = outs.iter().map(|(name, bits)| Dim::new(*name, *bits)).collect();
     assemble(dims.clone(), dims, cols)
 }
 
@@ -237,7 +234,7 @@ impl Arbitrary for LinearLayout {
                 .in_dim_names()
                 .enumerate()
                 .filter(|&(i, _)| i != skip)
-                .map(|(_, n)| n.clone())
+                .map(|(_, n)| *n)
                 .collect();
             me.sublayout(&keep, &outs).ok()
         }))
@@ -264,8 +261,8 @@ pub struct Chain(pub LinearLayout, pub LinearLayout, pub LinearLayout);
 impl Arbitrary for Chain {
     fn arbitrary(g: &mut Gen) -> Self {
         let a = arbitrary_layout(g);
-        let b = layout_from(g, &dims_of(a.out_dims().map(|(n, s)| (n.clone(), s))));
-        let c = layout_from(g, &dims_of(b.out_dims().map(|(n, s)| (n.clone(), s))));
+        let b = layout_from(g, &dims_of(a.out_dims().map(|(n, s)| (*n, s))));
+        let c = layout_from(g, &dims_of(b.out_dims().map(|(n, s)| (*n, s))));
         Chain(a, b, c)
     }
 }
@@ -288,7 +285,7 @@ pub struct Contained {
 impl Arbitrary for Contained {
     fn arbitrary(g: &mut Gen) -> Self {
         let outer = arbitrary_layout(g);
-        let ins = dims_of(outer.in_dims().map(|(n, s)| (n.clone(), s)));
+        let ins = dims_of(outer.in_dims().map(|(n, s)| (*n, s)));
         let total: u32 = ins.iter().map(|(_, b)| b).sum();
         // x: random in-dims of its own onto outer's in-dims.
         let pool = ["register", "lane", "warp", "q"];
@@ -305,7 +302,7 @@ impl Arbitrary for Contained {
             }
             x_ins.push(Dim::new(DimName::from(*name), bits));
         }
-        let x_outs: Dims = ins.iter().map(|(n, b)| Dim::new(n.clone(), *b)).collect();
+        let x_outs: Dims = ins.iter().map(|(n, b)| Dim::new(*n, *b)).collect();
         let x = assemble(x_ins, x_outs, cols);
         match x.compose(&outer) {
             Ok(layout) => Contained { layout, outer },
@@ -334,7 +331,7 @@ impl Arbitrary for Invertible {
         } else {
             shared_layout(g)
         };
-        let outs = dims_of(base.out_dims().map(|(n, s)| (n.clone(), s)));
+        let outs = dims_of(base.out_dims().map(|(n, s)| (*n, s)));
         let change = invertible_on(g, &outs);
         // Rename the in-dims apart from the out-dims, as a hardware-to-tensor map has them.
         let mut l = change;

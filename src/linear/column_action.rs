@@ -116,7 +116,7 @@ impl ColumnAction {
         if layout.ins[i].bits != self.in_size_log2 {
             return Err(LayoutError::SizeMismatch {
                 op: "ColumnAction::apply",
-                dim: self.in_dim.clone(),
+                dim: self.in_dim,
                 size: 1 << layout.ins[i].bits.min(63),
                 required: format!("the action is for size 2^{}", self.in_size_log2),
             });
@@ -151,7 +151,7 @@ impl ColumnAction {
         if self.in_size_log2 >= 63 || values.len() as u64 != 1u64 << self.in_size_log2 {
             return Err(LayoutError::SizeMismatch {
                 op: "ColumnAction::apply_values",
-                dim: self.in_dim.clone(),
+                dim: self.in_dim,
                 size: values.len() as u64,
                 required: format!("the action is for 2^{} values", self.in_size_log2),
             });
@@ -193,7 +193,7 @@ impl ColumnAction {
         }
         Ok(ColumnAction {
             action: inv,
-            in_dim: self.in_dim.clone(),
+            in_dim: self.in_dim,
             in_size_log2: self.in_size_log2,
         })
     }
@@ -228,7 +228,7 @@ impl ColumnAction {
             })?;
         Ok(ColumnAction {
             action,
-            in_dim: self.in_dim.clone(),
+            in_dim: self.in_dim,
             in_size_log2: self.in_size_log2,
         })
     }
@@ -264,12 +264,12 @@ mod laws {
             for (i, s) in seed.iter().enumerate().take(n) {
                 perm.swap(i, *s as usize % n);
             }
-            let a = ColumnAction::new(perm, first.name.clone(), n as u32).unwrap();
+            let a = ColumnAction::new(perm, first.name, n as u32).unwrap();
             let back = a.apply(&l).and_then(|p| a.inverse()?.apply(&p));
             let values: Vec<u64> = (0..1u64 << n).collect();
             let moved = a.apply_values(&values).unwrap();
             let perm_layout = a
-                .apply(&LinearLayout::identity_1d(1 << n, first.name.clone(), "v").unwrap())
+                .apply(&LinearLayout::identity_1d(1 << n, first.name, "v").unwrap())
                 .unwrap();
             back.ok() == Some(l.clone())
                 && moved

@@ -17,7 +17,7 @@ pub const MAX_BITS: u32 = 64;
 /// One named dimension, its size as a number of bits (`size = 2^bits`), and where its bits
 /// start: the first column of an in-dim, the shift of an out-dim's field in a flattened basis.
 /// `start` is derived; [`LinearLayout::from_parts`] sets it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Dim {
     pub(crate) name: DimName,
     pub(crate) bits: u32,
@@ -53,7 +53,7 @@ impl NameRef for DimName {
         dims.iter().position(|d| d.name == *self)
     }
     fn to_name(&self) -> DimName {
-        self.clone()
+        *self
     }
 }
 
@@ -163,10 +163,7 @@ pub struct LinearLayout {
 
 fn check_size(dim: &DimName, size: i64) -> Result<u32> {
     if size < 1 || (size as u64).count_ones() != 1 {
-        return Err(LayoutError::SizeNotPowerOfTwo {
-            dim: dim.clone(),
-            size,
-        });
+        return Err(LayoutError::SizeNotPowerOfTwo { dim: *dim, size });
     }
     Ok((size as u64).trailing_zeros())
 }
@@ -397,10 +394,10 @@ impl LinearLayout {
                     if v < 0 {
                         let out_dim = outs
                             .get(o)
-                            .map(|x| x.0.clone())
+                            .map(|x| x.0)
                             .unwrap_or_else(|| DimName::from(format!("#{o}").as_str()));
                         return Err(LayoutError::NegativeBasis {
-                            in_dim: name.clone(),
+                            in_dim: *name,
                             out_dim,
                             value: v,
                         });
@@ -412,7 +409,7 @@ impl LinearLayout {
         for (name, bs) in ins {
             if let Some(b) = bs.iter().find(|b| b.len() != outs.len()) {
                 return Err(LayoutError::BasisLength {
-                    in_dim: name.clone(),
+                    in_dim: *name,
                     expected: outs.len(),
                     got: b.len(),
                 });
@@ -422,7 +419,7 @@ impl LinearLayout {
         let mut out_dims = Dims::new();
         for (name, size) in outs {
             let bits = check_size(name, *size)?;
-            out_dims.push(Dim::new(name.clone(), bits));
+            out_dims.push(Dim::new(*name, bits));
         }
         // 4. components below their size
         for (name, bs) in ins {
@@ -430,8 +427,8 @@ impl LinearLayout {
                 for (o, &v) in b.iter().enumerate() {
                     if (v as u64) >> out_dims[o].bits != 0 {
                         return Err(LayoutError::BasisOutOfRange {
-                            in_dim: name.clone(),
-                            out_dim: out_dims[o].name.clone(),
+                            in_dim: *name,
+                            out_dim: out_dims[o].name,
                             value: v,
                             size: outs[o].1 as u64,
                         });
@@ -466,7 +463,7 @@ impl LinearLayout {
                 }
                 cols.push(flat);
             }
-            in_dims.push(Dim::new(name.clone(), bs.len() as u32));
+            in_dims.push(Dim::new(*name, bs.len() as u32));
         }
         let layout = Self::from_parts(in_dims, out_dims, cols)?;
         // 6. surjectivity
@@ -766,7 +763,7 @@ impl LinearLayout {
         let cols = self.dim_cols(i);
         let c = cols.get(index).ok_or_else(|| LayoutError::SizeMismatch {
             op: "basis",
-            dim: self.ins[i].name.clone(),
+            dim: self.ins[i].name,
             size: cols.len() as u64,
             required: format!("basis index {index} needs more bases"),
         })?;
@@ -946,7 +943,7 @@ impl LinearLayout {
     pub fn apply<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> Result<SmallVec<[u64; 4]>> {
         let mismatch = || LayoutError::DimsMismatch {
             op: "apply",
-            expected: self.ins.iter().map(|d| d.name.clone()).collect(),
+            expected: self.ins.iter().map(|d| d.name).collect(),
             got: inputs.iter().map(|(n, _)| DimName::from(n.as_ref())).collect(),
         };
         if inputs.len() != self.ins.len() {
@@ -1102,7 +1099,7 @@ mod laws {
                 .map(|d| {
                     let v = x.checked_shr(shift).unwrap_or(0) & low_mask(d.bits);
                     shift += d.bits;
-                    (d.name.clone(), v)
+                    (d.name, v)
                 })
                 .collect();
             // Any order of the named inputs is accepted.

@@ -3,20 +3,22 @@
 //! Every layout names its input dimensions (`register`, `lane`, `warp`, `block`, `offset`, …)
 //! and its output dimensions (`dim0`, `dim1`, …). Names are compared and cloned on every
 //! operation, so [`DimName`] keeps short names (up to 23 bytes, which covers every name a
-//! GPU compiler uses) inline: cloning one is a copy, not an allocation. Longer names live in
-//! a shared `Arc<str>`.
+//! GPU compiler uses) inline and is `Copy`; a longer name is interned once per process.
 
 use std::borrow::Borrow;
+use std::collections::HashSet;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Mutex, OnceLock};
 
 const INLINE_CAPACITY: usize = 23;
 
 /// The name of an input or output dimension of a [`LinearLayout`](crate::linear::LinearLayout).
 ///
-/// Behaves like a `&str` (it dereferences to one) and is cheap to clone.
+/// Behaves like a `&str` (it dereferences to one) and is `Copy`: names of up to 23 bytes —
+/// every name a GPU compiler uses — are stored inline; a longer name is interned once per
+/// process (as Triton interns every name in its MLIR context) and referred to by pointer.
 ///
 /// ```
 /// use linear_layout::linear::DimName;
@@ -25,21 +27,54 @@ const INLINE_CAPACITY: usize = 23;
 /// assert_eq!(lane, DimName::from(String::from("lane")));
 /// assert_eq!(lane.to_string(), "lane");
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 pub struct DimName(Repr);
 
-/// Inline names are `[len, bytes…, zero padding]`, so two inline names are equal exactly when
-/// their arrays are: three word comparisons, no string scan.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 enum Repr {
     Inline(Inline),
-    Shared(Arc<str>),
+    Interned(&'static str),
 }
 
-/// Word-aligned, so a name is copied and compared as three machine words.
+/// An inline name: its length (an enum, so the values above 23 are free for `Repr` to tag
+/// the interned case and the whole name stays 24 bytes), then the bytes, zero-padded.
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[repr(C, align(8))]
-struct Inline([u8; INLINE_CAPACITY + 1]);
+struct Inline {
+    len: Len,
+    bytes: [u8; INLINE_CAPACITY],
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+#[rustfmt::skip]
+enum Len {
+    L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15, L16, L17, L18, L19,
+    L20, L21, L22, L23,
+}
+
+#[rustfmt::skip]
+const LENS: [Len; INLINE_CAPACITY + 1] = [
+    Len::L0, Len::L1, Len::L2, Len::L3, Len::L4, Len::L5, Len::L6, Len::L7, Len::L8, Len::L9,
+    Len::L10, Len::L11, Len::L12, Len::L13, Len::L14, Len::L15, Len::L16, Len::L17, Len::L18,
+    Len::L19, Len::L20, Len::L21, Len::L22, Len::L23,
+];
+
+/// Names longer than the inline capacity, each stored once for the life of the process.
+fn intern(s: &str) -> &'static str {
+    static LONG_NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let set = LONG_NAMES.get_or_init(|| Mutex::new(HashSet::new()));
+    // A poisoned lock still holds a consistent set: inserts are the only writes.
+    let mut set = set.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    match set.get(s) {
+        Some(&name) => name,
+        None => {
+            let name: &'static str = Box::leak(s.to_owned().into_boxed_str());
+            set.insert(name);
+            name
+        }
+    }
+}
 
 impl DimName {
     /// The name as a string slice.
@@ -52,28 +87,28 @@ impl DimName {
         match &self.0 {
             // The bytes were copied from a `&str`, so this never fails.
             Repr::Inline(_) => std::str::from_utf8(self.as_bytes()).unwrap_or_default(),
-            Repr::Shared(s) => s,
+            Repr::Interned(s) => s,
         }
     }
 
     /// The name's bytes (no UTF-8 check: what comparisons use).
     fn as_bytes(&self) -> &[u8] {
         match &self.0 {
-            Repr::Inline(Inline(a)) => &a[1..1 + a[0] as usize],
-            Repr::Shared(s) => s.as_bytes(),
+            Repr::Inline(a) => &a.bytes[..a.len as usize],
+            Repr::Interned(s) => s.as_bytes(),
         }
     }
 }
 
 impl From<&str> for DimName {
     fn from(s: &str) -> Self {
-        if s.len() <= INLINE_CAPACITY {
-            let mut a = [0u8; INLINE_CAPACITY + 1];
-            a[0] = s.len() as u8;
-            a[1..1 + s.len()].copy_from_slice(s.as_bytes());
-            DimName(Repr::Inline(Inline(a)))
-        } else {
-            DimName(Repr::Shared(Arc::from(s)))
+        match LENS.get(s.len()) {
+            Some(&len) => {
+                let mut bytes = [0u8; INLINE_CAPACITY];
+                bytes[..s.len()].copy_from_slice(s.as_bytes());
+                DimName(Repr::Inline(Inline { len, bytes }))
+            }
+            None => DimName(Repr::Interned(intern(s))),
         }
     }
 }
@@ -92,7 +127,7 @@ impl From<&String> for DimName {
 
 impl From<&DimName> for DimName {
     fn from(s: &DimName) -> Self {
-        s.clone()
+        *s
     }
 }
 
@@ -120,7 +155,9 @@ impl PartialEq for DimName {
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
             (Repr::Inline(a), Repr::Inline(b)) => a == b,
-            _ => self.as_bytes() == other.as_bytes(),
+            // Interned names are unique, so the pointer decides.
+            (Repr::Interned(a), Repr::Interned(b)) => std::ptr::eq(*a, *b),
+            _ => false,
         }
     }
 }
@@ -132,10 +169,8 @@ impl PartialEq<str> for DimName {
     fn eq(&self, other: &str) -> bool {
         match &self.0 {
             // Lengths first: most mismatches end there, without a byte comparison.
-            Repr::Inline(Inline(a)) => {
-                a[0] as usize == other.len() && &a[1..1 + other.len()] == other.as_bytes()
-            }
-            Repr::Shared(s) => **s == *other,
+            Repr::Inline(a) => a.len as usize == other.len() && &a.bytes[..other.len()] == other.as_bytes(),
+            Repr::Interned(s) => *s == other,
         }
     }
 }
@@ -143,7 +178,7 @@ impl PartialEq<str> for DimName {
 impl PartialEq<&str> for DimName {
     #[inline]
     fn eq(&self, other: &&str) -> bool {
-        self.as_bytes() == other.as_bytes()
+        *self == **other
     }
 }
 
@@ -210,7 +245,8 @@ mod tests {
         assert_eq!(DimName::from(s23).as_str(), s23);
         assert_eq!(DimName::from(s24).as_str(), s24);
         assert!(matches!(DimName::from(s23).0, Repr::Inline(_)));
-        assert!(matches!(DimName::from(s24).0, Repr::Shared(_)));
+        assert!(matches!(DimName::from(s24).0, Repr::Interned(_)));
+        assert_eq!(std::mem::size_of::<DimName>(), 24);
         assert_ne!(DimName::from(s23), DimName::from(s24));
         assert_eq!(DimName::from(s24), DimName::from(s24.to_string()));
     }

@@ -15,7 +15,7 @@ fn list<N: AsRef<str>>(names: &[N]) -> Vec<DimName> {
 fn permutation<N: AsRef<str>>(op: &'static str, dims: &Dims, order: &[N]) -> Result<Vec<usize>> {
     let mismatch = || LayoutError::DimsMismatch {
         op,
-        expected: dims.iter().map(|d| d.name.clone()).collect(),
+        expected: dims.iter().map(|d| d.name).collect(),
         got: list(order),
     };
     if order.len() != dims.len() {
@@ -79,7 +79,7 @@ impl LinearLayout {
     /// ```
     pub fn transpose_ins<N: AsRef<str>>(&self, order: &[N]) -> Result<LinearLayout> {
         let perm = permutation("transpose_ins", &self.ins, order)?;
-        let ins: Dims = perm.iter().map(|&p| self.ins[p].clone()).collect();
+        let ins: Dims = perm.iter().map(|&p| self.ins[p]).collect();
         let mut cols = Columns::new();
         for &p in &perm {
             for &c in self.dim_cols(p) {
@@ -101,7 +101,7 @@ impl LinearLayout {
     /// ```
     pub fn transpose_outs<N: AsRef<str>>(&self, order: &[N]) -> Result<LinearLayout> {
         let perm = permutation("transpose_outs", &self.outs, order)?;
-        let outs: Dims = perm.iter().map(|&p| self.outs[p].clone()).collect();
+        let outs: Dims = perm.iter().map(|&p| self.outs[p]).collect();
         let mut map = FieldMap::new();
         let mut shift = 0;
         for &p in &perm {
@@ -214,7 +214,7 @@ impl LinearLayout {
             if out_dims.iter().any(|n| d.name == *n.as_ref()) {
                 map.push(self.out_shift(o), d.bits, shift);
                 shift += d.bits;
-                outs.push(d.clone());
+                outs.push(*d);
             }
         }
         let mut ins = Dims::new();
@@ -224,7 +224,7 @@ impl LinearLayout {
                 for &c in self.dim_cols(i) {
                     cols.push(map.map(c));
                 }
-                ins.push(d.clone());
+                ins.push(*d);
             }
         }
         LinearLayout::from_parts(ins, outs, cols)
@@ -397,7 +397,7 @@ impl LinearLayout {
         }
         if let Some(d) = other.ins.iter().find(|d| self.has_in_dim(&d.name)) {
             return Err(LayoutError::DuplicateDim {
-                dim: d.name.clone(),
+                dim: d.name,
                 side: "concat_ins input",
             });
         }
@@ -440,7 +440,7 @@ impl LinearLayout {
         }
         if let Some(d) = other.outs.iter().find(|d| self.has_out_dim(&d.name)) {
             return Err(LayoutError::DuplicateDim {
-                dim: d.name.clone(),
+                dim: d.name,
                 side: "concat_outs output",
             });
         }
@@ -615,8 +615,8 @@ mod laws {
     fn flatten_and_reshape_agree_with_apply() {
         fn law(l: LinearLayout, x: u64) -> bool {
             let flat = l.flatten_ins().and_then(|f| f.flatten_outs()).unwrap();
-            let ins: Vec<(DimName, u64)> = l.in_dims().map(|(n, s)| (n.clone(), s)).collect();
-            let outs: Vec<(DimName, u64)> = l.out_dims().map(|(n, s)| (n.clone(), s)).collect();
+            let ins: Vec<(DimName, u64)> = l.in_dims().map(|(n, s)| (*n, s)).collect();
+            let outs: Vec<(DimName, u64)> = l.out_dims().map(|(n, s)| (*n, s)).collect();
             let back = flat.reshape_ins(&ins).and_then(|b| b.reshape_outs(&outs));
             let x = x & low_mask(l.total_in_bits());
             let same_function = flat.in_dims().len() > 1

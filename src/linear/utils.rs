@@ -43,7 +43,7 @@ pub fn identity_standard_nd(in_dim: &str, shape: &[u64], order: &[usize]) -> Res
             op: "identity_standard_nd",
             detail: format!("order names dim {d} of a rank-{} shape", shape.len()),
         })?;
-        l = l.product(&LinearLayout::identity_1d(size, in_dim, names[d].clone())?)?;
+        l = l.product(&LinearLayout::identity_1d(size, in_dim, names[d])?)?;
     }
     Ok(l)
 }
@@ -81,8 +81,8 @@ fn shape_of<N: AsRef<str>>(layout: &LinearLayout, shape: &[(N, u64)], op: &'stat
                 .iter()
                 .find(|(n, _)| d.name == *n.as_ref())
                 .map(|(_, s)| *s)
-                .ok_or_else(|| LayoutError::DimNotFound {
-                    dim: d.name.clone(),
+                .ok_or(LayoutError::DimNotFound {
+                    dim: d.name,
                     side: "shape",
                 })
         })
@@ -119,7 +119,7 @@ pub fn ensure_layout_not_larger_than<N: AsRef<str>>(
         if want < 1u64 << d.bits.min(63) {
             if !want.is_power_of_two() {
                 return Err(LayoutError::SizeNotPowerOfTwo {
-                    dim: d.name.clone(),
+                    dim: d.name,
                     size: want.min(i64::MAX as u64) as i64,
                 });
             }
@@ -182,8 +182,7 @@ pub fn ensure_layout_not_smaller_than<N: AsRef<str>>(
             op: "ensure_layout_not_smaller_than",
             detail: "the first in-dim must be 'register' or 'offset'".into(),
         })?
-        .name
-        .clone();
+        .name;
     let mut l = layout.clone();
     for (o, d) in layout.outs.iter().enumerate() {
         let actual = 1u64 << d.bits.min(63);
@@ -191,16 +190,12 @@ pub fn ensure_layout_not_smaller_than<N: AsRef<str>>(
         if !(actual > want || want % actual == 0) {
             return Err(LayoutError::SizeMismatch {
                 op: "ensure_layout_not_smaller_than",
-                dim: d.name.clone(),
+                dim: d.name,
                 size: actual,
                 required: format!("{want} is not a multiple of it"),
             });
         }
-        l = l.product(&LinearLayout::identity_1d(
-            want / actual,
-            first.clone(),
-            d.name.clone(),
-        )?)?;
+        l = l.product(&LinearLayout::identity_1d(want / actual, first, d.name)?)?;
     }
     Ok(l)
 }
@@ -263,7 +258,7 @@ pub fn transpose_linear_layout(layout: &LinearLayout, order: &[usize]) -> Result
                     order.iter().map(|&k| comps[k] as i64).collect()
                 })
                 .collect();
-            (d.name.clone(), bs)
+            (d.name, bs)
         })
         .collect();
     LinearLayout::from_bases_inferred(bases, layout.out_dim_names().cloned())
@@ -294,7 +289,7 @@ pub fn remove_standard_dim(layout: &LinearLayout, dim: usize) -> Result<LinearLa
         .iter()
         .enumerate()
         .filter(|&(k, _)| k != dim)
-        .map(|(_, n)| n.clone())
+        .map(|(_, n)| *n)
         .collect();
     let ins: Vec<DimName> = layout.in_dim_names().cloned().collect();
     let mut sub = layout.sublayout(&ins, &keep)?;
@@ -369,7 +364,7 @@ pub fn reg_perm_for_divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Re
     }
     let mut broadcast = LinearLayout::empty();
     for d in &a.outs {
-        broadcast = broadcast.product(&LinearLayout::identity_1d(1, "register", d.name.clone())?)?;
+        broadcast = broadcast.product(&LinearLayout::identity_1d(1, "register", d.name)?)?;
     }
     let bb = broadcast.product(b)?;
     let mut shift_map = super::fields::FieldMap::new();
@@ -430,7 +425,7 @@ pub fn action_remove_broadcasted_regs(layout: &LinearLayout) -> Result<ColumnAct
         .filter(|&(_, &c)| c != 0)
         .map(|(k, _)| k)
         .collect();
-    ColumnAction::new(keep, first.name.clone(), regs.len() as u32)
+    ColumnAction::new(keep, first.name, regs.len() as u32)
 }
 
 /// The widest vector, in elements, for moving `cvt` (register/lane/… → `offset`) to memory
@@ -603,7 +598,7 @@ pub fn rename_dims<N: AsRef<str>, M: AsRef<str>>(
             let name = renames
                 .iter()
                 .find(|(old, _)| d.name == *old.as_ref())
-                .map_or(d.name.clone(), |(_, new)| DimName::from(new.as_ref()));
+                .map_or(d.name, |(_, new)| DimName::from(new.as_ref()));
             if out.iter().any(|e: &Dim| e.name == name) {
                 return Err(LayoutError::DuplicateDim { dim: name, side });
             }
@@ -658,7 +653,7 @@ pub fn integer_strides<N: AsRef<str>>(
             return Ok(None);
         }
         selected |= mask;
-        result.push((layout.ins[i].name.clone(), stride, mask));
+        result.push((layout.ins[i].name, stride, mask));
     }
     let others: Vec<DimName> = layout
         .in_dim_names()
@@ -744,7 +739,7 @@ pub fn basis_permutation_layout(src: &LinearLayout, dst: &LinearLayout) -> Resul
         let shift = src.in_offset(slot.0);
         cols.push(1u64.checked_shl(shift + slot.1).unwrap_or(0));
     }
-    let outs: Dims = src.ins.iter().map(|d| Dim::new(d.name.clone(), d.bits)).collect();
+    let outs: Dims = src.ins.iter().map(|d| Dim::new(d.name, d.bits)).collect();
     let l = LinearLayout::from_parts(src.ins.clone(), outs, cols)?;
     l.require_surjective()?;
     Ok(l)
