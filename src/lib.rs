@@ -27,6 +27,7 @@
 
 pub mod batch;
 pub mod encodings;
+pub mod heuristics;
 pub mod linear;
 
 /// The README's example, compiled and run as a doctest.

@@ -1,0 +1,3 @@
+//! The subcommands of the `linear-layout` command, one module each.
+
+pub mod tour;

@@ -1,0 +1,1 @@
+//! AMDGPU code generated from layouts.
