@@ -57,13 +57,75 @@ impl NameRef for DimName {
     }
 }
 
-pub(crate) type Dims = SmallVec<[Dim; 4]>;
+/// The in-dims or out-dims of a layout. A newtype so that copying one is a plain slice copy
+/// (`Dim` is `Copy`), which the generic `SmallVec` clone is not.
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Dims(SmallVec<[Dim; 4]>);
+
+impl Dims {
+    pub(crate) fn new() -> Self {
+        Dims(SmallVec::new())
+    }
+
+    pub(crate) fn one(dim: Dim) -> Self {
+        let mut dims = Dims::new();
+        dims.0.push(dim);
+        dims
+    }
+}
+
+impl Clone for Dims {
+    #[inline]
+    fn clone(&self) -> Self {
+        Dims(SmallVec::from_slice(&self.0))
+    }
+}
+
+impl std::ops::Deref for Dims {
+    type Target = SmallVec<[Dim; 4]>;
+    #[inline]
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Dims {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl FromIterator<Dim> for Dims {
+    #[inline]
+    fn from_iter<T: IntoIterator<Item = Dim>>(iter: T) -> Self {
+        let mut dims = Dims::new();
+        for d in iter {
+            dims.0.push(d);
+        }
+        dims
+    }
+}
+
+impl<'a> IntoIterator for &'a Dims {
+    type Item = &'a Dim;
+    type IntoIter = std::slice::Iter<'a, Dim>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
 
 /// The flattened bases of a layout: one `u64` per input bit (a column of the matrix), in
 /// canonical order (in-dims in order, bit 0 first). Up to 24 columns live inline, which covers
 /// the layouts GPU kernels use; larger ones (up to [`MAX_BITS`]) spill to the heap.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub(crate) struct Columns(SmallVec<[u64; 24]>);
+
+impl Clone for Columns {
+    fn clone(&self) -> Self {
+        Columns(SmallVec::from_slice(&self.0))
+    }
+}
 
 impl Columns {
     pub(crate) fn new() -> Self {
@@ -261,8 +323,8 @@ impl LinearLayout {
             cols.push(stride << i);
         }
         Self::from_parts(
-            smallvec::smallvec![Dim::new(in_dim, in_bits)],
-            smallvec::smallvec![Dim::new(out_dim, out_bits)],
+            Dims::one(Dim::new(in_dim, in_bits)),
+            Dims::one(Dim::new(out_dim, out_bits)),
             cols,
         )
     }
@@ -292,8 +354,8 @@ impl LinearLayout {
         let out_bits = check_size(&out_dim, out_size.min(i64::MAX as u64) as i64)?;
         let cols = (0..in_bits.min(MAX_BITS)).map(|_| 0).collect();
         Self::from_parts(
-            smallvec::smallvec![Dim::new(in_dim, in_bits)],
-            smallvec::smallvec![Dim::new(out_dim, out_bits)],
+            Dims::one(Dim::new(in_dim, in_bits)),
+            Dims::one(Dim::new(out_dim, out_bits)),
             cols,
         )
     }

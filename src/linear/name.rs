@@ -36,29 +36,11 @@ enum Repr {
     Interned(&'static str),
 }
 
-/// An inline name: its length (an enum, so the values above 23 are free for `Repr` to tag
-/// the interned case and the whole name stays 24 bytes), then the bytes, zero-padded.
+/// An inline name: its length in byte 0, then the bytes, zero-padded; word-aligned so a name
+/// is copied and compared as whole machine words.
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[repr(C, align(8))]
-struct Inline {
-    len: Len,
-    bytes: [u8; INLINE_CAPACITY],
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-#[rustfmt::skip]
-enum Len {
-    L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15, L16, L17, L18, L19,
-    L20, L21, L22, L23,
-}
-
-#[rustfmt::skip]
-const LENS: [Len; INLINE_CAPACITY + 1] = [
-    Len::L0, Len::L1, Len::L2, Len::L3, Len::L4, Len::L5, Len::L6, Len::L7, Len::L8, Len::L9,
-    Len::L10, Len::L11, Len::L12, Len::L13, Len::L14, Len::L15, Len::L16, Len::L17, Len::L18,
-    Len::L19, Len::L20, Len::L21, Len::L22, Len::L23,
-];
+struct Inline([u8; INLINE_CAPACITY + 1]);
 
 /// Names longer than the inline capacity, each stored once for the life of the process.
 fn intern(s: &str) -> &'static str {
@@ -94,7 +76,7 @@ impl DimName {
     /// The name's bytes (no UTF-8 check: what comparisons use).
     fn as_bytes(&self) -> &[u8] {
         match &self.0 {
-            Repr::Inline(a) => &a.bytes[..a.len as usize],
+            Repr::Inline(Inline(a)) => &a[1..1 + a[0] as usize],
             Repr::Interned(s) => s.as_bytes(),
         }
     }
@@ -102,13 +84,13 @@ impl DimName {
 
 impl From<&str> for DimName {
     fn from(s: &str) -> Self {
-        match LENS.get(s.len()) {
-            Some(&len) => {
-                let mut bytes = [0u8; INLINE_CAPACITY];
-                bytes[..s.len()].copy_from_slice(s.as_bytes());
-                DimName(Repr::Inline(Inline { len, bytes }))
-            }
-            None => DimName(Repr::Interned(intern(s))),
+        if s.len() <= INLINE_CAPACITY {
+            let mut a = [0u8; INLINE_CAPACITY + 1];
+            a[0] = s.len() as u8;
+            a[1..1 + s.len()].copy_from_slice(s.as_bytes());
+            DimName(Repr::Inline(Inline(a)))
+        } else {
+            DimName(Repr::Interned(intern(s)))
         }
     }
 }
@@ -169,7 +151,7 @@ impl PartialEq<str> for DimName {
     fn eq(&self, other: &str) -> bool {
         match &self.0 {
             // Lengths first: most mismatches end there, without a byte comparison.
-            Repr::Inline(a) => a.len as usize == other.len() && &a.bytes[..other.len()] == other.as_bytes(),
+            Repr::Inline(Inline(a)) => a[0] as usize == other.len() && &a[1..1 + other.len()] == other.as_bytes(),
             Repr::Interned(s) => *s == other,
         }
     }
@@ -246,7 +228,7 @@ mod tests {
         assert_eq!(DimName::from(s24).as_str(), s24);
         assert!(matches!(DimName::from(s23).0, Repr::Inline(_)));
         assert!(matches!(DimName::from(s24).0, Repr::Interned(_)));
-        assert_eq!(std::mem::size_of::<DimName>(), 24);
+        assert_eq!(std::mem::size_of::<DimName>(), 32);
         assert_ne!(DimName::from(s23), DimName::from(s24));
         assert_eq!(DimName::from(s24), DimName::from(s24.to_string()));
     }
