@@ -1013,13 +1013,24 @@ impl LinearLayout {
         }
         let mut flat = 0u64;
         let mut seen = 0u64;
-        for (name, value) in inputs {
-            let i = self.in_index(name.as_ref()).ok_or_else(mismatch)?;
-            if i < 64 {
-                if seen >> i & 1 == 1 {
-                    return Err(mismatch());
-                }
+        for (k, (name, value)) in inputs.iter().enumerate() {
+            let name = name.as_ref();
+            // Inputs usually come in the layout's own order: try that position first.
+            let i = match self.ins.get(k) {
+                Some(d) if d.name == *name => k,
+                _ => self.in_index(name).ok_or_else(mismatch)?,
+            };
+            // Each in-dim exactly once (with as many inputs as in-dims, no repeat means none is
+            // missing). Past 64 dims, repeats are found by comparing names.
+            let repeated = if i < 64 {
+                let r = seen >> i & 1 == 1;
                 seen |= 1 << i;
+                r
+            } else {
+                inputs[..k].iter().any(|(n, _)| n.as_ref() == name)
+            };
+            if repeated {
+                return Err(mismatch());
             }
             let d = &self.ins[i];
             flat |= (value & low_mask(d.bits)).checked_shl(d.start).unwrap_or(0);
@@ -1243,5 +1254,22 @@ mod laws {
             copy == l && h(&copy) == h(&l) && (n == 0 || out_bits == 0 || changed != l)
         }
         check_law(law as fn(LinearLayout, u8) -> bool);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With more in-dims than the 64-bit "seen" mask covers, a repeated name (and so a missing
+    /// one) is still rejected.
+    #[test]
+    fn apply_rejects_a_repeated_input_past_64_dims() {
+        let names: Vec<String> = (0..70).map(|k| format!("d{k}")).collect();
+        let l = LinearLayout::from_bases(names.iter().map(|n| (n.as_str(), vec![])), [("o", 1)], false).unwrap();
+        let mut inputs: Vec<(&str, u64)> = names.iter().map(|n| (n.as_str(), 0)).collect();
+        assert!(l.apply(&inputs).is_ok());
+        inputs[69] = ("d65", 0);
+        assert!(l.apply(&inputs).is_err());
     }
 }
