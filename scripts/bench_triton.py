@@ -64,6 +64,7 @@ def main(argv=None):
     ap.add_argument("--layouts", default=DEFAULT_LAYOUTS,
                     help="std_layouts.json (default: benches/std_layouts.json)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("--oracle", help="the oracle folder (default: ../shared/oracle beside the repository)")
     ap.add_argument("--repeat", type=int, default=7, help="repeats (min is taken)")
     ap.add_argument("--min-time", type=float, default=0.2,
                     help="minimum seconds per repeat (sets the calls per repeat)")
@@ -93,6 +94,26 @@ def main(argv=None):
         ("apply", "blocked.apply(%s)" % json.dumps(apply_in),
          lambda: blocked.apply(apply_in)),
     ]
+    # Encoding -> layout: Triton's attribute builder plus its conversion, on the encodings
+    # of benches/std_encodings.json (distributed ones through GluonOpBuilder.to_linear_layout,
+    # the shared one through the C++ toLinearLayout, as the oracle does).
+    oracle_dir = args.oracle or os.path.join(HERE, "..", "..", "shared", "oracle")
+    if os.path.isdir(oracle_dir):
+        sys.path.insert(0, oracle_dir)
+        import ll_oracle
+        o = ll_oracle.Oracle(want_mlir=False)
+        with open(os.path.join(HERE, "..", "benches", "std_encodings.json")) as f:
+            encs = json.load(f)
+        for name in ("blocked", "mfma", "shared", "dotop"):
+            enc, shape = encs[name]["encoding"], encs[name]["shape"]
+            if enc["kind"] == "swizzled_shared":
+                fn = (lambda enc=enc, shape=shape:
+                      o.bridge.to_linear_layout(ll_oracle.build_attr(o.b, enc, shape), shape))
+            else:
+                fn = (lambda enc=enc, shape=shape:
+                      o.b.to_linear_layout(ll_oracle.build_attr(o.b, enc, shape), shape))
+            cases.append(("to_linear_layout", "to_linear_layout(%s)" % name, fn))
+
     # sanity: every case runs (a failure would abort the interpreter here)
     for _, _, fn in cases:
         fn()
