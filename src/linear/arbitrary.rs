@@ -278,7 +278,9 @@ impl Arbitrary for Chain {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Contained {
+    /// The layout, `x ∘ outer`.
     pub layout: LinearLayout,
+    /// The layout whose image contains `layout`'s.
     pub outer: LinearLayout,
 }
 

@@ -21,52 +21,109 @@ use super::DimName;
 pub enum LayoutError {
     /// A basis component is negative.
     NegativeBasis {
+        /// The input dimension.
         in_dim: DimName,
+        /// The output dimension of the component.
         out_dim: DimName,
+        /// The component.
         value: i64,
     },
     /// A basis of `in_dim` has `got` components where the layout has `expected` out-dims.
     BasisLength {
+        /// The input dimension.
         in_dim: DimName,
+        /// The number of out-dims.
         expected: usize,
+        /// The number of components of the basis.
         got: usize,
     },
     /// A dimension size that must be a power of two (≥ 1) is not.
-    SizeNotPowerOfTwo { dim: DimName, size: i64 },
+    SizeNotPowerOfTwo {
+        /// The dimension.
+        dim: DimName,
+        /// The size given.
+        size: i64,
+    },
     /// A basis component does not fit its out-dim.
     BasisOutOfRange {
+        /// The input dimension.
         in_dim: DimName,
+        /// The output dimension of the component.
         out_dim: DimName,
+        /// The component.
         value: i64,
+        /// The out-dim's size.
         size: u64,
     },
     /// The layout would have more than 64 input or output bits.
-    TooManyBits { side: &'static str, bits: u32 },
+    TooManyBits {
+        /// `"input"` or `"output"`.
+        side: &'static str,
+        /// The number of bits it would have.
+        bits: u32,
+    },
     /// The layout was required to be surjective and is not.
-    NotSurjective { rank: u32, out_bits: u32 },
+    NotSurjective {
+        /// The rank of the layout's matrix.
+        rank: u32,
+        /// The number of output bits.
+        out_bits: u32,
+    },
     /// A named dimension is not in the layout.
-    DimNotFound { dim: DimName, side: &'static str },
+    DimNotFound {
+        /// The name looked up.
+        dim: DimName,
+        /// Where it was looked for (`"input"`, `"output"`, `"shape"`).
+        side: &'static str,
+    },
     /// A dimension name appears twice where names must be distinct.
-    DuplicateDim { dim: DimName, side: &'static str },
+    DuplicateDim {
+        /// The repeated name.
+        dim: DimName,
+        /// Where it is repeated.
+        side: &'static str,
+    },
     /// Two lists of dimensions that must match (as sets or in order) do not.
     DimsMismatch {
+        /// The operation.
         op: &'static str,
+        /// The dimensions required.
         expected: Vec<DimName>,
+        /// The dimensions given.
         got: Vec<DimName>,
     },
     /// A dimension has a size the operation cannot accept.
     SizeMismatch {
+        /// The operation.
         op: &'static str,
+        /// The dimension.
         dim: DimName,
+        /// Its size.
         size: u64,
+        /// What the operation needs instead, in words.
         required: String,
     },
     /// `invert_and_compose`: some value of this layout is not in the image of `outer`.
-    ImageNotContained { dims: Vec<DimName> },
+    ImageNotContained {
+        /// The out-dims of the layout.
+        dims: Vec<DimName>,
+    },
     /// `invert`: the layout is not a bijection.
-    NotInvertible { in_bits: u32, out_bits: u32, rank: u32 },
+    NotInvertible {
+        /// The number of input bits.
+        in_bits: u32,
+        /// The number of output bits.
+        out_bits: u32,
+        /// The rank of the layout's matrix.
+        rank: u32,
+    },
     /// Any other broken precondition, described in words.
-    Precondition { op: &'static str, detail: String },
+    Precondition {
+        /// The operation.
+        op: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
 }
 
 fn names(list: &[DimName]) -> String {
