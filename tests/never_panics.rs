@@ -82,6 +82,8 @@ fn exercise(g: &mut Gen) {
     let size = pick(g, SIZES);
     let _ = a.apply(&sized(g));
     let _ = a.apply_flat(u64::arbitrary(g));
+    let flat: Vec<u64> = (0..usize::arbitrary(g) % 5).map(|_| u64::arbitrary(g)).collect();
+    let _ = LinearLayout::from_flat_bases([(n, flat.as_slice())], sized(g), bool::arbitrary(g));
     let _ = (
         a.compose(&b),
         a.invert_and_compose(&b),

@@ -67,22 +67,90 @@ fn us(v: &[u32]) -> Vec<usize> {
     v.iter().map(|&x| x as usize).collect()
 }
 
-/// All bases of a layout, in in-dim order, as signed vectors.
-fn all_bases(l: &LinearLayout) -> R<Vec<(DimName, Vec<Vec<i64>>)>> {
-    let mut out = Vec::new();
-    for name in l.in_dim_names() {
-        let bs = l
-            .bases(name)?
-            .into_iter()
-            .map(|b| b.into_iter().map(|v| v as i64).collect())
-            .collect();
-        out.push((DimName::from(name), bs));
-    }
-    Ok(out)
+/// A layout's bases packed one integer each (as [`LinearLayout::flat_bases`] gives them), for
+/// the edits Triton makes basis by basis before rebuilding a layout.
+struct Packed {
+    ins: Vec<(DimName, Vec<u64>)>,
+    /// Per out-dim: name, bits, and shift of its field in a packed basis.
+    outs: Vec<(DimName, u32, u32)>,
 }
 
-fn rebuild(bases: Vec<(DimName, Vec<Vec<i64>>)>, outs: &[DimName]) -> R<LinearLayout> {
-    Ok(LinearLayout::from_bases_inferred(bases, outs.iter().cloned())?)
+impl Packed {
+    fn of(l: &LinearLayout) -> R<Packed> {
+        let mut ins = Vec::with_capacity(l.num_in_dims());
+        for name in l.in_dim_names() {
+            ins.push((*name, l.flat_bases(name)?.to_vec()));
+        }
+        let mut shift = 0;
+        let outs = l
+            .out_dims()
+            .map(|(name, size)| {
+                let bits = size.trailing_zeros();
+                let entry = (*name, bits, shift);
+                shift += bits;
+                entry
+            })
+            .collect();
+        Ok(Packed { ins, outs })
+    }
+
+    fn mask(bits: u32) -> u64 {
+        1u64.checked_shl(bits).map_or(u64::MAX, |m| m - 1)
+    }
+
+    fn component(&self, basis: u64, o: usize) -> u64 {
+        let (_, bits, shift) = self.outs[o];
+        basis.checked_shr(shift).unwrap_or(0) & Self::mask(bits)
+    }
+
+    fn clear(&self, basis: &mut u64, o: usize) {
+        let (_, bits, shift) = self.outs[o];
+        *basis &= !Self::mask(bits).checked_shl(shift).unwrap_or(0);
+    }
+
+    /// Drops the all-zero bases of `in_dim`.
+    fn drop_zero_bases(&mut self, in_dim: &str) {
+        if let Some((_, bs)) = self.ins.iter_mut().find(|(n, _)| n == in_dim) {
+            bs.retain(|&b| b != 0);
+        }
+    }
+
+    /// Rebuilds the layout with each out-dim shrunk to the smallest power of two above all
+    /// its components, as Triton's size-inferring constructor does (which also requires the
+    /// result to be surjective).
+    fn into_inferred(self) -> R<LinearLayout> {
+        let new_bits: Vec<u32> = (0..self.outs.len())
+            .map(|o| {
+                let max = self
+                    .ins
+                    .iter()
+                    .flat_map(|(_, bs)| bs)
+                    .map(|&b| self.component(b, o))
+                    .max();
+                64 - max.unwrap_or(0).leading_zeros()
+            })
+            .collect();
+        let repack = |b: u64| {
+            let mut shift = 0;
+            let mut v = 0u64;
+            for (o, &bits) in new_bits.iter().enumerate() {
+                v |= self.component(b, o).checked_shl(shift).unwrap_or(0);
+                shift += bits;
+            }
+            v
+        };
+        let ins: Vec<(DimName, Vec<u64>)> = self
+            .ins
+            .iter()
+            .map(|(n, bs)| (*n, bs.iter().map(|&b| repack(b)).collect()))
+            .collect();
+        let outs = self
+            .outs
+            .iter()
+            .zip(&new_bits)
+            .map(|(&(name, _, _), &bits)| (name, 1u64 << bits.min(63)));
+        Ok(LinearLayout::from_flat_bases(ins, outs, true)?)
+    }
 }
 
 /// Triton 3.6's `ensureLayoutNotLargerThan`: for each out-dim that is too large, zero its
@@ -94,32 +162,31 @@ fn ensure_not_larger(
     shape: &[(String, u64)],
     broadcast_registers: bool,
 ) -> R<LinearLayout> {
-    let mut bases = all_bases(l)?;
-    let outs: Vec<DimName> = l.out_dim_names().cloned().collect();
+    let mut packed = Packed::of(l)?;
     let mut removed_regs: Vec<usize> = Vec::new();
-    for (o, (name, size)) in outs.iter().zip(l.out_dims().map(|(_, s)| s)).enumerate() {
+    for o in 0..packed.outs.len() {
+        let (name, bits, _) = packed.outs[o];
         let desired = shape
             .iter()
-            .find(|(n, _)| n == name.as_str())
+            .find(|(n, _)| name == n.as_str())
             .map(|(_, s)| *s)
-            .ok_or_else(|| {
-                EncodingError::Layout(crate::linear::LayoutError::DimNotFound {
-                    dim: DimName::from(name),
-                    side: "shape",
-                })
-            })?;
-        let mut actual = size;
+            .ok_or(EncodingError::Layout(crate::linear::LayoutError::DimNotFound {
+                dim: name,
+                side: "shape",
+            }))?;
+        let mut actual = 1u64 << bits;
         if actual <= desired {
             continue;
         }
-        let mut sorted: Vec<(usize, usize, i64)> = Vec::new();
-        for (k, (_, bs)) in bases.iter().enumerate() {
-            for (j, b) in bs.iter().enumerate() {
-                let v = b[o];
+        // Every non-zero coordinate along this dim, largest first (ties in basis order).
+        let mut sorted: Vec<(usize, usize, u64)> = Vec::new();
+        for (k, (_, bs)) in packed.ins.iter().enumerate() {
+            for (j, &b) in bs.iter().enumerate() {
+                let v = packed.component(b, o);
                 if v == 0 {
                     continue;
                 }
-                if !(v as u64).is_power_of_two() {
+                if !v.is_power_of_two() {
                     return Err(EncodingError::Layout(crate::linear::LayoutError::Precondition {
                         op: "ensure_layout_not_larger_than",
                         detail: format!("basis component {v} along '{name}' is not a power of two"),
@@ -133,24 +200,25 @@ fn ensure_not_larger(
             if actual <= desired {
                 break;
             }
-            if !broadcast_registers && bases[k].0 == REG {
+            if !broadcast_registers && packed.ins[k].0 == REG {
                 removed_regs.push(j);
             } else {
-                bases[k].1[j][o] = 0;
+                let mut b = packed.ins[k].1[j];
+                packed.clear(&mut b, o);
+                packed.ins[k].1[j] = b;
             }
             actual >>= 1;
         }
     }
-    if !broadcast_registers && let Some((_, regs)) = bases.iter_mut().find(|(n, _)| n == REG) {
-        let kept: Vec<Vec<i64>> = regs
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| !removed_regs.contains(j))
-            .map(|(_, b)| b.clone())
-            .collect();
-        *regs = kept;
+    if !broadcast_registers && let Some((_, regs)) = packed.ins.iter_mut().find(|(n, _)| n == REG) {
+        let mut j = 0;
+        regs.retain(|_| {
+            let keep = !removed_regs.contains(&j);
+            j += 1;
+            keep
+        });
     }
-    rebuild(bases, &outs)
+    packed.into_inferred()
 }
 
 fn ensure_not_smaller(l: &LinearLayout, shape: &[(String, u64)]) -> R<LinearLayout> {
@@ -298,13 +366,9 @@ impl Encoding {
                 pshape.insert(d, 1);
                 let p = s.parent.convert(&pshape)?;
                 let sliced = crate::linear::remove_standard_dim(&p, d)?;
-                let mut bases = all_bases(&sliced)?;
-                for (n, bs) in bases.iter_mut() {
-                    if n == REG {
-                        bs.retain(|b| b.iter().any(|&v| v != 0));
-                    }
-                }
-                rebuild(bases, &sliced.out_dim_names().cloned().collect::<Vec<_>>())
+                let mut packed = Packed::of(&sliced)?;
+                packed.drop_zero_bases(REG);
+                packed.into_inferred()
             }
             Encoding::AmdMfma(m) => mfma(m, shape),
             Encoding::AmdWmma(w) => wmma(w, shape),
@@ -766,17 +830,19 @@ fn wmma_dot(d: &DotOperand, w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
     }
     let names = std_names(rank);
     cta = transpose(&cta, &names)?;
-    let mut bases = all_bases(&cta)?;
-    for (n, bs) in bases.iter_mut() {
-        for b in bs.iter_mut() {
-            b[k_idx] = 0;
-        }
-        if n == REG {
-            bs.retain(|b| b.iter().any(|&v| v != 0));
-        }
-    }
-    let names_dn: Vec<DimName> = names.iter().map(|s| DimName::from(s.as_str())).collect();
-    let cta = rebuild(bases, &names_dn)?;
+    let mut packed = Packed::of(&cta)?;
+    let ins = std::mem::take(&mut packed.ins);
+    packed.ins = ins
+        .into_iter()
+        .map(|(n, mut bs)| {
+            for b in bs.iter_mut() {
+                packed.clear(b, k_idx);
+            }
+            (n, bs)
+        })
+        .collect();
+    packed.drop_zero_bases(REG);
+    let cta = packed.into_inferred()?;
     let dot = mul(tile, cta)?;
     let rep: Vec<String> = order.iter().map(|&o| dim(o)).collect();
     let dot = transpose(&dot, &rep)?;

@@ -448,6 +448,88 @@ impl LinearLayout {
         Self::from_bases(bases, names.into_iter().zip(sizes), true)
     }
 
+    /// Builds a layout from flattened bases (as [`flat_bases`](Self::flat_bases) returns them:
+    /// each basis one integer, the first out-dim's component in the lowest bits) and explicit
+    /// out-dim sizes, with the same checks as [`from_bases`](Self::from_bases): power-of-two
+    /// sizes, every basis within the total output size, at most 64 bits a side, and
+    /// surjectivity when `require_surjective`. The cheapest way to build a layout whose bases
+    /// are already packed.
+    ///
+    /// ```
+    /// # use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::from_flat_bases([("i", [1u64, 4].as_slice())], [("a", 4), ("b", 2)], false)?;
+    /// assert_eq!(l.bases("i")?, vec![vec![1, 0], vec![0, 1]]);
+    /// assert!(LinearLayout::from_flat_bases([("i", [8u64].as_slice())], [("a", 4), ("b", 2)], false).is_err());
+    /// # Ok::<(), linear_layout::linear::LayoutError>(())
+    /// ```
+    pub fn from_flat_bases<I, N, B, O, M>(bases: I, out_dims: O, require_surjective: bool) -> Result<Self>
+    where
+        I: IntoIterator<Item = (N, B)>,
+        N: Into<DimName>,
+        B: AsRef<[u64]>,
+        O: IntoIterator<Item = (M, u64)>,
+        M: Into<DimName>,
+    {
+        let mut outs = Dims::new();
+        for (name, size) in out_dims {
+            let name = name.into();
+            if outs.iter().any(|d: &Dim| d.name == name) {
+                continue;
+            }
+            let bits = check_size(&name, size.min(i64::MAX as u64) as i64)?;
+            outs.push(Dim::new(name, bits));
+        }
+        let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
+        if out_bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits {
+                side: "output",
+                bits: out_bits,
+            });
+        }
+        let mut ins = Dims::new();
+        let mut per_dim: SmallVec<[(usize, usize); 8]> = SmallVec::new(); // (bases index, count)
+        let bases: Vec<(DimName, B)> = bases.into_iter().map(|(n, b)| (n.into(), b)).collect();
+        for (k, (name, b)) in bases.iter().enumerate() {
+            match ins.iter().position(|d: &Dim| d.name == *name) {
+                // A repeated in-dim keeps its first position and its last bases.
+                Some(p) => per_dim[p] = (k, b.as_ref().len()),
+                None => {
+                    ins.push(Dim::new(*name, 0));
+                    per_dim.push((k, b.as_ref().len()));
+                }
+            }
+        }
+        let in_bits: usize = per_dim.iter().map(|&(_, n)| n).sum();
+        if in_bits > MAX_BITS as usize {
+            return Err(LayoutError::TooManyBits {
+                side: "input",
+                bits: in_bits.min(u32::MAX as usize) as u32,
+            });
+        }
+        let mut cols = Columns::new();
+        for (d, &(k, n)) in ins.iter_mut().zip(&per_dim) {
+            for &c in bases[k].1.as_ref() {
+                if out_bits < 64 && c >> out_bits != 0 {
+                    // The basis overflows the last out-dim (or there is none).
+                    let last = outs.last();
+                    return Err(LayoutError::BasisOutOfRange {
+                        in_dim: d.name,
+                        out_dim: last.map_or(DimName::from(""), |o| o.name),
+                        value: (c >> (out_bits - last.map_or(0, |o| o.bits))).min(i64::MAX as u64) as i64,
+                        size: last.map_or(1, |o| 1u64 << o.bits),
+                    });
+                }
+                cols.push(c);
+            }
+            d.bits = n as u32;
+        }
+        let layout = Self::from_parts(ins, outs, cols)?;
+        if require_surjective {
+            layout.require_surjective()?;
+        }
+        Ok(layout)
+    }
+
     fn build(ins: &[(DimName, Vec<Vec<i64>>)], outs: &[(DimName, i64)], surj: bool) -> Result<Self> {
         // 1. non-negative components
         for (name, bs) in ins {
@@ -1234,6 +1316,21 @@ mod laws {
         check_law(law as fn(LinearLayout) -> bool);
     }
 
+    /// from_flat_bases rebuilds any layout from its flattened bases and sizes.
+    #[test]
+    fn flat_bases_rebuild_the_layout() {
+        fn law(l: LinearLayout) -> bool {
+            let bases: Vec<(DimName, &[u64])> = l
+                .ins
+                .iter()
+                .map(|d| (d.name, l.flat_bases(&d.name).unwrap()))
+                .collect();
+            let outs: Vec<(DimName, u64)> = l.out_dims().map(|(n, s)| (*n, s)).collect();
+            LinearLayout::from_flat_bases(bases, outs, false).ok() == Some(l)
+        }
+        check_law(law as fn(LinearLayout) -> bool);
+    }
+
     /// Equal layouts hash equally, and a layout differs from any single-bit change of it.
     #[test]
     fn equality_and_hash_agree() {
@@ -1266,7 +1363,8 @@ mod tests {
     #[test]
     fn apply_rejects_a_repeated_input_past_64_dims() {
         let names: Vec<String> = (0..70).map(|k| format!("d{k}")).collect();
-        let l = LinearLayout::from_bases(names.iter().map(|n| (n.as_str(), vec![])), [("o", 1)], false).unwrap();
+        let l =
+            LinearLayout::from_bases(names.iter().map(|n| (n.as_str(), vec![])), [("o", 1)], false).unwrap();
         let mut inputs: Vec<(&str, u64)> = names.iter().map(|n| (n.as_str(), 0)).collect();
         assert!(l.apply(&inputs).is_ok());
         inputs[69] = ("d65", 0);
