@@ -29,6 +29,7 @@ pub mod batch;
 pub mod encodings;
 pub mod heuristics;
 pub mod linear;
+pub mod view;
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -25,12 +25,19 @@ enum Command {
         after_help = "Example:\n  echo '{\"id\": 1, \"op\": \"is_injective\", \"layout\": {\"in_dims\": {\"x\": [[1]]}, \"out_dims\": {\"y\": 2}}}' | linear-layout batch"
     )]
     Batch,
+    /// Show a layout: Triton's tensor view (who holds each element), hardware view (--hw),
+    /// bases (--bases), or a picture (--svg / --html).
+    #[command(
+        after_help = "Examples:\n  linear-layout show '#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>' --shape 64x64\n  linear-layout show '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>' --shape 128x64 --hw\n  linear-layout show '#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>' --shape 32x64 --html swizzle.html --bits 16 --banks 64\n  linear-layout show @kernel.mlir:#mma --shape 128x128 --svg mma.svg\n  linear-layout show '@kernel.mlir:tensor<128x64xf16, #blocked>' --bases\n  linear-layout show '{\"in_dims\": {\"register\": [[1]], \"lane\": [[2], [4]], \"warp\": [], \"block\": []}, \"out_dims\": {\"dim0\": 8}}'"
+    )]
+    Show(cli::show::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => cli::tour::run().and_then(|text| emit(&text)),
+        Some(Command::Show(args)) => cli::show::run(&args).and_then(|text| emit(&text)),
         Some(Command::Batch) => {
             let stdin = io::stdin();
             let stdout = io::stdout();

@@ -1,0 +1,1129 @@
+//! Layouts for people: Triton's text views of a layout, its bases ready to paste, and a
+//! picture (SVG, or a self-contained HTML page).
+//!
+//! The text views are byte for byte those of Triton 3.6.0 (`triton-tensor-layout`, and the
+//! Python `LinearLayout.get_distributed_view` / `get_shared_view`):
+//!
+//! * the **tensor view** ([`tensor_view`]) prints the tensor as nested brackets, each element
+//!   naming what holds it — `T<thread>:<register>` for a distributed layout (every owner of a
+//!   broadcast element, joined with `|`; `B<block>:` in front when there are several blocks),
+//!   `(<dim0>:<dim1>…)` for a shared layout (the element stored at the offset that position
+//!   would have in a row-major array, as Triton prints it);
+//! * the **hardware view** ([`hardware_view`]) lists, per warp and register, the element each
+//!   lane holds; for a shared layout, the element at each offset.
+//!
+//! A layout with an `offset` in-dim is a shared-memory layout ([`is_shared`]); any other is
+//! read as a distributed one, whose in-dims must be among `register`, `lane`, `warp`, `block`
+//! (a missing one counts as size 1, where Triton would assert).
+//!
+//! ```
+//! use linear_layout::linear::LinearLayout;
+//! use linear_layout::view;
+//! // 2 registers x 4 lanes x 2 warps over a 4x4 tensor.
+//! let l = LinearLayout::from_bases(
+//!     [("register", vec![vec![0, 1]]), ("lane", vec![vec![0, 2], vec![1, 0]]),
+//!      ("warp", vec![vec![2, 0]]), ("block", vec![])],
+//!     [("dim0", 4), ("dim1", 4)], false)?;
+//! assert_eq!(view::tensor_view(&l)?,
+//!     "[[T0:0, T0:1, T1:0, T1:1]\n[ T2:0, T2:1, T3:0, T3:1]\n[ T4:0, T4:1, T5:0, T5:1]\n[ T6:0, T6:1, T7:0, T7:1]]\n");
+//! assert!(view::hardware_view(&l)?.starts_with("Warp0:\n(0,0), (0,2), (1,0), (1,2)\n"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt::{self, Write as _};
+
+use crate::linear::LinearLayout;
+
+/// The largest number of tensor elements, and of hardware positions (registers × lanes ×
+/// warps × blocks, or offsets × blocks), a text view is made for (2^22).
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::{self, MAX_VIEW_ELEMENTS};
+/// let big = LinearLayout::identity_1d(2 * MAX_VIEW_ELEMENTS, "register", "dim0")?;
+/// assert!(view::tensor_view(&big).is_err());
+/// # Ok::<(), linear_layout::linear::LayoutError>(())
+/// ```
+pub const MAX_VIEW_ELEMENTS: u64 = 1 << 22;
+
+/// The largest number of tensor elements a picture is drawn for (2^16: a 256×256 tensor).
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::{self, PictureOptions, MAX_PICTURE_ELEMENTS};
+/// let big = LinearLayout::identity_1d(2 * MAX_PICTURE_ELEMENTS, "register", "dim0")?;
+/// assert!(view::svg(&big, &PictureOptions::default()).is_err());
+/// # Ok::<(), linear_layout::linear::LayoutError>(())
+/// ```
+pub const MAX_PICTURE_ELEMENTS: u64 = 1 << 16;
+
+/// Why a view cannot be made.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::{self, ViewError};
+/// let l = LinearLayout::identity_1d(4, "thread", "dim0")?;
+/// let e = view::tensor_view(&l).unwrap_err();
+/// assert!(matches!(e, ViewError::UnexpectedInDim { .. }));
+/// assert_eq!(e.to_string(), "in-dim 'thread' is not one of register, lane, warp, block (a distributed layout) or offset, block (a shared layout)");
+/// # Ok::<(), linear_layout::linear::LayoutError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViewError {
+    /// The layout has no out-dims (no tensor to show).
+    NoOutDims,
+    /// An in-dim the view does not know.
+    UnexpectedInDim {
+        /// The in-dim's name.
+        name: String,
+    },
+    /// Too many elements or hardware positions to print or draw.
+    TooLarge {
+        /// What is too large.
+        what: &'static str,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// A picture option out of range.
+    BadOption(String),
+}
+
+impl fmt::Display for ViewError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ViewError::NoOutDims => f.write_str("the layout has no out-dims: there is no tensor to show"),
+            ViewError::UnexpectedInDim { name } => write!(
+                f,
+                "in-dim '{name}' is not one of register, lane, warp, block (a distributed layout) or offset, block (a shared layout)"
+            ),
+            ViewError::TooLarge { what, size, max } => {
+                write!(f, "{what} has {size} elements; at most {max} can be shown")
+            }
+            ViewError::BadOption(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for ViewError {}
+
+/// Whether the layout is a shared-memory layout (it has an `offset` in-dim).
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::is_shared;
+/// assert!(is_shared(&LinearLayout::identity_1d(8, "offset", "dim0")?));
+/// assert!(!is_shared(&LinearLayout::identity_1d(8, "lane", "dim0")?));
+/// # Ok::<(), linear_layout::linear::LayoutError>(())
+/// ```
+pub fn is_shared(l: &LinearLayout) -> bool {
+    l.has_in_dim("offset")
+}
+
+/// Triton's tensor view (`get_distributed_view(False)`, or `get_shared_view(False)` for a
+/// shared layout): the tensor in nested brackets, each element naming where it lives.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::tensor_view;
+/// // Lanes 0 and 1 both hold element 0 (broadcast); nobody holds element 1.
+/// let l = LinearLayout::from_bases([("lane", vec![vec![0]])], [("dim0", 2)], false)?;
+/// assert_eq!(tensor_view(&l)?, "[T0:0|T1:0, ]\n");
+/// // A shared layout: the element at each offset, in row-major position order.
+/// let s = LinearLayout::from_bases([("offset", vec![vec![0, 1], vec![1, 1]])], [("dim0", 2), ("dim1", 2)], false)?;
+/// assert_eq!(tensor_view(&s)?, "[[(0:0),(0:1)]\n[ (1:1),(1:0)]]\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn tensor_view(l: &LinearLayout) -> Result<String, ViewError> {
+    if is_shared(l) {
+        shared_view(l, false)
+    } else {
+        distributed_view(l, false)
+    }
+}
+
+/// Triton's hardware view (`get_distributed_view(True)`, or `get_shared_view(True)` for a
+/// shared layout): per warp and register the element of every lane; per offset its element.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::hardware_view;
+/// let l = LinearLayout::from_bases([("register", vec![vec![1]]), ("lane", vec![vec![2]])], [("dim0", 4)], false)?;
+/// assert_eq!(hardware_view(&l)?, "Warp0:\n(0), (2)\n(1), (3)\n");
+/// let s = LinearLayout::from_bases([("offset", vec![vec![1]])], [("dim0", 2)], false)?;
+/// assert_eq!(hardware_view(&s)?, "Block: 0:\nOffset: 0 -> (0)\nOffset: 1 -> (1)\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn hardware_view(l: &LinearLayout) -> Result<String, ViewError> {
+    if is_shared(l) {
+        shared_view(l, true)
+    } else {
+        distributed_view(l, true)
+    }
+}
+
+/// Number of decimal digits of `v`.
+fn digits(v: u64) -> usize {
+    let mut n = 1;
+    let mut x = v;
+    while x >= 10 {
+        x /= 10;
+        n += 1;
+    }
+    n
+}
+
+/// Triton's `numCharacterPadding(value, max)`.
+fn pad_count(value: u64, max: u64) -> usize {
+    digits(max).saturating_sub(digits(value))
+}
+
+/// Triton's `paddedString(value, max)`, appended to `out`.
+fn push_padded(out: &mut String, value: u64, max: u64) {
+    for _ in 0..pad_count(value, max) {
+        out.push(' ');
+    }
+    let _ = write!(out, "{value}");
+}
+
+/// The out-dims: sizes, and each one's (start bit, bit count) in the flat output.
+struct OutDims {
+    sizes: Vec<u64>,
+    fields: Vec<(u32, u32)>,
+    total: u64,
+}
+
+impl OutDims {
+    fn of(l: &LinearLayout) -> Result<Self, ViewError> {
+        if l.num_out_dims() == 0 {
+            return Err(ViewError::NoOutDims);
+        }
+        let mut sizes = Vec::new();
+        let mut fields = Vec::new();
+        let mut start = 0u32;
+        for (_, size) in l.out_dims() {
+            let bits = size.trailing_zeros();
+            sizes.push(size);
+            fields.push((start, bits));
+            start += bits;
+        }
+        let bits = l.total_out_bits();
+        if bits > MAX_VIEW_ELEMENTS.trailing_zeros() {
+            return Err(ViewError::TooLarge {
+                what: "the tensor",
+                size: 1u64.checked_shl(bits).unwrap_or(u64::MAX),
+                max: MAX_VIEW_ELEMENTS,
+            });
+        }
+        Ok(OutDims {
+            sizes,
+            fields,
+            total: 1u64 << bits,
+        })
+    }
+
+    /// One value per out-dim of a flat output.
+    fn split(&self, flat: u64) -> impl Iterator<Item = u64> + '_ {
+        self.fields
+            .iter()
+            .map(move |&(s, b)| (flat >> s) & ((1u64 << b) - 1))
+    }
+
+    /// The row-major (last dim fastest) index of a flat output.
+    fn linear_index(&self, flat: u64) -> u64 {
+        let mut idx = 0u64;
+        for ((s, b), size) in self.fields.iter().zip(&self.sizes) {
+            idx = idx * size + ((flat >> s) & ((1u64 << b) - 1));
+        }
+        idx
+    }
+}
+
+/// The in-dims a view reads: for each wanted name, its (start bit, size) in the flat input
+/// (size 1 when absent). Any other in-dim is an error.
+fn in_fields<const N: usize>(l: &LinearLayout, names: [&str; N]) -> Result<[(u32, u64); N], ViewError> {
+    let mut out = [(0u32, 1u64); N];
+    let mut start = 0u32;
+    for (name, size) in l.in_dims() {
+        match names.iter().position(|n| *n == name.as_str()) {
+            Some(k) => out[k] = (start, size),
+            None => {
+                return Err(ViewError::UnexpectedInDim {
+                    name: name.to_string(),
+                });
+            }
+        }
+        start += size.trailing_zeros();
+    }
+    let bits = l.total_in_bits();
+    if bits > MAX_VIEW_ELEMENTS.trailing_zeros() {
+        return Err(ViewError::TooLarge {
+            what: "the hardware side (in-dims)",
+            size: 1u64.checked_shl(bits).unwrap_or(u64::MAX),
+            max: MAX_VIEW_ELEMENTS,
+        });
+    }
+    Ok(out)
+}
+
+/// For every tensor element (row-major), its owners' hardware keys in increasing order.
+struct Owners {
+    starts: Vec<u32>,
+    keys: Vec<u32>,
+}
+
+impl Owners {
+    /// `inputs` yields (key, flat input) in increasing key order.
+    fn collect(l: &LinearLayout, outs: &OutDims, inputs: impl Iterator<Item = (u32, u64)> + Clone) -> Self {
+        let n = outs.total as usize;
+        let mut counts = vec![0u32; n + 1];
+        for (_, x) in inputs.clone() {
+            counts[outs.linear_index(l.apply_flat(x)) as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        let mut fill = counts.clone();
+        let mut keys = vec![0u32; counts[n] as usize];
+        for (k, x) in inputs {
+            let e = outs.linear_index(l.apply_flat(x)) as usize;
+            keys[fill[e] as usize] = k;
+            fill[e] += 1;
+        }
+        Owners { starts: counts, keys }
+    }
+
+    fn of(&self, e: usize) -> &[u32] {
+        let (a, b) = (self.starts[e] as usize, self.starts[e + 1] as usize);
+        &self.keys[a..b]
+    }
+}
+
+/// Writes Triton's bracketed tensor grid: `cell(out, i)` writes element `i` (row-major).
+fn grid(out: &mut String, shape: &[u64], sep: &str, mut cell: impl FnMut(&mut String, usize)) {
+    let rank = shape.len();
+    let total: u64 = shape.iter().product();
+    let mut idx = vec![0u64; rank];
+    let mut new_line = true;
+    for i in 0..total {
+        let open = idx.iter().rev().take_while(|&&v| v == 0).count();
+        for _ in 0..open {
+            out.push('[');
+        }
+        if new_line {
+            for _ in 0..rank - open {
+                out.push(' ');
+            }
+            new_line = false;
+        }
+        cell(out, i as usize);
+        // Advance the odometer (wrapping to all zeros after the last element).
+        for j in (0..rank).rev() {
+            idx[j] += 1;
+            if idx[j] < shape[j] {
+                break;
+            }
+            idx[j] = 0;
+        }
+        let close = idx.iter().rev().take_while(|&&v| v == 0).count();
+        for _ in 0..close {
+            out.push(']');
+        }
+        if idx[rank - 1] == 0 {
+            out.push('\n');
+            new_line = true;
+        } else {
+            out.push_str(sep);
+        }
+    }
+}
+
+/// The distributed hardware: sizes and flat-input fields of register, lane, warp, block.
+struct Hw {
+    f: [(u32, u64); 4],
+}
+
+impl Hw {
+    const NAMES: [&'static str; 4] = ["register", "lane", "warp", "block"];
+
+    fn of(l: &LinearLayout) -> Result<Self, ViewError> {
+        Ok(Hw {
+            f: in_fields(l, Self::NAMES)?,
+        })
+    }
+    fn regs(&self) -> u64 {
+        self.f[0].1
+    }
+    fn lanes(&self) -> u64 {
+        self.f[1].1
+    }
+    fn warps(&self) -> u64 {
+        self.f[2].1
+    }
+    fn blocks(&self) -> u64 {
+        self.f[3].1
+    }
+    fn total(&self) -> u64 {
+        self.regs() * self.lanes() * self.warps() * self.blocks()
+    }
+    /// (register, lane, warp, block) of a key (Triton's loop order: block outermost).
+    fn decode(&self, key: u64) -> [u64; 4] {
+        let r = key % self.regs();
+        let rest = key / self.regs();
+        let t = rest % self.lanes();
+        let rest = rest / self.lanes();
+        [r, t, rest % self.warps(), rest / self.warps()]
+    }
+    fn flat(&self, key: u64) -> u64 {
+        self.decode(key)
+            .iter()
+            .zip(&self.f)
+            .fold(0, |acc, (v, (s, _))| acc | (v << s))
+    }
+    fn inputs(&self) -> impl Iterator<Item = (u32, u64)> + Clone + '_ {
+        (0..self.total()).map(|k| (k as u32, self.flat(k)))
+    }
+}
+
+/// Triton's `getDistributedLayoutStr(ll, hw)`: the tensor view (`hw = false`) or the hardware
+/// view (`hw = true`) of a distributed layout (in-dims among `register`, `lane`, `warp`,
+/// `block`).
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::distributed_view;
+/// // 2 blocks, each with 2 lanes holding the same 2 elements.
+/// let l = LinearLayout::from_bases([("register", vec![]), ("lane", vec![vec![1]]), ("warp", vec![]), ("block", vec![vec![0]])], [("dim0", 2)], false)?;
+/// assert_eq!(distributed_view(&l, false)?, "[B0:T0:0|B1:T0:0, B0:T1:0|B1:T1:0]\n");
+/// assert_eq!(distributed_view(&l, true)?, "Block0:\nWarp0:\n(0), (1)\nBlock1:\nWarp0:\n(0), (1)\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn distributed_view(l: &LinearLayout, hw: bool) -> Result<String, ViewError> {
+    let outs = OutDims::of(l)?;
+    let h = Hw::of(l)?;
+    let mut s = String::new();
+    if !hw {
+        let owners = Owners::collect(l, &outs, h.inputs());
+        let threads = h.warps() * h.lanes();
+        grid(&mut s, &outs.sizes, ", ", |s, e| {
+            for (n, &k) in owners.of(e).iter().enumerate() {
+                if n > 0 {
+                    s.push('|');
+                }
+                let [r, t, w, b] = h.decode(k as u64);
+                let tid = t + w * h.lanes();
+                let pad = pad_count(b, h.blocks()) + pad_count(tid, threads) + pad_count(r, h.regs());
+                for _ in 0..pad {
+                    s.push(' ');
+                }
+                if h.blocks() > 1 {
+                    let _ = write!(s, "B{b}:");
+                }
+                let _ = write!(s, "T{tid}:{r}");
+            }
+        });
+    } else {
+        for b in 0..h.blocks() {
+            if h.blocks() > 1 {
+                let _ = writeln!(s, "Block{b}:");
+            }
+            for w in 0..h.warps() {
+                let _ = writeln!(s, "Warp{w}:");
+                for r in 0..h.regs() {
+                    for t in 0..h.lanes() {
+                        let key = ((b * h.warps() + w) * h.lanes() + t) * h.regs() + r;
+                        s.push('(');
+                        for (i, v) in outs.split(l.apply_flat(h.flat(key))).enumerate() {
+                            if i > 0 {
+                                s.push(',');
+                            }
+                            push_padded(&mut s, v, outs.sizes[i]);
+                        }
+                        s.push(')');
+                        if t + 1 < h.lanes() {
+                            s.push_str(", ");
+                        }
+                    }
+                    s.push('\n');
+                }
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// Triton's `getSharedLayoutStr(ll, hw)`: the tensor view (`hw = false`) or the hardware view
+/// (`hw = true`) of a shared layout (in-dims `offset` and optionally `block`). As in Triton,
+/// each block shows offsets `0 .. elements / blocks` (bits of an offset beyond the `offset`
+/// in-dim are ignored), and position `i` of the tensor view shows the element at offset `i`.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::shared_view;
+/// let s = LinearLayout::from_bases([("offset", vec![vec![1], vec![8]]), ("block", vec![vec![2]])], [("dim0", 16)], false)?;
+/// assert_eq!(shared_view(&s, false)?,
+///     "[( 0),( 1),( 8),( 9),( 0),( 1),( 8),( 9),( 2),( 3),(10),(11),( 2),( 3),(10),(11)]\n");
+/// assert!(shared_view(&s, true)?.starts_with("Block: 0:\nOffset: 0 -> ( 0)\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn shared_view(l: &LinearLayout, hw: bool) -> Result<String, ViewError> {
+    let outs = OutDims::of(l)?;
+    let [(off_start, off_size), (blk_start, blocks)] = in_fields(l, ["offset", "block"])?;
+    let block_size = outs.total / blocks;
+    let off_mask = off_size - 1;
+    let element = |block: u64, offset: u64, sep: char, s: &mut String| {
+        let out = l.apply_flat(((offset & off_mask) << off_start) | (block << blk_start));
+        s.push('(');
+        for (i, v) in outs.split(out).enumerate() {
+            if i > 0 {
+                s.push(sep);
+            }
+            push_padded(s, v, outs.sizes[i]);
+        }
+        s.push(')');
+    };
+    let mut s = String::new();
+    if !hw {
+        grid(&mut s, &outs.sizes, ",", |s, i| {
+            let i = i as u64;
+            if let Some(b) = i.checked_div(block_size)
+                && b < blocks
+            {
+                element(b, i % block_size, ':', s);
+            }
+        });
+    } else {
+        for b in 0..blocks {
+            let _ = writeln!(s, "Block: {b}:");
+            for o in 0..block_size {
+                let _ = write!(s, "Offset: {o} -> ");
+                element(b, o, ',', &mut s);
+                s.push('\n');
+            }
+        }
+    }
+    Ok(s)
+}
+
+fn bases_list(l: &LinearLayout, dim: &str) -> String {
+    let mut s = String::from("[");
+    for (i, b) in l.bases(dim).unwrap_or_default().iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push('[');
+        for (j, v) in b.iter().enumerate() {
+            if j > 0 {
+                s.push_str(", ");
+            }
+            let _ = write!(s, "{v}");
+        }
+        s.push(']');
+    }
+    s.push(']');
+    s
+}
+
+/// The bases ready to paste: as a `#ttg.linear<{…}>` (or `#ttg.shared_linear<{…}>`) attribute
+/// and as the arguments of Gluon's `DistributedLinearLayout` (or `SharedLinearLayout`).
+///
+/// The distributed attribute lists `register`, `lane`, `warp`, `block` (empty when absent);
+/// the shared one `offset`, `block` and Gluon's default `alignment = 16`. Other in-dims are
+/// listed under their own names.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::pasteable_bases;
+/// let l = LinearLayout::from_bases([("register", vec![vec![1]]), ("lane", vec![vec![2], vec![4]])], [("dim0", 8)], false)?;
+/// assert_eq!(pasteable_bases(&l),
+///     "#ttg.linear<{register = [[1]], lane = [[2], [4]], warp = [], block = []}>\n\
+///      ttgl.DistributedLinearLayout(reg_bases=[[1]], lane_bases=[[2], [4]], warp_bases=[], block_bases=[], shape=[8])\n");
+/// # Ok::<(), linear_layout::linear::LayoutError>(())
+/// ```
+pub fn pasteable_bases(l: &LinearLayout) -> String {
+    let shape = format!(
+        "[{}]",
+        l.out_dims()
+            .map(|(_, s)| s.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let (attr, kinds, gluon): (&str, &[(&str, &str)], &str) = if is_shared(l) {
+        (
+            "#ttg.shared_linear",
+            &[("offset", "offset_bases"), ("block", "block_bases")],
+            "ttgl.SharedLinearLayout",
+        )
+    } else {
+        (
+            "#ttg.linear",
+            &[
+                ("register", "reg_bases"),
+                ("lane", "lane_bases"),
+                ("warp", "warp_bases"),
+                ("block", "block_bases"),
+            ],
+            "ttgl.DistributedLinearLayout",
+        )
+    };
+    let mut dims: Vec<(String, String)> = kinds
+        .iter()
+        .map(|(d, g)| (d.to_string(), g.to_string()))
+        .collect();
+    for name in l.in_dim_names() {
+        if !dims.iter().any(|(d, _)| d == name.as_str()) {
+            dims.push((name.to_string(), format!("{name}_bases")));
+        }
+    }
+    let fields: Vec<String> = dims
+        .iter()
+        .map(|(d, _)| format!("{d} = {}", bases_list(l, d)))
+        .collect();
+    let args: Vec<String> = dims
+        .iter()
+        .map(|(d, g)| format!("{g}={}", bases_list(l, d)))
+        .collect();
+    if is_shared(l) {
+        format!(
+            "{attr}<{{{}}}, alignment = 16>\n{gluon}({}, alignment=16)\n",
+            fields.join(", "),
+            args.join(", ")
+        )
+    } else {
+        format!(
+            "{attr}<{{{}}}>\n{gluon}({}, shape={shape})\n",
+            fields.join(", "),
+            args.join(", ")
+        )
+    }
+}
+
+/// How to draw a picture ([`svg`], [`html`]).
+///
+/// ```
+/// use linear_layout::view::PictureOptions;
+/// let o = PictureOptions::default();
+/// assert_eq!((o.bits, o.banks), (16, 32));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PictureOptions {
+    /// A title (the layout's text, say); drawn above the grid.
+    pub title: String,
+    /// Element width in bits, for shared-memory banks (a power of two, 1 ..= 1024).
+    pub bits: u32,
+    /// Number of 4-byte banks (32 or 64).
+    pub banks: u32,
+    /// padded_shared's `[interval:+padding]` pairs, in elements: the physical offset of
+    /// logical offset `x` is `x + Σ (x / interval) · padding`. Empty for other layouts.
+    pub padding: Vec<(u64, u64)>,
+}
+
+impl Default for PictureOptions {
+    fn default() -> Self {
+        PictureOptions {
+            title: String::new(),
+            bits: 16,
+            banks: 32,
+            padding: Vec::new(),
+        }
+    }
+}
+
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c if c.is_control() && c != '\n' => {}
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// An HSL colour as `#rrggbb`.
+fn hsl(h: f64, s: f64, l: f64) -> String {
+    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+    let hp = (h.rem_euclid(360.0)) / 60.0;
+    let x = c * (1.0 - (hp % 2.0 - 1.0).abs());
+    let (r, g, b) = match hp as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = l - c / 2.0;
+    let to = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    format!("#{:02x}{:02x}{:02x}", to(r), to(g), to(b))
+}
+
+/// The colour of warp `w` (of `warps`), lane `t` (of `lanes`): a hue per warp, lighter for
+/// low lanes, darker for high ones.
+fn warp_colour(w: u64, t: u64, lanes: u64) -> String {
+    let hue = (w as f64) * 137.508 + 210.0;
+    let frac = if lanes > 1 {
+        t as f64 / (lanes - 1) as f64
+    } else {
+        0.0
+    };
+    hsl(hue, 0.70, 0.88 - 0.36 * frac)
+}
+
+/// The colour of bank `b` (of `banks`).
+fn bank_colour(b: u64, banks: u64) -> String {
+    let hue = (b as f64) * 360.0 / banks as f64;
+    hsl(hue, 0.65, if b.is_multiple_of(2) { 0.78 } else { 0.66 })
+}
+
+/// One drawn cell.
+struct Cell {
+    fill: String,
+    lines: [String; 2],
+    tip: String,
+    data: String,
+}
+
+/// The grid's geometry and cells, shared by the SVG and HTML pictures.
+struct Picture {
+    rows: u64,
+    cols: u64,
+    row_labels: Vec<String>,
+    cells: Vec<Cell>,
+    legend: Vec<(String, String)>,
+    summary: [String; 2],
+    shared: bool,
+}
+
+const CELL_W: u64 = 44;
+const LEFT: u64 = 64;
+const TOP_PAD: u64 = 72;
+
+fn coord_text(outs: &OutDims, e: u64) -> String {
+    let mut v = Vec::new();
+    let mut x = e;
+    for size in outs.sizes.iter().rev() {
+        v.push(x % size);
+        x /= size;
+    }
+    v.reverse();
+    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn picture(l: &LinearLayout, o: &PictureOptions) -> Result<Picture, ViewError> {
+    let outs = OutDims::of(l)?;
+    if outs.total > MAX_PICTURE_ELEMENTS {
+        return Err(ViewError::TooLarge {
+            what: "the tensor",
+            size: outs.total,
+            max: MAX_PICTURE_ELEMENTS,
+        });
+    }
+    let cols = *outs.sizes.last().unwrap_or(&1);
+    let rows = outs.total / cols;
+    let lead = &outs.sizes[..outs.sizes.len() - 1];
+    let row_labels = (0..rows)
+        .map(|r| {
+            let mut v = Vec::new();
+            let mut x = r;
+            for size in lead.iter().rev() {
+                v.push(x % size);
+                x /= size;
+            }
+            v.reverse();
+            v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+        })
+        .collect();
+    let mut cells = Vec::with_capacity(outs.total as usize);
+    let mut legend = Vec::new();
+    let shared = is_shared(l);
+    let summary = if shared {
+        if !o.bits.is_power_of_two() || o.bits > 1024 {
+            return Err(ViewError::BadOption(format!(
+                "element width must be a power of two from 1 to 1024 bits, got {}",
+                o.bits
+            )));
+        }
+        if o.banks != 32 && o.banks != 64 {
+            return Err(ViewError::BadOption(format!(
+                "banks must be 32 or 64, got {}",
+                o.banks
+            )));
+        }
+        let [(off_start, offs), (blk_start, blocks)] = in_fields(l, ["offset", "block"])?;
+        let inputs = (0..offs * blocks).map(|k| {
+            let (off, b) = (k % offs, k / offs);
+            (k as u32, (off << off_start) | (b << blk_start))
+        });
+        let owners = Owners::collect(l, &outs, inputs);
+        let banks = o.banks as u64;
+        let phys = |x: u64| {
+            o.padding.iter().fold(x, |acc, &(i, p)| {
+                x.checked_div(i)
+                    .map_or(acc, |q| acc.saturating_add(q.saturating_mul(p)))
+            })
+        };
+        for e in 0..outs.total {
+            let ks = owners.of(e as usize);
+            let coord = coord_text(&outs, e);
+            match ks.first() {
+                None => cells.push(Cell {
+                    fill: "#ffffff".into(),
+                    lines: ["-".into(), String::new()],
+                    tip: format!("({coord}): not stored"),
+                    data: format!("data-coord=\"{coord}\" data-owners=\"0\""),
+                }),
+                Some(&k) => {
+                    let (off, b) = (k as u64 % offs, k as u64 / offs);
+                    let p = phys(off);
+                    let bank = ((p as u128 * o.bits as u128 / 32) % banks as u128) as u64;
+                    let mut tip = format!("({coord}): offset {off}");
+                    if p != off {
+                        let _ = write!(tip, " (physical {p})");
+                    }
+                    let _ = write!(tip, ", byte {}, bank {bank}", p as u128 * o.bits as u128 / 8);
+                    if blocks > 1 {
+                        let _ = write!(tip, ", block {b}");
+                    }
+                    if ks.len() > 1 {
+                        let _ = write!(tip, "; stored {} times", ks.len());
+                    }
+                    cells.push(Cell {
+                        fill: bank_colour(bank, banks),
+                        lines: [p.to_string(), format!("b{bank}")],
+                        tip,
+                        data: format!(
+                            "data-coord=\"{coord}\" data-offset=\"{p}\" data-bank=\"{bank}\" data-block=\"{b}\" data-owners=\"{}\"",
+                            ks.len()
+                        ),
+                    });
+                }
+            }
+        }
+        for b in 0..banks {
+            legend.push((bank_colour(b, banks), format!("bank {b}")));
+        }
+        [
+            format!(
+                "shared layout: {offs} offsets x {blocks} block(s); {}-bit elements, {banks} banks of 4 bytes",
+                o.bits
+            ),
+            "each cell: the element's offset, then its bank (colour: bank)".to_string(),
+        ]
+    } else {
+        let h = Hw::of(l)?;
+        let owners = Owners::collect(l, &outs, h.inputs());
+        for e in 0..outs.total {
+            let ks = owners.of(e as usize);
+            let coord = coord_text(&outs, e);
+            match ks.first() {
+                None => cells.push(Cell {
+                    fill: "#ffffff".into(),
+                    lines: ["-".into(), String::new()],
+                    tip: format!("({coord}): held by no thread"),
+                    data: format!("data-coord=\"{coord}\" data-owners=\"0\""),
+                }),
+                Some(&k) => {
+                    let [r, t, w, b] = h.decode(k as u64);
+                    let mut tip = format!("({coord}):");
+                    for (n, &k2) in ks.iter().enumerate() {
+                        if n == 16 {
+                            let _ = write!(tip, " … {} more", ks.len() - 16);
+                            break;
+                        }
+                        let [r2, t2, w2, b2] = h.decode(k2 as u64);
+                        let _ = write!(
+                            tip,
+                            "{} warp {w2} lane {t2} reg {r2}",
+                            if n > 0 { " |" } else { "" }
+                        );
+                        if h.blocks() > 1 {
+                            let _ = write!(tip, " block {b2}");
+                        }
+                    }
+                    let label = if ks.len() > 1 {
+                        format!("{t}:{r}*")
+                    } else {
+                        format!("{t}:{r}")
+                    };
+                    cells.push(Cell {
+                        fill: warp_colour(b * h.warps() + w, t, h.lanes()),
+                        lines: [label, String::new()],
+                        tip,
+                        data: format!(
+                            "data-coord=\"{coord}\" data-warp=\"{w}\" data-lane=\"{t}\" data-reg=\"{r}\" data-block=\"{b}\" data-owners=\"{}\"",
+                            ks.len()
+                        ),
+                    });
+                }
+            }
+        }
+        let colours = (h.warps() * h.blocks()).min(64);
+        for c in 0..colours {
+            let name = if h.blocks() > 1 {
+                format!("block {} warp {}", c / h.warps(), c % h.warps())
+            } else {
+                format!("warp {c}")
+            };
+            legend.push((warp_colour(c, 0, h.lanes()), name));
+        }
+        [
+            format!(
+                "distributed layout: {} registers x {} lanes x {} warps x {} block(s)",
+                h.regs(),
+                h.lanes(),
+                h.warps(),
+                h.blocks()
+            ),
+            "colour: warp (lighter = lower lane); label: lane:register, * = also held by others (hover: all owners)"
+                .to_string(),
+        ]
+    };
+    Ok(Picture {
+        rows,
+        cols,
+        row_labels,
+        cells,
+        legend,
+        summary,
+        shared,
+    })
+}
+
+impl Picture {
+    fn cell_h(&self) -> u64 {
+        if self.shared { 30 } else { 22 }
+    }
+    fn legend_rows(&self, width: u64) -> u64 {
+        let per_row = (width / 110).max(1);
+        (self.legend.len() as u64).div_ceil(per_row)
+    }
+    fn width(&self, title: &str) -> u64 {
+        let text = title
+            .chars()
+            .count()
+            .max(self.summary.iter().map(|l| l.chars().count()).max().unwrap_or(0)) as u64;
+        (LEFT + self.cols * CELL_W + 16).max(16 + text * 8).max(480)
+    }
+    fn grid_top(&self, width: u64) -> u64 {
+        TOP_PAD + 22 * self.legend_rows(width) + 18
+    }
+
+    fn svg(&self, title: &str, standalone: bool) -> String {
+        let w = self.width(title);
+        let ch = self.cell_h();
+        let top = self.grid_top(w);
+        let h = top + self.rows * ch + 16;
+        let mut s = String::with_capacity(self.cells.len() * 260 + 4096);
+        if standalone {
+            s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        }
+        let _ = writeln!(
+            s,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" id=\"layout\">"
+        );
+        let _ = writeln!(
+            s,
+            "<style>.cell text{{font-size:10px;text-anchor:middle;fill:#111}} .cell rect{{stroke:#fff;stroke-width:1}} .ax{{font-size:9px;fill:#555}} .lg{{font-size:11px;fill:#222}}</style>"
+        );
+        let _ = writeln!(
+            s,
+            "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>"
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"8\" y=\"20\" font-size=\"13\" font-weight=\"bold\" id=\"title\">{}</text>",
+            esc(title)
+        );
+        for (i, line) in self.summary.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "<text x=\"8\" y=\"{}\" font-size=\"11\" class=\"summary\">{}</text>",
+                38 + 15 * i,
+                esc(line)
+            );
+        }
+        // Legend.
+        let per_row = (w / 110).max(1);
+        s.push_str("<g id=\"legend\">\n");
+        for (i, (fill, name)) in self.legend.iter().enumerate() {
+            let (lx, ly) = (
+                8 + (i as u64 % per_row) * 110,
+                TOP_PAD + (i as u64 / per_row) * 22,
+            );
+            let _ = writeln!(
+                s,
+                "<rect x=\"{lx}\" y=\"{ly}\" width=\"16\" height=\"14\" fill=\"{fill}\" stroke=\"#666\" stroke-width=\"0.5\"/><text class=\"lg\" x=\"{}\" y=\"{}\">{}</text>",
+                lx + 20,
+                ly + 11,
+                esc(name)
+            );
+        }
+        s.push_str("</g>\n");
+        // Axes.
+        s.push_str("<g id=\"axes\">\n");
+        for c in 0..self.cols {
+            let _ = writeln!(
+                s,
+                "<text class=\"ax\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{c}</text>",
+                LEFT + c * CELL_W + CELL_W / 2,
+                top - 4
+            );
+        }
+        for (r, label) in self.row_labels.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "<text class=\"ax\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+                LEFT - 4,
+                top + r as u64 * ch + ch / 2 + 3,
+                esc(label)
+            );
+        }
+        s.push_str("</g>\n<g id=\"cells\">\n");
+        for (i, cell) in self.cells.iter().enumerate() {
+            let (r, c) = (i as u64 / self.cols, i as u64 % self.cols);
+            let (x, y) = (LEFT + c * CELL_W, top + r * ch);
+            let _ = write!(
+                s,
+                "<g class=\"cell\" {}><title>{}</title><rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{ch}\" fill=\"{}\"/>",
+                cell.data,
+                esc(&cell.tip),
+                cell.fill
+            );
+            if cell.lines[1].is_empty() {
+                let _ = write!(
+                    s,
+                    "<text x=\"{}\" y=\"{}\">{}</text>",
+                    x + CELL_W / 2,
+                    y + ch / 2 + 4,
+                    esc(&cell.lines[0])
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    "<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\">{}</text>",
+                    x + CELL_W / 2,
+                    y + 13,
+                    esc(&cell.lines[0]),
+                    x + CELL_W / 2,
+                    y + 25,
+                    esc(&cell.lines[1])
+                );
+            }
+            s.push_str("</g>\n");
+        }
+        s.push_str("</g>\n</svg>\n");
+        s
+    }
+}
+
+/// A picture of the layout as a standalone SVG document: one cell per tensor element (rows =
+/// all dims but the last, columns = the last), each a `<g class="cell">` with its coordinates
+/// and owner in `data-*` attributes and a `<title>` tooltip.
+///
+/// A distributed layout's cells are coloured by warp and shaded by lane (lighter = lower
+/// lane) and labelled `lane:register` (`*` when other threads hold the element too); a shared
+/// layout's cells show the element's offset and 4-byte bank
+/// (`offset · bits / 32 mod banks`), coloured by bank. No scripts, no external resources.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::{svg, PictureOptions};
+/// let l = LinearLayout::from_bases([("register", vec![vec![0, 1]]), ("lane", vec![vec![0, 2], vec![1, 0]])], [("dim0", 2), ("dim1", 4)], false)?;
+/// let doc = svg(&l, &PictureOptions::default())?;
+/// assert!(doc.starts_with("<?xml"));
+/// assert_eq!(doc.matches("<g class=\"cell\"").count(), 8);
+/// assert!(doc.contains(">3:1</text>")); // element (1, 3): lane 3, register 1
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn svg(l: &LinearLayout, o: &PictureOptions) -> Result<String, ViewError> {
+    Ok(picture(l, o)?.svg(&o.title, true))
+}
+
+/// The same picture as [`svg`], in a self-contained HTML page (inline SVG and CSS, no
+/// scripts, no network), under the title and the layout's summary.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::{html, PictureOptions};
+/// let s = LinearLayout::from_bases([("offset", vec![vec![1], vec![2]])], [("dim0", 4)], false)?;
+/// let o = PictureOptions { title: "a 4-element array".into(), bits: 32, ..PictureOptions::default() };
+/// let page = html(&s, &o)?;
+/// assert!(page.starts_with("<!DOCTYPE html>"));
+/// assert!(page.contains("data-offset=\"3\" data-bank=\"3\""));
+/// assert!(!page.contains("<script"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn html(l: &LinearLayout, o: &PictureOptions) -> Result<String, ViewError> {
+    let p = picture(l, o)?;
+    let title = if o.title.is_empty() {
+        "layout"
+    } else {
+        o.title.as_str()
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>body{{margin:12px;font-family:sans-serif;background:#fff}} svg{{display:block}} .cell:hover rect{{stroke:#000 !important;stroke-width:2px !important}}</style>\n</head>\n<body>",
+        esc(title)
+    );
+    s.push_str(&p.svg(&o.title, false));
+    s.push_str("</body>\n</html>\n");
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padding_matches_triton() {
+        assert_eq!(pad_count(0, 1), 0);
+        assert_eq!(pad_count(5, 64), 1);
+        assert_eq!(pad_count(63, 64), 0);
+        assert_eq!(pad_count(3, 128), 2);
+    }
+
+    #[test]
+    fn colours_are_hex() {
+        for w in 0..8 {
+            let c = warp_colour(w, 3, 64);
+            assert_eq!(c.len(), 7);
+            assert!(c.starts_with('#'));
+        }
+        assert_eq!(hsl(0.0, 1.0, 0.5), "#ff0000");
+    }
+
+    /// Nothing panics on any layout; a distributed tensor view names every hardware
+    /// position exactly once.
+    #[cfg(feature = "quickcheck")]
+    #[test]
+    fn views_never_panic() {
+        fn law(l: LinearLayout) -> bool {
+            let tv = tensor_view(&l);
+            let _ = hardware_view(&l);
+            let _ = pasteable_bases(&l);
+            if l.total_out_bits() <= 8 {
+                let _ = svg(&l, &PictureOptions::default());
+            }
+            match tv {
+                Ok(v) if !is_shared(&l) => v.matches('T').count() as u64 == l.total_in_size(),
+                _ => true,
+            }
+        }
+        crate::linear::check_law(law as fn(LinearLayout) -> bool);
+    }
+
+    #[test]
+    fn no_out_dims_is_an_error() {
+        let l = LinearLayout::empty();
+        assert_eq!(tensor_view(&l), Err(ViewError::NoOutDims));
+        assert!(svg(&l, &PictureOptions::default()).is_err());
+    }
+}
