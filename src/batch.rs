@@ -15,6 +15,8 @@
 //! | `apply` | `layout`, `inputs` (in-dim → int) | `outputs` (out-dim → int) |
 //! | `num_consecutive_in_out` | `layout` | `value` |
 //! | `is_injective`, `is_surjective`, `is_invertible` | `layout` | `value` |
+//! | `bank_conflicts` | `distributed`, `shared` (layouts or encodings), `shape`, `element_bits`, `target` | `value` (excess wavefronts per LDS instruction) |
+//! | `convert_cost` | `src`, `dst`, `shape`, `element_bits`, `target` | `kind`, `instructions`, `lds_bytes`, `bank_conflicts`, `cycles`, `shared_layout`, `explanation` |
 //!
 //! ```
 //! use linear_layout::batch::answer_line;
@@ -42,6 +44,8 @@ pub const OPS: &[&str] = &[
     "is_injective",
     "is_surjective",
     "is_invertible",
+    "bank_conflicts",
+    "convert_cost",
 ];
 
 fn member<'a>(req: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
@@ -111,8 +115,141 @@ fn compute(req: &Map<String, Value>) -> Result<Value, String> {
             let l = enc.to_linear_layout(&shape).map_err(|e| e.to_string())?;
             Ok(json!({ "layout": l }))
         }
+        "bank_conflicts" => bank_conflicts_op(req),
+        "convert_cost" => convert_cost_op(req),
         other => Err(format!("unknown op '{other}' (known: {})", OPS.join(", "))),
     }
+}
+
+/// The `shape` member: a non-empty list of powers of two.
+fn shape_member(req: &Map<String, Value>) -> Result<Vec<u64>, String> {
+    let shape = member(req, "shape")?
+        .as_array()
+        .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
+        .ok_or("shape must be a list of non-negative ints")?;
+    if shape.is_empty() || shape.iter().any(|&d| d == 0 || !d.is_power_of_two()) {
+        return Err(format!(
+            "shape {shape:?} must be a non-empty list of powers of two"
+        ));
+    }
+    Ok(shape)
+}
+
+/// A cost-op member: a layout (`in_dims`, out-dims dim0.. with the sizes of `shape`) or an
+/// encoding (`kind`, converted at `shape`).
+fn cost_member(
+    req: &Map<String, Value>,
+    key: &str,
+    shape: &[u64],
+    shared: bool,
+) -> Result<LinearLayout, String> {
+    let m = member(req, key)?;
+    let obj = m.as_object().ok_or_else(|| {
+        format!("{key} must be an object (an encoding with 'kind' or a layout with 'in_dims')")
+    })?;
+    let allowed: &[&str] = if shared {
+        &["offset", "block"]
+    } else {
+        &["register", "lane", "warp", "block"]
+    };
+    let l = if obj.contains_key("kind") {
+        let enc = crate::encodings::Encoding::from_json(m).map_err(|e| format!("{key}: {e}"))?;
+        if enc.kind() == "padded_shared" {
+            return Err(format!(
+                "{key}: padded shared layouts have no bank-conflict model in Triton 3.6"
+            ));
+        }
+        enc.to_linear_layout(shape).map_err(|e| format!("{key}: {e}"))?
+    } else if obj.contains_key("in_dims") {
+        let l = layout(req, key)?;
+        let want: Vec<(String, u64)> = shape
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (format!("dim{i}"), s))
+            .collect();
+        let got: Vec<(String, u64)> = l.out_dims().map(|(n, s)| (n.to_string(), s)).collect();
+        if got != want {
+            return Err(format!(
+                "{key}: layout out_dims {got:?} must be dim0..dim{} with the sizes of shape {shape:?}",
+                shape.len() - 1
+            ));
+        }
+        if !shared
+            && let Some((n, i)) = l.in_dim_names().find_map(|n| {
+                let bases = l.bases(n).ok()?;
+                bases
+                    .iter()
+                    .position(|b| b.iter().filter(|&&x| x != 0).count() > 1)
+                    .map(|i| (n.to_string(), i))
+            })
+        {
+            return Err(format!(
+                "{key}: in a distributed layout each base moves in at most one dimension ({n} basis {i} does not)"
+            ));
+        }
+        if !shared && !l.is_surjective() {
+            return Err(format!(
+                "{key}: a distributed layout must cover every element (be surjective)"
+            ));
+        }
+        l
+    } else {
+        return Err(format!("{key} needs 'kind' (encoding) or 'in_dims' (layout)"));
+    };
+    if let Some(n) = l.in_dim_names().find(|n| !allowed.contains(&n.as_str())) {
+        return Err(format!(
+            "{key}: a {} layout has in-dims {} only (got '{n}')",
+            if shared { "shared" } else { "distributed" },
+            allowed.join("/")
+        ));
+    }
+    Ok(l)
+}
+
+fn cost_common(
+    req: &Map<String, Value>,
+) -> Result<(Vec<u64>, u32, &'static crate::heuristics::target::Target), String> {
+    let shape = shape_member(req)?;
+    let bits = member(req, "element_bits")?
+        .as_u64()
+        .and_then(|b| u32::try_from(b).ok())
+        .ok_or("element_bits must be a positive int")?;
+    let target = member(req, "target")?.as_str().ok_or("target must be a string")?;
+    let target = crate::heuristics::target::Target::by_name(target)?;
+    Ok((shape, bits, target))
+}
+
+fn bank_conflicts_op(req: &Map<String, Value>) -> Result<Value, String> {
+    use crate::heuristics::convert::{lds_bank_conflicts, triton_bank_conflicts};
+    use crate::heuristics::target::{LdsOp, PhaseModel};
+    let (shape, bits, target) = cost_common(req)?;
+    let dist = cost_member(req, "distributed", &shape, false)?;
+    let shared = cost_member(req, "shared", &shape, true)?;
+    if matches!(target.phases, PhaseModel::LayoutLanes) {
+        let v = triton_bank_conflicts(&dist, &shared, bits).map_err(|e| e.to_string())?;
+        return Ok(json!({ "value": v }));
+    }
+    let w = lds_bank_conflicts(&dist, &shared, bits, target, LdsOp::Write).map_err(|e| e.to_string())?;
+    let r = lds_bank_conflicts(&dist, &shared, bits, target, LdsOp::Read).map_err(|e| e.to_string())?;
+    Ok(json!({ "value": r.excess, "write": w.excess, "read": r.excess, "access_bits": r.access_bits }))
+}
+
+fn convert_cost_op(req: &Map<String, Value>) -> Result<Value, String> {
+    let (shape, bits, target) = cost_common(req)?;
+    let src = cost_member(req, "src", &shape, false)?;
+    let dst = cost_member(req, "dst", &shape, false)?;
+    let c = crate::heuristics::convert::convert_cost(&src, &dst, bits, target).map_err(|e| e.to_string())?;
+    Ok(json!({
+        "kind": c.kind.as_str(),
+        "instructions": c.instructions,
+        "lds_bytes": c.lds_bytes,
+        "bank_conflicts": c.bank_conflicts,
+        "write_conflicts": c.write_conflicts,
+        "read_conflicts": c.read_conflicts,
+        "cycles": c.cycles,
+        "shared_layout": c.shared_layout(),
+        "explanation": c.explanation,
+    }))
 }
 
 /// Answers one request line. Never panics; a malformed line gets `ok: false`.

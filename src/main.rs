@@ -25,19 +25,34 @@ enum Command {
         after_help = "Example:\n  echo '{\"id\": 1, \"op\": \"is_injective\", \"layout\": {\"in_dims\": {\"x\": [[1]]}, \"out_dims\": {\"y\": 2}}}' | linear-layout batch"
     )]
     Batch,
+    /// Run Triton 3.6's AMD layout heuristics (coalesce, accelerate-matmul, async-copy) on a
+    /// TTGIR file and explain each choice.
+    #[command(
+        after_help = "Examples:\n  linear-layout heuristics kernel.mlir --pass coalesce --arch gfx942\n  linear-layout heuristics kernel.mlir --pass accelerate_matmul --arch gfx950 --nonkdim 16 --json"
+    )]
+    Heuristics(cli::heuristics::Args),
     /// Show a layout: Triton's tensor view (who holds each element), hardware view (--hw),
     /// bases (--bases), or a picture (--svg / --html).
     #[command(
         after_help = "Examples:\n  linear-layout show '#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>' --shape 64x64\n  linear-layout show '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>' --shape 128x64 --hw\n  linear-layout show '#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>' --shape 32x64 --html swizzle.html --bits 16 --banks 64\n  linear-layout show @kernel.mlir:#mma --shape 128x128 --svg mma.svg\n  linear-layout show '@kernel.mlir:tensor<128x64xf16, #blocked>' --bases\n  linear-layout show '{\"in_dims\": {\"register\": [[1]], \"lane\": [[2], [4]], \"warp\": [], \"block\": []}, \"out_dims\": {\"dim0\": 8}}'"
     )]
     Show(cli::show::Args),
+    /// Price converting a tensor from one layout to another on an AMD GPU: no-op, register
+    /// permutation, lane shuffle or a round trip through LDS, with instruction counts, the
+    /// chosen LDS layout, bank conflicts and a cycle estimate.
+    #[command(
+        after_help = "Examples:\n  linear-layout cost '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>' '#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>' --shape 128x128 --bits 16 --arch gfx942\n  linear-layout cost @kernel.mlir:#blocked @kernel.mlir:#mma --shape 128x128 --arch all"
+    )]
+    Cost(cli::cost::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => cli::tour::run().and_then(|text| emit(&text)),
+        Some(Command::Heuristics(args)) => cli::heuristics::run(&args).and_then(|text| emit(&text)),
         Some(Command::Show(args)) => cli::show::run(&args).and_then(|text| emit(&text)),
+        Some(Command::Cost(args)) => cli::cost::run(&args).and_then(|text| emit(&text)),
         Some(Command::Batch) => {
             let stdin = io::stdin();
             let stdout = io::stdout();

@@ -8,25 +8,54 @@ fn bin() -> Command {
 }
 
 #[test]
-fn the_tour_prints_real_amd_layouts_from_their_attribute_text() {
+fn the_tour_shows_amd_layouts_both_views_costs_and_pictures() {
     let out = bin().output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     for needle in [
         "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
-        "#ttg.amd_mfma<{version = 3",
+        "instrShape = [32, 32, 8]",
+        "instrShape = [16, 16, 16]",
         "#ttg.dot_op<{opIdx = 0",
+        "#ttg.dot_op<{opIdx = 1",
         "#ttg.swizzled_shared<{vec = 8",
         "where out dims are: [dim0 (size 128), dim1 (size 128)]",
-        "vector width of the blocked layout along dim1: 8 elements per access",
+        "tensor view",
+        "hardware view",
+        "blocked -> MFMA 32x32 on gfx942: lds",
+        "blocked -> MFMA 32x32 on gfx950: lds",
+        "so the data must cross warps",
     ] {
         assert!(text.contains(needle), "tour lacks {needle:?}");
     }
+    // The tensor view is Triton's: T<thread>:<register> cells.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("[[") && l.contains("T0:0,") && l.contains("T7:3]")),
+        "tour lacks the tensor view grid"
+    );
+    let folder = text
+        .lines()
+        .find_map(|l| l.split(" are in ").nth(1))
+        .expect("the tour names its picture folder");
+    let svgs = std::fs::read_dir(folder.trim())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "svg"))
+        })
+        .count();
+    assert!(svgs >= 5, "{svgs} pictures in {folder}");
 }
 
 #[test]
 fn batch_answers_every_line_in_order_and_survives_bad_input() {
-    let mut child = bin().arg("batch").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = bin()
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let input = concat!(
         r#"{"id": 1, "op": "invert", "layout": {"in_dims": {"x": [[2], [1]]}, "out_dims": {"y": 4}}}"#,
         "\n{not json\n\n",
@@ -48,7 +77,10 @@ fn batch_answers_every_line_in_order_and_survives_bad_input() {
     assert_eq!(lines.len(), 5, "one answer per non-blank line");
     assert_eq!(lines[0]["layout"]["in_dims"]["y"], serde_json::json!([[2], [1]]));
     assert_eq!(lines[1]["ok"], false);
-    assert_eq!((lines[2]["id"].clone(), lines[2]["ok"].clone()), (serde_json::json!(3), serde_json::json!(false)));
+    assert_eq!(
+        (lines[2]["id"].clone(), lines[2]["ok"].clone()),
+        (serde_json::json!(3), serde_json::json!(false))
+    );
     assert_eq!(lines[3]["outputs"]["y"], 2);
     assert_eq!(lines[4]["ok"], false);
 }
@@ -63,4 +95,73 @@ fn help_shows_examples_and_bad_usage_is_one_error_and_a_failure() {
     let err = String::from_utf8(bad.stderr).unwrap();
     assert!(err.starts_with("error:"), "{err}");
     assert!(!err.contains("panicked"));
+}
+
+const BLOCKED: &str =
+    "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
+const MFMA: &str =
+    "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>";
+
+#[test]
+fn cost_reports_a_round_trip_through_lds_with_its_reason() {
+    let out = bin()
+        .args([
+            "cost", BLOCKED, MFMA, "--shape", "128x128", "--bits", "16", "--arch", "gfx942",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("kind:         lds"), "{text}");
+    assert!(text.contains("so the data must cross warps"), "{text}");
+    assert!(
+        text.contains("ds_write_b128") && text.contains("ds_read_b128"),
+        "{text}"
+    );
+    assert!(text.contains("shared layout (offset -> tensor):"), "{text}");
+}
+
+#[test]
+fn cost_across_every_target_is_one_row_each() {
+    let out = bin()
+        .args(["cost", BLOCKED, MFMA, "--shape", "128x128", "--arch", "all"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for target in [
+        "generic32",
+        "gfx90a",
+        "gfx942",
+        "gfx950",
+        "gfx1100",
+        "gfx1201",
+        "gfx1250",
+    ] {
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with(target)).count(),
+            1,
+            "{target} in\n{text}"
+        );
+    }
+    // RDNA spells LDS accesses ds_load/ds_store.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("gfx1100") && l.contains("ds_store_b128")),
+        "{text}"
+    );
+}
+
+#[test]
+fn cost_rejects_an_unknown_target_and_a_missing_shape_with_one_line() {
+    for args in [
+        vec!["cost", BLOCKED, MFMA, "--shape", "128x128", "--arch", "gfx9999"],
+        vec!["cost", BLOCKED, MFMA],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("linear-layout: "), "{err}");
+    }
 }

@@ -1,4 +1,7 @@
 //! The subcommands of the `linear-layout` command, one module each.
 
+pub mod cost;
+pub mod heuristics;
+pub mod layout_arg;
 pub mod show;
 pub mod tour;

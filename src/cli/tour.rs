@@ -1,16 +1,28 @@
-//! `linear-layout` with no arguments: a tour on built-in AMD examples.
+//! `linear-layout` with no arguments: a tour on built-in AMD examples — the layouts of a
+//! matmul as Triton's TTGIR names them, shown in both views, the cost of converting between
+//! them on gfx942 and gfx950, and pictures written to a folder.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
 
 use linear_layout::encodings::Encoding;
+use linear_layout::heuristics::convert::convert_cost;
+use linear_layout::heuristics::target::Target;
 use linear_layout::linear::LinearLayout;
+use linear_layout::view::{self, PictureOptions};
 
-/// The built-in examples, as Triton prints them in TTGIR.
+/// The examples, as Triton prints them in TTGIR, each with the shape it is shown at.
 const BLOCKED: &str =
     "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
-const MFMA: &str =
+const MFMA32: &str =
     "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>";
+const MFMA16: &str =
+    "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 16, 16], isTransposed = true}>";
 const SHARED: &str = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>";
+
+/// The tensor of the conversions (a 128x128 f16 tile) and the small one the views print.
+const TILE: [u64; 2] = [128, 128];
+const SMALL: [u64; 2] = [32, 32];
 
 fn layout(text: &str, shape: &[u64]) -> Result<LinearLayout, String> {
     let encoding: Encoding = text.parse().map_err(|e| format!("{text}: {e}"))?;
@@ -19,74 +31,147 @@ fn layout(text: &str, shape: &[u64]) -> Result<LinearLayout, String> {
         .map_err(|e| format!("{text}: {e}"))
 }
 
-fn show(out: &mut String, title: &str, text: &str, l: &LinearLayout) {
-    let _ = writeln!(out, "{title}\n  {text}{l}\n");
+fn dot(op: u32, parent: &str) -> String {
+    format!("#ttg.dot_op<{{opIdx = {op}, parent = {parent}, kWidth = 8}}>")
 }
 
-/// The tour's text.
+/// Where the pictures go: a folder in the system's temporary directory.
+fn picture_dir() -> PathBuf {
+    std::env::temp_dir().join("linear-layout-tour")
+}
+
+/// The tour's text; the pictures are written as a side effect.
 pub fn run() -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "linear-layout: GPU tensor layouts as linear maps over GF(2)\n"
     );
-    let blocked = layout(BLOCKED, &[128, 128])?;
-    show(
-        &mut out,
-        "A coalesced blocked layout of a 128x128 tensor:",
-        BLOCKED,
-        &blocked,
+    let _ = writeln!(
+        out,
+        "A matmul on AMD moves its tiles through these layouts (Triton's TTGIR names them so):\n"
     );
-    let mfma = layout(MFMA, &[128, 128])?;
-    show(
-        &mut out,
-        "An MFMA 32x32 accumulator layout of the same tensor:",
-        MFMA,
-        &mfma,
-    );
-    let dot_a_text = format!("#ttg.dot_op<{{opIdx = 0, parent = {MFMA}, kWidth = 8}}>");
-    let dot_a = layout(&dot_a_text, &[128, 64])?;
-    show(
-        &mut out,
-        "Its A operand (128x64, 8 consecutive K elements per lane):",
-        &dot_a_text,
-        &dot_a,
-    );
-    let dot_b_text = format!("#ttg.dot_op<{{opIdx = 1, parent = {MFMA}, kWidth = 8}}>");
-    let dot_b = layout(&dot_b_text, &[64, 128])?;
-    show(&mut out, "Its B operand (64x128):", &dot_b_text, &dot_b);
-    let shared = layout(SHARED, &[128, 64])?;
-    show(
-        &mut out,
-        "A swizzled shared-memory layout (128x64):",
-        SHARED,
-        &shared,
-    );
+    let examples: Vec<(&str, String, [u64; 2])> = vec![
+        (
+            "coalesced blocked layout (global loads, 8 x f16 = 128 bits a thread)",
+            BLOCKED.to_string(),
+            TILE,
+        ),
+        ("MFMA 32x32 accumulator", MFMA32.to_string(), TILE),
+        (
+            "its A operand (8 consecutive K elements a lane)",
+            dot(0, MFMA32),
+            [128, 64],
+        ),
+        ("its B operand", dot(1, MFMA32), [64, 128]),
+        ("MFMA 16x16 accumulator", MFMA16.to_string(), TILE),
+        ("its A operand", dot(0, MFMA16), [128, 64]),
+        ("swizzled shared memory (LDS)", SHARED.to_string(), [128, 64]),
+    ];
+    for (what, text, shape) in &examples {
+        let l = layout(text, shape)?;
+        let _ = writeln!(out, "{what}, {}x{}:\n  {text}{l}\n", shape[0], shape[1]);
+    }
 
-    let owner = blocked
-        .apply(&[("register", 3), ("lane", 9), ("warp", 1), ("block", 0)])
-        .map_err(|e| e.to_string())?;
     let _ = writeln!(
         out,
-        "blocked: register 3 of lane 9 of warp 1 holds element ({}, {})",
-        owner[0], owner[1]
+        "The two views of a layout, on a {}x{} tensor.\n",
+        SMALL[0], SMALL[1]
     );
-    let conversion = blocked.invert_and_compose(&mfma).map_err(|e| e.to_string())?;
+    let small_blocked = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [1, 1], order = [1, 0]}>";
+    let l = layout(small_blocked, &SMALL)?;
     let _ = writeln!(
         out,
-        "converting blocked -> MFMA: for each source register/lane/warp, the MFMA register/lane/warp holding the same element:{conversion}\n"
+        "{small_blocked}\ntensor view (who holds each element, T<thread>:<register>):"
     );
-    let row_major = blocked
-        .transpose_outs(&["dim1", "dim0"])
-        .map_err(|e| e.to_string())?;
+    out.push_str(&view::tensor_view(&l).map_err(|e| e.to_string())?);
+    let _ = writeln!(out, "\nhardware view (what each thread's registers hold):");
+    out.push_str(&view::hardware_view(&l).map_err(|e| e.to_string())?);
+
+    let _ = writeln!(out, "\nWhat converting a 128x128 f16 tile costs, and why:\n");
+    let conversions: Vec<(&str, String, String, [u64; 2])> = vec![
+        (
+            "blocked -> MFMA 32x32",
+            BLOCKED.to_string(),
+            MFMA32.to_string(),
+            TILE,
+        ),
+        (
+            "blocked -> MFMA 16x16",
+            BLOCKED.to_string(),
+            MFMA16.to_string(),
+            TILE,
+        ),
+        (
+            "MFMA 32x32 -> MFMA 16x16",
+            MFMA32.to_string(),
+            MFMA16.to_string(),
+            TILE,
+        ),
+        (
+            "blocked -> A operand of MFMA 32x32",
+            BLOCKED.to_string(),
+            dot(0, MFMA32),
+            [128, 64],
+        ),
+    ];
+    for (what, src, dst, shape) in &conversions {
+        let (s, d) = (layout(src, shape)?, layout(dst, shape)?);
+        for arch in ["gfx942", "gfx950"] {
+            let target = Target::by_name(arch)?;
+            let c = convert_cost(&s, &d, 16, target).map_err(|e| e.message().to_string())?;
+            let instructions: Vec<String> =
+                c.instructions.iter().map(|(m, n)| format!("{n} × {m}")).collect();
+            let _ = writeln!(
+                out,
+                "{what} on {arch}: {} — {} LDS bytes, {} excess wavefronts, ~{} cycles\n  {}\n  why: {}",
+                c.kind.as_str(),
+                c.lds_bytes,
+                c.bank_conflicts,
+                c.cycles,
+                if instructions.is_empty() {
+                    "no instructions".into()
+                } else {
+                    instructions.join(", ")
+                },
+                c.explanation
+            );
+        }
+        out.push('\n');
+    }
+
+    let dir = picture_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let pictures = [
+        ("blocked.svg", BLOCKED.to_string(), [32, 64], 32),
+        ("mfma32.svg", MFMA32.to_string(), [64, 64], 32),
+        ("mfma32-operand-a.svg", dot(0, MFMA32), [64, 32], 32),
+        ("mfma16.svg", MFMA16.to_string(), [32, 32], 32),
+        ("swizzled-shared-gfx942.svg", SHARED.to_string(), [32, 64], 32),
+        ("swizzled-shared-gfx950.svg", SHARED.to_string(), [32, 64], 64),
+    ];
+    for (file, text, shape, banks) in &pictures {
+        let l = layout(text, shape)?;
+        let options = PictureOptions {
+            title: text.clone(),
+            bits: 16,
+            banks: *banks,
+            padding: Vec::new(),
+        };
+        let svg = view::svg(&l, &options).map_err(|e| e.to_string())?;
+        let path = dir.join(file);
+        std::fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     let _ = writeln!(
         out,
-        "vector width of the blocked layout along dim1: {} elements per access",
-        row_major.num_consecutive_in_out()
+        "Pictures of these layouts (cells coloured by warp, shaded by lane, labelled lane:register; \
+         for shared memory, the offset and LDS bank of each element) are in {}",
+        dir.display()
     );
     let _ = writeln!(
         out,
-        "\nRun `linear-layout --help` for the commands, `linear-layout batch` for the JSON-lines protocol."
+        "\nNext: `linear-layout show LAYOUT --shape 128x64`, `linear-layout cost SRC DST --shape 128x128 --arch all`, \
+         `linear-layout batch` (JSON lines); `linear-layout --help` for everything."
     );
     Ok(out)
 }

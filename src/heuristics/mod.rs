@@ -2,3 +2,28 @@
 //!
 //! * [`target`]: the architectures as data — wave size, LDS banks and phases, vector widths,
 //!   which instructions exist.
+//! * [`convert`]: what a `convert_layout` costs — classification, optimal LDS swizzle, bank
+//!   conflicts.
+//! * [`ttgir`]: a reader for the TTGIR subset the heuristics need (one op per line, aliases,
+//!   module attributes, function argument hints).
+//! * [`axisinfo`]: Triton 3.6's contiguity / divisibility / constancy lattice and its rules.
+//! * [`coalesce`], [`matmul`], [`async_copy`]: Triton 3.6's AMD layout decisions
+//!   (`tritongpu-coalesce`, `tritonamdgpu-accelerate-matmul`,
+//!   `tritonamdgpu-coalesce-async-copy`), each with its reason; [`passes`] runs them on a module.
+
+/// `tritonamdgpu-coalesce-async-copy`: direct-to-LDS source layouts on gfx942 / gfx950.
+pub mod async_copy;
+/// AxisInfo: Triton 3.6's contiguity / divisibility / constancy lattice over pointer expressions.
+pub mod axisinfo;
+/// `tritongpu-coalesce`: the blocked layout of each global memory access.
+pub mod coalesce;
+/// Pricing a layout conversion: classification, bank conflicts, swizzle search, cost.
+pub mod convert;
+/// `tritonamdgpu-accelerate-matmul`: MFMA / WMMA / FMA choice and the dot layouts.
+pub mod matmul;
+/// Running the layout passes on a TTGIR module; oracle-shaped JSON and text reports.
+pub mod passes;
+/// GPU targets as data: wave size, LDS banks/phases, vector widths, instructions, cost constants.
+pub mod target;
+/// A reader for the TTGIR subset the layout heuristics need.
+pub mod ttgir;

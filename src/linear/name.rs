@@ -151,7 +151,9 @@ impl PartialEq<str> for DimName {
     fn eq(&self, other: &str) -> bool {
         match &self.0 {
             // Lengths first: most mismatches end there, without a byte comparison.
-            Repr::Inline(Inline(a)) => a[0] as usize == other.len() && &a[1..1 + other.len()] == other.as_bytes(),
+            Repr::Inline(Inline(a)) => {
+                a[0] as usize == other.len() && &a[1..1 + other.len()] == other.as_bytes()
+            }
             Repr::Interned(s) => *s == other,
         }
     }

@@ -1,0 +1,65 @@
+//! `linear-layout heuristics FILE.mlir --pass … --arch …`: Triton 3.6's AMD layout decisions
+//! on a TTGIR file, with the reason for each.
+
+use std::path::PathBuf;
+
+use linear_layout::heuristics::passes::{Pass, PassOptions, run as run_pass};
+use linear_layout::heuristics::ttgir::Module;
+
+/// Arguments of the `heuristics` subcommand.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A TTGIR module as Triton prints it (`.mlir`).
+    pub file: PathBuf,
+    /// The pass to run.
+    #[arg(long, value_parser = ["coalesce", "accelerate_matmul", "coalesce_async_copy"])]
+    pub pass: String,
+    /// Target architecture (gfx90a, gfx942, gfx950, gfx1100, gfx1201, gfx1250); default: the
+    /// module's `ttg.target`.
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// accelerate_matmul's kPack (1 or 2).
+    #[arg(long, default_value_t = 1)]
+    pub kpack: u32,
+    /// accelerate_matmul's matrix_instr_nonkdim (0 = heuristic).
+    #[arg(long, default_value_t = 0)]
+    pub nonkdim: u32,
+    /// Print a JSON object shaped like the oracle's `result` (`mem` / `dots` / `copies`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the subcommand and returns its output text.
+pub fn run(args: &Args) -> Result<String, String> {
+    let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let module = Module::parse(&text).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let pass: Pass = args.pass.parse()?;
+    let arch = args
+        .arch
+        .clone()
+        .or_else(|| module.target.clone())
+        .ok_or_else(|| "no --arch given and the module has no ttg.target".to_string())?;
+    if args.kpack != 1 && args.kpack != 2 {
+        return Err(format!("--kpack must be 1 or 2, got {}", args.kpack));
+    }
+    let mut opts = PassOptions::new(pass, &arch);
+    opts.kpack = args.kpack;
+    opts.nonkdim = args.nonkdim;
+    let report = run_pass(&module, &opts).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    if args.json {
+        let mut s = serde_json::to_string_pretty(&report.to_json()).map_err(|e| e.to_string())?;
+        s.push('\n');
+        Ok(s)
+    } else {
+        let mut s = format!(
+            "{} on {arch} ({} warps × {} lanes)\n",
+            args.pass, module.num_warps, module.threads_per_warp
+        );
+        let body = report.to_text();
+        if body.is_empty() {
+            s.push_str("no op to decide\n");
+        }
+        s.push_str(&body);
+        Ok(s)
+    }
+}
