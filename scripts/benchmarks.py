@@ -41,7 +41,7 @@ def rust_side():
     out = {}
     for group, cases in (("core", CASES), ("encodings", ENCODING_CASES)):
         for cid, _ in cases:
-            path = os.path.join(ROOT, "target", "criterion", group, *cid.split("/"), "new", "estimates.json")
+            path = os.path.join(ROOT, "target", "criterion", group, cid.replace("/", "_"), "new", "estimates.json")
             with open(path) as f:
                 est = json.load(f)
             out[cid] = est["mean"]["point_estimate"]  # ns
