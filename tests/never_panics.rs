@@ -200,19 +200,11 @@ fn no_public_operation_panics() {
 
 /// A request line: a random op with random members, some of them layouts, some garbage.
 fn wild_request(g: &mut Gen) -> String {
-    let ops = [
-        "compose",
-        "invert_and_compose",
-        "invert",
-        "pseudoinvert",
-        "product",
-        "apply",
-        "num_consecutive_in_out",
-        "is_injective",
-        "to_linear_layout",
-        "nope",
-        "",
-    ];
+    let ops: Vec<&str> = linear_layout::batch::OPS
+        .iter()
+        .copied()
+        .chain(["nope", ""])
+        .collect();
     let layout_json = |g: &mut Gen| -> String {
         match wild_layout(g) {
             Ok(l) => serde_json::to_string(&l).unwrap(),
@@ -232,7 +224,7 @@ fn wild_request(g: &mut Gen) -> String {
     };
     let mut text = format!(
         "{{\"op\": \"{}\", \"layout\": {}, \"outer\": {}, \"other\": {}, \"inputs\": {{\"{}\": {}}}}}",
-        pick(g, &ops),
+        pick(g, ops.as_slice()),
         layout_json(g),
         layout_json(g),
         layout_json(g),

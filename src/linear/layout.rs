@@ -223,6 +223,32 @@ pub struct LinearLayout {
     pub(crate) cols: Columns,
 }
 
+/// Named entries with repeated names resolved as Triton's ordered maps resolve them: the
+/// first position, the last value.
+fn last_wins<N: Into<DimName>, T>(entries: impl IntoIterator<Item = (N, T)>) -> Vec<(DimName, T)> {
+    let mut out: Vec<(DimName, T)> = Vec::new();
+    for (name, value) in entries {
+        let name = name.into();
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => out.push((name, value)),
+        }
+    }
+    out
+}
+
+/// Named entries with repeated names collapsed into the first one.
+fn first_wins<N: Into<DimName>, T>(entries: impl IntoIterator<Item = (N, T)>) -> Vec<(DimName, T)> {
+    let mut out: Vec<(DimName, T)> = Vec::new();
+    for (name, value) in entries {
+        let name = name.into();
+        if !out.iter().any(|(n, _)| *n == name) {
+            out.push((name, value));
+        }
+    }
+    out
+}
+
 fn check_size(dim: &DimName, size: i64) -> Result<u32> {
     if size < 1 || (size as u64).count_ones() != 1 {
         return Err(LayoutError::SizeNotPowerOfTwo { dim: *dim, size });
@@ -386,21 +412,8 @@ impl LinearLayout {
         O: IntoIterator<Item = (M, i64)>,
         M: Into<DimName>,
     {
-        let mut ins: Vec<(DimName, Vec<Vec<i64>>)> = Vec::new();
-        for (name, bs) in bases {
-            let name = name.into();
-            match ins.iter_mut().find(|(n, _)| *n == name) {
-                Some(slot) => slot.1 = bs,
-                None => ins.push((name, bs)),
-            }
-        }
-        let mut outs: Vec<(DimName, i64)> = Vec::new();
-        for (name, size) in out_dims {
-            let name = name.into();
-            if !outs.iter().any(|(n, _)| *n == name) {
-                outs.push((name, size));
-            }
-        }
+        let ins = last_wins(bases);
+        let outs = first_wins(out_dims);
         Self::build(&ins, &outs, require_surjective)
     }
 
@@ -423,15 +436,7 @@ impl LinearLayout {
         O: IntoIterator<Item = M>,
         M: Into<DimName>,
     {
-        let mut deduped: Vec<(DimName, Vec<Vec<i64>>)> = Vec::new();
-        for (name, bs) in bases {
-            let name = name.into();
-            match deduped.iter_mut().find(|(n, _)| *n == name) {
-                Some(slot) => slot.1 = bs,
-                None => deduped.push((name, bs)),
-            }
-        }
-        let bases = deduped;
+        let bases = last_wins(bases);
         let names: Vec<DimName> = out_names.into_iter().map(Into::into).collect();
         let sizes: Vec<i64> = (0..names.len())
             .map(|o| {
@@ -471,11 +476,7 @@ impl LinearLayout {
         M: Into<DimName>,
     {
         let mut outs = Dims::new();
-        for (name, size) in out_dims {
-            let name = name.into();
-            if outs.iter().any(|d: &Dim| d.name == name) {
-                continue;
-            }
+        for (name, size) in first_wins(out_dims) {
             let bits = check_size(&name, size.min(i64::MAX as u64) as i64)?;
             outs.push(Dim::new(name, bits));
         }
@@ -486,29 +487,19 @@ impl LinearLayout {
                 bits: out_bits,
             });
         }
-        let mut ins = Dims::new();
-        let mut per_dim: SmallVec<[(usize, usize); 8]> = SmallVec::new(); // (bases index, count)
-        let bases: Vec<(DimName, B)> = bases.into_iter().map(|(n, b)| (n.into(), b)).collect();
-        for (k, (name, b)) in bases.iter().enumerate() {
-            match ins.iter().position(|d: &Dim| d.name == *name) {
-                // A repeated in-dim keeps its first position and its last bases.
-                Some(p) => per_dim[p] = (k, b.as_ref().len()),
-                None => {
-                    ins.push(Dim::new(*name, 0));
-                    per_dim.push((k, b.as_ref().len()));
-                }
-            }
-        }
-        let in_bits: usize = per_dim.iter().map(|&(_, n)| n).sum();
+        let bases = last_wins(bases);
+        let in_bits: usize = bases.iter().map(|(_, b)| b.as_ref().len()).sum();
         if in_bits > MAX_BITS as usize {
             return Err(LayoutError::TooManyBits {
                 side: "input",
                 bits: in_bits.min(u32::MAX as usize) as u32,
             });
         }
+        let mut ins = Dims::new();
         let mut cols = Columns::new();
-        for (d, &(k, n)) in ins.iter_mut().zip(&per_dim) {
-            for &c in bases[k].1.as_ref() {
+        for (name, b) in &bases {
+            let d = Dim::new(*name, b.as_ref().len() as u32);
+            for &c in b.as_ref() {
                 if out_bits < 64 && c >> out_bits != 0 {
                     // The basis overflows the last out-dim (or there is none).
                     let last = outs.last();
@@ -521,7 +512,7 @@ impl LinearLayout {
                 }
                 cols.push(c);
             }
-            d.bits = n as u32;
+            ins.push(d);
         }
         let layout = Self::from_parts(ins, outs, cols)?;
         if require_surjective {
