@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! # linear-layout
 //!
 //! GPU tensor layouts as linear maps over GF(2), exact with Triton 3.6.0.
