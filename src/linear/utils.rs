@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use super::algebra::IdentityDims;
 use super::column_action::ColumnAction;
-use super::layout::{Columns, Dim, Dims, Result, low_mask};
+use super::layout::{Columns, Dim, Dims, MAX_BITS, Result, low_mask};
 use super::{DimName, LayoutError, LinearLayout, divide_left};
 
 /// `dim0`, `dim1`, …, `dim{rank-1}`: the out-dim names of a rank-`rank` tensor.
@@ -37,6 +37,29 @@ pub fn identity_standard_nd(in_dim: &str, shape: &[u64], order: &[usize]) -> Res
         });
     }
     let names = standard_out_dim_names(shape.len());
+    let mut seen = vec![false; shape.len()];
+    let distinct = order
+        .iter()
+        .all(|&d| d < shape.len() && !std::mem::replace(&mut seen[d], true));
+    if distinct && shape.iter().all(|&s| s == 0 || s.is_power_of_two()) {
+        // The product of the 1-D identities, built at once: one in-dim whose bits walk the
+        // out-dims in `order` (a size-0 dim contributes nothing, as an empty factor).
+        let mut outs = Dims::new();
+        for &d in order {
+            if shape[d] > 0 {
+                outs.push(Dim::new(names[d], shape[d].trailing_zeros()));
+            }
+        }
+        if outs.is_empty() {
+            return Ok(LinearLayout::empty());
+        }
+        let bits: u32 = outs.iter().map(|d| d.bits).sum();
+        if bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits { side: "input", bits });
+        }
+        let cols = (0..bits).map(|k| 1u64 << k).collect();
+        return LinearLayout::from_parts(Dims::one(Dim::new(DimName::from(in_dim), bits)), outs, cols);
+    }
     let mut l = LinearLayout::empty();
     for &d in order {
         let size = *shape.get(d).ok_or_else(|| LayoutError::Precondition {
@@ -195,7 +218,10 @@ pub fn ensure_layout_not_smaller_than<N: AsRef<str>>(
                 required: format!("{want} is not a multiple of it"),
             });
         }
-        l = l.product(&LinearLayout::identity_1d(want / actual, first, d.name)?)?;
+        // A factor of one (or none) leaves the layout as it is.
+        if want / actual > 1 {
+            l = l.product(&LinearLayout::identity_1d(want / actual, first, d.name)?)?;
+        }
     }
     Ok(l)
 }
@@ -743,4 +769,35 @@ pub fn basis_permutation_layout(src: &LinearLayout, dst: &LinearLayout) -> Resul
     let l = LinearLayout::from_parts(src.ins.clone(), outs, cols)?;
     l.require_surjective()?;
     Ok(l)
+}
+
+#[cfg(all(test, feature = "quickcheck"))]
+mod laws {
+    use super::*;
+    use crate::linear::check_law;
+
+    /// identity_standard_nd is the product of the 1-D identities over `order`.
+    #[test]
+    fn identity_standard_nd_is_the_product_of_1d_identities() {
+        fn law(sizes: Vec<u8>, rotate: u8) -> bool {
+            let shape: Vec<u64> = sizes
+                .iter()
+                .take(4)
+                .map(|&s| if s % 7 == 6 { 0 } else { 1u64 << (s % 5) })
+                .collect();
+            let mut order: Vec<usize> = (0..shape.len()).collect();
+            if !order.is_empty() {
+                let k = rotate as usize % order.len();
+                order.rotate_left(k);
+            }
+            let names = standard_out_dim_names(shape.len());
+            let mut product = Ok(LinearLayout::empty());
+            for &d in &order {
+                product =
+                    product.and_then(|p| p.product(&LinearLayout::identity_1d(shape[d], "reg", names[d])?));
+            }
+            identity_standard_nd("reg", &shape, &order) == product
+        }
+        check_law(law as fn(Vec<u8>, u8) -> bool);
+    }
 }
