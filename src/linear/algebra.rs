@@ -4,7 +4,7 @@ use smallvec::SmallVec;
 
 use super::fields::FieldMap;
 use super::gf2::Echelon;
-use super::layout::{Columns, Dim, Dims, Result};
+use super::layout::{Columns, Dim, Dims, MAX_BITS, Result, low_mask};
 use super::{DimName, LayoutError, LinearLayout};
 
 /// Triton's `supremum`: a merge of two dimension orders that keeps the relative order of each
@@ -153,6 +153,66 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn product(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        if outer.ins.len() == 1 && outer.outs.len() == 1 {
+            return self.product_1d(outer);
+        }
+        self.product_general(outer)
+    }
+
+    /// `self * outer` for an `outer` with one in-dim and one out-dim (`identity_1d`,
+    /// `strided_1d`, `zeros_1d`: how layouts are built up): the in-dim gains `outer`'s bases
+    /// after its own, the out-dim gains high bits. The same result as the general product,
+    /// without merging dimension orders.
+    fn product_1d(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        let (od_in, od_out) = (&outer.ins[0], &outer.outs[0]);
+        let mut ins = self.ins.clone();
+        let mut outs = self.outs.clone();
+        let in_pos = self.in_index(&od_in.name);
+        match in_pos {
+            Some(i) => ins[i].bits += od_in.bits,
+            None => ins.push(Dim::new(od_in.name, od_in.bits)),
+        }
+        // Where outer's values land: above self's part of the out-dim, which may sit below
+        // later out-dims whose fields then move up.
+        let (field_start, low_bits) = match self.out_index(&od_out.name) {
+            Some(o) => {
+                outs[o].bits += od_out.bits;
+                (self.outs[o].start, self.outs[o].bits)
+            }
+            None => {
+                outs.push(Dim::new(od_out.name, od_out.bits));
+                (self.total_out_bits(), 0)
+            }
+        };
+        let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
+        let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
+        if in_bits > MAX_BITS || out_bits > MAX_BITS {
+            return Err(LayoutError::TooManyBits {
+                side: if in_bits > MAX_BITS { "input" } else { "output" },
+                bits: in_bits.max(out_bits),
+            });
+        }
+        let split = field_start + low_bits;
+        // Fields at and above `split` move up by outer's bits.
+        let grow = |v: u64| {
+            let high = v.checked_shr(split).unwrap_or(0);
+            (v & low_mask(split)) | high.checked_shl(split + od_out.bits).unwrap_or(0)
+        };
+        let placed = |c: u64| c.checked_shl(split).unwrap_or(0);
+        let mut cols = Columns::new();
+        for (k, _) in self.ins.iter().enumerate() {
+            self.dim_cols(k).iter().for_each(|&c| cols.push(grow(c)));
+            if in_pos == Some(k) {
+                outer.cols.as_slice().iter().for_each(|&c| cols.push(placed(c)));
+            }
+        }
+        if in_pos.is_none() {
+            outer.cols.as_slice().iter().for_each(|&c| cols.push(placed(c)));
+        }
+        LinearLayout::from_parts(ins, outs, cols)
+    }
+
+    fn product_general(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         let same = |a: &Dim, b: &Dim| a.name == b.name;
         let in_order = merge_orders(&self.ins, &outer.ins, same);
         let out_order = merge_orders(&self.outs, &outer.outs, same);
@@ -647,8 +707,7 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
             g
         })
         .collect();
-    let field =
-        |v: u64, shift: u32, bits: u32| v.checked_shr(shift).unwrap_or(0) & super::layout::low_mask(bits);
+    let field = |v: u64, shift: u32, bits: u32| v.checked_shr(shift).unwrap_or(0) & low_mask(bits);
     let mut c_ins = Dims::new();
     let mut cols = Columns::new();
     // A copied basis that does not fit C's smaller out-dim fails C's construction, which
@@ -691,7 +750,7 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
                 } in &geometry
                 {
                     let comp = field(ac, a_shift, bb + cb);
-                    if comp & super::layout::low_mask(bb) != 0 {
+                    if comp & low_mask(bb) != 0 {
                         return Ok(None);
                     }
                     v |= (comp >> bb).checked_shl(cs).unwrap_or(0);
@@ -736,7 +795,7 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
                 {
                     if let Some(bs) = b_shift {
                         let comp = field(ac, a_shift, bb + cb);
-                        if comp & super::layout::low_mask(cb) != 0 || comp >> cb != field(bc, bs, bb) {
+                        if comp & low_mask(cb) != 0 || comp >> cb != field(bc, bs, bb) {
                             return Ok(None);
                         }
                     }
@@ -765,6 +824,19 @@ fn divide(a: &LinearLayout, b: &LinearLayout, left: bool) -> Result<Option<Linea
 #[cfg(all(test, feature = "quickcheck"))]
 mod laws {
     use super::*;
+
+    /// The product with a one-dimensional layout (the shortcut) equals the general product.
+    #[test]
+    fn one_dimensional_products_agree_with_the_general_product() {
+        fn law(l: LinearLayout, size: u8, stride: u8, names: (u8, u8)) -> bool {
+            let pick = |k: u8| ["register", "lane", "dim0", "dim1", "new"][k as usize % 5];
+            let outer =
+                LinearLayout::strided_1d(1 << (size % 4), 1 << (stride % 3), pick(names.0), pick(names.1));
+            let Ok(outer) = outer else { return true };
+            l.product(&outer) == l.product_general(&outer)
+        }
+        check_law(law as fn(LinearLayout, u8, u8, (u8, u8)) -> bool);
+    }
 
     /// The one-dimensional shortcuts of the supremum merge agree with the general merge.
     #[test]
