@@ -17,22 +17,27 @@ fn dim(k: usize) -> String {
     format!("dim{k}")
 }
 
+#[inline]
 fn id(n: u64, i: &str, o: &str) -> R<LinearLayout> {
     Ok(LinearLayout::identity_1d(n, i, o)?)
 }
 
+#[inline]
 fn zeros(n: u64, i: &str, o: &str) -> R<LinearLayout> {
     Ok(LinearLayout::zeros_1d(n, i, o, 1)?)
 }
 
+#[inline]
 fn mul(a: LinearLayout, b: LinearLayout) -> R<LinearLayout> {
     Ok(a.product(&b)?)
 }
 
+#[inline]
 fn id_nd(i: &str, sizes: &[u64], order: &[usize]) -> R<LinearLayout> {
     Ok(identity_standard_nd(i, sizes, order)?)
 }
 
+#[inline]
 fn transpose(l: &LinearLayout, names: &[String]) -> R<LinearLayout> {
     Ok(l.transpose_outs(names)?)
 }
@@ -242,6 +247,15 @@ fn named(names: &[String], sizes: &[u64]) -> Vec<(String, u64)> {
 
 /// The CGA (block) layout: `block` bases onto `dim0…`, sizes inferred (must be surjective).
 fn cga_layout(kind: &'static str, cga: &[Vec<u32>], rank: usize) -> R<LinearLayout> {
+    if cga.is_empty() {
+        // One CTA: a size-1 block dim over size-1 tensor dims.
+        let outs = std_names(rank).into_iter().map(|n| (n, 1u64));
+        return Ok(LinearLayout::from_flat_bases(
+            [(BLOCK, [0u64; 0].as_slice())],
+            outs,
+            true,
+        )?);
+    }
     let bases: Vec<Vec<i64>> = cga
         .iter()
         .map(|b| b.iter().map(|&v| v as i64).collect())

@@ -4,7 +4,7 @@ use smallvec::SmallVec;
 
 use super::fields::FieldMap;
 use super::gf2::Echelon;
-use super::layout::{Columns, Dim, Dims, MAX_BITS, Result, low_mask};
+use super::layout::{Columns, Dim, Dims, Result, low_mask};
 use super::{DimName, LayoutError, LinearLayout};
 
 /// Triton's `supremum`: a merge of two dimension orders that keeps the relative order of each
@@ -165,51 +165,54 @@ impl LinearLayout {
     /// without merging dimension orders.
     fn product_1d(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         let (od_in, od_out) = (&outer.ins[0], &outer.outs[0]);
-        let mut ins = self.ins.clone();
-        let mut outs = self.outs.clone();
+        // Built in place: the result starts as a copy of `self`'s dims.
+        let mut out = LinearLayout {
+            ins: self.ins.clone(),
+            outs: self.outs.clone(),
+            cols: Columns::new(),
+        };
         let in_pos = self.in_index(&od_in.name);
         match in_pos {
-            Some(i) => ins[i].bits += od_in.bits,
-            None => ins.push(Dim::new(od_in.name, od_in.bits)),
+            Some(i) => out.ins[i].bits += od_in.bits,
+            None => out.ins.push(Dim::new(od_in.name, od_in.bits)),
         }
         // Where outer's values land: above self's part of the out-dim, which may sit below
         // later out-dims whose fields then move up.
-        let (field_start, low_bits) = match self.out_index(&od_out.name) {
+        let split = match self.out_index(&od_out.name) {
             Some(o) => {
-                outs[o].bits += od_out.bits;
-                (self.outs[o].start, self.outs[o].bits)
+                out.outs[o].bits += od_out.bits;
+                self.outs[o].start + self.outs[o].bits
             }
             None => {
-                outs.push(Dim::new(od_out.name, od_out.bits));
-                (self.total_out_bits(), 0)
+                out.outs.push(Dim::new(od_out.name, od_out.bits));
+                self.total_out_bits()
             }
         };
-        let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
-        let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
-        if in_bits > MAX_BITS || out_bits > MAX_BITS {
-            return Err(LayoutError::TooManyBits {
-                side: if in_bits > MAX_BITS { "input" } else { "output" },
-                bits: in_bits.max(out_bits),
-            });
-        }
-        let split = field_start + low_bits;
+        out.refresh()?;
         // Fields at and above `split` move up by outer's bits.
         let grow = |v: u64| {
             let high = v.checked_shr(split).unwrap_or(0);
             (v & low_mask(split)) | high.checked_shl(split + od_out.bits).unwrap_or(0)
         };
         let placed = |c: u64| c.checked_shl(split).unwrap_or(0);
-        let mut cols = Columns::new();
-        for (k, _) in self.ins.iter().enumerate() {
-            self.dim_cols(k).iter().for_each(|&c| cols.push(grow(c)));
+        for k in 0..self.ins.len() {
+            self.dim_cols(k).iter().for_each(|&c| out.cols.push(grow(c)));
             if in_pos == Some(k) {
-                outer.cols.as_slice().iter().for_each(|&c| cols.push(placed(c)));
+                outer
+                    .cols
+                    .as_slice()
+                    .iter()
+                    .for_each(|&c| out.cols.push(placed(c)));
             }
         }
         if in_pos.is_none() {
-            outer.cols.as_slice().iter().for_each(|&c| cols.push(placed(c)));
+            outer
+                .cols
+                .as_slice()
+                .iter()
+                .for_each(|&c| out.cols.push(placed(c)));
         }
-        LinearLayout::from_parts(ins, outs, cols)
+        Ok(out)
     }
 
     fn product_general(&self, outer: &LinearLayout) -> Result<LinearLayout> {

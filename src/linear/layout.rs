@@ -249,6 +249,23 @@ fn first_wins<N: Into<DimName>, T>(entries: impl IntoIterator<Item = (N, T)>) ->
     out
 }
 
+/// Sets each dim's `start` (the running sum of the bits before it); returns the total bits.
+fn set_starts(dims: &mut Dims) -> u32 {
+    let mut start = 0u32;
+    for d in dims.iter_mut() {
+        d.start = start;
+        start = start.saturating_add(d.bits);
+    }
+    start
+}
+
+fn check_bits(side: &'static str, bits: u32) -> Result<()> {
+    if bits > MAX_BITS {
+        return Err(LayoutError::TooManyBits { side, bits });
+    }
+    Ok(())
+}
+
 fn check_size(dim: &DimName, size: i64) -> Result<u32> {
     if size < 1 || (size as u64).count_ones() != 1 {
         return Err(LayoutError::SizeNotPowerOfTwo { dim: *dim, size });
@@ -261,29 +278,17 @@ impl LinearLayout {
     /// the parts are built in place rather than copied.
     #[inline(always)]
     pub(crate) fn from_parts(mut ins: Dims, mut outs: Dims, cols: Columns) -> Result<Self> {
-        let mut in_bits = 0u32;
-        for d in ins.iter_mut() {
-            d.start = in_bits;
-            in_bits = in_bits.saturating_add(d.bits);
-        }
-        let mut out_bits = 0u32;
-        for d in outs.iter_mut() {
-            d.start = out_bits;
-            out_bits = out_bits.saturating_add(d.bits);
-        }
-        if in_bits > MAX_BITS {
-            return Err(LayoutError::TooManyBits {
-                side: "input",
-                bits: in_bits,
-            });
-        }
-        if out_bits > MAX_BITS {
-            return Err(LayoutError::TooManyBits {
-                side: "output",
-                bits: out_bits,
-            });
-        }
+        check_bits("input", set_starts(&mut ins))?;
+        check_bits("output", set_starts(&mut outs))?;
         Ok(LinearLayout { ins, outs, cols })
+    }
+
+    /// Recomputes the derived `start` of every dim after dims were edited in place, and
+    /// checks the 64-bit limits.
+    #[inline]
+    pub(crate) fn refresh(&mut self) -> Result<()> {
+        check_bits("input", set_starts(&mut self.ins))?;
+        check_bits("output", set_starts(&mut self.outs))
     }
 
     /// The layout with no dimensions: the unit of [`product`](Self::product).

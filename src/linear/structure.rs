@@ -79,6 +79,9 @@ impl LinearLayout {
     /// ```
     pub fn transpose_ins<N: AsRef<str>>(&self, order: &[N]) -> Result<LinearLayout> {
         let perm = permutation("transpose_ins", &self.ins, order)?;
+        if perm.iter().enumerate().all(|(k, &p)| k == p) {
+            return Ok(self.clone());
+        }
         let ins: Dims = perm.iter().map(|&p| self.ins[p]).collect();
         let mut cols = Columns::new();
         for &p in &perm {
@@ -101,6 +104,9 @@ impl LinearLayout {
     /// ```
     pub fn transpose_outs<N: AsRef<str>>(&self, order: &[N]) -> Result<LinearLayout> {
         let perm = permutation("transpose_outs", &self.outs, order)?;
+        if perm.iter().enumerate().all(|(k, &p)| k == p) {
+            return Ok(self.clone());
+        }
         let outs: Dims = perm.iter().map(|&p| self.outs[p]).collect();
         let mut map = FieldMap::new();
         let mut shift = 0;
