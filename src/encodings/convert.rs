@@ -13,17 +13,17 @@ const WARP: &str = "warp";
 const BLOCK: &str = "block";
 const OFFSET: &str = "offset";
 
-fn dim(k: usize) -> String {
-    format!("dim{k}")
+fn dim(k: usize) -> DimName {
+    DimName::dim(k)
 }
 
 #[inline]
-fn id(n: u64, i: &str, o: &str) -> R<LinearLayout> {
+fn id(n: u64, i: impl Into<DimName>, o: impl Into<DimName>) -> R<LinearLayout> {
     Ok(LinearLayout::identity_1d(n, i, o)?)
 }
 
 #[inline]
-fn zeros(n: u64, i: &str, o: &str) -> R<LinearLayout> {
+fn zeros(n: u64, i: impl Into<DimName>, o: impl Into<DimName>) -> R<LinearLayout> {
     Ok(LinearLayout::zeros_1d(n, i, o, 1)?)
 }
 
@@ -38,16 +38,16 @@ fn id_nd(i: &str, sizes: &[u64], order: &[usize]) -> R<LinearLayout> {
 }
 
 #[inline]
-fn transpose(l: &LinearLayout, names: &[String]) -> R<LinearLayout> {
+fn transpose(l: &LinearLayout, names: &[DimName]) -> R<LinearLayout> {
     Ok(l.transpose_outs(names)?)
 }
 
-fn std_names(rank: usize) -> Vec<String> {
+fn std_names(rank: usize) -> Vec<DimName> {
     (0..rank).map(dim).collect()
 }
 
-fn out_names(l: &LinearLayout) -> Vec<String> {
-    l.out_dim_names().map(|n| n.to_string()).collect()
+fn out_names(l: &LinearLayout) -> Vec<DimName> {
+    l.out_dim_names().copied().collect()
 }
 
 /// `getMatrixOrder(rank, rowMajor)`.
@@ -164,7 +164,7 @@ impl Packed {
 /// surjective, or Triton aborts with "Invalid basis").
 fn ensure_not_larger(
     l: &LinearLayout,
-    shape: &[(String, u64)],
+    shape: &[(DimName, u64)],
     broadcast_registers: bool,
 ) -> R<LinearLayout> {
     // Nothing to shrink: Triton still rebuilds with inferred sizes, which changes nothing for
@@ -237,11 +237,11 @@ fn ensure_not_larger(
     packed.into_inferred()
 }
 
-fn ensure_not_smaller(l: &LinearLayout, shape: &[(String, u64)]) -> R<LinearLayout> {
+fn ensure_not_smaller(l: &LinearLayout, shape: &[(DimName, u64)]) -> R<LinearLayout> {
     Ok(crate::linear::ensure_layout_not_smaller_than(l, shape)?)
 }
 
-fn named(names: &[String], sizes: &[u64]) -> Vec<(String, u64)> {
+fn named(names: &[DimName], sizes: &[u64]) -> Vec<(DimName, u64)> {
     names.iter().cloned().zip(sizes.iter().copied()).collect()
 }
 
@@ -312,7 +312,7 @@ fn combine(kind: &'static str, cta: LinearLayout, cga: &[Vec<u32>], shape: &[u64
     for n in &cta_order {
         let full = labeled.iter().find(|(m, _)| m == n).map(|(_, s)| *s).unwrap_or(1);
         let c = cga_ll.out_dim_size(n)?;
-        cta_shape.push((n.clone(), (full / c).max(1)));
+        cta_shape.push((*n, (full / c).max(1)));
     }
     let cta = ensure_not_smaller(&cta, &cta_shape)?;
     let cta = ensure_not_larger(&cta, &cta_shape, true)?;
@@ -509,8 +509,8 @@ fn linear(l: &Linear, shape: &[u64]) -> R<LinearLayout> {
             order.push(i);
         }
     }
-    let permuted: Vec<String> = order.iter().map(|&d| dim(d)).collect();
-    let target: Vec<(String, u64)> = order.iter().map(|&d| (dim(d), shape[d])).collect();
+    let permuted: Vec<DimName> = order.iter().map(|&d| dim(d)).collect();
+    let target: Vec<(DimName, u64)> = order.iter().map(|&d| (dim(d), shape[d])).collect();
     let ll = transpose(&ll, &permuted)?;
     let ll = ensure_not_smaller(&ll, &target)?;
     let ll = ensure_not_larger(&ll, &target, false)?;
@@ -536,41 +536,35 @@ fn mfma(m: &AmdMfma, shape: &[u64]) -> R<LinearLayout> {
     const WS: u64 = 64;
     let tiles = md * nd / (WS * h);
     let mut tile = if !m.is_transposed {
-        let t = mul(
-            id(h, REG, &dm)?,
-            mul(id(nd, LANE, &dn)?, id(WS / nd, LANE, &dm)?)?,
-        )?;
+        let t = mul(id(h, REG, dm)?, mul(id(nd, LANE, dn)?, id(WS / nd, LANE, dm)?)?)?;
         if tiles > 0 {
-            mul(t, id(tiles, REG, &dm)?)?
+            mul(t, id(tiles, REG, dm)?)?
         } else {
             t
         }
     } else {
-        let t = mul(
-            id(h, REG, &dn)?,
-            mul(id(md, LANE, &dm)?, id(WS / md, LANE, &dn)?)?,
-        )?;
+        let t = mul(id(h, REG, dn)?, mul(id(md, LANE, dm)?, id(WS / md, LANE, dn)?)?)?;
         if tiles > 0 {
-            mul(t, id(tiles, REG, &dn)?)?
+            mul(t, id(tiles, REG, dn)?)?
         } else {
             t
         }
     };
-    tile = transpose(&tile, &[dn.clone(), dm.clone()])?;
+    tile = transpose(&tile, &[dn, dm])?;
     let tpw = u(&m.tiles_per_warp);
     let wpc = u(&m.warps_per_cta);
-    tile = mul(tile, id(tpw[ni], REG, &dn)?)?;
-    tile = mul(tile, id(wpc[ni], WARP, &dn)?)?;
+    tile = mul(tile, id(tpw[ni], REG, dn)?)?;
+    tile = mul(tile, id(wpc[ni], WARP, dn)?)?;
     tile = mul(
         tile,
         id(
             shape[ni] / nd.saturating_mul(wpc[ni]).saturating_mul(tpw[ni]),
             REG,
-            &dn,
+            dn,
         )?,
     )?;
-    tile = mul(tile, id(tpw[mi], REG, &dm)?)?;
-    tile = mul(tile, id(wpc[mi], WARP, &dm)?)?;
+    tile = mul(tile, id(tpw[mi], REG, dm)?)?;
+    tile = mul(tile, id(wpc[mi], WARP, dm)?)?;
     if batch {
         tile = mul(tile, id(1, REG, "dim0")?)?;
         tile = mul(tile, id(1, LANE, "dim0")?)?;
@@ -622,22 +616,22 @@ fn wmma(w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
     let tpw = u(&w.tiles_per_warp);
     let wpc = u(&w.warps_per_cta);
     let mut t = wmma_tile(w, rank)?;
-    t = mul(t, id(tpw[ni], REG, &dn)?)?;
-    t = mul(t, id(wpc[ni], WARP, &dn)?)?;
+    t = mul(t, id(tpw[ni], REG, dn)?)?;
+    t = mul(t, id(wpc[ni], WARP, dn)?)?;
     t = mul(
         t,
         id(
             shape[ni] / 16u64.saturating_mul(wpc[ni]).saturating_mul(tpw[ni]),
             REG,
-            &dn,
+            dn,
         )?,
     )?;
-    t = mul(t, id(tpw[mi], REG, &dm)?)?;
-    t = mul(t, id(wpc[mi], WARP, &dm)?)?;
+    t = mul(t, id(tpw[mi], REG, dm)?)?;
+    t = mul(t, id(wpc[mi], WARP, dm)?)?;
     if batch {
         t = mul(t, id(wpc[0], WARP, "dim0")?)?;
     }
-    let rep: Vec<String> = matrix_order(rank, true).into_iter().map(dim).collect();
+    let rep: Vec<DimName> = matrix_order(rank, true).into_iter().map(dim).collect();
     let t = transpose(&t, &rep)?;
     combine(K, t, &w.cga_layout, shape)
 }
@@ -665,11 +659,11 @@ fn nvidia_mma_tile(
         ));
     }
     let (di, dout) = (dim(inner), dim(outer));
-    let mut l = mul(cta, id(k_width, REG, &di)?)?;
-    l = mul(l, id(4, LANE, &di)?)?;
-    l = mul(l, id(8, LANE, &dout)?)?;
-    l = mul(l, id(m / 8, REG, &dout)?)?;
-    mul(l, id(n / (k_width * 4), REG, &di)?)
+    let mut l = mul(cta, id(k_width, REG, di)?)?;
+    l = mul(l, id(4, LANE, di)?)?;
+    l = mul(l, id(8, LANE, dout)?)?;
+    l = mul(l, id(m / 8, REG, dout)?)?;
+    mul(l, id(n / (k_width * 4), REG, di)?)
 }
 
 fn nvidia_mma(m: &NvidiaMma, shape: &[u64]) -> R<LinearLayout> {
@@ -722,9 +716,9 @@ fn broadcasted(sizes: &[u64], order: &[usize], k_dim: usize, in_dim: &str) -> R<
     let mut l = LinearLayout::empty();
     for &d in order {
         let f = if d == k_dim {
-            zeros(sizes[d], in_dim, &dim(d))?
+            zeros(sizes[d], in_dim, dim(d))?
         } else {
-            id(sizes[d], in_dim, &dim(d))?
+            id(sizes[d], in_dim, dim(d))?
         };
         l = mul(l, f)?;
     }
@@ -738,7 +732,7 @@ fn fma_dot(d: &DotOperand, b: &Blocked, shape: &[u64]) -> R<LinearLayout> {
     let k_dim = if d.op_idx == 0 { rank - 1 } else { rank - 2 };
     let mut thread_size = u(&b.size_per_thread);
     thread_size[k_dim] = shape[k_dim];
-    let rep: Vec<String> = order.iter().map(|&o| dim(o)).collect();
+    let rep: Vec<DimName> = order.iter().map(|&o| dim(o)).collect();
     let regs = transpose(&id_nd(REG, &thread_size, &order)?, &rep)?;
     let lanes = transpose(&broadcasted(&u(&b.threads_per_warp), &order, k_dim, LANE)?, &rep)?;
     let warps = transpose(&broadcasted(&u(&b.warps_per_cta), &order, k_dim, WARP)?, &rep)?;
@@ -796,19 +790,19 @@ fn mfma_dot(d: &DotOperand, m: &AmdMfma, shape: &[u64]) -> R<LinearLayout> {
     let order = dot_order(d.op_idx, rank);
     let (dk, dnk) = (dim(order[0]), dim(order[1]));
     let mut tile = mul(
-        id(kw, REG, &dk)?,
-        mul(id(non_k, LANE, &dnk)?, id(WS / non_k, LANE, &dk)?)?,
+        id(kw, REG, dk)?,
+        mul(id(non_k, LANE, dnk)?, id(WS / non_k, LANE, dk)?)?,
     )?;
     let mut k_tile = WS / non_k * kw;
     if (md == 64 && nd == 4 && d.op_idx == 0) || (md == 4 && nd == 64 && d.op_idx == 1) {
-        tile = mul(tile, id(16, REG, &dk)?)?;
+        tile = mul(tile, id(16, REG, dk)?)?;
         k_tile *= 16;
     }
     if k_size > k_tile {
-        tile = mul(tile, id(k_size / k_tile, REG, &dk)?)?;
+        tile = mul(tile, id(k_size / k_tile, REG, dk)?)?;
     }
-    tile = mul(tile, id(m.tiles_per_warp[non_k_idx] as u64, REG, &dnk)?)?;
-    tile = transpose(&tile, &[dk.clone(), dnk.clone()])?;
+    tile = mul(tile, id(m.tiles_per_warp[non_k_idx] as u64, REG, dnk)?)?;
+    tile = transpose(&tile, &[dk, dnk])?;
     if batch {
         tile = mul(tile, id(1, REG, "dim0")?)?;
         tile = mul(tile, id(1, LANE, "dim0")?)?;
@@ -834,24 +828,24 @@ fn wmma_dot(d: &DotOperand, w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
     let kw = d.k_width as u64;
     const WS: u64 = 32;
     let depth = WS / non_k;
-    let mut tile = mul(id(kw, REG, &dk)?, id(non_k, LANE, &dnk)?)?;
+    let mut tile = mul(id(kw, REG, dk)?, id(non_k, LANE, dnk)?)?;
     tile = mul(
         tile,
         if w.version == 1 {
-            zeros(depth, LANE, &dk)?
+            zeros(depth, LANE, dk)?
         } else {
-            id(depth, LANE, &dk)?
+            id(depth, LANE, dk)?
         },
     )?;
     let k_tile = depth * kw;
-    tile = mul(tile, id(k_size.max(k_instr) / k_tile, REG, &dk)?)?;
+    tile = mul(tile, id(k_size.max(k_instr) / k_tile, REG, dk)?)?;
     // The CTA part (tiles per warp and warps, N first), projected away from K.
     let mut cta = LinearLayout::empty();
     let tpw = u(&w.tiles_per_warp);
     let wpc = u(&w.warps_per_cta);
     for dd in matrix_order(rank, true) {
-        cta = mul(cta, id(tpw[dd], REG, &dim(dd))?)?;
-        cta = mul(cta, id(wpc[dd], WARP, &dim(dd))?)?;
+        cta = mul(cta, id(tpw[dd], REG, dim(dd))?)?;
+        cta = mul(cta, id(wpc[dd], WARP, dim(dd))?)?;
     }
     let names = std_names(rank);
     cta = transpose(&cta, &names)?;
@@ -869,7 +863,7 @@ fn wmma_dot(d: &DotOperand, w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
     packed.drop_zero_bases(REG);
     let cta = packed.into_inferred()?;
     let dot = mul(tile, cta)?;
-    let rep: Vec<String> = order.iter().map(|&o| dim(o)).collect();
+    let rep: Vec<DimName> = order.iter().map(|&o| dim(o)).collect();
     let dot = transpose(&dot, &rep)?;
     combine(K, dot, &w.cga_layout, shape)
 }
@@ -886,10 +880,13 @@ fn swizzled(kind: &'static str, s: &Swizzled, shape: &[u64], rotating: bool) -> 
     let (col_dim, row_dim) = (order[0], order[1]);
     let (num_cols, num_rows) = (dims_src[col_dim], dims_src[row_dim]);
     let (vec, per_phase, max_phase) = (s.vec as u64, s.per_phase as u64, s.max_phase as u64);
-    let mut bases: Vec<Vec<i64>> = Vec::new();
+    // Offset bases packed as (row, col) with the row in the low bits, then rebuilt with the
+    // sizes Triton's size-inferring constructor gives them (which must be surjective).
+    let (row_bits, col_bits) = (num_rows.trailing_zeros(), num_cols.trailing_zeros());
+    let mut bases: Vec<u64> = Vec::with_capacity((row_bits + col_bits) as usize);
     let mut col = 1;
     while col < num_cols {
-        bases.push(vec![0, col as i64]);
+        bases.push(col << row_bits);
         col *= 2;
     }
     let mut row = 1;
@@ -901,19 +898,22 @@ fn swizzled(kind: &'static str, s: &Swizzled, shape: &[u64], rotating: bool) -> 
         } else {
             phase
         };
-        bases.push(vec![row as i64, (vec.saturating_mul(p) % num_cols) as i64]);
+        bases.push(row | (vec.saturating_mul(p) % num_cols) << row_bits);
         row *= 2;
     }
-    let mut cta = LinearLayout::from_bases_inferred([(OFFSET, bases)], [dim(row_dim), dim(col_dim)])
-        .map_err(|e| {
-            EncodingError::param(
-                kind,
-                "vec",
-                format!("the swizzle does not give a valid layout: {e}"),
-            )
-        })?;
+    let packed = Packed {
+        ins: vec![(DimName::from(OFFSET), bases)],
+        outs: vec![(dim(row_dim), row_bits, 0), (dim(col_dim), col_bits, row_bits)],
+    };
+    let mut cta = packed.into_inferred().map_err(|e| {
+        EncodingError::param(
+            kind,
+            "vec",
+            format!("the swizzle does not give a valid layout: {e}"),
+        )
+    })?;
     for &d in &order[2..] {
-        cta = mul(cta, id(dims_src[d], OFFSET, &dim(d))?)?;
+        cta = mul(cta, id(dims_src[d], OFFSET, dim(d))?)?;
     }
     combine(kind, cta, &s.cga_layout, shape)
 }
@@ -955,9 +955,9 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
     }
     let names = std_names(rank);
     if sw == 0 {
-        let mut l = id(tma[rank - 1], OFFSET, &dim(rank - 1))?;
+        let mut l = id(tma[rank - 1], OFFSET, dim(rank - 1))?;
         for i in (0..rank - 1).rev() {
-            l = mul(l, id(tma[i], OFFSET, &dim(i))?)?;
+            l = mul(l, id(tma[i], OFFSET, dim(i))?)?;
         }
         let l = ensure_not_smaller(&l, &named(&names, &spc))?;
         return combine(K, l, &n.cga_layout, shape);
@@ -1011,13 +1011,7 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
             ),
         ));
     }
-    let l = ensure_not_smaller(
-        &tile,
-        &[
-            ("dim0".to_string(), collapsed[0]),
-            ("dim1".to_string(), collapsed[1]),
-        ],
-    )?;
+    let l = ensure_not_smaller(&tile, &[(dim(0), collapsed[0]), (dim(1), collapsed[1])])?;
     let mut target = tma.clone();
     if n.transposed {
         target.rotate_left(1);

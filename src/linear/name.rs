@@ -73,6 +73,32 @@ impl DimName {
         }
     }
 
+    /// `dim{k}`, the standard name of tensor dimension `k`, made without allocating.
+    ///
+    /// ```
+    /// # use linear_layout::linear::DimName;
+    /// assert_eq!(DimName::dim(12).as_str(), "dim12");
+    /// ```
+    pub fn dim(k: usize) -> DimName {
+        // "dim" and at most 20 digits fit the inline buffer.
+        let mut digits = [0u8; 20];
+        let mut n = k;
+        let mut len = 0;
+        loop {
+            digits[19 - len] = b'0' + (n % 10) as u8;
+            len += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let mut a = [0u8; INLINE_CAPACITY + 1];
+        a[0] = (3 + len) as u8;
+        a[1..4].copy_from_slice(b"dim");
+        a[4..4 + len].copy_from_slice(&digits[20 - len..]);
+        DimName(Repr::Inline(Inline(a)))
+    }
+
     /// The name's bytes (no UTF-8 check: what comparisons use).
     fn as_bytes(&self) -> &[u8] {
         match &self.0 {

@@ -16,7 +16,7 @@ use super::{DimName, LayoutError, LinearLayout, divide_left};
 /// assert_eq!(standard_out_dim_names(2), ["dim0", "dim1"]);
 /// ```
 pub fn standard_out_dim_names(rank: usize) -> Vec<DimName> {
-    (0..rank).map(|k| DimName::from(format!("dim{k}"))).collect()
+    (0..rank).map(DimName::dim).collect()
 }
 
 /// The identity from `in_dim` onto a tensor of `shape`, walking the dims in `order` (fastest
