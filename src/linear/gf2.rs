@@ -39,11 +39,48 @@ impl Echelon {
         }
     }
 
+    /// The span of `vectors`, without recording which of them combine to what (for subspace
+    /// questions: membership, dimension, canonical representatives).
+    pub(crate) fn spanning(vectors: impl IntoIterator<Item = u64>) -> Self {
+        let mut e = Echelon::new();
+        for v in vectors {
+            e.extend_span(v);
+        }
+        e
+    }
+
+    /// Adds `v` to the span; returns whether the dimension grew.
+    pub(crate) fn extend_span(&mut self, v: u64) -> bool {
+        self.insert_with(v, 0)
+    }
+
+    /// Whether `v` lies in the span.
+    pub(crate) fn contains(&self, v: u64) -> bool {
+        self.project(v).1 == 0
+    }
+
+    /// The canonical representative of `v`'s coset: `v` fully reduced against the span
+    /// (equal for two vectors exactly when they differ by a vector of the span).
+    pub(crate) fn canonical(&self, v: u64) -> u64 {
+        self.project(v).1
+    }
+
+    /// A basis of the span.
+    pub(crate) fn basis(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..64)
+            .filter(|&b| self.present >> b & 1 == 1)
+            .map(|b| self.vectors[b])
+    }
+
     /// Inserts `column` as column number `index` (< 64). Returns whether it was independent of
     /// every column inserted before it (i.e. whether it is a pivot column).
     pub(crate) fn insert(&mut self, column: u64, index: u32) -> bool {
+        self.insert_with(column, 1u64.checked_shl(index).unwrap_or(0))
+    }
+
+    fn insert_with(&mut self, column: u64, combo: u64) -> bool {
         let mut v = column;
-        let mut combo = 1u64 << index;
+        let mut combo = combo;
         while v != 0 {
             let b = 63 - v.leading_zeros();
             if self.present >> b & 1 == 0 {
@@ -91,6 +128,39 @@ impl Echelon {
     }
 }
 
+/// `dim(span(a) ∩ span(b)) = dim A + dim B − dim(A + B)`.
+pub(crate) fn intersection_dim(a: &[u64], b: &[u64]) -> u32 {
+    let sa = Echelon::spanning(a.iter().copied());
+    let sb = Echelon::spanning(b.iter().copied());
+    let mut sum = sa.clone();
+    for v in sb.basis() {
+        sum.extend_span(v);
+    }
+    sa.rank() + sb.rank() - sum.rank()
+}
+
+/// The dimension of `span(a) ∩ {x : x & mask == 0}`: `dim A` minus the rank of `A` restricted
+/// to the bits of `mask`.
+pub(crate) fn kernel_dim_under_mask(a: &[u64], mask: u64) -> u32 {
+    let full = Echelon::spanning(a.iter().copied());
+    let restricted = Echelon::spanning(full.basis().map(|v| v & mask));
+    full.rank() - restricted.rank()
+}
+
+/// The XOR of the vectors of `basis` selected by the bits of `x`.
+#[inline]
+pub(crate) fn combine(basis: &[u64], mut x: u64) -> u64 {
+    let mut acc = 0;
+    while x != 0 {
+        let i = x.trailing_zeros() as usize;
+        if let Some(b) = basis.get(i) {
+            acc ^= b;
+        }
+        x &= x - 1;
+    }
+    acc
+}
+
 /// The rank of a set of columns.
 pub(crate) fn rank(columns: &[u64]) -> u32 {
     let mut e = Echelon::new();
@@ -122,6 +192,22 @@ mod tests {
             .enumerate()
             .filter(|(j, _)| combo >> j & 1 == 1)
             .fold(0, |acc, (_, c)| acc ^ c)
+    }
+
+    /// Law: dim(A ∩ B) = dim A + dim B − dim(A + B), checked against enumeration.
+    #[test]
+    fn intersection_matches_enumeration() {
+        let a = [0b0011u64, 0b0101, 0b1000];
+        let b = [0b0110u64, 0b1001];
+        let set = |v: &[u64]| -> Vec<u64> {
+            let mut out: Vec<u64> = (0..1u64 << v.len()).map(|x| combine(v, x)).collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        };
+        let sa = set(&a);
+        let common = set(&b).into_iter().filter(|x| sa.contains(x)).count();
+        assert_eq!(1usize << intersection_dim(&a, &b), common);
     }
 
     quickcheck! {

@@ -11,7 +11,7 @@ pub mod arbitrary;
 mod column_action;
 mod error;
 mod fields;
-mod gf2;
+pub(crate) mod gf2;
 mod layout;
 mod name;
 mod serde_impl;

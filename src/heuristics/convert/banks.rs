@@ -34,9 +34,9 @@
 
 use std::collections::HashMap;
 
-use super::gf2::{Span, combine, intersection_dim, kernel_dim_under_mask};
 use super::{ConvertError, canonical_distributed, check_element_bits, same_tensor};
 use crate::heuristics::target::{LdsOp, PhaseModel, Target};
+use crate::linear::gf2::{Echelon, combine, intersection_dim, kernel_dim_under_mask};
 use crate::linear::{LinearLayout, action_remove_broadcasted_regs, largest_vectorisation};
 
 /// The algebraic bank-conflict figure of one LDS access pattern.
@@ -398,7 +398,7 @@ pub fn simulate_bank_conflicts(
     let lane_bits = dflat.in_dim_size_log2("lane")?;
     let lanes = 1u32 << lane_bits;
     let access_bits = (p.v * u64::from(element_bits)) as u32;
-    let span = Span::of(
+    let span = Echelon::spanning(
         phase_masks(target, op, access_bits, lanes)?
             .into_iter()
             .map(u64::from),

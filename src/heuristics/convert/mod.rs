@@ -59,7 +59,6 @@
 mod banks;
 mod classify;
 mod cost;
-mod gf2;
 mod swizzle;
 
 pub use banks::{

@@ -43,10 +43,10 @@
 //! ```
 
 use super::banks::{BankReport, Prepared, algebraic_report, phase_masks};
-use super::gf2::{Span, combine};
 use super::{ConvertError, Flat, canonical_distributed, check_element_bits, same_tensor, to_i64};
 use crate::heuristics::target::{LdsOp, Target};
 use crate::linear::LinearLayout;
+use crate::linear::gf2::{Echelon, combine};
 
 /// The chosen LDS layout and what it costs.
 ///
@@ -291,10 +291,10 @@ fn construct(
 ) -> Result<(Vec<u64>, Vec<u64>), ConvertError> {
     let n = s.bits;
     let blocks: Vec<u64> = s.block.iter().copied().filter(|&b| b != 0).collect();
-    let mut taken = Span::of(blocks.iter().copied());
+    let mut taken = Echelon::spanning(blocks.iter().copied());
     let mut basis: Vec<u64> = Vec::new();
     for &p in prefix {
-        if taken.insert(p) {
+        if taken.extend_span(p) {
             basis.push(p);
         }
     }
@@ -320,11 +320,11 @@ fn construct(
         &dst.reg,
     ];
     for &b in others.iter().flat_map(|v| v.iter()).chain(units.iter()) {
-        if h_all.insert(b) {
+        if h_all.extend_span(b) {
             h_basis.push(b);
         }
     }
-    let h = Span::of(h_basis.iter().copied());
+    let h = Echelon::spanning(h_basis.iter().copied());
     let in_h = |c: u64| h.contains(c);
     // Sub-dword elements: complete the first dword with lanes (shared dwords never conflict).
     let dsub = if element_bits < 32 {
@@ -345,7 +345,7 @@ fn construct(
             if basis.len() >= dsub {
                 break;
             }
-            if in_h(c) && taken.insert(c) {
+            if in_h(c) && taken.extend_span(c) {
                 basis.push(c);
             }
         }
@@ -358,8 +358,8 @@ fn construct(
     let dspan: Vec<u64> = basis[..basis.len().min(dsub)].to_vec();
     let pw = &prefix[..kw.min(prefix.len())];
     let pr = &prefix[..kr.min(prefix.len())];
-    let mut xw = Span::of(tw.iter().chain(pw).chain(&dspan).copied());
-    let mut xr = Span::of(tr.iter().chain(pr).chain(&dspan).copied());
+    let mut xw = Echelon::spanning(tw.iter().chain(pw).chain(&dspan).copied());
+    let mut xr = Echelon::spanning(tr.iter().chain(pr).chain(&dspan).copied());
     // Pool, in order of preference: common registers (they become reps), H's basis, the
     // layouts' bases, then writer-lane ⊕ reader-lane sums (they avoid both spans).
     let common: Vec<u64> = s.reg.iter().copied().filter(|x| dst.reg.contains(x)).collect();
@@ -394,9 +394,9 @@ fn construct(
         let Some((_, c)) = best else { break };
         cw += u32::from(xw.contains(c));
         cr += u32::from(xr.contains(c));
-        xw.insert(c);
-        xr.insert(c);
-        seg_span.insert(c);
+        xw.extend_span(c);
+        xr.extend_span(c);
+        seg_span.extend_span(c);
         seg.push(c);
     }
     // Bank bits: complete the basis from H, below the segment.
@@ -405,7 +405,7 @@ fn construct(
         if basis.len() + bank.len() + seg.len() + blocks.len() >= n as usize {
             break;
         }
-        if seg_span.insert(u) {
+        if seg_span.extend_span(u) {
             bank.push(u);
         }
     }
@@ -455,7 +455,8 @@ pub fn optimal_shared_layout(
     let dst_c = canonical_distributed(dst)?;
     let s = Flat::of(&src_c)?.without_broadcast_regs();
     let d = Flat::of(&dst_c)?.without_broadcast_regs();
-    if Span::of(s.block.iter().copied()).dim() as usize != s.block.iter().filter(|&&b| b != 0).count()
+    if Echelon::spanning(s.block.iter().copied()).rank() as usize
+        != s.block.iter().filter(|&&b| b != 0).count()
         || s.block != d.block
     {
         return Err(ConvertError::new(
