@@ -690,6 +690,18 @@ struct Cell {
     data: String,
 }
 
+impl Cell {
+    /// A blank cell for an element that nothing holds.
+    fn unowned(coord: &str, why: &str) -> Cell {
+        Cell {
+            fill: "#ffffff".into(),
+            lines: ["-".into(), String::new()],
+            tip: format!("({coord}): {why}"),
+            data: format!("data-coord=\"{coord}\" data-owners=\"0\""),
+        }
+    }
+}
+
 /// The grid's geometry and cells, shared by the SVG and HTML pictures.
 struct Picture {
     rows: u64,
@@ -773,12 +785,7 @@ fn picture(l: &LinearLayout, o: &PictureOptions) -> Result<Picture, ViewError> {
             let ks = owners.of(e as usize);
             let coord = coord_text(&outs, e);
             match ks.first() {
-                None => cells.push(Cell {
-                    fill: "#ffffff".into(),
-                    lines: ["-".into(), String::new()],
-                    tip: format!("({coord}): not stored"),
-                    data: format!("data-coord=\"{coord}\" data-owners=\"0\""),
-                }),
+                None => cells.push(Cell::unowned(&coord, "not stored")),
                 Some(&k) => {
                     let (off, b) = (k as u64 % offs, k as u64 / offs);
                     let p = phys(off);
@@ -823,12 +830,7 @@ fn picture(l: &LinearLayout, o: &PictureOptions) -> Result<Picture, ViewError> {
             let ks = owners.of(e as usize);
             let coord = coord_text(&outs, e);
             match ks.first() {
-                None => cells.push(Cell {
-                    fill: "#ffffff".into(),
-                    lines: ["-".into(), String::new()],
-                    tip: format!("({coord}): held by no thread"),
-                    data: format!("data-coord=\"{coord}\" data-owners=\"0\""),
-                }),
+                None => cells.push(Cell::unowned(&coord, "held by no thread")),
                 Some(&k) => {
                     let [r, t, w, b] = h.decode(k as u64);
                     let mut tip = format!("({coord}):");
