@@ -208,20 +208,20 @@ fn cost_member(
 
 fn cost_common(
     req: &Map<String, Value>,
-) -> Result<(Vec<u64>, u32, &'static crate::heuristics::target::Target), String> {
+) -> Result<(Vec<u64>, u32, &'static crate::target::Target), String> {
     let shape = shape_member(req)?;
     let bits = member(req, "element_bits")?
         .as_u64()
         .and_then(|b| u32::try_from(b).ok())
         .ok_or("element_bits must be a positive int")?;
     let target = member(req, "target")?.as_str().ok_or("target must be a string")?;
-    let target = crate::heuristics::target::Target::by_name(target)?;
+    let target = crate::target::Target::by_name(target)?;
     Ok((shape, bits, target))
 }
 
 fn bank_conflicts_op(req: &Map<String, Value>) -> Result<Value, String> {
     use crate::heuristics::convert::{lds_bank_conflicts, triton_bank_conflicts};
-    use crate::heuristics::target::{LdsOp, PhaseModel};
+    use crate::target::{LdsOp, PhaseModel};
     let (shape, bits, target) = cost_common(req)?;
     let dist = cost_member(req, "distributed", &shape, false)?;
     let shared = cost_member(req, "shared", &shape, true)?;

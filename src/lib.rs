@@ -30,6 +30,9 @@ pub mod batch;
 pub mod encodings;
 pub mod heuristics;
 pub mod linear;
+pub mod lower;
+pub mod target;
+pub mod ttgir;
 pub mod view;
 
 /// The README's example, compiled and run as a doctest.

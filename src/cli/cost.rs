@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use linear_layout::heuristics::convert::{ConvertCost, convert_cost};
-use linear_layout::heuristics::target::{TARGETS, Target};
+use linear_layout::target::{TARGETS, Target};
 
 use super::layout_arg::{LAYOUT_HELP, load, parse_shape};
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use linear_layout::heuristics::passes::{Pass, PassOptions, run as run_pass};
-use linear_layout::heuristics::ttgir::Module;
+use linear_layout::ttgir::Module;
 
 /// Arguments of the `heuristics` subcommand.
 #[derive(clap::Args)]

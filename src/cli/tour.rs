@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use linear_layout::encodings::Encoding;
 use linear_layout::heuristics::convert::convert_cost;
-use linear_layout::heuristics::target::Target;
+use linear_layout::target::Target;
 use linear_layout::linear::LinearLayout;
 use linear_layout::view::{self, PictureOptions};
 

@@ -39,10 +39,10 @@
 use crate::encodings::{Blocked, Encoding, Linear};
 use crate::linear::LinearLayout;
 
-use super::axisinfo::AxisInfo;
+use crate::ttgir::axisinfo::AxisInfo;
 use super::coalesce::blocked_for;
 use super::passes::HeuristicError;
-use super::ttgir::{Module, TypeKind};
+use crate::ttgir::{Module, TypeKind};
 
 /// Direct-to-LDS load widths (bits per lane) Triton 3.6 accepts, per target; targets not
 /// listed are left alone by the pass. (A Triton 3.6 fact, narrower than the hardware widths in
@@ -201,7 +201,7 @@ fn unchanged(spec: &CopySpec, reason: String) -> Result<CopyChoice, HeuristicErr
 /// Runs the async-copy coalescing rules on one copy.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::AxisInfo;
+/// use linear_layout::ttgir::axisinfo::AxisInfo;
 /// use linear_layout::heuristics::async_copy::{coalesce_copy, CopySpec};
 /// let spec = CopySpec {
 ///     arch: "gfx942".into(), shape: vec![64, 64], alloc_shape: vec![64, 64], elem_bits: 16,
@@ -381,7 +381,7 @@ pub struct CopyDecision {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn coalesce_copies(m: &Module, arch: &str) -> Result<Vec<CopyDecision>, HeuristicError> {
-    let axis = super::axisinfo::analyze(m);
+    let axis = crate::ttgir::axisinfo::analyze(m);
     let mut out = Vec::new();
     for oi in super::coalesce::walk_order(m) {
         let op = &m.ops[oi];

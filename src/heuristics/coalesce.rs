@@ -27,7 +27,7 @@
 //! register → element map moves 8 consecutive elements, exactly the vector width.
 //!
 //! ```
-//! use linear_layout::heuristics::axisinfo::AxisInfo;
+//! use linear_layout::ttgir::axisinfo::AxisInfo;
 //! use linear_layout::heuristics::coalesce::{coalesce, MemAccess};
 //! let axis = AxisInfo { contiguity: vec![1, 64], divisibility: vec![16, 16], constancy: vec![1, 1], constant: None };
 //! let load = MemAccess { op: "tt.load".into(), shape: vec![64, 64], elem_bits: 16, elem: "f16".into(), axis, cga_layout: vec![] };
@@ -42,14 +42,14 @@
 use crate::encodings::{Blocked, CgaBases, Encoding};
 use crate::linear::LinearLayout;
 
-use super::axisinfo::AxisInfo;
+use crate::ttgir::axisinfo::AxisInfo;
 use super::passes::HeuristicError;
-use super::ttgir::Module;
+use crate::ttgir::Module;
 
 /// One memory access as the coalescing rules see it.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::AxisInfo;
+/// use linear_layout::ttgir::axisinfo::AxisInfo;
 /// use linear_layout::heuristics::coalesce::MemAccess;
 /// let m = MemAccess { op: "tt.store".into(), shape: vec![1024], elem_bits: 32, elem: "f32".into(),
 ///                     axis: AxisInfo::range(0, 1024), cga_layout: vec![] };
@@ -75,7 +75,7 @@ impl MemAccess {
     /// Whether the op is a `tt.load` (only loads may exceed their own width).
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// use linear_layout::heuristics::coalesce::MemAccess;
     /// let m = MemAccess { op: "tt.load".into(), shape: vec![4], elem_bits: 8, elem: "i8".into(), axis: AxisInfo::range(0, 4), cga_layout: vec![] };
     /// assert!(m.is_load());
@@ -102,7 +102,7 @@ pub fn order_from_contiguity(contiguity: &[u64]) -> Vec<u32> {
 /// `min(max(div / elemBytes, 1), min(contig, shape), 128 / bits)`.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::AxisInfo;
+/// use linear_layout::ttgir::axisinfo::AxisInfo;
 /// use linear_layout::heuristics::coalesce::elements_per_thread;
 /// let mut a = AxisInfo::range(0, 1024);
 /// a.divisibility = vec![4];
@@ -176,7 +176,7 @@ pub fn blocked_for(
 /// The coalescing decision for one access.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::AxisInfo;
+/// use linear_layout::ttgir::axisinfo::AxisInfo;
 /// use linear_layout::heuristics::coalesce::{coalesce, MemAccess};
 /// let mut axis = AxisInfo::range(0, 1024);
 /// axis.divisibility = vec![16];
@@ -211,7 +211,7 @@ pub struct Coalesced {
 /// (`partners`, the access itself excluded; those with another order are ignored).
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::AxisInfo;
+/// use linear_layout::ttgir::axisinfo::AxisInfo;
 /// use linear_layout::heuristics::coalesce::{coalesce, MemAccess};
 /// // A stride-2 load (width 1) whose data goes to a contiguous store (width 4): the load
 /// // shares the store's width.
@@ -405,8 +405,8 @@ pub(crate) fn slice_components(m: &Module) -> Vec<usize> {
     for (i, op) in m.ops.iter().enumerate() {
         for &v in &op.operands {
             match m.values.get(v).map(|x| x.def) {
-                Some(super::ttgir::ValueDef::Op { op: d, .. }) if d < n => union(&mut parent, i, d),
-                Some(super::ttgir::ValueDef::BlockArg { op: d, .. }) if d < n => union(&mut parent, i, d),
+                Some(crate::ttgir::ValueDef::Op { op: d, .. }) if d < n => union(&mut parent, i, d),
+                Some(crate::ttgir::ValueDef::BlockArg { op: d, .. }) if d < n => union(&mut parent, i, d),
                 _ => {}
             }
         }
@@ -474,7 +474,7 @@ pub(crate) fn dead_ops(m: &Module) -> Vec<bool> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Vec<MemDecision>, HeuristicError> {
-    let axis = super::axisinfo::analyze(m);
+    let axis = crate::ttgir::axisinfo::analyze(m);
     let comps = slice_components(m);
     let dead = if cleanup {
         dead_ops(m)

@@ -45,7 +45,7 @@
 use crate::encodings::{AmdMfma, AmdWmma, Blocked, DotOperand, Encoding};
 
 use super::passes::HeuristicError;
-use super::ttgir::{Module, TypeKind, ValueDef, element_bits};
+use crate::ttgir::{Module, TypeKind, ValueDef, element_bits};
 
 /// Per-arch facts accelerate-matmul needs (Triton 3.6 behaviour, keyed by target name).
 ///
@@ -1169,7 +1169,7 @@ fn is_dot(name: &str) -> bool {
 /// use linear_layout::heuristics::{matmul::chain_role, ttgir::Module};
 /// let m = Module::parse("module {\n tt.func @f() {\n tt.return\n }\n}")?;
 /// assert_eq!(chain_role(&m, &m.users(), 0).tail, false);
-/// # Ok::<(), linear_layout::heuristics::ttgir::TtgirError>(())
+/// # Ok::<(), linear_layout::ttgir::TtgirError>(())
 /// ```
 pub fn chain_role(m: &Module, users: &[Vec<usize>], op: usize) -> super::matmul::ChainRole {
     let mut role = ChainRole::default();
@@ -1198,8 +1198,8 @@ pub fn chain_role(m: &Module, users: &[Vec<usize>], op: usize) -> super::matmul:
     role
 }
 
-fn precision_name(v: &super::ttgir::AttrValue) -> String {
-    use super::ttgir::AttrValue;
+fn precision_name(v: &crate::ttgir::AttrValue) -> String {
+    use crate::ttgir::AttrValue;
     match v {
         AttrValue::Int(0) => "tf32".into(),
         AttrValue::Int(1) => "tf32x3".into(),
@@ -1266,9 +1266,9 @@ pub fn accelerate_module(
             Some(Encoding::Blocked(b)) => Some(b.clone()),
             _ => None,
         };
-        let prec = super::ttgir::attr(&op.attrs, "inputPrecision").map(precision_name);
-        let fmt = |key: &str| match super::ttgir::attr(&op.attrs, key) {
-            Some(super::ttgir::AttrValue::Raw(s) | super::ttgir::AttrValue::Str(s)) => Some(s.clone()),
+        let prec = crate::ttgir::attr(&op.attrs, "inputPrecision").map(precision_name);
+        let fmt = |key: &str| match crate::ttgir::attr(&op.attrs, key) {
+            Some(crate::ttgir::AttrValue::Raw(s) | crate::ttgir::AttrValue::Str(s)) => Some(s.clone()),
             _ => None,
         };
         let spec = DotSpec {
@@ -1306,8 +1306,8 @@ pub fn accelerate_module(
         *c += 1;
         let attrs = if choice.op == "tt.dot_scaled" {
             let fast = matches!(
-                super::ttgir::attr(&op.attrs, "fastMath"),
-                Some(super::ttgir::AttrValue::Int(1))
+                crate::ttgir::attr(&op.attrs, "fastMath"),
+                Some(crate::ttgir::AttrValue::Int(1))
             );
             Some(serde_json::json!({ "fastMath": fast }))
         } else {

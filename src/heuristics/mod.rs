@@ -13,8 +13,8 @@
 
 /// `tritonamdgpu-coalesce-async-copy`: direct-to-LDS source layouts on gfx942 / gfx950.
 pub mod async_copy;
-/// AxisInfo: Triton 3.6's contiguity / divisibility / constancy lattice over pointer expressions.
-pub mod axisinfo;
+/// AxisInfo, re-exported from the TTGIR front end ([`crate::ttgir::axisinfo`]).
+pub use crate::ttgir::axisinfo;
 /// `tritongpu-coalesce`: the blocked layout of each global memory access.
 pub mod coalesce;
 /// Pricing a layout conversion: classification, bank conflicts, swizzle search, cost.
@@ -23,7 +23,7 @@ pub mod convert;
 pub mod matmul;
 /// Running the layout passes on a TTGIR module; oracle-shaped JSON and text reports.
 pub mod passes;
-/// GPU targets as data: wave size, LDS banks/phases, vector widths, instructions, cost constants.
-pub mod target;
-/// A reader for the TTGIR subset the layout heuristics need.
-pub mod ttgir;
+/// The target table, re-exported from [`crate::target`].
+pub use crate::target;
+/// The TTGIR reader, re-exported from [`crate::ttgir`].
+pub use crate::ttgir;

@@ -1,6 +1,6 @@
 //! Running the layout passes on a TTGIR module and reporting what they chose.
 //!
-//! [`run`](crate::heuristics::passes::run) parses nothing itself: give it a [`Module`](crate::heuristics::ttgir::Module) and a [`PassOptions`](crate::heuristics::passes::PassOptions); it returns a
+//! [`run`](crate::heuristics::passes::run) parses nothing itself: give it a [`Module`](crate::ttgir::Module) and a [`PassOptions`](crate::heuristics::passes::PassOptions); it returns a
 //! [`Report`](crate::heuristics::passes::Report) whose [`Report::to_json`](crate::heuristics::passes::Report::to_json) has the shape of the `result` member of the oracle
 //! runs (`mem` / `dots` / `copies`, each with `enc` in Triton's attribute form and `ll`
 //! bases) and whose [`Report::to_text`](crate::heuristics::passes::Report::to_text) names every op, its encoding in Triton's syntax, and
@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use linear_layout::heuristics::passes::{run, Pass, PassOptions};
-//! use linear_layout::heuristics::ttgir::Module;
+//! use linear_layout::ttgir::Module;
 //! let m = Module::parse(r#"
 //! #bl = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
 //! module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
@@ -36,7 +36,7 @@ use crate::linear::LinearLayout;
 use super::async_copy::{CopyDecision, coalesce_copies};
 use super::coalesce::{MemDecision, coalesce_module};
 use super::matmul::{DotDecision, accelerate_module};
-use super::ttgir::Module;
+use crate::ttgir::Module;
 
 /// An error of a heuristic (inconsistent input, failed cross-check).
 ///
@@ -399,7 +399,7 @@ impl Report {
 ///
 /// ```
 /// use linear_layout::heuristics::passes::{run, Pass, PassOptions};
-/// use linear_layout::heuristics::ttgir::Module;
+/// use linear_layout::ttgir::Module;
 /// let m = Module::parse("module {\n tt.func @f() {\n tt.return\n }\n}")?;
 /// let r = run(&m, &PassOptions::new(Pass::Coalesce, "gfx942"))?;
 /// assert_eq!(r.mem.map(|v| v.len()), Some(0));

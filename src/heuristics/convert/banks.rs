@@ -6,7 +6,7 @@
 //! Write `C = M⁻¹∘R` for the map from (register, lane, …) to LDS offsets, and `v` for the
 //! widest vector (elements) of consecutive offsets in consecutive registers. One instruction
 //! moves `v` elements per lane; the lanes of one phase form a coset of a subspace `V0` of lane
-//! ids ([`PhaseRule`](crate::heuristics::target::PhaseRule)). Map each `V0` basis lane to its
+//! ids ([`PhaseRule`](crate::target::PhaseRule)). Map each `V0` basis lane to its
 //! dword address (`offset · bits / 32`), add the dwords inside one vector, and call the span
 //! `A`. The dwords one phase touches are a coset of `A`; a bank (low `log2 banks` dword bits)
 //! receives `|A ∩ K|` distinct dwords, `K` being the dwords of bank 0, so the phase needs
@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use linear_layout::heuristics::convert::{lds_bank_conflicts, simulate_bank_conflicts};
-//! use linear_layout::heuristics::target::{LdsOp, Target};
+//! use linear_layout::target::{LdsOp, Target};
 //! use linear_layout::linear::LinearLayout;
 //! // 64 lanes each holding one f32 of a column of a 64x32 row-major tile: every lane hits bank 0.
 //! let dist = LinearLayout::from_bases(
@@ -35,7 +35,7 @@
 use std::collections::HashMap;
 
 use super::{ConvertError, canonical_distributed, check_element_bits, same_tensor};
-use crate::heuristics::target::{LdsOp, PhaseModel, Target};
+use crate::target::{LdsOp, PhaseModel, Target};
 use crate::linear::gf2::{Echelon, combine, intersection_dim, kernel_dim_under_mask};
 use crate::linear::{LinearLayout, action_remove_broadcasted_regs, largest_vectorisation};
 
@@ -302,7 +302,7 @@ pub(crate) fn conflict_exponent(lane_offsets: &[u64], v: u64, element_bits: u32,
 ///
 /// ```
 /// use linear_layout::heuristics::convert::lds_bank_conflicts;
-/// use linear_layout::heuristics::target::{LdsOp, Target};
+/// use linear_layout::target::{LdsOp, Target};
 /// use linear_layout::linear::LinearLayout;
 /// // Each of 64 lanes writes 4 consecutive f32 (128 bits) of a contiguous 1-D tensor.
 /// let dist = LinearLayout::identity_1d(4, "register", "dim0")?.product(&LinearLayout::identity_1d(64, "lane", "dim0")?)?;
@@ -358,7 +358,7 @@ pub(crate) fn algebraic_report(
 ///
 /// ```
 /// use linear_layout::heuristics::convert::simulate_bank_conflicts;
-/// use linear_layout::heuristics::target::{LdsOp, Target};
+/// use linear_layout::target::{LdsOp, Target};
 /// use linear_layout::linear::LinearLayout;
 /// let dist = LinearLayout::identity_1d(64, "lane", "dim0")?;
 /// let smem = LinearLayout::identity_1d(64, "offset", "dim0")?;
@@ -446,7 +446,7 @@ pub fn simulate_bank_conflicts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::heuristics::target::TARGETS;
+    use crate::target::TARGETS;
 
     fn rnd(seed: &mut u64) -> u64 {
         *seed ^= *seed << 13;

@@ -1,7 +1,7 @@
 //! The price of a conversion: instruction counts, LDS bytes, conflicts, a cycle estimate.
 //!
 //! Cycle estimate (coarse, for ranking alternatives; constants in
-//! [`CostConstants`](crate::heuristics::target::CostConstants)):
+//! [`CostConstants`](crate::target::CostConstants)):
 //!
 //! * LDS round trip: `wavefronts · lds_cycles_per_wavefront + instructions · valu_issue_cycles
 //!   + barriers · barrier_cycles + lds_latency_cycles`, where `wavefronts` sums, over every
@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use linear_layout::heuristics::convert::convert_cost;
-//! use linear_layout::heuristics::target::Target;
+//! use linear_layout::target::Target;
 //! use linear_layout::linear::LinearLayout;
 //! // 4 f32 per lane along dim0 -> the same elements spread over warps: an LDS round trip.
 //! let src = LinearLayout::from_bases([("register", vec![vec![1], vec![2]]), ("lane", vec![vec![4], vec![8]]), ("warp", vec![vec![16]])], [("dim0", 32)], true)?;
@@ -28,14 +28,14 @@ use std::collections::BTreeMap;
 use super::classify::{Classification, ConversionKind, classify};
 use super::swizzle::{SharedPlan, optimal_shared_layout};
 use super::{ConvertError, Flat, canonical_distributed, check_element_bits};
-use crate::heuristics::target::{LdsOp, Target};
+use crate::target::{LdsOp, Target};
 use crate::linear::LinearLayout;
 
 /// Everything a compiler wants to know about one conversion.
 ///
 /// ```
 /// use linear_layout::heuristics::convert::{convert_cost, ConversionKind};
-/// use linear_layout::heuristics::target::Target;
+/// use linear_layout::target::Target;
 /// use linear_layout::linear::LinearLayout;
 /// let l = LinearLayout::identity_1d(4, "register", "dim0")?.product(&LinearLayout::identity_1d(64, "lane", "dim0")?)?;
 /// let c = convert_cost(&l, &l, 16, Target::by_name("gfx942")?)?;
@@ -72,7 +72,7 @@ impl ConvertCost {
     ///
     /// ```
     /// use linear_layout::heuristics::convert::convert_cost;
-    /// use linear_layout::heuristics::target::Target;
+    /// use linear_layout::target::Target;
     /// use linear_layout::linear::LinearLayout;
     /// let l = LinearLayout::identity_1d(64, "lane", "dim0")?;
     /// assert!(convert_cost(&l, &l, 32, Target::by_name("gfx950")?)?.shared_layout().is_none());
@@ -86,7 +86,7 @@ impl ConvertCost {
     ///
     /// ```
     /// use linear_layout::heuristics::convert::convert_cost;
-    /// use linear_layout::heuristics::target::Target;
+    /// use linear_layout::target::Target;
     /// use linear_layout::linear::LinearLayout;
     /// let l = LinearLayout::identity_1d(64, "lane", "dim0")?;
     /// assert_eq!(convert_cost(&l, &l, 32, Target::by_name("gfx942")?)?.lds_instructions(), 0);
@@ -128,7 +128,7 @@ fn add(map: &mut BTreeMap<String, u64>, k: String, v: u64) {
 ///
 /// ```
 /// use linear_layout::heuristics::convert::{convert_cost, ConversionKind};
-/// use linear_layout::heuristics::target::Target;
+/// use linear_layout::target::Target;
 /// use linear_layout::linear::LinearLayout;
 /// let src = LinearLayout::from_bases([("register", vec![vec![1]]), ("lane", vec![vec![2]]), ("warp", vec![vec![4]])], [("dim0", 8)], true)?;
 /// let dst = LinearLayout::from_bases([("register", vec![vec![1]]), ("lane", vec![vec![4]]), ("warp", vec![vec![2]])], [("dim0", 8)], true)?;

@@ -27,7 +27,7 @@
 //!
 //! ```
 //! use linear_layout::heuristics::convert::{convert_cost, ConversionKind};
-//! use linear_layout::heuristics::target::Target;
+//! use linear_layout::target::Target;
 //! use linear_layout::linear::LinearLayout;
 //! // Source: lane i holds row i%16 ... as a 1-register, 32-lane, 16-warp layout over 16x32.
 //! let src = LinearLayout::from_bases(
@@ -48,7 +48,7 @@
 //!
 //! * Bank conflicts for `generic32` are Triton 3.6's exact figure (`bank_conflicts` op); for
 //!   the AMD targets they follow the measured phase tables of
-//!   [`target`](crate::heuristics::target) at dword granularity (two lanes touching different
+//!   [`target`](crate::target) at dword granularity (two lanes touching different
 //!   bytes of one dword never conflict — Triton's element-granular model can disagree there).
 //! * The search ranks layouts by LDS instructions (vector widths) first, excess wavefronts
 //!   second, LDS bytes third, as the brief of issue 4 asks; `ds_read2`/`ds_write2` pairing is

@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use linear_layout::heuristics::convert::optimal_shared_layout;
-//! use linear_layout::heuristics::target::Target;
+//! use linear_layout::target::Target;
 //! use linear_layout::linear::LinearLayout;
 //! use linear_layout::encodings::Encoding;
 //! let blocked = |spt: [u64; 2], tpw: [u64; 2], wpc: [u64; 2], order: [u64; 2]| {
@@ -44,7 +44,7 @@
 
 use super::banks::{BankReport, Prepared, algebraic_report, phase_masks};
 use super::{ConvertError, Flat, canonical_distributed, check_element_bits, same_tensor, to_i64};
-use crate::heuristics::target::{LdsOp, Target};
+use crate::target::{LdsOp, Target};
 use crate::linear::LinearLayout;
 use crate::linear::gf2::{Echelon, combine};
 
@@ -52,7 +52,7 @@ use crate::linear::gf2::{Echelon, combine};
 ///
 /// ```
 /// use linear_layout::heuristics::convert::optimal_shared_layout;
-/// use linear_layout::heuristics::target::Target;
+/// use linear_layout::target::Target;
 /// use linear_layout::linear::LinearLayout;
 /// let src = LinearLayout::identity_1d(4, "register", "dim0")?.product(&LinearLayout::identity_1d(64, "lane", "dim0")?)?;
 /// let plan = optimal_shared_layout(&src, &src, 32, Target::by_name("gfx942")?)?;
@@ -431,7 +431,7 @@ fn construct(
 ///
 /// ```
 /// use linear_layout::heuristics::convert::optimal_shared_layout;
-/// use linear_layout::heuristics::target::Target;
+/// use linear_layout::target::Target;
 /// use linear_layout::linear::LinearLayout;
 /// let src = LinearLayout::identity_1d(2, "register", "dim0")?.product(&LinearLayout::identity_1d(32, "lane", "dim0")?)?;
 /// let plan = optimal_shared_layout(&src, &src, 16, Target::by_name("gfx1201")?)?;
@@ -572,7 +572,7 @@ pub fn optimal_shared_layout(
 mod tests {
     use super::*;
     use crate::heuristics::convert::lds_bank_conflicts;
-    use crate::heuristics::target::TARGETS;
+    use crate::target::TARGETS;
 
     /// Law: the plan's shared layout (with reps and blocks) is a bijection onto the tensor,
     /// and its write figure is what the public count says for that layout.

@@ -17,7 +17,7 @@
 //! phase, `{0-3, 20-23}`, `{4-7, 16-19}`, …: `V0 = span(l0, l1, l2 ^ l4)` = masks `[1, 2, 20]`.
 //!
 //! ```
-//! use linear_layout::heuristics::target::{LdsOp, Target};
+//! use linear_layout::target::{LdsOp, Target};
 //! let gfx942 = Target::by_name("gfx942")?;
 //! let rule = gfx942.phase_rule(LdsOp::Read, 128)?;
 //! assert_eq!(rule.same_phase, &[1, 2, 20]);
@@ -34,10 +34,13 @@
 
 use std::fmt;
 
+pub mod lowering;
+pub use lowering::LoweringFacts;
+
 /// Direction of an LDS access.
 ///
 /// ```
-/// use linear_layout::heuristics::target::LdsOp;
+/// use linear_layout::target::LdsOp;
 /// assert_ne!(LdsOp::Read, LdsOp::Write);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -51,7 +54,7 @@ pub enum LdsOp {
 /// Which lanes of a DS instruction are served together, for one access width.
 ///
 /// ```
-/// use linear_layout::heuristics::target::PhaseRule;
+/// use linear_layout::target::PhaseRule;
 /// let r = PhaseRule { op: None, access_bits: 64, same_phase: &[1, 2, 4, 8] };
 /// assert!(r.same_phase_lanes(3, 12, 64));
 /// assert!(!r.same_phase_lanes(3, 19, 64));
@@ -72,7 +75,7 @@ impl PhaseRule {
     /// reduced basis of lane-id masks.
     ///
     /// ```
-    /// use linear_layout::heuristics::target::PhaseRule;
+    /// use linear_layout::target::PhaseRule;
     /// let r = PhaseRule { op: None, access_bits: 128, same_phase: &[1, 2, 20] };
     /// // In a 16-lane group, l2 ^ l4 does not exist: only lanes {0..3} share a phase.
     /// assert_eq!(r.basis_within(16), vec![1, 2]);
@@ -111,7 +114,7 @@ impl PhaseRule {
     /// Whether lanes `a` and `b` of a `lanes`-wide group are served in the same phase.
     ///
     /// ```
-    /// use linear_layout::heuristics::target::PhaseRule;
+    /// use linear_layout::target::PhaseRule;
     /// let r = PhaseRule { op: None, access_bits: 32, same_phase: &[1, 2, 4, 8, 16] };
     /// assert!(r.same_phase_lanes(0, 31, 64));
     /// assert!(!r.same_phase_lanes(0, 32, 64));
@@ -123,7 +126,7 @@ impl PhaseRule {
     /// Number of phases of one instruction over `lanes` lanes.
     ///
     /// ```
-    /// use linear_layout::heuristics::target::PhaseRule;
+    /// use linear_layout::target::PhaseRule;
     /// let r = PhaseRule { op: None, access_bits: 128, same_phase: &[1, 2, 20] };
     /// assert_eq!(r.num_phases(64), 8);
     /// ```
@@ -178,7 +181,7 @@ fn in_span(basis: &[u32], x: u32) -> bool {
 /// How the lanes of a DS instruction are grouped into phases.
 ///
 /// ```
-/// use linear_layout::heuristics::target::{PhaseModel, Target};
+/// use linear_layout::target::{PhaseModel, Target};
 /// assert!(matches!(Target::by_name("generic32")?.phases, PhaseModel::LayoutLanes));
 /// assert!(matches!(Target::by_name("gfx950")?.phases, PhaseModel::Table(_)));
 /// # Ok::<(), String>(())
@@ -195,7 +198,7 @@ pub enum PhaseModel {
 /// Which data-movement instructions a target has (verified with LLVM 22, `amdgpu-lowering.md` §0).
 ///
 /// ```
-/// use linear_layout::heuristics::target::Target;
+/// use linear_layout::target::Target;
 /// assert!(Target::by_name("gfx950")?.instructions.ds_read_tr_b64);
 /// assert!(!Target::by_name("gfx942")?.instructions.ds_read_tr_b64);
 /// # Ok::<(), String>(())
@@ -229,7 +232,7 @@ pub struct Instructions {
 /// alternatives, not to predict a kernel's run time.
 ///
 /// ```
-/// use linear_layout::heuristics::target::Target;
+/// use linear_layout::target::Target;
 /// let t = Target::by_name("gfx942")?;
 /// assert_eq!(t.costs.valu_issue_cycles, 4); // a wave64 VALU op on a 16-wide SIMD
 /// # Ok::<(), String>(())
@@ -259,7 +262,7 @@ pub struct CostConstants {
 /// One GPU architecture as data.
 ///
 /// ```
-/// use linear_layout::heuristics::target::{Target, TARGETS};
+/// use linear_layout::target::{Target, TARGETS};
 /// let gfx950 = Target::by_name("gfx950")?;
 /// assert_eq!((gfx950.wave_size, gfx950.lds_banks, gfx950.lds_bytes), (64, 64, 160 * 1024));
 /// assert_eq!(TARGETS.len(), 7);
@@ -293,6 +296,8 @@ pub struct Target {
     pub ds_mnemonics: (&'static str, &'static str),
     /// Cycle-estimate constants.
     pub costs: CostConstants,
+    /// What code generation needs (descriptor words, intrinsic spellings, ABI).
+    pub lowering: LoweringFacts,
     /// Provenance and assumptions of this row.
     pub notes: &'static str,
 }
@@ -421,7 +426,7 @@ const RDNA_COSTS: CostConstants = CostConstants {
 /// Every known target, one row each.
 ///
 /// ```
-/// use linear_layout::heuristics::target::TARGETS;
+/// use linear_layout::target::TARGETS;
 /// let names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
 /// assert_eq!(names, ["generic32", "gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201", "gfx1250"]);
 /// // gfx942 and gfx950 differ only in data: banks, LDS size, instructions.
@@ -442,6 +447,7 @@ pub const TARGETS: &[Target] = &[
         instructions: GFX9_INSTR,
         ds_mnemonics: ("ds_read", "ds_write"),
         costs: CDNA_COSTS,
+        lowering: lowering::CDNA3,
         notes: "Triton 3.6 bankConflictsMemDesc: 32 banks x 4 B, every lane of the layout in one \
                 phase minus the top log2(bits/32) lane bits",
     },
@@ -459,6 +465,7 @@ pub const TARGETS: &[Target] = &[
         instructions: GFX9_INSTR,
         ds_mnemonics: ("ds_read", "ds_write"),
         costs: CDNA_COSTS,
+        lowering: lowering::CDNA2,
         notes: "phase rules assumed equal to gfx942 (no measurement found); 64 KiB LDS [V]",
     },
     Target {
@@ -478,6 +485,7 @@ pub const TARGETS: &[Target] = &[
         },
         ds_mnemonics: ("ds_read", "ds_write"),
         costs: CDNA_COSTS,
+        lowering: lowering::CDNA3,
         notes: "32 banks, read phases [E]; ds_write_b128 8 consecutive lanes per phase [E]; other \
                 write widths assumed equal to reads",
     },
@@ -503,6 +511,7 @@ pub const TARGETS: &[Target] = &[
             lds_cycles_per_wavefront: 1,
             ..CDNA_COSTS
         },
+        lowering: lowering::CDNA4,
         notes: "64 banks, read phases [E]; writes assumed equal to reads; 160 KiB LDS [V]",
     },
     Target {
@@ -523,6 +532,7 @@ pub const TARGETS: &[Target] = &[
         },
         ds_mnemonics: ("ds_load", "ds_store"),
         costs: RDNA_COSTS,
+        lowering: lowering::RDNA3,
         notes: "wave32; 32 banks, read phases [E]; writes assumed equal to reads",
     },
     Target {
@@ -542,6 +552,7 @@ pub const TARGETS: &[Target] = &[
         },
         ds_mnemonics: ("ds_load", "ds_store"),
         costs: RDNA_COSTS,
+        lowering: lowering::RDNA4,
         notes: "wave32; 32 banks, read phases [E]; writes assumed equal to reads",
     },
     Target {
@@ -564,6 +575,7 @@ pub const TARGETS: &[Target] = &[
         },
         ds_mnemonics: ("ds_load", "ds_store"),
         costs: RDNA_COSTS,
+        lowering: lowering::GFX1250,
         notes: "wave32 only, 320 KiB LDS [V]; 64 banks and the phase rules are assumed (no \
                 measurement found); 128-bit accesses served 16 lanes per phase",
     },
@@ -573,7 +585,7 @@ impl Target {
     /// Looks a target up by name.
     ///
     /// ```
-    /// use linear_layout::heuristics::target::Target;
+    /// use linear_layout::target::Target;
     /// assert_eq!(Target::by_name("gfx1201")?.wave_size, 32);
     /// assert!(Target::by_name("gfx1030").is_err());
     /// # Ok::<(), String>(())
@@ -590,7 +602,7 @@ impl Target {
     /// Bits of one bank row (`lds_banks * bank_bytes * 8`).
     ///
     /// ```
-    /// use linear_layout::heuristics::target::Target;
+    /// use linear_layout::target::Target;
     /// assert_eq!(Target::by_name("gfx950")?.bank_row_bits(), 2048);
     /// # Ok::<(), String>(())
     /// ```
@@ -602,7 +614,7 @@ impl Target {
     /// for [`PhaseModel::LayoutLanes`] a rule over `wave_size` lanes is synthesised).
     ///
     /// ```
-    /// use linear_layout::heuristics::target::{LdsOp, Target};
+    /// use linear_layout::target::{LdsOp, Target};
     /// let t = Target::by_name("gfx942")?;
     /// assert_eq!(t.phase_rule(LdsOp::Write, 128)?.same_phase, &[1, 2, 4]);
     /// assert_eq!(t.phase_rule(LdsOp::Read, 64)?.same_phase, &[1, 2, 4, 8]);
@@ -635,7 +647,7 @@ impl Target {
     /// The DS mnemonic for an access of `bits` bits per lane (`ds_read_b128`, `ds_store_b64`).
     ///
     /// ```
-    /// use linear_layout::heuristics::target::{LdsOp, Target};
+    /// use linear_layout::target::{LdsOp, Target};
     /// assert_eq!(Target::by_name("gfx942")?.ds_mnemonic(LdsOp::Write, 128), "ds_write_b128");
     /// assert_eq!(Target::by_name("gfx1201")?.ds_mnemonic(LdsOp::Read, 16), "ds_load_u16");
     /// # Ok::<(), String>(())

@@ -21,12 +21,12 @@
 //! aligned — 8 × f16 per thread.
 //!
 //! ```
-//! use linear_layout::heuristics::axisinfo::{Expr, Hints};
+//! use linear_layout::ttgir::axisinfo::{Expr, Hints};
 //! let ptr = Expr::arg(&[], Hints { divisibility: Some(vec![16]), ..Hints::default() });
 //! let p = Expr::addptr(Expr::splat(ptr, &[256]), Expr::range(0, 256), 2);
 //! let ai = p.axis_info()?;
 //! assert_eq!((ai.contiguity[0], ai.divisibility[0], ai.constancy[0]), (256, 16, 1));
-//! # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+//! # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
 //! ```
 //!
 //! # The rules, briefly
@@ -42,10 +42,10 @@
 //! * `cmp`: constancy of a mask like `range < n` is `gcd(contig, gcd(divs))` — runs of equal
 //!   mask bits.
 //! * `select`, `max`, `min`, `shl`, `shr`, `and`/`or`/`xor`, `expand_dims`, `broadcast`: see
-//!   [`AxisInfo::binary`](crate::heuristics::axisinfo::AxisInfo::binary) and friends.
+//!   [`AxisInfo::binary`](crate::ttgir::axisinfo::AxisInfo::binary) and friends.
 //!
 //! ```
-//! use linear_layout::heuristics::axisinfo::{BinOp, Expr};
+//! use linear_layout::ttgir::axisinfo::{BinOp, Expr};
 //! // (range(0, 1024) / 4) * 4 + range % 4: contiguity 4 (runs of 4), divisibility 4.
 //! let r = || Expr::range(0, 1024);
 //! let c4 = || Expr::constant(4, &[1024]);
@@ -54,18 +54,18 @@
 //!     Expr::binary(BinOp::Rem, r(), c4()));
 //! let ai = e.axis_info()?;
 //! assert_eq!((ai.contiguity[0], ai.divisibility[0]), (4, 4));
-//! # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+//! # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
 //! ```
 
 use num_integer::Integer;
 use std::fmt;
 
-use super::ttgir::{Constant, Module, TypeKind, attr};
+use crate::ttgir::{Constant, Module, TypeKind, attr};
 
 /// "Unknown / as large as you like": `highestPowOf2Divisor(0)` = 2^62.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::{hp2, MAX_DIVISIBILITY};
+/// use linear_layout::ttgir::axisinfo::{hp2, MAX_DIVISIBILITY};
 /// assert_eq!(hp2(0), MAX_DIVISIBILITY);
 /// ```
 pub const MAX_DIVISIBILITY: u64 = 1 << 62;
@@ -73,7 +73,7 @@ pub const MAX_DIVISIBILITY: u64 = 1 << 62;
 /// The largest power of two dividing `v` (2^62 for 0).
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::hp2;
+/// use linear_layout::ttgir::axisinfo::hp2;
 /// assert_eq!((hp2(12), hp2(-8), hp2(1)), (4, 8, 1));
 /// ```
 pub fn hp2(v: i64) -> u64 {
@@ -99,7 +99,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 /// An AxisInfo error: operands of mismatched rank, bad axis, …
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::{BinOp, Expr};
+/// use linear_layout::ttgir::axisinfo::{BinOp, Expr};
 /// let e = Expr::binary(BinOp::Add, Expr::range(0, 4), Expr::constant(1, &[4, 4]));
 /// assert!(e.axis_info().is_err());
 /// ```
@@ -118,7 +118,7 @@ impl std::error::Error for AxisError {}
 /// constant value if known. Scalars have rank 1.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::AxisInfo;
+/// use linear_layout::ttgir::axisinfo::AxisInfo;
 /// let a = AxisInfo::range(0, 64);
 /// assert_eq!(a.to_string(), "contiguity = [64], divisibility = [4611686018427387904], constancy = [1]");
 /// ```
@@ -147,7 +147,7 @@ impl fmt::Display for AxisInfo {
 /// The integer binary operations AxisInfo has rules for.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::BinOp;
+/// use linear_layout::ttgir::axisinfo::BinOp;
 /// assert_eq!(BinOp::from_arith("arith.remsi"), Some(BinOp::Rem));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -182,7 +182,7 @@ impl BinOp {
     /// The rule for an `arith` op name.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::BinOp;
+    /// use linear_layout::ttgir::axisinfo::BinOp;
     /// assert_eq!(BinOp::from_arith("arith.addf"), None);
     /// ```
     pub fn from_arith(name: &str) -> Option<BinOp> {
@@ -224,7 +224,7 @@ impl BinOp {
 /// Comparison predicates of `arith.cmpi`.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::CmpPred;
+/// use linear_layout::ttgir::axisinfo::CmpPred;
 /// assert_eq!(CmpPred::parse("slt"), Some(CmpPred::Lt));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -247,7 +247,7 @@ impl CmpPred {
     /// Parses an `arith.cmpi` predicate keyword.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::CmpPred;
+    /// use linear_layout::ttgir::axisinfo::CmpPred;
     /// assert_eq!(CmpPred::parse("uge"), Some(CmpPred::Ge));
     /// ```
     pub fn parse(s: &str) -> Option<CmpPred> {
@@ -267,7 +267,7 @@ impl CmpPred {
 /// `tt.constancy`), per dimension; `None` keeps the default 1.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::{AxisInfo, Hints};
+/// use linear_layout::ttgir::axisinfo::{AxisInfo, Hints};
 /// let h = Hints { divisibility: Some(vec![16, 16]), contiguity: Some(vec![1, 64]), constancy: None };
 /// assert_eq!(AxisInfo::argument(2, &h).contiguity, vec![1, 64]);
 /// ```
@@ -289,7 +289,7 @@ impl AxisInfo {
     /// All ones: what Triton assumes of a value it knows nothing about.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// assert_eq!(AxisInfo::pessimistic(2).divisibility, vec![1, 1]);
     /// ```
     pub fn pessimistic(rank: usize) -> AxisInfo {
@@ -304,7 +304,7 @@ impl AxisInfo {
     /// The rank (number of dims; 1 for scalars).
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// assert_eq!(AxisInfo::scalar_constant(3).rank(), 1);
     /// ```
     pub fn rank(&self) -> usize {
@@ -314,7 +314,7 @@ impl AxisInfo {
     /// A function argument of `rank` dims with its hints.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::{AxisInfo, Hints};
+    /// use linear_layout::ttgir::axisinfo::{AxisInfo, Hints};
     /// let h = Hints { divisibility: Some(vec![16]), ..Hints::default() };
     /// assert_eq!(AxisInfo::argument(1, &h).divisibility, vec![16]);
     /// ```
@@ -342,7 +342,7 @@ impl AxisInfo {
     /// A scalar integer constant: `(1, hp2(v), 1)` with the value.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// assert_eq!(AxisInfo::scalar_constant(24).divisibility, vec![8]);
     /// ```
     pub fn scalar_constant(v: i64) -> AxisInfo {
@@ -357,7 +357,7 @@ impl AxisInfo {
     /// A splat integer constant `dense<v>` of `shape`: constancy the whole shape.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// assert_eq!(AxisInfo::dense_constant(64, &[64, 1]).constancy, vec![64, 1]);
     /// ```
     pub fn dense_constant(v: i64, shape: &[u64]) -> AxisInfo {
@@ -375,7 +375,7 @@ impl AxisInfo {
     /// `tt.make_range {start, end}`.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// assert_eq!(AxisInfo::range(64, 128).divisibility, vec![64]);
     /// ```
     pub fn range(start: i64, end: i64) -> AxisInfo {
@@ -390,7 +390,7 @@ impl AxisInfo {
     /// `tt.splat` of a scalar to `shape`.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// let s = AxisInfo::scalar_constant(16).splat(&[8, 8]);
     /// assert_eq!((s.divisibility.clone(), s.constancy.clone()), (vec![16, 16], vec![8, 8]));
     /// ```
@@ -407,10 +407,10 @@ impl AxisInfo {
     /// `tt.expand_dims` at `axis`.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// let e = AxisInfo::range(0, 64).expand_dims(1)?;
     /// assert_eq!((e.contiguity.clone(), e.divisibility.clone()), (vec![64, 1], vec![1u64 << 62, 1]));
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn expand_dims(&self, axis: usize) -> Result<AxisInfo, AxisError> {
         if axis > self.rank() {
@@ -442,10 +442,10 @@ impl AxisInfo {
     /// `tt.broadcast` from `in_shape` to `shape`: size-1 dims become constant.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// let e = AxisInfo::range(0, 64).expand_dims(0)?.broadcast(&[1, 64], &[32, 64])?;
     /// assert_eq!((e.contiguity.clone(), e.constancy.clone()), (vec![1, 64], vec![32, 1]));
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn broadcast(&self, in_shape: &[u64], shape: &[u64]) -> Result<AxisInfo, AxisError> {
         if in_shape.len() != shape.len() || shape.len() != self.rank() {
@@ -464,7 +464,7 @@ impl AxisInfo {
     /// The lattice join (values meeting at a loop header): per-dim gcd.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// let j = AxisInfo::range(0, 64).join(&AxisInfo::range(64, 96));
     /// assert_eq!((j.contiguity[0], j.divisibility[0]), (32, 64));
     /// ```
@@ -496,12 +496,12 @@ impl AxisInfo {
     /// `tt.addptr`: like `add`, the offset's divisibility scaled by the element size.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// let p = AxisInfo::scalar_constant(0).splat(&[64]);
     /// let mut p = p; p.constant = None; p.divisibility = vec![16];
     /// let q = p.addptr(&AxisInfo::range(0, 64), 4, &[64])?;
     /// assert_eq!((q.contiguity[0], q.divisibility[0]), (64, 16));
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn addptr(&self, offset: &AxisInfo, elem_bytes: u64, shape: &[u64]) -> Result<AxisInfo, AxisError> {
         self.binary_impl(BinOp::Add, offset, shape, elem_bytes.max(1))
@@ -510,11 +510,11 @@ impl AxisInfo {
     /// An integer binary operation on values of `shape` (see the module docs for the rules).
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::{AxisInfo, BinOp};
+    /// use linear_layout::ttgir::axisinfo::{AxisInfo, BinOp};
     /// let r = AxisInfo::range(0, 1024);
     /// let m = r.binary(BinOp::Rem, &AxisInfo::dense_constant(64, &[1024]), &[1024])?;
     /// assert_eq!(m.contiguity[0], 64);
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn binary(&self, op: BinOp, rhs: &AxisInfo, shape: &[u64]) -> Result<AxisInfo, AxisError> {
         self.binary_impl(op, rhs, shape, 0)
@@ -636,11 +636,11 @@ impl AxisInfo {
     /// `arith.cmpi`: the mask's constancy (runs of equal bits).
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::{AxisInfo, CmpPred};
+    /// use linear_layout::ttgir::axisinfo::{AxisInfo, CmpPred};
     /// let n = AxisInfo::dense_constant(512, &[1024]);
     /// let m = AxisInfo::range(0, 1024).cmp(CmpPred::Lt, &n, &[1024])?;
     /// assert_eq!(m.constancy[0], 512);
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn cmp(&self, pred: CmpPred, b: &AxisInfo, shape: &[u64]) -> Result<AxisInfo, AxisError> {
         let a = self;
@@ -676,12 +676,12 @@ impl AxisInfo {
     /// `arith.select` with condition `cond` (a scalar condition takes per-dim minima).
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::{AxisInfo, CmpPred};
+    /// use linear_layout::ttgir::axisinfo::{AxisInfo, CmpPred};
     /// let r = AxisInfo::range(0, 1024);
     /// let m = r.cmp(CmpPred::Lt, &AxisInfo::dense_constant(512, &[1024]), &[1024])?;
     /// let s = AxisInfo::select(&m, &r, &AxisInfo::range(1024, 2048))?;
     /// assert_eq!((s.contiguity[0], s.divisibility[0]), (512, 512));
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn select(cond: &AxisInfo, a: &AxisInfo, b: &AxisInfo) -> Result<AxisInfo, AxisError> {
         let rank = a.check_rank(b)?;
@@ -725,7 +725,7 @@ impl AxisInfo {
     /// The data loaded through `ptr` (with optional `mask`): constancy only.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// let p = AxisInfo::scalar_constant(0).splat(&[64]);
     /// assert_eq!(AxisInfo::load(&p, None).constancy, vec![64]);
     /// ```
@@ -742,7 +742,7 @@ impl AxisInfo {
     /// `min(max(div / elem_bytes, 1), contiguity)`.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::AxisInfo;
+    /// use linear_layout::ttgir::axisinfo::AxisInfo;
     /// let mut a = AxisInfo::range(0, 64);
     /// a.divisibility = vec![4];
     /// assert_eq!(a.alignment(0, 2), 2);
@@ -758,7 +758,7 @@ impl AxisInfo {
 /// Triton's rules over it.
 ///
 /// ```
-/// use linear_layout::heuristics::axisinfo::{BinOp, Expr, Hints};
+/// use linear_layout::ttgir::axisinfo::{BinOp, Expr, Hints};
 /// // Row-major 64×64 f32 tile: base + row * 64 + col.
 /// let base = Expr::arg(&[], Hints { divisibility: Some(vec![16]), ..Hints::default() });
 /// let rows = Expr::broadcast(Expr::binary(BinOp::Mul, Expr::expand_dims(Expr::range(0, 64), 1),
@@ -770,7 +770,7 @@ impl AxisInfo {
 /// // dim 0: rows start at multiples of 64 × 4 B, but the column offset's first value along
 /// // dim 0 is only known to be divisible by 1 element: 4 B.
 /// assert_eq!(ai.divisibility, vec![4, 16]);
-/// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+/// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
@@ -821,9 +821,9 @@ impl Expr {
     /// A function argument.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::{Expr, Hints};
+    /// use linear_layout::ttgir::axisinfo::{Expr, Hints};
     /// assert_eq!(Expr::arg(&[], Hints::default()).axis_info()?.divisibility, vec![1]);
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn arg(shape: &[u64], hints: Hints) -> Expr {
         Expr::Arg {
@@ -835,9 +835,9 @@ impl Expr {
     /// An integer constant (`shape` empty = scalar).
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::Expr;
+    /// use linear_layout::ttgir::axisinfo::Expr;
     /// assert_eq!(Expr::constant(48, &[]).axis_info()?.divisibility, vec![16]);
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn constant(value: i64, shape: &[u64]) -> Expr {
         Expr::Const {
@@ -849,7 +849,7 @@ impl Expr {
     /// `tt.make_range`.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::Expr;
+    /// use linear_layout::ttgir::axisinfo::Expr;
     /// assert_eq!(Expr::range(0, 128).shape(), vec![128]);
     /// ```
     pub fn range(start: i64, end: i64) -> Expr {
@@ -859,7 +859,7 @@ impl Expr {
     /// `tt.splat`.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::Expr;
+    /// use linear_layout::ttgir::axisinfo::Expr;
     /// assert_eq!(Expr::splat(Expr::constant(1, &[]), &[4, 4]).shape(), vec![4, 4]);
     /// ```
     pub fn splat(value: Expr, shape: &[u64]) -> Expr {
@@ -869,7 +869,7 @@ impl Expr {
     /// `tt.expand_dims`.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::Expr;
+    /// use linear_layout::ttgir::axisinfo::Expr;
     /// assert_eq!(Expr::expand_dims(Expr::range(0, 8), 0).shape(), vec![1, 8]);
     /// ```
     pub fn expand_dims(value: Expr, axis: usize) -> Expr {
@@ -879,10 +879,10 @@ impl Expr {
     /// `tt.broadcast`.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::Expr;
+    /// use linear_layout::ttgir::axisinfo::Expr;
     /// let b = Expr::broadcast(Expr::expand_dims(Expr::range(0, 8), 0), &[4, 8]);
     /// assert_eq!(b.axis_info()?.constancy, vec![4, 1]);
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn broadcast(value: Expr, shape: &[u64]) -> Expr {
         Expr::Broadcast(Box::new(value), shape.to_vec())
@@ -891,10 +891,10 @@ impl Expr {
     /// An integer binary op.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::{BinOp, Expr};
+    /// use linear_layout::ttgir::axisinfo::{BinOp, Expr};
     /// let e = Expr::binary(BinOp::Shl, Expr::range(0, 64), Expr::constant(2, &[64]));
     /// assert_eq!(e.axis_info()?.divisibility, vec![4]);
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
         Expr::Binary(op, Box::new(lhs), Box::new(rhs))
@@ -903,10 +903,10 @@ impl Expr {
     /// `tt.addptr` with the pointee size in bytes.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::{Expr, Hints};
+    /// use linear_layout::ttgir::axisinfo::{Expr, Hints};
     /// let p = Expr::addptr(Expr::splat(Expr::arg(&[], Hints::default()), &[8]), Expr::range(0, 8), 2);
     /// assert_eq!(p.axis_info()?.contiguity, vec![8]);
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn addptr(ptr: Expr, offset: Expr, elem_bytes: u64) -> Expr {
         Expr::AddPtr(Box::new(ptr), Box::new(offset), elem_bytes)
@@ -915,7 +915,7 @@ impl Expr {
     /// The shape of the value (empty for scalars).
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::{BinOp, Expr};
+    /// use linear_layout::ttgir::axisinfo::{BinOp, Expr};
     /// assert_eq!(Expr::binary(BinOp::Add, Expr::range(0, 4), Expr::range(0, 4)).shape(), vec![4]);
     /// ```
     pub fn shape(&self) -> Vec<u64> {
@@ -939,10 +939,10 @@ impl Expr {
     /// Runs Triton 3.6's AxisInfo rules over the expression.
     ///
     /// ```
-    /// use linear_layout::heuristics::axisinfo::{CmpPred, Expr};
+    /// use linear_layout::ttgir::axisinfo::{CmpPred, Expr};
     /// let m = Expr::Cmp(CmpPred::Lt, Box::new(Expr::range(0, 64)), Box::new(Expr::constant(16, &[64])));
     /// assert_eq!(m.axis_info()?.constancy, vec![16]);
-    /// # Ok::<(), linear_layout::heuristics::axisinfo::AxisError>(())
+    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
     pub fn axis_info(&self) -> Result<AxisInfo, AxisError> {
         let shape = self.shape();
@@ -965,7 +965,7 @@ impl Expr {
 }
 
 /// The argument hints of a parsed function argument.
-fn arg_hints(attrs: &super::ttgir::Attrs, rank: usize) -> Hints {
+fn arg_hints(attrs: &crate::ttgir::Attrs, rank: usize) -> Hints {
     let get = |n: &str| {
         attr(attrs, n)
             .and_then(|v| v.ints(rank))
@@ -986,7 +986,7 @@ fn arg_hints(attrs: &super::ttgir::Attrs, rank: usize) -> Hints {
 /// let m = Module::parse("module {\n tt.func @f() {\n %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>\n tt.return\n }\n}")?;
 /// let ai = axisinfo::analyze(&m);
 /// assert_eq!(ai[0].as_ref().unwrap().contiguity, vec![64]);
-/// # Ok::<(), linear_layout::heuristics::ttgir::TtgirError>(())
+/// # Ok::<(), linear_layout::ttgir::TtgirError>(())
 /// ```
 pub fn analyze(m: &Module) -> Vec<Option<AxisInfo>> {
     let mut out: Vec<Option<AxisInfo>> = vec![None; m.values.len()];

@@ -8,10 +8,10 @@
 //! operands, result types and the few attributes the heuristics read (`start`/`end`,
 //! `axis`, predicates, constants, `inputPrecision`, masks). Operations it has no rule for are
 //! kept as *opaque* values (their results get a conservative AxisInfo) and listed in
-//! [`Module::notes`](crate::heuristics::ttgir::Module::notes).
+//! [`Module::notes`](crate::ttgir::Module::notes).
 //!
 //! ```
-//! use linear_layout::heuristics::ttgir::Module;
+//! use linear_layout::ttgir::Module;
 //! let text = r#"
 //! #bl = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
 //! module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "hip:gfx942", "ttg.threads-per-warp" = 64 : i32} {
@@ -28,10 +28,13 @@
 //! assert_eq!(m.target.as_deref(), Some("gfx942"));
 //! let load = m.ops.iter().find(|o| o.name == "tt.load").unwrap();
 //! assert_eq!(m.values[load.results[0]].ty.element, "f16");
-//! # Ok::<(), linear_layout::heuristics::ttgir::TtgirError>(())
+//! # Ok::<(), linear_layout::ttgir::TtgirError>(())
 //! ```
 //!
 //! Syntax errors carry the 1-based line and column; no input makes the reader panic.
+
+/// AxisInfo: Triton 3.6's contiguity / divisibility / constancy lattice over pointer expressions.
+pub mod axisinfo;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -41,7 +44,7 @@ use crate::encodings::{Aliases, Encoding, EncodingError, TensorType, parse_alias
 /// A TTGIR syntax or reference error, with its 1-based position.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::Module;
+/// use linear_layout::ttgir::Module;
 /// let err = Module::parse("module {\n  tt.func @f() {\n    %x = arith.addi %nope, %nope : i32\n  }\n}").unwrap_err();
 /// assert_eq!((err.line, err.column), (3, 21));
 /// assert!(err.to_string().contains("%nope"));
@@ -67,7 +70,7 @@ impl std::error::Error for TtgirError {}
 /// What a value's type says: shape (empty for scalars), element type and encoding.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::ValueType;
+/// use linear_layout::ttgir::ValueType;
 /// let t = ValueType::scalar("!tt.ptr<f16>");
 /// assert_eq!(t.pointee(), Some("f16"));
 /// assert_eq!(t.pointee_bits(), Some(16));
@@ -88,7 +91,7 @@ pub struct ValueType {
 /// The four kinds of [`ValueType`].
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::{TypeKind, ValueType};
+/// use linear_layout::ttgir::{TypeKind, ValueType};
 /// assert_eq!(ValueType::scalar("i32").kind, TypeKind::Scalar);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,7 +110,7 @@ impl ValueType {
     /// A scalar of element type `element`.
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::ValueType;
+    /// use linear_layout::ttgir::ValueType;
     /// assert!(ValueType::scalar("i32").shape.is_empty());
     /// ```
     pub fn scalar(element: &str) -> ValueType {
@@ -122,7 +125,7 @@ impl ValueType {
     /// An opaque type (tokens and anything unrecognised).
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::{TypeKind, ValueType};
+    /// use linear_layout::ttgir::{TypeKind, ValueType};
     /// assert_eq!(ValueType::other("!ttg.async.token").kind, TypeKind::Other);
     /// ```
     pub fn other(text: &str) -> ValueType {
@@ -137,7 +140,7 @@ impl ValueType {
     /// AxisInfo rank: the number of dims, 1 for scalars.
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::ValueType;
+    /// use linear_layout::ttgir::ValueType;
     /// assert_eq!(ValueType::scalar("i1").rank(), 1);
     /// ```
     pub fn rank(&self) -> usize {
@@ -147,7 +150,7 @@ impl ValueType {
     /// The pointee of a pointer element type (`!tt.ptr<f16>` → `f16`).
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::ValueType;
+    /// use linear_layout::ttgir::ValueType;
     /// assert_eq!(ValueType::scalar("i32").pointee(), None);
     /// ```
     pub fn pointee(&self) -> Option<&str> {
@@ -160,7 +163,7 @@ impl ValueType {
     /// Bit width of the pointee of a pointer element type.
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::ValueType;
+    /// use linear_layout::ttgir::ValueType;
     /// assert_eq!(ValueType::scalar("!tt.ptr<bf16>").pointee_bits(), Some(16));
     /// ```
     pub fn pointee_bits(&self) -> Option<u32> {
@@ -170,7 +173,7 @@ impl ValueType {
     /// Whether this is a ranked tensor of pointers.
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::ValueType;
+    /// use linear_layout::ttgir::ValueType;
     /// assert!(!ValueType::scalar("!tt.ptr<f16>").is_tensor_of_ptr());
     /// ```
     pub fn is_tensor_of_ptr(&self) -> bool {
@@ -188,7 +191,7 @@ impl ValueType {
 /// Bit width of an element type name (`f16` → 16, `f8E4M3FN` → 8, `!tt.ptr<…>` → 64).
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::element_bits;
+/// use linear_layout::ttgir::element_bits;
 /// assert_eq!(element_bits("bf16"), Some(16));
 /// assert_eq!(element_bits("f8E5M2FNUZ"), Some(8));
 /// assert_eq!(element_bits("i1"), Some(1));
@@ -220,7 +223,7 @@ pub fn element_bits(t: &str) -> Option<u32> {
 /// Where a value comes from.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::ValueDef;
+/// use linear_layout::ttgir::ValueDef;
 /// let d = ValueDef::Op { op: 3, index: 0 };
 /// assert!(matches!(d, ValueDef::Op { op: 3, .. }));
 /// ```
@@ -253,7 +256,7 @@ pub enum ValueDef {
 /// One SSA value.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::{Value, ValueDef, ValueType};
+/// use linear_layout::ttgir::{Value, ValueDef, ValueType};
 /// let v = Value { name: "%x".into(), ty: ValueType::scalar("i32"), def: ValueDef::FuncArg { func: 0, index: 0 } };
 /// assert_eq!(v.name, "%x");
 /// ```
@@ -270,7 +273,7 @@ pub struct Value {
 /// An attribute value as far as the heuristics care.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::AttrValue;
+/// use linear_layout::ttgir::AttrValue;
 /// assert_eq!(AttrValue::Int(16).ints(1), Some(vec![16]));
 /// assert_eq!(AttrValue::Ints(vec![8, 8]).ints(2), Some(vec![8, 8]));
 /// ```
@@ -290,7 +293,7 @@ impl AttrValue {
     /// The value as `rank` integers: a scalar is repeated, a list must have `rank` entries.
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::AttrValue;
+    /// use linear_layout::ttgir::AttrValue;
     /// assert_eq!(AttrValue::Int(4).ints(3), Some(vec![4, 4, 4]));
     /// assert_eq!(AttrValue::Ints(vec![1]).ints(2), None);
     /// ```
@@ -306,7 +309,7 @@ impl AttrValue {
 /// A named attribute list (`{axis = 1 : i32, …}`), in source order.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::{Attrs, AttrValue};
+/// use linear_layout::ttgir::{Attrs, AttrValue};
 /// let a: Attrs = vec![("tt.divisibility".into(), AttrValue::Int(16))];
 /// assert_eq!(a.len(), 1);
 /// ```
@@ -315,7 +318,7 @@ pub type Attrs = Vec<(String, AttrValue)>;
 /// Looks an attribute up by name.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::{attr, AttrValue};
+/// use linear_layout::ttgir::{attr, AttrValue};
 /// let a = vec![("axis".to_string(), AttrValue::Int(1))];
 /// assert_eq!(attr(&a, "axis"), Some(&AttrValue::Int(1)));
 /// ```
@@ -326,7 +329,7 @@ pub fn attr<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a AttrValue> {
 /// A constant written in an `arith.constant`.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::Constant;
+/// use linear_layout::ttgir::Constant;
 /// assert_eq!(Constant::Int(64), Constant::Int(64));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -340,11 +343,11 @@ pub enum Constant {
 /// One operation.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::Module;
+/// use linear_layout::ttgir::Module;
 /// let m = Module::parse("module {\n tt.func @f(%a: i32) {\n %b = arith.addi %a, %a : i32\n tt.return\n }\n}")?;
 /// let add = &m.ops[0];
 /// assert_eq!((add.name.as_str(), add.operands.len(), add.line), ("arith.addi", 2, 3));
-/// # Ok::<(), linear_layout::heuristics::ttgir::TtgirError>(())
+/// # Ok::<(), linear_layout::ttgir::TtgirError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Op {
@@ -383,11 +386,11 @@ pub struct Op {
 /// A `tt.func`.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::Module;
+/// use linear_layout::ttgir::Module;
 /// let m = Module::parse("module {\n tt.func public @f(%a: i32 {tt.divisibility = 16 : i32}) {\n tt.return\n }\n}")?;
 /// assert_eq!(m.funcs[0].name, "f");
 /// assert_eq!(m.funcs[0].arg_attrs[0][0].0, "tt.divisibility");
-/// # Ok::<(), linear_layout::heuristics::ttgir::TtgirError>(())
+/// # Ok::<(), linear_layout::ttgir::TtgirError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Func {
@@ -404,11 +407,11 @@ pub struct Func {
 /// A parsed TTGIR module.
 ///
 /// ```
-/// use linear_layout::heuristics::ttgir::Module;
+/// use linear_layout::ttgir::Module;
 /// let m = Module::parse(r#"module attributes {"ttg.num-warps" = 8 : i32} { }"#)?;
 /// assert_eq!(m.num_warps, 8);
 /// assert_eq!(m.threads_per_warp, 64); // Triton's default when absent
-/// # Ok::<(), linear_layout::heuristics::ttgir::TtgirError>(())
+/// # Ok::<(), linear_layout::ttgir::TtgirError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Module {
@@ -811,11 +814,11 @@ impl Module {
     /// Parses TTGIR text.
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::Module;
+    /// use linear_layout::ttgir::Module;
     /// let m = Module::parse("module {\n  tt.func @f() {\n    %x = foo.bar : i32\n    tt.return\n  }\n}")?;
     /// assert!(m.notes[0].contains("foo.bar"));
     /// assert!(m.ops[0].opaque);
-    /// # Ok::<(), linear_layout::heuristics::ttgir::TtgirError>(())
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
     /// ```
     pub fn parse(text: &str) -> Result<Module, TtgirError> {
         let mut line_starts = vec![0];
@@ -863,11 +866,11 @@ impl Module {
     /// The op that defines value `v`, if it is an op result.
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::Module;
+    /// use linear_layout::ttgir::Module;
     /// let m = Module::parse("module {\n tt.func @f(%a: i32) {\n %b = arith.addi %a, %a : i32\n tt.return\n }\n}")?;
     /// assert_eq!(m.def_op(m.ops[0].results[0]), Some(0));
     /// assert_eq!(m.def_op(m.ops[0].operands[0]), None);
-    /// # Ok::<(), linear_layout::heuristics::ttgir::TtgirError>(())
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
     /// ```
     pub fn def_op(&self, v: usize) -> Option<usize> {
         match self.values.get(v)?.def {
@@ -879,10 +882,10 @@ impl Module {
     /// For each value, the ops that use it.
     ///
     /// ```
-    /// use linear_layout::heuristics::ttgir::Module;
+    /// use linear_layout::ttgir::Module;
     /// let m = Module::parse("module {\n tt.func @f(%a: i32) {\n %b = arith.addi %a, %a : i32\n tt.return\n }\n}")?;
     /// assert_eq!(m.users()[0], vec![0, 0]);
-    /// # Ok::<(), linear_layout::heuristics::ttgir::TtgirError>(())
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
     /// ```
     pub fn users(&self) -> Vec<Vec<usize>> {
         let mut u = vec![Vec::new(); self.values.len()];
