@@ -4,4 +4,5 @@ pub mod cost;
 pub mod heuristics;
 pub mod layout_arg;
 pub mod show;
+pub mod targets;
 pub mod tour;

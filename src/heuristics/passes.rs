@@ -26,8 +26,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::fmt;
-
 use serde_json::{Map, Value, json};
 
 use crate::encodings::Encoding;
@@ -38,39 +36,7 @@ use super::coalesce::{MemDecision, coalesce_module};
 use super::matmul::{DotDecision, accelerate_module};
 use crate::ttgir::Module;
 
-/// An error of a heuristic (inconsistent input, failed cross-check).
-///
-/// ```
-/// use linear_layout::heuristics::passes::HeuristicError;
-/// assert_eq!(HeuristicError::new("bad").to_string(), "bad");
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HeuristicError {
-    /// What went wrong.
-    pub message: String,
-}
-
-impl HeuristicError {
-    /// An error with a message.
-    ///
-    /// ```
-    /// use linear_layout::heuristics::passes::HeuristicError;
-    /// assert_eq!(HeuristicError::new("x").message, "x");
-    /// ```
-    pub fn new(message: impl Into<String>) -> Self {
-        HeuristicError {
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for HeuristicError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for HeuristicError {}
+pub use super::error::HeuristicError;
 
 /// Which pass to run.
 ///

@@ -10,7 +10,7 @@
 /// let _facts = gfx942.lowering;
 /// # Ok::<(), String>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct LoweringFacts {}
 
 /// CDNA2 (gfx90a).

@@ -44,9 +44,9 @@
 
 use super::banks::{BankReport, Prepared, algebraic_report, phase_masks};
 use super::{ConvertError, Flat, canonical_distributed, check_element_bits, same_tensor, to_i64};
-use crate::target::{LdsOp, Target};
 use crate::linear::LinearLayout;
 use crate::linear::gf2::{Echelon, combine};
+use crate::target::{LdsOp, Target};
 
 /// The chosen LDS layout and what it costs.
 ///
