@@ -41,7 +41,7 @@ use crate::linear::LinearLayout;
 use crate::target::{TARGETS, Target};
 
 use super::coalesce::blocked_for;
-use super::error::HeuristicError;
+use super::error::{Decisions, HeuristicError};
 use crate::ttgir::axisinfo::AxisInfo;
 use crate::ttgir::{Module, TypeKind};
 
@@ -383,7 +383,7 @@ pub struct CopyDecision {
 /// assert!(coalesce_copies(&m, "gfx950")?.is_empty());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn coalesce_copies(m: &Module, arch: &str) -> Result<Vec<CopyDecision>, HeuristicError> {
+pub fn coalesce_copies(m: &Module, arch: &str) -> Result<Decisions<CopyDecision>, HeuristicError> {
     let axis = crate::ttgir::axisinfo::analyze(m);
     let mut out = Vec::new();
     for oi in super::coalesce::walk_order(m) {
@@ -430,5 +430,8 @@ pub fn coalesce_copies(m: &Module, arch: &str) -> Result<Vec<CopyDecision>, Heur
             choice,
         });
     }
-    Ok(out)
+    Ok(Decisions {
+        decided: out,
+        undecided: Vec::new(),
+    })
 }

@@ -44,7 +44,7 @@
 
 use crate::encodings::{AmdMfma, AmdWmma, Blocked, DotOperand, Encoding};
 
-use super::error::HeuristicError;
+use super::error::{Decisions, HeuristicError, Undecided};
 use crate::target::{MatrixFacts, Target};
 use crate::ttgir::{Module, TypeKind, ValueDef, element_bits};
 
@@ -954,9 +954,10 @@ pub fn accelerate_module(
     arch: &str,
     kpack: u32,
     nonkdim: u32,
-) -> Result<Vec<DotDecision>, HeuristicError> {
+) -> Result<Decisions<DotDecision>, HeuristicError> {
     let users = m.users();
     let mut out = Vec::new();
+    let mut undecided = Vec::new();
     let mut counters: std::collections::HashMap<&'static str, usize> = Default::default();
     for oi in super::coalesce::walk_order(m) {
         let op = &m.ops[oi];
@@ -1018,7 +1019,12 @@ pub fn accelerate_module(
             },
         };
         if spec.blocked.is_none() {
-            // Already converted (not blocked): the pass leaves it alone.
+            undecided.push(Undecided {
+                op: oi,
+                name: op.name.clone(),
+                line: op.line,
+                reason: "its result already has a matrix layout: the pass leaves it alone".into(),
+            });
             continue;
         }
         let choice = choose(&spec).map_err(|e| err(&e.message))?;
@@ -1046,5 +1052,8 @@ pub fn accelerate_module(
             choice,
         });
     }
-    Ok(out)
+    Ok(Decisions {
+        decided: out,
+        undecided,
+    })
 }

@@ -36,7 +36,7 @@ use super::coalesce::{MemDecision, coalesce_module};
 use super::matmul::{DotDecision, accelerate_module};
 use crate::ttgir::Module;
 
-pub use super::error::HeuristicError;
+pub use super::error::{Decisions, HeuristicError, Undecided};
 
 /// Which pass to run.
 ///
@@ -123,6 +123,8 @@ pub struct Report {
     pub dots: Option<Vec<DotDecision>>,
     /// Async-copy decisions.
     pub copies: Option<Vec<CopyDecision>>,
+    /// The ops the pass handles but decided nothing for, each with its reason.
+    pub undecided: Vec<Undecided>,
     /// Notes (unknown ops, …).
     pub notes: Vec<String>,
 }
@@ -298,6 +300,14 @@ impl Report {
                 .collect();
             out.insert("mem".into(), Value::Array(v));
         }
+        if !self.undecided.is_empty() {
+            let v: Vec<Value> = self
+                .undecided
+                .iter()
+                .map(|u| json!({"op": u.name, "line": u.line, "reason": u.reason}))
+                .collect();
+            out.insert("undecided".into(), Value::Array(v));
+        }
         Value::Object(out)
     }
 
@@ -354,6 +364,9 @@ impl Report {
                 ));
             }
         }
+        for u in &self.undecided {
+            s.push_str(&format!("{u}\n"));
+        }
         for n in &self.notes {
             s.push_str(&format!("note: {n}\n"));
         }
@@ -377,10 +390,21 @@ pub fn run(m: &Module, opts: &PassOptions) -> Result<Report, HeuristicError> {
         ..Report::default()
     };
     match opts.pass {
-        Pass::Coalesce => r.mem = Some(coalesce_module(m, false)?),
-        Pass::CoalesceCleanup => r.mem = Some(coalesce_module(m, true)?),
-        Pass::AccelerateMatmul => r.dots = Some(accelerate_module(m, &opts.arch, opts.kpack, opts.nonkdim)?),
-        Pass::CoalesceAsyncCopy => r.copies = Some(coalesce_copies(m, &opts.arch)?),
+        Pass::Coalesce | Pass::CoalesceCleanup => {
+            let d = coalesce_module(m, opts.pass == Pass::CoalesceCleanup)?;
+            r.mem = Some(d.decided);
+            r.undecided = d.undecided;
+        }
+        Pass::AccelerateMatmul => {
+            let d = accelerate_module(m, &opts.arch, opts.kpack, opts.nonkdim)?;
+            r.dots = Some(d.decided);
+            r.undecided = d.undecided;
+        }
+        Pass::CoalesceAsyncCopy => {
+            let d = coalesce_copies(m, &opts.arch)?;
+            r.copies = Some(d.decided);
+            r.undecided = d.undecided;
+        }
     }
     Ok(r)
 }

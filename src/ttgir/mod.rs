@@ -35,6 +35,7 @@
 
 /// AxisInfo: Triton 3.6's contiguity / divisibility / constancy lattice over pointer expressions.
 pub mod axisinfo;
+mod lines;
 mod model;
 mod reader;
 

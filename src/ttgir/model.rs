@@ -374,19 +374,21 @@ pub struct Func {
 /// use linear_layout::ttgir::Module;
 /// let m = Module::parse(r#"module attributes {"ttg.num-warps" = 8 : i32} { }"#)?;
 /// assert_eq!(m.num_warps, 8);
-/// assert_eq!(m.threads_per_warp, 64); // Triton's default when absent
+/// assert_eq!(m.threads_per_warp, 32); // Triton's default when absent
 /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Module {
     /// `ttg.num-warps` (4 when absent).
     pub num_warps: u32,
-    /// `ttg.threads-per-warp` (64 when absent).
+    /// `ttg.threads-per-warp` (32 when absent, Triton's default).
     pub threads_per_warp: u32,
     /// `ttg.num-ctas` (1 when absent).
     pub num_ctas: u32,
     /// The arch of `ttg.target = "hip:gfx942"`, if any.
     pub target: Option<String>,
+    /// The 1-based line of the `module` keyword in the text it was read from.
+    pub first_line: usize,
     /// Module attributes, verbatim.
     pub attrs: Attrs,
     /// The encoding aliases.

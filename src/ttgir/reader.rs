@@ -4,7 +4,14 @@ use std::collections::HashMap;
 
 use crate::encodings::{Aliases, EncodingError, TensorType, parse_aliases};
 
+use super::lines::{logical_text, split_modules};
 use super::model::*;
+
+/// Lanes per warp of a module without `"ttg.threads-per-warp"` (Triton 3.6's
+/// `TritonGPUDialect::getThreadsPerWarp` default).
+const DEFAULT_THREADS_PER_WARP: u32 = 32;
+/// Warps of a module without `"ttg.num-warps"` (Triton's `num_warps` default).
+const DEFAULT_NUM_WARPS: u32 = 4;
 
 /// Ops whose operands and results the reader understands.
 const KNOWN_OPS: &[&str] = &[
@@ -38,6 +45,8 @@ const KNOWN_OPS: &[&str] = &[
     "ttg.local_dealloc",
     "scf.for",
     "scf.if",
+    "scf.while",
+    "scf.condition",
     "scf.yield",
 ];
 
@@ -57,9 +66,26 @@ impl Scope {
 }
 
 struct Reader<'a> {
+    /// The logical text (see [`super::lines`]): one op per line, offsets as in the original.
     text: &'a str,
+    /// Line starts of the logical text.
     line_starts: Vec<usize>,
+    /// The original text, for error positions.
+    original: &'a str,
+    /// Line starts of the original text.
+    original_line_starts: Vec<usize>,
     m: Module,
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(
+        text.bytes()
+            .enumerate()
+            .filter(|&(_, b)| b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    starts
 }
 
 /// Splits `s` at top-level occurrences of `sep` (outside `<>`, `()`, `[]`, `{}`, quotes;
@@ -228,15 +254,16 @@ fn parse_attr_dict(inner: &str) -> Attrs {
 }
 
 impl<'a> Reader<'a> {
+    /// The 1-based line and column in the original text of byte `byte`.
     fn pos(&self, byte: usize) -> (usize, usize) {
-        let line = match self.line_starts.binary_search(&byte) {
+        let line = match self.original_line_starts.binary_search(&byte) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         };
-        let start = self.line_starts.get(line).copied().unwrap_or(0);
+        let start = self.original_line_starts.get(line).copied().unwrap_or(0);
         let col = self
-            .text
-            .get(start..byte.min(self.text.len()))
+            .original
+            .get(start..byte.min(self.original.len()))
             .map_or(0, |s| s.chars().count());
         (line + 1, col + 1)
     }
@@ -390,20 +417,73 @@ impl Module {
     /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
     /// ```
     pub fn parse(text: &str) -> Result<Module, TtgirError> {
-        let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i + 1);
-            }
+        let mut modules = Module::parse_all(text)?;
+        if modules.len() > 1 {
+            return Err(TtgirError {
+                line: 1,
+                column: 1,
+                message: format!(
+                    "the text holds {} modules separated by '// -----': read them with Module::parse_all",
+                    modules.len()
+                ),
+            });
         }
+        Ok(modules.remove(0))
+    }
+
+    /// Parses every module of a text whose modules are separated by lines holding only
+    /// `// -----` (MLIR's `-split-input-file` convention); positions in errors and in
+    /// [`Module::first_line`] are those of the whole text. Sections holding no module (only
+    /// comments) are skipped.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::Module;
+    /// let text = "module {\n}\n// -----\n// a comment\nmodule attributes {\"ttg.num-warps\" = 8 : i32} {\n}\n";
+    /// let modules = Module::parse_all(text)?;
+    /// assert_eq!(modules.len(), 2);
+    /// assert_eq!((modules[1].num_warps, modules[1].first_line), (8, 5));
+    /// // Triton's defaults fill what a module does not say: 32 lanes per warp, 4 warps, 1 CTA.
+    /// assert_eq!((modules[0].threads_per_warp, modules[0].num_warps, modules[0].num_ctas), (32, 4, 1));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub fn parse_all(text: &str) -> Result<Vec<Module>, TtgirError> {
+        let sections = split_modules(text);
+        let mut modules = Vec::new();
+        for range in &sections {
+            // Everything outside the section becomes blank, so offsets stay those of `text`.
+            let section: String = if sections.len() == 1 {
+                text.to_string()
+            } else {
+                text.char_indices()
+                    .map(|(i, c)| if range.contains(&i) || c == '\n' { c } else { ' ' })
+                    .collect()
+            };
+            let logical = logical_text(&section);
+            if sections.len() > 1 && logical.trim().is_empty() {
+                continue;
+            }
+            modules.push(Self::parse_logical(&logical, text)?);
+        }
+        if modules.is_empty() {
+            modules.push(Self::parse_logical(&logical_text(text), text)?);
+        }
+        Ok(modules)
+    }
+
+    /// Parses one module from its logical text (see [`super::lines`]); `original` gives
+    /// error positions.
+    fn parse_logical(logical: &str, original: &str) -> Result<Module, TtgirError> {
         let mut r = Reader {
-            text,
-            line_starts,
+            text: logical,
+            line_starts: line_starts(logical),
+            original,
+            original_line_starts: line_starts(original),
             m: Module {
-                num_warps: 4,
-                threads_per_warp: 64,
+                num_warps: DEFAULT_NUM_WARPS,
+                threads_per_warp: DEFAULT_THREADS_PER_WARP,
                 num_ctas: 1,
                 target: None,
+                first_line: 0,
                 attrs: Vec::new(),
                 aliases: Aliases::new(),
                 values: Vec::new(),
@@ -412,16 +492,17 @@ impl Module {
                 notes: Vec::new(),
             },
         };
-        r.m.aliases = parse_aliases(text).map_err(|e| match e {
+        r.m.aliases = parse_aliases(logical).map_err(|e| match e {
             EncodingError::Parse {
                 line,
                 column,
                 message,
-            } => TtgirError {
-                line,
-                column,
-                message,
-            },
+            } => {
+                // Positions in the logical text's lines: back to a byte, then to the original.
+                let byte = r.line_starts.get(line.saturating_sub(1)).copied().unwrap_or(0)
+                    + column.saturating_sub(1);
+                r.err(byte, message)
+            }
             other => TtgirError {
                 line: 1,
                 column: 1,
@@ -429,6 +510,7 @@ impl Module {
             },
         })?;
         r.run()?;
+        r.verify_layouts()?;
         Ok(r.m)
     }
 }
@@ -461,6 +543,12 @@ impl<'a> Reader<'a> {
             }
             if !in_module {
                 if let Some(rest) = t.strip_prefix("module") {
+                    if self.m.first_line != 0 {
+                        return Err(
+                            self.err(base, "a second module: separate modules with a line '// -----'")
+                        );
+                    }
+                    self.m.first_line = self.pos(base).0;
                     let rest_base = base + 6;
                     self.module_header(rest, rest_base)?;
                     in_module = true;
@@ -473,7 +561,11 @@ impl<'a> Reader<'a> {
                 }
                 return Err(self.err(base, format!("expected 'module', found '{}'", first_word(t))));
             }
-            if t == "}" || t.starts_with("} loc(") {
+            // A closing `}`, possibly followed by the op's trailing attribute dictionary
+            // (`} {tt.num_stages = 2 : i32}`); a `}` followed by `else {` / `do {` / `{` at the
+            // end of the line opens the op's next region instead.
+            let closes_with_attrs = t.strip_prefix("} {").is_some_and(|rest| !rest.trim().is_empty());
+            if t == "}" || closes_with_attrs {
                 match stack.pop() {
                     Some(_) => {
                         scope.names.pop();
@@ -485,7 +577,7 @@ impl<'a> Reader<'a> {
                 }
                 continue;
             }
-            if t.starts_with("} else {") || t.starts_with("} do {") || t.starts_with("} {") {
+            if t == "} else {" || t == "} do {" || t == "} {" {
                 // A second region of the same op.
                 scope.names.pop();
                 scope.names.push(HashMap::new());
@@ -514,6 +606,10 @@ impl<'a> Reader<'a> {
             }
             let f = func.unwrap_or(0);
             let parent = stack.last().copied().flatten();
+            if t.starts_with('^') {
+                self.block_label(t, base, parent, &mut scope)?;
+                continue;
+            }
             let op = self.op_line(t, base, f, parent, &mut scope)?;
             match parent {
                 Some(p) => self.m.ops[p].body.push(op),
@@ -695,10 +791,17 @@ impl<'a> Reader<'a> {
         if opname == "scf.for" {
             return self.scf_for(op, args, args_off, &names, scope, opens);
         }
-        // Split into operand part and type part at the first top-level " : ".
+        if opname == "scf.while" {
+            return self.scf_while(op, args, args_off, &names, scope, opens);
+        }
+        // Split into operand part and type part at the first top-level " : "; a region op
+        // without one gives its result types as `-> (…)` before the region (`scf.if %c -> (…) {`).
         let (opnd_part, ty_part, ty_off) = match find_top(args, " : ") {
             Some(p) => (&args[..p], &args[p + 3..], args_off + p + 3),
-            None => (args, "", args_off + args.len()),
+            None => match find_top(args, "->") {
+                Some(p) if opens => (&args[..p], &args[p..], args_off + p),
+                _ => (args, "", args_off + args.len()),
+            },
         };
         // Inline attribute dictionary (last top-level `{…}` of the operand part).
         let mut opnd_text = opnd_part.to_string();
@@ -969,6 +1072,162 @@ impl<'a> Reader<'a> {
     }
 }
 
+impl Reader<'_> {
+    /// Triton's verifier: a distributed layout of a tensor must have the module's lanes per
+    /// warp and warps (`Layout has 64 threads per warp, but the module specifies 32 threads per
+    /// warp`). Each distinct (encoding, shape) is checked once.
+    fn verify_layouts(&self) -> Result<(), TtgirError> {
+        let mut checked = std::collections::HashSet::new();
+        for (k, v) in self.m.values.iter().enumerate() {
+            let (TypeKind::Tensor, Some(enc)) = (v.ty.kind, &v.ty.encoding) else {
+                continue;
+            };
+            if !checked.insert((enc, &v.ty.shape)) {
+                continue;
+            }
+            // Encodings that do not map to a layout are reported where they are used.
+            let Ok(l) = enc.to_linear_layout(&v.ty.shape) else {
+                continue;
+            };
+            let (Ok(lanes), Ok(warps)) = (l.in_dim_size("lane"), l.in_dim_size("warp")) else {
+                continue;
+            };
+            let (want_lanes, want_warps) = (u64::from(self.m.threads_per_warp), u64::from(self.m.num_warps));
+            if lanes != want_lanes || warps != want_warps {
+                let (what, has, want) = if lanes != want_lanes {
+                    ("threads per warp", lanes, want_lanes)
+                } else {
+                    ("warps", warps, want_warps)
+                };
+                let line = self.value_line(k);
+                return Err(TtgirError {
+                    line,
+                    column: 1,
+                    message: format!(
+                        "{} has an invalid layout: {enc}. Layout has {has} {what}, but the module specifies {want} {what}.",
+                        v.name
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The line of the op or function that defines value `k`.
+    fn value_line(&self, k: usize) -> usize {
+        match self.m.values[k].def {
+            ValueDef::Op { op, .. } | ValueDef::BlockArg { op, .. } => {
+                self.m.ops.get(op).map_or(1, |o| o.line)
+            }
+            ValueDef::FuncArg { .. } => self.m.first_line,
+        }
+    }
+
+    /// `scf.while (%a = %init, …) : (T, …) -> (U, …) {`: the inits are its operands, `%a …`
+    /// the arguments of its first region; the second region's arguments come with its block
+    /// label (`^bb0(%b: U, …):`).
+    fn scf_while(
+        &mut self,
+        mut op: Op,
+        args: &str,
+        off: usize,
+        names: &[String],
+        scope: &mut Scope,
+        opens: bool,
+    ) -> Result<usize, TtgirError> {
+        let op_idx = self.m.ops.len();
+        let a = args.trim_start();
+        let aoff = off + (args.len() - a.len());
+        if !a.starts_with('(') {
+            return Err(self.err(aoff, "expected '(%arg = %init, …)' after scf.while"));
+        }
+        let close = matching(a, 0).ok_or_else(|| self.err(aoff, "unclosed scf.while arguments"))?;
+        let mut arg_names = Vec::new();
+        for (o, pair) in split_top(&a[1..close], ",") {
+            if pair.trim().is_empty() {
+                continue;
+            }
+            let (n, v) = pair
+                .split_once('=')
+                .ok_or_else(|| self.err(aoff + 1 + o, "expected '%arg = %init' in scf.while"))?;
+            let vid = self.lookup(scope, v.trim(), aoff + 1 + o)?;
+            op.operands.push(vid);
+            arg_names.push(n.trim().to_string());
+        }
+        let tail = &a[close + 1..];
+        let toff = aoff + close + 1;
+        let (mut in_tys, mut out_tys) = (Vec::new(), Vec::new());
+        if let Some(c) = find_top(tail, ":") {
+            let tys = &tail[c + 1..];
+            match find_top(tys, "->") {
+                Some(ar) => {
+                    in_tys = self.types(&tys[..ar], toff + c + 1)?;
+                    out_tys = self.types(&tys[ar + 2..], toff + c + 1 + ar + 2)?;
+                }
+                None => in_tys = self.types(tys, toff + c + 1)?,
+            }
+        }
+        for (k, n) in names.iter().enumerate() {
+            let ty = out_tys.get(k).cloned().unwrap_or_else(|| ValueType::other("?"));
+            let v = self.new_value(n.clone(), ty, ValueDef::Op { op: op_idx, index: k });
+            scope.put(n.clone(), v);
+            op.results.push(v);
+        }
+        self.m.ops.push(op);
+        if !opens {
+            return Err(self.err(off, "expected '{' to open the scf.while condition region"));
+        }
+        scope.names.push(HashMap::new());
+        let mut bargs = Vec::new();
+        for (k, n) in arg_names.into_iter().enumerate() {
+            let ty = in_tys.get(k).cloned().unwrap_or_else(|| {
+                let init = self.m.ops[op_idx].operands[k];
+                self.m.values[init].ty.clone()
+            });
+            let v = self.new_value(n.clone(), ty, ValueDef::BlockArg { op: op_idx, index: k });
+            scope.put(n, v);
+            bargs.push(v);
+        }
+        self.m.ops[op_idx].block_args = bargs;
+        Ok(op_idx)
+    }
+
+    /// A block label `^bb0(%a: T, …):` opening a region's block: its arguments become block
+    /// arguments of the region's op, after those it already has.
+    fn block_label(
+        &mut self,
+        t: &str,
+        base: usize,
+        parent: Option<usize>,
+        scope: &mut Scope,
+    ) -> Result<(), TtgirError> {
+        let Some(op_idx) = parent else {
+            return Err(self.err(base, "a block label outside a region op"));
+        };
+        let Some(open) = t.find('(') else {
+            return Ok(()); // `^bb1:` without arguments
+        };
+        let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed block arguments"))?;
+        for (o, a) in split_top(&t[open + 1..close], ",") {
+            if a.trim().is_empty() {
+                continue;
+            }
+            let at = base + open + 1 + o;
+            let colon = find_top(a, ":").ok_or_else(|| self.err(at, "expected '%name: type'"))?;
+            let name = a[..colon].trim().to_string();
+            if !name.starts_with('%') {
+                return Err(self.err(at, "expected a block argument name '%…'"));
+            }
+            let ty = self.ty(&a[colon + 1..], at + colon + 1)?;
+            let index = self.m.ops[op_idx].block_args.len();
+            let v = self.new_value(name.clone(), ty, ValueDef::BlockArg { op: op_idx, index });
+            scope.put(name, v);
+            self.m.ops[op_idx].block_args.push(v);
+        }
+        Ok(())
+    }
+}
+
 fn first_word(s: &str) -> &str {
     s.split_whitespace().next().unwrap_or("")
 }
@@ -979,7 +1238,7 @@ mod tests {
 
     #[test]
     fn for_loop_and_masks() {
-        let text = "#bl = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>\nmodule attributes {\"ttg.num-warps\" = 4 : i32} {\n  tt.func @f(%p: tensor<64x!tt.ptr<f16>, #bl>, %m: tensor<64xi1, #bl>) {\n    %c0 = arith.constant 0 : i32\n    %c1 = arith.constant 1 : i32\n    %r:1 = scf.for %iv = %c0 to %c1 step %c1 iter_args(%q = %p) -> (tensor<64x!tt.ptr<f16>, #bl>) : i32 {\n      %l = tt.load %q, %m : tensor<64x!tt.ptr<f16>, #bl>\n      scf.yield %q : tensor<64x!tt.ptr<f16>, #bl>\n    }\n    tt.store %r#0, %l2, %m : tensor<64x!tt.ptr<f16>, #bl>\n    tt.return\n  }\n}";
+        let text = "#bl = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>\nmodule attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 64 : i32} {\n  tt.func @f(%p: tensor<64x!tt.ptr<f16>, #bl>, %m: tensor<64xi1, #bl>) {\n    %c0 = arith.constant 0 : i32\n    %c1 = arith.constant 1 : i32\n    %r:1 = scf.for %iv = %c0 to %c1 step %c1 iter_args(%q = %p) -> (tensor<64x!tt.ptr<f16>, #bl>) : i32 {\n      %l = tt.load %q, %m : tensor<64x!tt.ptr<f16>, #bl>\n      scf.yield %q : tensor<64x!tt.ptr<f16>, #bl>\n    }\n    tt.store %r#0, %l2, %m : tensor<64x!tt.ptr<f16>, #bl>\n    tt.return\n  }\n}";
         let e = Module::parse(text).unwrap_err();
         assert_eq!((e.line, e.column), (10, 20), "{e}");
         let ok = text.replace("%l2", "%r#0");

@@ -205,7 +205,12 @@ impl Expr {
             Expr::Binary(op, l, r) => l.axis_info()?.binary(*op, &r.axis_info()?, &shape)?,
             Expr::AddPtr(p, o, b) => p.axis_info()?.addptr(&o.axis_info()?, *b, &shape)?,
             Expr::Cmp(p, l, r) => l.axis_info()?.cmp(*p, &r.axis_info()?, &shape)?,
-            Expr::Select(c, a, b) => AxisInfo::select(&c.axis_info()?, &a.axis_info()?, &b.axis_info()?)?,
+            Expr::Select(c, a, b) => AxisInfo::select(
+                &c.axis_info()?,
+                c.shape().is_empty(),
+                &a.axis_info()?,
+                &b.axis_info()?,
+            )?,
             Expr::Cast(x) => x.axis_info()?,
             Expr::Opaque(s) => AxisInfo::pessimistic(s.len().max(1)),
         })

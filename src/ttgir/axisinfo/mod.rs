@@ -677,17 +677,29 @@ impl AxisInfo {
         Ok(out)
     }
 
-    /// `arith.select` with condition `cond` (a scalar condition takes per-dim minima).
+    /// `arith.select` with condition `cond`, which is a scalar `i1` (`scalar_cond`: the whole
+    /// tensor comes from one side) or a tensor of `i1` (element by element). A constant
+    /// condition picks its side. Otherwise contiguity and constancy are the per-dim minima of
+    /// the sides, each first cut to the condition's constancy when it is a tensor; divisibility
+    /// is the minimum of the sides' (Triton 3.6's rule, as the oracle shows it).
     ///
     /// ```
     /// use linear_layout::ttgir::axisinfo::{AxisInfo, CmpPred};
     /// let r = AxisInfo::range(0, 1024);
     /// let m = r.cmp(CmpPred::Lt, &AxisInfo::dense_constant(512, &[1024]), &[1024])?;
-    /// let s = AxisInfo::select(&m, &r, &AxisInfo::range(1024, 2048))?;
-    /// assert_eq!((s.contiguity[0], s.divisibility[0]), (512, 512));
+    /// let s = AxisInfo::select(&m, false, &r, &AxisInfo::range(1024, 2048))?;
+    /// assert_eq!((s.contiguity[0], s.constancy[0]), (512, 1));
+    /// // A scalar condition keeps whole runs: the common contiguity of both sides.
+    /// let c = AxisInfo::pessimistic(1);
+    /// assert_eq!(AxisInfo::select(&c, true, &r, &AxisInfo::range(1024, 2048))?.contiguity[0], 1024);
     /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
-    pub fn select(cond: &AxisInfo, a: &AxisInfo, b: &AxisInfo) -> Result<AxisInfo, AxisError> {
+    pub fn select(
+        cond: &AxisInfo,
+        scalar_cond: bool,
+        a: &AxisInfo,
+        b: &AxisInfo,
+    ) -> Result<AxisInfo, AxisError> {
         let rank = a.check_rank(b)?;
         if let Some(c) = cond.constant {
             return Ok(if c == 0 { b.clone() } else { a.clone() });
@@ -697,33 +709,25 @@ impl AxisInfo {
         } else {
             None
         };
-        if cond.rank() != rank {
-            // Scalar condition.
-            return Ok(AxisInfo {
-                contiguity: (0..rank).map(|d| a.contiguity[d].min(b.contiguity[d])).collect(),
-                divisibility: (0..rank)
-                    .map(|d| a.divisibility[d].min(b.divisibility[d]))
-                    .collect(),
-                constancy: (0..rank).map(|d| a.constancy[d].min(b.constancy[d])).collect(),
-                constant,
-            });
-        }
-        let mut out = AxisInfo::pessimistic(rank);
-        out.constant = constant;
-        for i in 0..rank {
-            let ck = cond.constancy[i];
-            let k = gcd(a.constancy[i], ck).min(gcd(b.constancy[i], ck));
-            let c = gcd(a.contiguity[i], ck).min(gcd(b.contiguity[i], ck));
-            let d = if c == a.contiguity[i] && c == b.contiguity[i] {
-                gcd(a.divisibility[i], b.divisibility[i])
+        let cut = |x: u64, d: usize| {
+            if scalar_cond {
+                x
             } else {
-                gcd(a.divisibility[i], c).min(gcd(b.divisibility[i], c))
-            };
-            out.contiguity[i] = c;
-            out.divisibility[i] = d;
-            out.constancy[i] = k;
-        }
-        Ok(out)
+                gcd(x, cond.constancy.get(d).copied().unwrap_or(1))
+            }
+        };
+        Ok(AxisInfo {
+            contiguity: (0..rank)
+                .map(|d| cut(a.contiguity[d], d).min(cut(b.contiguity[d], d)))
+                .collect(),
+            divisibility: (0..rank)
+                .map(|d| a.divisibility[d].min(b.divisibility[d]))
+                .collect(),
+            constancy: (0..rank)
+                .map(|d| cut(a.constancy[d], d).min(cut(b.constancy[d], d)))
+                .collect(),
+            constant,
+        })
     }
 
     /// The data loaded through `ptr` (with optional `mask`): constancy only.

@@ -58,6 +58,10 @@ fn eval_op(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
         eval_for(m, oi, out);
         return;
     }
+    if op.name == "scf.while" {
+        eval_while(m, oi, out);
+        return;
+    }
     if !op.body.is_empty() {
         // Other region ops (`scf.if`, unknown ones): evaluate the bodies; `scf.if` results
         // join what its branches yield, anything else is conservative.
@@ -148,7 +152,13 @@ fn eval_op(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
             }
         }
         "arith.select" => match (o(0), o(1), o(2)) {
-            (Some(c), Some(a), Some(b)) => AxisInfo::select(&c, &a, &b).ok(),
+            (Some(c), Some(a), Some(b)) => {
+                let scalar_cond = op
+                    .operands
+                    .first()
+                    .is_some_and(|&v| m.values[v].ty.kind == TypeKind::Scalar);
+                AxisInfo::select(&c, scalar_cond, &a, &b).ok()
+            }
             _ => None,
         },
         "tt.load" => o(0).map(|p| AxisInfo::load(&p, op.mask.and_then(o).as_ref())),
@@ -231,5 +241,62 @@ fn eval_for(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
         if let Some(c) = cur.get(k) {
             out[r] = Some(c.clone());
         }
+    }
+}
+
+/// `scf.while`: the condition region's arguments join the inits and what the body region
+/// yields; the body's arguments and the op's results are what `scf.condition` forwards. Iterated
+/// to a fixed point as `scf.for` is (the lattice only falls, so it ends).
+fn eval_while(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
+    let op = &m.ops[oi];
+    let n = op.operands.len();
+    let before: Vec<usize> = op.block_args.iter().take(n).copied().collect();
+    let after: Vec<usize> = op.block_args.iter().skip(n).copied().collect();
+    let mut cur: Vec<AxisInfo> = op.operands.iter().map(|&v| get(out, m, v)).collect();
+    let mut forwarded: Vec<AxisInfo> = Vec::new();
+    for _ in 0..64 {
+        for (k, &ba) in before.iter().enumerate() {
+            out[ba] = cur.get(k).cloned();
+        }
+        let mut yielded: Vec<AxisInfo> = Vec::new();
+        for &b in &op.body {
+            match m.ops[b].name.as_str() {
+                "scf.condition" => {
+                    forwarded = m.ops[b]
+                        .operands
+                        .iter()
+                        .skip(1)
+                        .map(|&v| get(out, m, v))
+                        .collect();
+                    for (k, &ba) in after.iter().enumerate() {
+                        out[ba] = forwarded.get(k).cloned();
+                    }
+                }
+                "scf.yield" => yielded = m.ops[b].operands.iter().map(|&v| get(out, m, v)).collect(),
+                _ => eval_op(m, b, out),
+            }
+        }
+        let next: Vec<AxisInfo> = cur
+            .iter()
+            .enumerate()
+            .map(|(k, c)| match yielded.get(k) {
+                Some(y) if y.rank() == c.rank() => c.join(y),
+                _ => c.clone(),
+            })
+            .collect();
+        if next == cur {
+            break;
+        }
+        cur = next;
+    }
+    for (k, &r) in op.results.iter().enumerate() {
+        let rank = m.values[r].ty.rank();
+        out[r] = Some(
+            forwarded
+                .get(k)
+                .filter(|f| f.rank() == rank)
+                .cloned()
+                .unwrap_or_else(|| AxisInfo::pessimistic(rank)),
+        );
     }
 }
