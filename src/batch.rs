@@ -206,9 +206,7 @@ fn cost_member(
     Ok(l)
 }
 
-fn cost_common(
-    req: &Map<String, Value>,
-) -> Result<(Vec<u64>, u32, &'static crate::target::Target), String> {
+fn cost_common(req: &Map<String, Value>) -> Result<(Vec<u64>, u32, &'static crate::target::Target), String> {
     let shape = shape_member(req)?;
     let bits = member(req, "element_bits")?
         .as_u64()

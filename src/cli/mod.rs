@@ -3,5 +3,6 @@
 pub mod cost;
 pub mod heuristics;
 pub mod layout_arg;
+pub mod lower;
 pub mod show;
 pub mod tour;

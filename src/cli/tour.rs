@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use linear_layout::encodings::Encoding;
 use linear_layout::heuristics::convert::convert_cost;
-use linear_layout::target::Target;
 use linear_layout::linear::LinearLayout;
+use linear_layout::target::Target;
 use linear_layout::view::{self, PictureOptions};
 
 /// The examples, as Triton prints them in TTGIR, each with the shape it is shown at.

@@ -39,9 +39,9 @@
 use crate::encodings::{Blocked, Encoding, Linear};
 use crate::linear::LinearLayout;
 
-use crate::ttgir::axisinfo::AxisInfo;
 use super::coalesce::blocked_for;
 use super::passes::HeuristicError;
+use crate::ttgir::axisinfo::AxisInfo;
 use crate::ttgir::{Module, TypeKind};
 
 /// Direct-to-LDS load widths (bits per lane) Triton 3.6 accepts, per target; targets not

@@ -42,9 +42,9 @@
 use crate::encodings::{Blocked, CgaBases, Encoding};
 use crate::linear::LinearLayout;
 
-use crate::ttgir::axisinfo::AxisInfo;
 use super::passes::HeuristicError;
 use crate::ttgir::Module;
+use crate::ttgir::axisinfo::AxisInfo;
 
 /// One memory access as the coalescing rules see it.
 ///

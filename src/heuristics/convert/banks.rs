@@ -35,9 +35,9 @@
 use std::collections::HashMap;
 
 use super::{ConvertError, canonical_distributed, check_element_bits, same_tensor};
-use crate::target::{LdsOp, PhaseModel, Target};
 use crate::linear::gf2::{Echelon, combine, intersection_dim, kernel_dim_under_mask};
 use crate::linear::{LinearLayout, action_remove_broadcasted_regs, largest_vectorisation};
+use crate::target::{LdsOp, PhaseModel, Target};
 
 /// The algebraic bank-conflict figure of one LDS access pattern.
 ///

@@ -28,8 +28,8 @@ use std::collections::BTreeMap;
 use super::classify::{Classification, ConversionKind, classify};
 use super::swizzle::{SharedPlan, optimal_shared_layout};
 use super::{ConvertError, Flat, canonical_distributed, check_element_bits};
-use crate::target::{LdsOp, Target};
 use crate::linear::LinearLayout;
+use crate::target::{LdsOp, Target};
 
 /// Everything a compiler wants to know about one conversion.
 ///

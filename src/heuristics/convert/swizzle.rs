@@ -44,9 +44,9 @@
 
 use super::banks::{BankReport, Prepared, algebraic_report, phase_masks};
 use super::{ConvertError, Flat, canonical_distributed, check_element_bits, same_tensor, to_i64};
-use crate::target::{LdsOp, Target};
 use crate::linear::LinearLayout;
 use crate::linear::gf2::{Echelon, combine};
+use crate::target::{LdsOp, Target};
 
 /// The chosen LDS layout and what it costs.
 ///
@@ -362,7 +362,9 @@ fn construct(
     let mut xr = Echelon::spanning(tr.iter().chain(pr).chain(&dspan).copied());
     // Pool, in order of preference: common registers (they become reps), H's basis, the
     // layouts' bases, then writer-lane ⊕ reader-lane sums (they avoid both spans).
-    let common: Vec<u64> = s.reg.iter().copied().filter(|x| dst.reg.contains(x)).collect();
+    // Reps must be registers of the reader's view: under a transposing read the destination's
+    // first registers are lanes of the view, and a round trip cannot split a 16-lane group.
+    let common: Vec<u64> = s.reg.iter().copied().filter(|x| r.flat.reg.contains(x)).collect();
     let mut pool: Vec<u64> = common.clone();
     pool.extend(&h_basis);
     pool.extend(&units);
