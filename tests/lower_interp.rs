@@ -9,17 +9,6 @@ use linear_layout::heuristics::convert::convert_cost;
 use linear_layout::lower::{Dtype, convert_kernel, copy_kernel};
 use lower_common::*;
 
-fn shapes_for(r: &mut Rng) -> (Vec<u64>, Vec<u64>) {
-    // (tensor shape, the layouts' power-of-two shape)
-    match r.below(6) {
-        0 => (vec![64, 48], vec![64, 64]),
-        1 => (vec![40, 64], vec![64, 64]),
-        2 => (vec![32, 64], vec![32, 64]),
-        3 => (vec![128, 64], vec![128, 64]),
-        _ => (vec![64, 64], vec![64, 64]),
-    }
-}
-
 #[test]
 fn copies_compute_out_equals_in() {
     let mut r = Rng(0x1234_5678_9abc_def1);
@@ -37,56 +26,6 @@ fn copies_compute_out_equals_in() {
         }
     }
     assert_eq!(n, 72);
-}
-
-/// Generates the conversion cases: realistic encoding pairs and random layouts, shuffles and
-/// register permutations derived from them.
-pub fn cases(per_target: usize, seed: u64) -> Vec<Case> {
-    let mut r = Rng(seed);
-    let mut out = Vec::new();
-    for t in targets() {
-        let lanes = t.wave_size.trailing_zeros() as usize;
-        for i in 0..per_target {
-            let dtype = r.pick(&Dtype::ALL);
-            let (shape, padded) = shapes_for(&mut r);
-            let (name, src, dst) = match i % 4 {
-                0 | 1 => {
-                    let layouts = encodings_2d(t, &padded);
-                    let (a, la) = &layouts[r.below(layouts.len() as u64) as usize];
-                    let same: Vec<&(String, _)> =
-                        layouts.iter().filter(|(_, l)| warps(l) == warps(la)).collect();
-                    let (b, lb) = same[r.below(same.len() as u64) as usize];
-                    (format!("{a} -> {b}"), la.clone(), lb.clone())
-                }
-                2 => {
-                    let dims = [padded[0].trailing_zeros(), padded[1].trailing_zeros()];
-                    let zeros = r.below(2) as usize;
-                    let warp_bits = r.below(3) as usize;
-                    let a = random_layout(&mut r, &dims, lanes, warp_bits, zeros);
-                    let zb = r.below(2) as usize;
-                    let b = random_layout(&mut r, &dims, lanes, warp_bits, zb);
-                    ("random".to_string(), a, b)
-                }
-                _ => {
-                    let dims = [padded[0].trailing_zeros(), padded[1].trailing_zeros()];
-                    let (wb, z) = (r.below(3) as usize, r.below(2) as usize);
-                    let a = random_layout(&mut r, &dims, lanes, wb, z);
-                    let regs_only = r.below(3) == 0;
-                    let b = permuted(&mut r, &a, regs_only);
-                    (format!("random permuted (registers only: {regs_only})"), a, b)
-                }
-            };
-            out.push(Case {
-                name,
-                src,
-                dst,
-                shape,
-                dtype,
-                target: t,
-            });
-        }
-    }
-    out
 }
 
 #[test]

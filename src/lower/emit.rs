@@ -33,6 +33,7 @@ struct Emitter<'a> {
     decls: BTreeSet<String>,
     next: u32,
     thread_parts: HashMap<Vec<u64>, String>,
+    swizzled: HashMap<(Vec<u64>, u64), String>,
     conditions: HashMap<u32, String>,
     defined: Vec<bool>,
 }
@@ -154,22 +155,36 @@ impl Emitter<'_> {
         Some(name)
     }
 
-    /// An `i32` operand holding `m` for each thread.
+    /// An `i32` operand holding `m` for each thread: the thread part, XOR the constant bits it
+    /// can reach, then the other constant bits added (`or disjoint`), so that accesses that
+    /// differ only there share one base register and LLVM folds the difference into the
+    /// instruction's offset (and pairs DS accesses into `read2`/`write2`).
     fn xor_map(&mut self, m: &XorMap) -> String {
-        match self.thread_part(&m.cols) {
-            None => lit(m.constant),
-            Some(t) if m.constant == 0 => t,
-            Some(t) => {
-                let r = self.tmp();
-                let op = if m.constant_is_disjoint() {
-                    "or disjoint"
-                } else {
-                    "xor"
-                };
-                self.line(&format!("{r} = {op} i32 {t}, {}", lit(m.constant)));
-                r
+        let Some(t) = self.thread_part(&m.cols) else {
+            return lit(m.constant);
+        };
+        let reach = m.thread_bits();
+        let (overlap, disjoint) = (m.constant & reach, m.constant & !reach);
+        let base = if overlap == 0 {
+            t
+        } else {
+            let key = (m.cols.clone(), overlap);
+            match self.swizzled.get(&key) {
+                Some(n) => n.clone(),
+                None => {
+                    let r = self.tmp();
+                    self.line(&format!("{r} = xor i32 {t}, {}", lit(overlap)));
+                    self.swizzled.insert(key, r.clone());
+                    r
+                }
             }
+        };
+        if disjoint == 0 {
+            return base;
         }
+        let r = self.tmp();
+        self.line(&format!("{r} = or disjoint i32 {base}, {}", lit(disjoint)));
+        r
     }
 
     /// The byte offset of a global access (masked lanes get `0x80000000`).
@@ -448,6 +463,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         decls: BTreeSet::new(),
         next: 0,
         thread_parts: HashMap::new(),
+        swizzled: HashMap::new(),
         conditions: HashMap::new(),
         defined: vec![false; p.values.len()],
     };

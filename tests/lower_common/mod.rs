@@ -315,7 +315,8 @@ pub fn asm_counts(asm: &str) -> std::collections::BTreeMap<String, u64> {
     let mut inside = false;
     for line in asm.lines() {
         let t = line.trim();
-        if t.ends_with(':') && !t.starts_with('.') && !t.starts_with(';') && !t.starts_with("$") {
+        let code = t.split(';').next().unwrap_or("").trim();
+        if code.ends_with(':') && !code.starts_with('.') && !code.starts_with('$') {
             inside = true;
             continue;
         }
@@ -342,4 +343,66 @@ pub fn asm_counts(asm: &str) -> std::collections::BTreeMap<String, u64> {
         *m.entry(word).or_insert(0) += 1;
     }
     m
+}
+
+/// (tensor shape, the layouts' power-of-two shape), masked shapes among them.
+pub fn shapes_for(r: &mut Rng) -> (Vec<u64>, Vec<u64>) {
+    // (tensor shape, the layouts' power-of-two shape)
+    match r.below(6) {
+        0 => (vec![64, 48], vec![64, 64]),
+        1 => (vec![40, 64], vec![64, 64]),
+        2 => (vec![32, 64], vec![32, 64]),
+        3 => (vec![128, 64], vec![128, 64]),
+        _ => (vec![64, 64], vec![64, 64]),
+    }
+}
+
+/// Generates the conversion cases: realistic encoding pairs and random layouts, shuffles and
+/// register permutations derived from them.
+pub fn cases(per_target: usize, seed: u64) -> Vec<Case> {
+    let mut r = Rng(seed);
+    let mut out = Vec::new();
+    for t in targets() {
+        let lanes = t.wave_size.trailing_zeros() as usize;
+        for i in 0..per_target {
+            let dtype = r.pick(&Dtype::ALL);
+            let (shape, padded) = shapes_for(&mut r);
+            let (name, src, dst) = match i % 4 {
+                0 | 1 => {
+                    let layouts = encodings_2d(t, &padded);
+                    let (a, la) = &layouts[r.below(layouts.len() as u64) as usize];
+                    let same: Vec<&(String, _)> =
+                        layouts.iter().filter(|(_, l)| warps(l) == warps(la)).collect();
+                    let (b, lb) = same[r.below(same.len() as u64) as usize];
+                    (format!("{a} -> {b}"), la.clone(), lb.clone())
+                }
+                2 => {
+                    let dims = [padded[0].trailing_zeros(), padded[1].trailing_zeros()];
+                    let zeros = r.below(2) as usize;
+                    let warp_bits = r.below(3) as usize;
+                    let a = random_layout(&mut r, &dims, lanes, warp_bits, zeros);
+                    let zb = r.below(2) as usize;
+                    let b = random_layout(&mut r, &dims, lanes, warp_bits, zb);
+                    ("random".to_string(), a, b)
+                }
+                _ => {
+                    let dims = [padded[0].trailing_zeros(), padded[1].trailing_zeros()];
+                    let (wb, z) = (r.below(3) as usize, r.below(2) as usize);
+                    let a = random_layout(&mut r, &dims, lanes, wb, z);
+                    let regs_only = r.below(3) == 0;
+                    let b = permuted(&mut r, &a, regs_only);
+                    (format!("random permuted (registers only: {regs_only})"), a, b)
+                }
+            };
+            out.push(Case {
+                name,
+                src,
+                dst,
+                shape,
+                dtype,
+                target: t,
+            });
+        }
+    }
+    out
 }
