@@ -58,10 +58,12 @@ fn err<T>(msg: String) -> Result<T, LowerError> {
 }
 
 impl State<'_> {
+    #[inline]
     fn get(&self, v: Value, t: usize) -> u64 {
         self.vals[v.0 as usize * self.p.threads as usize + t]
     }
 
+    #[inline]
     fn set(&mut self, v: Value, t: usize, x: u64) {
         let bits = self.p.value_bits(v);
         let n = self.p.threads as usize;
@@ -110,10 +112,13 @@ impl State<'_> {
         Ok(())
     }
 
-    fn lds_read(&mut self, t: usize, addr: u64, bytes: u64) -> Result<Vec<u8>, LowerError> {
+    fn lds_read(&mut self, t: usize, addr: u64, bytes: u64) -> Result<Bytes, LowerError> {
+        if bytes > 16 {
+            return err("an LDS read of more than 128 bits".to_string());
+        }
         let r = self.lds_range(addr, bytes, "read")?;
         let w = self.wave(t);
-        let mut out = Vec::with_capacity(bytes as usize);
+        let mut out = ([0u8; 16], bytes as usize);
         for i in r {
             let tag = &mut self.tags[i];
             if tag.write_interval == NEVER {
@@ -131,29 +136,32 @@ impl State<'_> {
                 tag.read_interval = self.interval;
                 tag.read_wave = w;
             }
-            out.push(self.lds[i]);
+            out.0[i - addr as usize] = self.lds[i];
         }
         Ok(out)
     }
 }
 
-fn to_bytes(vals: &[u64], bits: u32) -> Vec<u8> {
-    let mut out = Vec::new();
-    if bits < 8 {
-        return out;
+/// Up to 128 bits of one access, little-endian.
+type Bytes = ([u8; 16], usize);
+
+fn to_bytes(s: &State, vals: &[Value], t: usize, bits: u32) -> Result<Bytes, LowerError> {
+    let w = (bits / 8) as usize;
+    let mut out = [0u8; 16];
+    if w * vals.len() > 16 {
+        return err("an access moves more than 128 bits".to_string());
     }
-    for &v in vals {
-        out.extend_from_slice(&v.to_le_bytes()[..(bits / 8) as usize]);
+    for (i, &v) in vals.iter().enumerate() {
+        let x = s.get(v, t).to_le_bytes();
+        out[i * w..(i + 1) * w].copy_from_slice(&x[..w]);
     }
-    out
+    Ok((out, w * vals.len()))
 }
 
-fn from_bytes(bytes: &[u8], bits: u32) -> Vec<u64> {
-    let w = (bits / 8).max(1) as usize;
-    bytes
-        .chunks(w)
-        .map(|c| c.iter().rev().fold(0u64, |a, &b| a << 8 | u64::from(b)))
-        .collect()
+fn read_le(bytes: &[u8]) -> u64 {
+    let mut x = [0u8; 8];
+    x[..bytes.len().min(8)].copy_from_slice(&bytes[..bytes.len().min(8)]);
+    u64::from_le_bytes(x)
 }
 
 /// Runs `p` on `buffers` (one byte vector per [`Program::buffers`] entry, at least as large as
@@ -211,7 +219,7 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
         interval: 0,
     };
     // Global stores: element -> value stored, to catch two threads storing different values.
-    let mut stored: Vec<std::collections::HashMap<u64, u64>> = vec![Default::default(); p.buffers.len()];
+    let mut stored: Vec<Vec<Option<u64>>> = vec![Vec::new(); p.buffers.len()];
     let wave = p.wave_size as usize;
     for op in &p.ops {
         match op {
@@ -227,8 +235,9 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                     .ok_or_else(|| LowerError::new("no such buffer"))?;
                 let bits = b.element_bits;
                 let store = matches!(op, Op::GlobalStore { .. });
-                for t in 0..threads {
-                    let Some(first) = offset.eval(t as u64) else {
+                let firsts = offset.eval_all(threads);
+                for (t, first) in firsts.into_iter().enumerate() {
+                    let Some(first) = first else {
                         if !store {
                             dst.iter().for_each(|&v| s.set(v, t, 0));
                         }
@@ -246,9 +255,15 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                     let at = (first * u64::from(bits) / 8) as usize;
                     let len = (n * u64::from(bits) / 8) as usize;
                     if store {
-                        let vals: Vec<u64> = dst.iter().map(|&v| s.get(v, t)).collect();
-                        for (i, &v) in vals.iter().enumerate() {
-                            let prev = stored[*buffer].insert(first + i as u64, v);
+                        let (data, _) = to_bytes(&s, dst, t, bits)?;
+                        let w = (bits / 8) as usize;
+                        let seen = &mut stored[*buffer];
+                        if seen.is_empty() {
+                            seen.resize(b.elements as usize, None);
+                        }
+                        for i in 0..dst.len() {
+                            let v = read_le(&data[i * w..(i + 1) * w]);
+                            let prev = seen[(first + i as u64) as usize].replace(v);
                             if prev.is_some_and(|x| x != v) {
                                 return err(format!(
                                     "two threads store different values to element {} of {}",
@@ -257,29 +272,31 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                                 ));
                             }
                         }
-                        buffers[*buffer][at..at + len].copy_from_slice(&to_bytes(&vals, bits));
+                        buffers[*buffer][at..at + len].copy_from_slice(&data[..len]);
                     } else {
-                        let vals = from_bytes(&buffers[*buffer][at..at + len], bits);
-                        for (&v, x) in dst.iter().zip(vals) {
+                        let w = (bits / 8) as usize;
+                        for (i, &v) in dst.iter().enumerate() {
+                            let x = read_le(&buffers[*buffer][at + i * w..at + (i + 1) * w]);
                             s.set(v, t, x);
                         }
                     }
                 }
             }
             Op::LdsWrite { src, address } => {
-                for t in 0..threads {
-                    let bits = p.value_bits(src[0]);
-                    let vals: Vec<u64> = src.iter().map(|&v| s.get(v, t)).collect();
-                    s.lds_write(t, address.eval(t as u64), &to_bytes(&vals, bits))?;
+                let bits = p.value_bits(src[0]);
+                for (t, a) in address.eval_all(threads).into_iter().enumerate() {
+                    let (data, len) = to_bytes(&s, src, t, bits)?;
+                    s.lds_write(t, a, &data[..len])?;
                 }
             }
             Op::LdsRead { dst, address } => {
-                for t in 0..threads {
-                    let bits = p.value_bits(dst[0]);
-                    let bytes = dst.len() as u64 * u64::from(bits) / 8;
-                    let data = s.lds_read(t, address.eval(t as u64), bytes)?;
-                    for (&v, x) in dst.iter().zip(from_bytes(&data, bits)) {
-                        s.set(v, t, x);
+                let bits = p.value_bits(dst[0]);
+                let w = (bits / 8) as usize;
+                let bytes = (dst.len() * w) as u64;
+                for (t, a) in address.eval_all(threads).into_iter().enumerate() {
+                    let (data, _) = s.lds_read(t, a, bytes)?;
+                    for (i, &v) in dst.iter().enumerate() {
+                        s.set(v, t, read_le(&data[i * w..(i + 1) * w]));
                     }
                 }
             }
@@ -289,23 +306,24 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                 if e == 0 || e * bits as usize != 64 || wave < 16 {
                     return err("a transposing read moves 64 bits per lane in 16-lane groups".to_string());
                 }
+                let addresses = address.eval_all(threads);
                 for t in 0..threads {
                     let group = t - t % 16;
                     let l = t % 16;
                     for (j, &v) in dst.iter().enumerate() {
                         let f = j * 16 + l;
                         let (src_lane, elem) = (f / e, f % e);
-                        let a = address.eval((group + src_lane) as u64) + (elem as u64 * u64::from(bits) / 8);
-                        let data = s.lds_read(t, a, u64::from(bits / 8))?;
-                        s.set(v, t, from_bytes(&data, bits)[0]);
+                        let a = addresses[group + src_lane] + (elem as u64 * u64::from(bits) / 8);
+                        let (data, len) = s.lds_read(t, a, u64::from(bits / 8))?;
+                        s.set(v, t, read_le(&data[..len]));
                     }
                 }
             }
             Op::Barrier => s.interval += 1,
             Op::Bpermute { dst, src, lane } => {
                 let sent: Vec<u64> = (0..threads).map(|t| s.get(*src, t)).collect();
-                for t in 0..threads {
-                    let from = t - t % wave + (lane.eval(t as u64) % wave as u64) as usize;
+                for (t, l) in lane.eval_all(threads).into_iter().enumerate() {
+                    let from = t - t % wave + (l % wave as u64) as usize;
                     s.set(*dst, t, sent[from]);
                 }
             }

@@ -57,6 +57,27 @@ impl GlobalOffset {
         Some(off)
     }
 
+    /// [`eval`](Self::eval) for threads `0..threads`.
+    ///
+    /// ```
+    /// use linear_layout::lower::{GlobalOffset, XorMap};
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![1], bounds: vec![Some(1)] };
+    /// assert_eq!(o.eval_all(2), vec![Some(0), None]);
+    /// ```
+    pub fn eval_all(&self, threads: usize) -> Vec<Option<u64>> {
+        let mut out: Vec<Option<u64>> = vec![Some(0); threads];
+        for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
+            for (o, x) in out.iter_mut().zip(c.eval_all(threads)) {
+                *o = match (*o, b) {
+                    (Some(_), Some(b)) if x >= *b => None,
+                    (Some(acc), _) => Some(acc.wrapping_add(x.wrapping_mul(*s))),
+                    (None, _) => None,
+                };
+            }
+        }
+        out
+    }
+
     /// Whether no coordinate is checked.
     ///
     /// ```

@@ -125,6 +125,27 @@ impl XorMap {
             .fold(self.constant, |acc, (_, &c)| acc ^ c)
     }
 
+    /// The values for threads `0..threads` (one XOR per thread, in Gray-code fashion).
+    ///
+    /// ```
+    /// use linear_layout::lower::XorMap;
+    /// let m = XorMap { cols: vec![3, 4], constant: 1 };
+    /// assert_eq!(m.eval_all(4), vec![1, 2, 5, 6]);
+    /// ```
+    pub fn eval_all(&self, threads: usize) -> Vec<u64> {
+        let mut out = Vec::with_capacity(threads);
+        for t in 0..threads {
+            let v = if t == 0 {
+                self.constant
+            } else {
+                let low = t.trailing_zeros() as usize;
+                out[t & (t - 1)] ^ self.cols.get(low).copied().unwrap_or(0)
+            };
+            out.push(v);
+        }
+        out
+    }
+
     /// The bits the thread part can set (the OR of the columns).
     ///
     /// ```
