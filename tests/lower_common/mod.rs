@@ -11,6 +11,9 @@ use linear_layout::linear::LinearLayout;
 use linear_layout::lower::{Dtype, Kernel, run};
 use linear_layout::target::{TARGETS, Target};
 
+/// Layouts with a description.
+pub type Named = Vec<(String, LinearLayout)>;
+
 /// One generated conversion.
 pub struct Case {
     pub name: String,
@@ -374,8 +377,7 @@ pub fn shapes_for(r: &mut Rng) -> (Vec<u64>, Vec<u64>) {
 pub fn cases(per_target: usize, seed: u64) -> Vec<Case> {
     let mut r = Rng(seed);
     let mut out = Vec::new();
-    let mut known: std::collections::HashMap<(&str, Vec<u64>), Vec<(String, LinearLayout)>> =
-        Default::default();
+    let mut known: std::collections::HashMap<(&str, Vec<u64>), Named> = Default::default();
     for t in targets() {
         let lanes = t.wave_size.trailing_zeros() as usize;
         for i in 0..per_target {
