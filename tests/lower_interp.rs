@@ -68,3 +68,40 @@ fn conversions_compute_out_and_registers() {
         assert!(kinds.keys().any(|k| k.ends_with(kind)), "no {kind} case");
     }
 }
+
+/// Arbitrary layouts, shapes, dtypes and targets: the lowering answers or says why, and what it
+/// answers runs right (no panic, no unbounded work).
+#[test]
+fn arbitrary_layouts_lower_or_fail_cleanly() {
+    use linear_layout::linear::arbitrary::distributed_layout;
+    use quickcheck::Gen;
+    let mut g = Gen::new(16);
+    let mut r = Rng(0xA5A5_5A5A_1234_4321);
+    let (mut ok, mut refused) = (0, 0);
+    for _ in 0..300 {
+        let src = distributed_layout(&mut g);
+        let dst = distributed_layout(&mut g);
+        let t = r.pick(&targets());
+        let dtype = r.pick(&Dtype::ALL);
+        let shape: Vec<u64> = src
+            .out_dims()
+            .map(|(_, s)| (s - r.below(s / 2 + 1)).max(1))
+            .collect();
+        match copy_kernel(&src, &shape, dtype, t) {
+            Ok(k) => {
+                check(&k, &src, &shape, dtype, r.next()).unwrap();
+                k.llvm_ir().unwrap();
+                ok += 1;
+            }
+            Err(e) => {
+                assert!(!e.message().is_empty());
+                refused += 1;
+            }
+        }
+        if let Ok(k) = convert_kernel(&src, &dst, &shape, dtype, t) {
+            check(&k, &dst, &shape, dtype, r.next()).unwrap();
+        }
+    }
+    eprintln!("{ok} lowered, {refused} refused");
+    assert!(ok > 0 && refused > 0);
+}

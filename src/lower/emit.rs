@@ -205,7 +205,7 @@ impl Emitter<'_> {
             return Ok(match o.bounds.first().copied().flatten() {
                 None => off,
                 Some(b) => {
-                    let limit = b * o.strides[0] * bytes;
+                    let limit = b.wrapping_mul(o.strides[0]).wrapping_mul(bytes);
                     let m = self.tmp();
                     self.line(&format!("{m} = icmp ult i32 {off}, {}", lit(limit)));
                     let r = self.tmp();
@@ -457,6 +457,7 @@ impl Emitter<'_> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
+    p.validate()?;
     let mut e = Emitter {
         p,
         body: String::new(),

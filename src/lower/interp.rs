@@ -190,16 +190,10 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
             ));
         }
     }
+    p.validate()?;
     let threads = p.threads as usize;
-    if p.wave_size == 0
-        || threads == 0
-        || !threads.is_multiple_of(p.wave_size as usize)
-        || p.lds_bytes > 1 << 24
-    {
-        return err("the program's workgroup shape is not runnable".to_string());
-    }
-    if p.values.iter().any(|&b| b == 0 || b > 64) {
-        return err("values are 1 to 64 bits wide".to_string());
+    if p.lds_bytes > 1 << 24 {
+        return err("the program's LDS is larger than 16 MiB".to_string());
     }
     let cells = p.values.len().checked_mul(threads).filter(|&c| c <= 1 << 28);
     let Some(cells) = cells else {
@@ -346,7 +340,7 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
             }
             Op::SelectOnThreadBit { dst, bit, one, zero } => {
                 for t in 0..threads {
-                    let x = if t >> bit & 1 == 1 {
+                    let x = if (t as u64).checked_shr(*bit).unwrap_or(0) & 1 == 1 {
                         s.get(*one, t)
                     } else {
                         s.get(*zero, t)

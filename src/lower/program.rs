@@ -357,6 +357,72 @@ impl Program {
         (0..n).map(|_| self.value(bits)).collect()
     }
 
+    /// Checks that the program is well formed: a power-of-two wave size dividing the thread
+    /// count, every value used exists and is 1 to 64 bits wide, no vector is empty, every buffer
+    /// index exists. [`run`](super::run) and [`emit_llvm`](super::emit_llvm) refuse other
+    /// programs.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Op, Program, Value};
+    /// let mut p = Program::new("k", 64, 64);
+    /// p.ops.push(Op::LdsWrite { src: vec![Value(0)], address: linear_layout::lower::XorMap::constant(0, 6) });
+    /// assert!(p.validate().is_err()); // value 0 does not exist
+    /// ```
+    pub fn validate(&self) -> Result<(), super::LowerError> {
+        let bad = |m: &str| Err(super::LowerError::new(m.to_string()));
+        if !self.wave_size.is_power_of_two()
+            || self.threads == 0
+            || !self.threads.is_multiple_of(self.wave_size)
+            || self.threads > 1024
+        {
+            return bad("the workgroup needs a power-of-two wave size dividing at most 1024 threads");
+        }
+        if self.values.iter().any(|&b| b == 0 || b > 64) {
+            return bad("values are 1 to 64 bits wide");
+        }
+        let exists = |v: &Value| (v.0 as usize) < self.values.len();
+        for op in &self.ops {
+            let (used, buffer): (Vec<Value>, Option<usize>) = match op {
+                Op::GlobalLoad { dst, buffer, .. } | Op::GlobalStore { src: dst, buffer, .. } => {
+                    (dst.clone(), Some(*buffer))
+                }
+                Op::LdsWrite { src, .. } => (src.clone(), None),
+                Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
+                Op::Barrier => (Vec::new(), None),
+                Op::Bpermute { dst, src, .. } => (vec![*dst, *src], None),
+                Op::PermlaneSwap { dst, src, .. } => (vec![dst[0], dst[1], src[0], src[1]], None),
+                Op::SelectOnThreadBit { dst, one, zero, .. } => (vec![*dst, *one, *zero], None),
+                Op::Pack { dst, parts } => (parts.iter().copied().chain([*dst]).collect(), None),
+                Op::Unpack { dst, src } => (dst.iter().copied().chain([*src]).collect(), None),
+            };
+            if !used.iter().all(exists) {
+                return bad("an operation uses a value the program does not have");
+            }
+            let empty = match op {
+                Op::GlobalLoad { dst, .. }
+                | Op::GlobalStore { src: dst, .. }
+                | Op::LdsWrite { src: dst, .. } => dst.is_empty(),
+                Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } | Op::Unpack { dst, .. } => {
+                    dst.is_empty()
+                }
+                Op::Pack { parts, .. } => parts.is_empty(),
+                _ => false,
+            };
+            if empty {
+                return bad("an operation moves no value");
+            }
+            if buffer.is_some_and(|b| b >= self.buffers.len()) {
+                return bad("an operation names a buffer the program does not have");
+            }
+            if let Op::PermlaneSwap { kind, .. } = op
+                && self.wave_size < 2 << kind.lane_bit()
+            {
+                return bad("a permlane swap exchanges halves of a wider wave");
+            }
+        }
+        Ok(())
+    }
+
     /// Counts operations by kind (`global_load`, `lds_write`, `bpermute`, …), what the
     /// instruction counts of llc's output are checked against.
     ///

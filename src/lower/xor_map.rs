@@ -79,10 +79,11 @@ impl ShiftTerm {
     /// ```
     pub fn eval(&self, tid: u64) -> u64 {
         let x = tid & self.mask;
+        let by = self.shift.unsigned_abs();
         if self.shift >= 0 {
-            x << self.shift
+            x.checked_shl(by).unwrap_or(0)
         } else {
-            x >> -self.shift
+            x.checked_shr(by).unwrap_or(0)
         }
     }
 
@@ -175,8 +176,12 @@ impl XorMap {
     /// ```
     pub fn shifted(&self, bits: u32) -> XorMap {
         XorMap {
-            cols: self.cols.iter().map(|&c| c << bits).collect(),
-            constant: self.constant << bits,
+            cols: self
+                .cols
+                .iter()
+                .map(|&c| c.checked_shl(bits).unwrap_or(0))
+                .collect(),
+            constant: self.constant.checked_shl(bits).unwrap_or(0),
         }
     }
 
