@@ -48,6 +48,12 @@ enum Command {
     /// units, direct-to-LDS widths, cross-lane instructions, with each row's provenance.
     #[command(after_help = "Examples:\n  linear-layout targets\n  linear-layout targets --json")]
     Targets(cli::targets::Args),
+    /// Generate an AMDGPU kernel (LLVM IR for amdgcn-amd-amdhsa) from layouts: a copy through
+    /// one layout, or a conversion between two with the plan `cost` reports.
+    #[command(
+        after_help = "Examples:\n  linear-layout lower copy '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]}>' --shape 128x128 --dtype f16 --arch gfx942\n  linear-layout lower convert @kernel.mlir:#blocked @kernel.mlir:#mma --shape 128x128 --dtype f16 --arch gfx950 -o cvt.ll"
+    )]
+    Lower(cli::lower::Args),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +64,7 @@ fn main() -> ExitCode {
         Some(Command::Show(args)) => cli::show::run(&args).and_then(|text| emit(&text)),
         Some(Command::Cost(args)) => cli::cost::run(&args).and_then(|text| emit(&text)),
         Some(Command::Targets(args)) => cli::targets::run(&args).and_then(|text| emit(&text)),
+        Some(Command::Lower(args)) => cli::lower::run(&args).and_then(|text| emit(&text)),
         Some(Command::Batch) => {
             let stdin = io::stdin();
             let stdout = io::stdout();

@@ -3,6 +3,7 @@
 pub mod cost;
 pub mod heuristics;
 pub mod layout_arg;
+pub mod lower;
 pub mod show;
 pub mod targets;
 pub mod tour;

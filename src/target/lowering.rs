@@ -1,27 +1,93 @@
 //! The facts code generation needs about a target: buffer-descriptor words, intrinsic
 //! spellings, kernel ABI attributes. One constant per hardware family, referenced by the rows of
 //! [`TARGETS`](super::TARGETS) through [`Target::lowering`](super::Target::lowering).
+//!
+//! Every field names its source; tags as in `amdgpu-lowering.md`: [V] compiled with LLVM 22,
+//! [T] what Triton 3.6 emits, [D] third-party documentation.
 
 /// What the lowering needs to know about one hardware family.
 ///
 /// ```
 /// use linear_layout::target::Target;
 /// let gfx942 = Target::by_name("gfx942")?;
-/// let _facts = gfx942.lowering;
+/// assert_eq!(gfx942.lowering.buffer_flags, 0x27000);
+/// assert!(gfx942.lowering.kernel_attributes.contains(&"amdgpu-no-queue-ptr"));
 /// # Ok::<(), String>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct LoweringFacts {}
+pub struct LoweringFacts {
+    /// Word-3 `flags` operand of `llvm.amdgcn.make.buffer.rsrc` (amdgpu-lowering.md §4.2, [T]):
+    /// gfx9 `0x00027000` (NUM_FORMAT float, DATA_FORMAT 32: ignored by raw accesses, must be
+    /// non-zero); gfx11/gfx12 `0x31027000` (adds RESOURCE_LEVEL and OOB_SELECT = 3, the raw
+    /// offset check); gfx1250 `0x00027000` (only flags\[3:0\] survive in its 45-bit-num_records
+    /// descriptor, which `make.buffer.rsrc` lays out itself).
+    pub buffer_flags: u32,
+    /// Largest `num_records` the descriptor holds (32 bits on gfx9–gfx12, 45 bits on gfx1250;
+    /// §4.2 [V]). The lowering passes the buffer's exact byte size, so out-of-bounds offsets read
+    /// 0 and drop stores (§4.3).
+    pub buffer_max_records: u64,
+    /// Function attributes of every kernel: the `amdgpu-no-*` set that leaves the kernarg
+    /// pointer the only user SGPR (§3 [V probes/plain_buffer_copy.ll]).
+    pub kernel_attributes: &'static [&'static str],
+    /// `ds_read_b64_tr_b16` / `_b8` as LLVM intrinsics (`<4 x i16>` / `<2 x i32>` results), if
+    /// the family has the 64-bit transposing LDS read (§7 [V 05]).
+    pub transpose_read_b64: Option<(&'static str, &'static str)>,
+    /// `v_permlane16_swap_b32` / `v_permlane32_swap_b32` as LLVM intrinsics (`{i32, i32}`
+    /// results), if the family has them (§8 [V 09]).
+    pub permlane_swap: Option<(&'static str, &'static str)>,
+}
+
+/// The `amdgpu-no-*` attributes of amdgpu-lowering.md §3 (what `amdgpu-attributor` infers for a
+/// kernel that uses only its kernarg pointer, the work-item id x and LDS).
+const NO_IMPLICIT_INPUTS: &[&str] = &[
+    "amdgpu-no-dispatch-ptr",
+    "amdgpu-no-queue-ptr",
+    "amdgpu-no-implicitarg-ptr",
+    "amdgpu-no-dispatch-id",
+    "amdgpu-no-workgroup-id-x",
+    "amdgpu-no-workgroup-id-y",
+    "amdgpu-no-workgroup-id-z",
+    "amdgpu-no-workitem-id-y",
+    "amdgpu-no-workitem-id-z",
+    "amdgpu-no-lds-kernel-id",
+    "amdgpu-no-flat-scratch-init",
+    "amdgpu-no-hostcall-ptr",
+    "amdgpu-no-heap-ptr",
+    "amdgpu-no-multigrid-sync-arg",
+    "amdgpu-no-default-queue",
+    "amdgpu-no-completion-action",
+];
+
+const GFX9: LoweringFacts = LoweringFacts {
+    buffer_flags: 0x0002_7000,
+    buffer_max_records: u32::MAX as u64,
+    kernel_attributes: NO_IMPLICIT_INPUTS,
+    transpose_read_b64: None,
+    permlane_swap: None,
+};
 
 /// CDNA2 (gfx90a).
-pub const CDNA2: LoweringFacts = LoweringFacts {};
+pub const CDNA2: LoweringFacts = GFX9;
 /// CDNA3 (gfx942).
-pub const CDNA3: LoweringFacts = LoweringFacts {};
-/// CDNA4 (gfx950).
-pub const CDNA4: LoweringFacts = LoweringFacts {};
+pub const CDNA3: LoweringFacts = GFX9;
+/// CDNA4 (gfx950): adds the transposing LDS reads and the permlane swaps (§7, §8 [V 05, 09]).
+pub const CDNA4: LoweringFacts = LoweringFacts {
+    transpose_read_b64: Some((
+        "llvm.amdgcn.ds.read.tr16.b64.v4i16",
+        "llvm.amdgcn.ds.read.tr8.b64.v2i32",
+    )),
+    permlane_swap: Some(("llvm.amdgcn.permlane16.swap", "llvm.amdgcn.permlane32.swap")),
+    ..GFX9
+};
 /// RDNA3 (gfx1100).
-pub const RDNA3: LoweringFacts = LoweringFacts {};
+pub const RDNA3: LoweringFacts = LoweringFacts {
+    buffer_flags: 0x3102_7000,
+    ..GFX9
+};
 /// RDNA4 (gfx1201).
-pub const RDNA4: LoweringFacts = LoweringFacts {};
-/// GFX12.5 (gfx1250).
-pub const GFX1250: LoweringFacts = LoweringFacts {};
+pub const RDNA4: LoweringFacts = RDNA3;
+/// GFX12.5 (gfx1250): 45-bit `num_records`, Triton's flags (§4.2 [V probes/vsharp_words.ll]).
+pub const GFX1250: LoweringFacts = LoweringFacts {
+    buffer_max_records: (1u64 << 45) - 1,
+    ..GFX9
+};

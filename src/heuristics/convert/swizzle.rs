@@ -81,10 +81,11 @@ pub struct SharedPlan {
     pub read_pair_stride: Option<u64>,
 }
 
-/// A register bit (beyond the vector, inside one tile) whose offset is a lone power of two no
-/// other bit touches: the two accesses differ by a compile-time constant, so LLVM emits one
-/// `ds_read2`/`ds_write2`. Returns the stride in access units if it fits the 8-bit fields
-/// (directly or in units of 64).
+/// Whether two accesses pair into one `ds_read2`/`ds_write2`: some non-empty set of register
+/// bits (beyond the vector, inside one tile) moves the address by a constant that no thread
+/// bit can reach, so the accesses share a base register and differ by a compile-time offset —
+/// exactly when LLVM's load/store optimiser merges them. Returns that offset in access units
+/// (the smallest found) if it fits the 8-bit fields (directly or in units of 64).
 pub(crate) fn pair_stride(p: &Prepared, tile_bits: u32, element_bits: u32) -> Option<u64> {
     let access_bits = p.v * u64::from(element_bits);
     if !(32..=64).contains(&access_bits) {
@@ -96,25 +97,30 @@ pub(crate) fn pair_stride(p: &Prepared, tile_bits: u32, element_bits: u32) -> Op
     } else {
         (1u64 << tile_bits) - 1
     };
+    let reach = p.c_lane.iter().chain(p.c_other.iter()).fold(0u64, |a, &c| a | c);
+    let regs: Vec<u64> = p
+        .c_reg
+        .iter()
+        .skip(vbits)
+        .copied()
+        .filter(|&o| o != 0 && o & !tile_mask == 0)
+        .collect();
+    // A combination of register columns with no bit the threads reach: a dependency among
+    // the columns restricted to `reach`.
+    let mut restricted = Echelon::new();
     let mut best: Option<u64> = None;
-    for (j, &o) in p.c_reg.iter().enumerate().skip(vbits) {
-        if !o.is_power_of_two() || o & !tile_mask != 0 {
-            continue;
-        }
-        let others = p
-            .c_reg
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != j)
-            .map(|(_, &c)| c)
-            .chain(p.c_lane.iter().copied())
-            .chain(p.c_other.iter().copied());
-        if others.into_iter().any(|c| c & o != 0) {
-            continue;
-        }
-        let units = o * u64::from(element_bits) / access_bits;
+    for (j, &o) in regs.iter().enumerate() {
+        let combo = match restricted.solve(o & reach) {
+            Some(c) => c,
+            None => {
+                restricted.insert(o & reach, j as u32);
+                continue;
+            }
+        };
+        let diff = combine(&regs, combo) ^ o;
+        let units = diff * u64::from(element_bits) / access_bits;
         let fits = units <= 255 || (units.is_multiple_of(64) && units / 64 <= 255);
-        if fits && best.is_none_or(|b| units < b) {
+        if diff != 0 && fits && best.is_none_or(|b| units < b) {
             best = Some(units);
         }
     }
@@ -362,7 +368,9 @@ fn construct(
     let mut xr = Echelon::spanning(tr.iter().chain(pr).chain(&dspan).copied());
     // Pool, in order of preference: common registers (they become reps), H's basis, the
     // layouts' bases, then writer-lane ⊕ reader-lane sums (they avoid both spans).
-    let common: Vec<u64> = s.reg.iter().copied().filter(|x| dst.reg.contains(x)).collect();
+    // Reps must be registers of the reader's view: under a transposing read the destination's
+    // first registers are lanes of the view, and a round trip cannot split a 16-lane group.
+    let common: Vec<u64> = s.reg.iter().copied().filter(|x| r.flat.reg.contains(x)).collect();
     let mut pool: Vec<u64> = common.clone();
     pool.extend(&h_basis);
     pool.extend(&units);

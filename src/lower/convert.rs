@@ -1,0 +1,143 @@
+//! The `convert` kernel: load through the source layout, convert with the plan the cost model
+//! prices, store through the destination layout (and every thread's destination registers).
+//!
+//! The tier comes from [`convert_cost`]: a no-op or register permutation renames values; a
+//! shuffle moves 32-bit words between lanes with `ds_bpermute` (or, where the cost model counts
+//! them, gfx950's permlane swaps); an LDS round trip writes through the plan's swizzled shared
+//! layout and reads it back ([`lds`](super::lds)).
+
+use std::collections::HashMap;
+
+use super::dist::{Dist, load_through, store_through};
+use super::program::{Buffer, GlobalOffset, Op, Program, Value};
+use super::xor_map::XorMap;
+use super::{Dtype, Kernel, LowerError, check_shape, lds, shuffle};
+use crate::heuristics::convert::{ConversionKind, convert_cost};
+use crate::linear::LinearLayout;
+use crate::target::Target;
+
+/// The `convert` kernel of `src → dst` over a tensor of `shape` (see the module docs):
+/// arguments `in, out, regs`; `out = in`; thread `t` writes its destination register `r` to
+/// `regs[t·R + r]` (`R` the destination's register count), 0 for an element outside `shape`.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::lower::{convert_kernel, run, Dtype};
+/// use linear_layout::target::Target;
+/// // 2 warps of 64 lanes; the source spreads dim0 lanes-first, the destination warps-first.
+/// let src = LinearLayout::from_bases([("register", vec![vec![1]]), ("lane", (1..7).map(|i| vec![1 << i]).collect()), ("warp", vec![vec![128]])], [("dim0", 256)], true)?;
+/// let dst = LinearLayout::from_bases([("register", vec![vec![1]]), ("lane", (2..8).map(|i| vec![1 << i]).collect()), ("warp", vec![vec![2]])], [("dim0", 256)], true)?;
+/// let k = convert_kernel(&src, &dst, &[256], Dtype::F32, Target::by_name("gfx942")?)?;
+/// assert_eq!(k.program.op_counts()["barrier"], 1); // through LDS
+/// let input: Vec<u8> = (0..1024).map(|i| (i % 253) as u8).collect();
+/// let mut buffers = vec![input.clone(), vec![0; 1024], vec![0; 128 * 2 * 4]];
+/// run(&k.program, &mut buffers)?;
+/// assert_eq!(buffers[1], input);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn convert_kernel(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    shape: &[u64],
+    dtype: Dtype,
+    target: &'static Target,
+) -> Result<Kernel, LowerError> {
+    check_shape(src, shape)?;
+    check_shape(dst, shape)?;
+    let bits = dtype.bits();
+    let s = Dist::of(src, target.wave_size)?;
+    let d = Dist::of(dst, target.wave_size)?;
+    if s.dim_bits != d.dim_bits {
+        return Err(LowerError::new("the two layouts describe different tensors"));
+    }
+    if s.thread.len() != d.thread.len() {
+        return Err(LowerError::new(format!(
+            "the source runs {} threads, the destination {}",
+            s.threads(),
+            d.threads()
+        )));
+    }
+    let cost = convert_cost(src, dst, bits, target)?;
+    let threads = s.threads();
+    let mut p = Program::new("convert", target.wave_size, threads);
+    let elements: u64 = shape.iter().product();
+    let regs = d.registers() as u64;
+    for (name, n) in [
+        ("in", elements),
+        ("out", elements),
+        ("regs", u64::from(threads) * regs),
+    ] {
+        p.buffers.push(Buffer {
+            name: name.into(),
+            elements: n,
+            element_bits: bits,
+        });
+    }
+    let src_vals = load_through(&mut p, &s, shape, 0, bits)?;
+    let dst_vals = match cost.kind {
+        ConversionKind::Noop | ConversionKind::Register => register_moves(&s, &d, &src_vals)?,
+        ConversionKind::Shuffle => {
+            if cost
+                .instructions
+                .keys()
+                .any(|k| k.contains("permlane") && k.contains("swap"))
+            {
+                shuffle::permlane_swaps(&mut p, &s, &d, bits, &src_vals)?
+            } else {
+                shuffle::bpermute(&mut p, &s, &d, bits, &src_vals)?
+            }
+        }
+        ConversionKind::Lds => {
+            let plan = cost
+                .plan
+                .as_ref()
+                .ok_or_else(|| LowerError::new("the cost model gave no LDS plan"))?;
+            lds::round_trip(&mut p, &s, &d, plan, bits, target, &src_vals)?
+        }
+    };
+    store_through(&mut p, &d, shape, 1, bits, &dst_vals)?;
+    store_registers(&mut p, &d, bits, &dst_vals);
+    Ok(Kernel { program: p, target })
+}
+
+/// Renames values: each destination register takes the source register holding its element in
+/// the same thread.
+fn register_moves(s: &Dist, d: &Dist, src_vals: &[Value]) -> Result<Vec<Value>, LowerError> {
+    if s.thread != d.thread {
+        return Err(LowerError::new(
+            "the layouts place elements on different threads: not a register permutation",
+        ));
+    }
+    let by_position: HashMap<u64, Value> = (0..s.registers())
+        .map(|r| (s.reg_position(r), src_vals[r]))
+        .collect();
+    (0..d.registers())
+        .map(|r| {
+            by_position.get(&d.reg_position(r)).copied().ok_or_else(|| {
+                LowerError::new("a destination register's element is in no source register of its thread")
+            })
+        })
+        .collect()
+}
+
+/// `regs[t·R + r] = register r` for every thread `t`, in vectors of up to 128 bits.
+fn store_registers(p: &mut Program, d: &Dist, bits: u32, vals: &[Value]) {
+    let regs = vals.len();
+    let vector = regs.min((128 / bits) as usize).max(1);
+    let shift = regs.trailing_zeros();
+    let cols: Vec<u64> = (0..d.thread.len()).map(|k| 1u64 << (k as u32 + shift)).collect();
+    for start in (0..regs).step_by(vector) {
+        p.ops.push(Op::GlobalStore {
+            src: vals[start..start + vector].to_vec(),
+            buffer: 2,
+            offset: GlobalOffset {
+                coords: vec![XorMap {
+                    cols: cols.clone(),
+                    constant: start as u64,
+                }],
+                strides: vec![1],
+                bounds: vec![None],
+            },
+        });
+    }
+}

@@ -1,0 +1,281 @@
+//! A distributed layout as the lowering sees it, and global memory through it.
+//!
+//! The layout's out-dims `dim0, dim1, …` are the tensor's dimensions (row-major, the last one
+//! fastest in memory); its in-dims register, lane and warp give, per bit, a *column*: the
+//! tensor position (flattened, `dim0` in the low bits) that bit moves to. A thread's element of
+//! register `r` is at `reg(r) ⊕ thread(tid)`, and per dimension its coordinate is an
+//! [`XorMap`] of the thread id whose constant is the register's part — what
+//! [`GlobalOffset`] holds.
+//!
+//! A vector access covers the registers of the layout's leading register bits that step
+//! along the last dimension one element at a time (`num_consecutive_in_out` of the layout with
+//! the last dimension first), at most 128 bits, and no more than keeps every vector inside one
+//! row (the vector length divides the row length, so a row's start is aligned too).
+//! Zero (broadcast) register bases hold copies: each distinct element is loaded once.
+
+use super::LowerError;
+use super::program::{GlobalOffset, Op, Program, Value};
+use super::xor_map::XorMap;
+use crate::linear::LinearLayout;
+
+/// Largest tensor (elements) the lowering accepts: byte offsets stay far below 2^31.
+pub(crate) const MAX_ELEMENTS: u64 = 1 << 24;
+/// Largest register count per thread (registers are unrolled).
+pub(crate) const MAX_REGISTERS: u64 = 1 << 12;
+
+/// A distributed layout, flattened.
+#[derive(Clone, Debug)]
+pub(crate) struct Dist {
+    /// log2 of each dimension's (power-of-two) size, dim0 first.
+    pub dim_bits: Vec<u32>,
+    /// Register columns (flat positions), zeros included.
+    pub reg: Vec<u64>,
+    /// Thread-id columns: `lane_bits` lane columns (zero where the layout has fewer lanes),
+    /// then the warp columns.
+    pub thread: Vec<u64>,
+    /// log2 of the wave size.
+    pub lane_bits: usize,
+}
+
+impl Dist {
+    /// Analyses `layout` for a wave of `wave_size` lanes.
+    pub(crate) fn of(layout: &LinearLayout, wave_size: u32) -> Result<Dist, LowerError> {
+        for (k, (name, _)) in layout.out_dims().enumerate() {
+            if name.as_str() != format!("dim{k}") {
+                return Err(LowerError::new(format!(
+                    "the layout's out-dims must be dim0, dim1, … in order; out-dim {k} is '{name}'"
+                )));
+            }
+        }
+        for name in layout.in_dim_names() {
+            if !["register", "lane", "warp", "block"].contains(&name.as_str()) {
+                return Err(LowerError::new(format!(
+                    "a distributed layout has in-dims register/lane/warp/block, not '{name}'"
+                )));
+            }
+        }
+        if layout.total_out_size() > MAX_ELEMENTS {
+            return Err(LowerError::new(format!(
+                "a tensor of {} elements is larger than the {MAX_ELEMENTS} the lowering handles",
+                layout.total_out_size()
+            )));
+        }
+        let flat = layout.flatten_outs()?;
+        let cols = |d: &str| -> Result<Vec<u64>, LowerError> {
+            Ok(if flat.has_in_dim(d) {
+                flat.flat_bases(d)?.to_vec()
+            } else {
+                Vec::new()
+            })
+        };
+        let (reg, lane, warp, block) = (cols("register")?, cols("lane")?, cols("warp")?, cols("block")?);
+        if block.iter().any(|&b| b != 0) {
+            return Err(LowerError::new(
+                "the layout spreads the tensor over several blocks (CTAs); the kernels run one workgroup",
+            ));
+        }
+        let lane_bits = wave_size.trailing_zeros() as usize;
+        if lane.len() > lane_bits {
+            return Err(LowerError::new(format!(
+                "the layout has {} lanes per warp; the target's waves have {wave_size}",
+                1u64 << lane.len()
+            )));
+        }
+        if 1u64 << reg.len().min(63) > MAX_REGISTERS {
+            return Err(LowerError::new(format!(
+                "{} registers per thread is more than the {MAX_REGISTERS} the lowering unrolls",
+                1u64 << reg.len().min(63)
+            )));
+        }
+        let mut thread = lane;
+        thread.resize(lane_bits, 0);
+        thread.extend(warp);
+        if thread.len() > 10 {
+            return Err(LowerError::new(format!(
+                "{} threads per workgroup is more than 1024",
+                1u64 << thread.len().min(63)
+            )));
+        }
+        Ok(Dist {
+            dim_bits: layout.out_dims().map(|(_, s)| s.trailing_zeros()).collect(),
+            reg,
+            thread,
+            lane_bits,
+        })
+    }
+
+    /// Registers per thread.
+    pub(crate) fn registers(&self) -> usize {
+        1 << self.reg.len()
+    }
+
+    /// Threads of the workgroup.
+    pub(crate) fn threads(&self) -> u32 {
+        1 << self.thread.len()
+    }
+
+    /// Mask of the register bits with non-zero columns.
+    pub(crate) fn distinct_mask(&self) -> usize {
+        self.reg
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c != 0)
+            .fold(0, |m, (i, _)| m | 1 << i)
+    }
+
+    /// The flat position of register `r`'s element in thread 0.
+    pub(crate) fn reg_position(&self, r: usize) -> u64 {
+        self.reg
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| r >> i & 1 == 1)
+            .fold(0, |a, (_, &c)| a ^ c)
+    }
+
+    /// Coordinate `d` of a flat position.
+    pub(crate) fn coord(&self, flat: u64, d: usize) -> u64 {
+        let shift: u32 = self.dim_bits[..d].iter().sum();
+        (flat >> shift) & ((1u64 << self.dim_bits[d]) - 1)
+    }
+
+    /// The global offset of register `r`'s element in a dense row-major tensor of `shape`.
+    pub(crate) fn offset(&self, r: usize, shape: &[u64]) -> GlobalOffset {
+        let n = shape.len();
+        let mut strides = vec![1u64; n];
+        for d in (0..n.saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * shape[d + 1];
+        }
+        let base = self.reg_position(r);
+        GlobalOffset {
+            coords: (0..n)
+                .map(|d| XorMap {
+                    cols: self.thread.iter().map(|&c| self.coord(c, d)).collect(),
+                    constant: self.coord(base, d),
+                })
+                .collect(),
+            strides,
+            bounds: (0..n)
+                .map(|d| (shape[d] < 1u64 << self.dim_bits[d]).then_some(shape[d]))
+                .collect(),
+        }
+    }
+
+    /// Elements per global vector access (see the module docs).
+    pub(crate) fn global_vector(&self, shape: &[u64], element_bits: u32) -> Result<usize, LowerError> {
+        let n = self.dim_bits.len();
+        if n == 0 {
+            return Ok(1);
+        }
+        // The layout over the distinct registers with the last dimension first.
+        let distinct: Vec<u64> = self.reg.iter().copied().filter(|&c| c != 0).collect();
+        let per_dim = |c: u64| -> Vec<i64> { (0..n).rev().map(|d| self.coord(c, d) as i64).collect() };
+        let bases = [
+            (
+                "register",
+                distinct.iter().map(|&c| per_dim(c)).collect::<Vec<_>>(),
+            ),
+            ("thread", self.thread.iter().map(|&c| per_dim(c)).collect()),
+        ];
+        let outs: Vec<(String, i64)> = (0..n)
+            .rev()
+            .map(|d| (format!("dim{d}"), 1i64 << self.dim_bits[d]))
+            .collect();
+        let reordered = LinearLayout::from_bases(bases, outs, false)?;
+        let consecutive = reordered.num_consecutive_in_out() as usize;
+        let row = shape[n - 1];
+        let row_align = 1usize << row.trailing_zeros().min(12);
+        let cap = (128 / element_bits.max(1)).max(1) as usize;
+        Ok(consecutive.min(cap).min(row_align).max(1))
+    }
+}
+
+/// Global accesses through a layout: the register groups of each vector.
+pub(crate) struct Access {
+    /// Registers of each access, element order.
+    pub groups: Vec<Vec<usize>>,
+}
+
+impl Access {
+    /// One access per vector of distinct registers.
+    pub(crate) fn plan(dist: &Dist, vector: usize) -> Access {
+        let distinct: Vec<usize> = (0..dist.reg.len()).filter(|&i| dist.reg[i] != 0).collect();
+        let vbits = vector.trailing_zeros() as usize;
+        let (inner, outer) = distinct.split_at(vbits.min(distinct.len()));
+        let groups = (0..1usize << outer.len())
+            .map(|o| {
+                let base = outer
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| o >> k & 1 == 1)
+                    .fold(0, |a, (_, &b)| a | 1 << b);
+                (0..1usize << inner.len())
+                    .map(|j| {
+                        inner
+                            .iter()
+                            .enumerate()
+                            .filter(|&(k, _)| j >> k & 1 == 1)
+                            .fold(base, |a, (_, &b)| a | 1 << b)
+                    })
+                    .collect()
+            })
+            .collect();
+        Access { groups }
+    }
+}
+
+/// Loads `buffer` (a dense row-major tensor of `shape`) into the registers of `dist`; returns
+/// one value per register (broadcast registers share their value).
+pub(crate) fn load_through(
+    p: &mut Program,
+    dist: &Dist,
+    shape: &[u64],
+    buffer: usize,
+    element_bits: u32,
+) -> Result<Vec<Value>, LowerError> {
+    let vector = dist.global_vector(shape, element_bits)?;
+    let mut by_distinct: Vec<Option<Value>> = vec![None; dist.registers()];
+    for group in Access::plan(dist, vector).groups {
+        let dst = p.values_of(group.len(), element_bits);
+        p.ops.push(Op::GlobalLoad {
+            dst: dst.clone(),
+            buffer,
+            offset: dist.offset(group[0], shape),
+        });
+        for (&r, v) in group.iter().zip(dst) {
+            by_distinct[r] = Some(v);
+        }
+    }
+    let keep = dist.distinct_mask();
+    (0..dist.registers())
+        .map(|r| by_distinct[r & keep].ok_or_else(|| LowerError::new("a register was not loaded")))
+        .collect()
+}
+
+/// Stores the registers of `dist` (`values[r]`) into `buffer`, each distinct element once.
+pub(crate) fn store_through(
+    p: &mut Program,
+    dist: &Dist,
+    shape: &[u64],
+    buffer: usize,
+    element_bits: u32,
+    values: &[Value],
+) -> Result<(), LowerError> {
+    let vector = dist.global_vector(shape, element_bits)?;
+    for group in Access::plan(dist, vector).groups {
+        let src = group
+            .iter()
+            .map(|&r| {
+                values
+                    .get(r)
+                    .copied()
+                    .ok_or_else(|| LowerError::new("a register has no value"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        p.ops.push(Op::GlobalStore {
+            src,
+            buffer,
+            offset: dist.offset(group[0], shape),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,541 @@
+//! LLVM IR text for `amdgcn-amd-amdhsa` from a [`Program`].
+//!
+//! The module follows `amdgpu-lowering.md`: one `amdgpu_kernel` whose arguments are
+//! `ptr addrspace(1)`, the `amdgpu-no-*` attributes of §3 (so the kernarg pointer is the only
+//! user SGPR) and `"amdgpu-flat-work-group-size"="N,N"`; buffers through
+//! `make.buffer.rsrc` with the target's word-3 flags and the buffer's exact size as
+//! `num_records`, masked lanes given the offset `0x80000000` (§4.3); LDS as a module-level
+//! `addrspace(3)` array; barriers as HIP's `__syncthreads` with LDS-only fences (§5.3).
+//!
+//! ```
+//! use linear_layout::lower::{emit_llvm, Program, Op};
+//! use linear_layout::target::Target;
+//! let mut p = Program::new("k", 64, 128);
+//! p.ops.push(Op::Barrier);
+//! let ir = emit_llvm(&p, Target::by_name("gfx942")?)?;
+//! assert!(ir.contains("target triple = \"amdgcn-amd-amdhsa\""));
+//! assert!(ir.contains("\"amdgpu-flat-work-group-size\"=\"128,128\""));
+//! assert!(ir.contains("call void @llvm.amdgcn.s.barrier()"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use super::LowerError;
+use super::program::{GlobalOffset, Op, Program, SwapKind, Value};
+use super::xor_map::XorMap;
+use crate::target::Target;
+
+struct Emitter<'a> {
+    p: &'a Program,
+    body: String,
+    decls: BTreeSet<String>,
+    next: u32,
+    thread_parts: HashMap<Vec<u64>, String>,
+    swizzled: HashMap<(Vec<u64>, u64), String>,
+    conditions: HashMap<u32, String>,
+    defined: Vec<bool>,
+}
+
+fn lit(c: u64) -> String {
+    (c as u32 as i32).to_string()
+}
+
+fn ty(n: usize, bits: u32) -> String {
+    if n == 1 {
+        format!("i{bits}")
+    } else {
+        format!("<{n} x i{bits}>")
+    }
+}
+
+/// The type a buffer intrinsic moves for `total` bits, and its name suffix.
+fn buffer_ty(total: u32) -> Result<(&'static str, &'static str), LowerError> {
+    Ok(match total {
+        8 => ("i8", "i8"),
+        16 => ("i16", "i16"),
+        32 => ("i32", "i32"),
+        64 => ("<2 x i32>", "v2i32"),
+        128 => ("<4 x i32>", "v4i32"),
+        _ => return Err(LowerError::new(format!("no buffer access of {total} bits"))),
+    })
+}
+
+impl Emitter<'_> {
+    fn tmp(&mut self) -> String {
+        self.next += 1;
+        format!("%t{}", self.next)
+    }
+
+    fn line(&mut self, s: &str) {
+        self.body.push_str("  ");
+        self.body.push_str(s);
+        self.body.push('\n');
+    }
+
+    fn val(&self, v: Value) -> Result<String, LowerError> {
+        if !self.defined.get(v.0 as usize).copied().unwrap_or(false) {
+            return Err(LowerError::new(format!(
+                "value {} is used before it is defined",
+                v.0
+            )));
+        }
+        Ok(format!("%v{}", v.0))
+    }
+
+    fn define(&mut self, v: Value) -> Result<String, LowerError> {
+        match self.defined.get_mut(v.0 as usize) {
+            Some(d) if !*d => {
+                *d = true;
+                Ok(format!("%v{}", v.0))
+            }
+            _ => Err(LowerError::new(format!(
+                "value {} is defined twice or does not exist",
+                v.0
+            ))),
+        }
+    }
+
+    /// The thread part of an address, computed once per distinct column list.
+    fn thread_part(&mut self, cols: &[u64]) -> Option<String> {
+        if cols.iter().all(|&c| c == 0) {
+            return None;
+        }
+        if let Some(n) = self.thread_parts.get(cols) {
+            return Some(n.clone());
+        }
+        let map = XorMap {
+            cols: cols.to_vec(),
+            constant: 0,
+        };
+        let mut acc: Option<(String, u64)> = None;
+        for term in map.terms() {
+            let all = if self.p.threads >= 1 {
+                u64::from(self.p.threads) - 1
+            } else {
+                0
+            };
+            let src = if term.mask == all {
+                "%tid".to_string()
+            } else {
+                let a = self.tmp();
+                self.line(&format!("{a} = and i32 %tid, {}", lit(term.mask)));
+                a
+            };
+            let shifted = match term.shift {
+                0 => src,
+                s if s > 0 => {
+                    let t = self.tmp();
+                    self.line(&format!("{t} = shl i32 {src}, {s}"));
+                    t
+                }
+                s => {
+                    let t = self.tmp();
+                    self.line(&format!("{t} = lshr i32 {src}, {}", -s));
+                    t
+                }
+            };
+            acc = Some(match acc {
+                None => (shifted, term.bits()),
+                Some((prev, bits)) => {
+                    let t = self.tmp();
+                    let op = if bits & term.bits() == 0 {
+                        "or disjoint"
+                    } else {
+                        "xor"
+                    };
+                    self.line(&format!("{t} = {op} i32 {prev}, {shifted}"));
+                    (t, bits | term.bits())
+                }
+            });
+        }
+        let name = acc.map(|(n, _)| n)?;
+        self.thread_parts.insert(cols.to_vec(), name.clone());
+        Some(name)
+    }
+
+    /// An `i32` operand holding `m` for each thread: the thread part, XOR the constant bits it
+    /// can reach, then the other constant bits added (`or disjoint`), so that accesses that
+    /// differ only there share one base register and LLVM folds the difference into the
+    /// instruction's offset (and pairs DS accesses into `read2`/`write2`).
+    fn xor_map(&mut self, m: &XorMap) -> String {
+        let Some(t) = self.thread_part(&m.cols) else {
+            return lit(m.constant);
+        };
+        let reach = m.thread_bits();
+        let (overlap, disjoint) = (m.constant & reach, m.constant & !reach);
+        let base = if overlap == 0 {
+            t
+        } else {
+            let key = (m.cols.clone(), overlap);
+            match self.swizzled.get(&key) {
+                Some(n) => n.clone(),
+                None => {
+                    let r = self.tmp();
+                    self.line(&format!("{r} = xor i32 {t}, {}", lit(overlap)));
+                    self.swizzled.insert(key, r.clone());
+                    r
+                }
+            }
+        };
+        if disjoint == 0 {
+            return base;
+        }
+        let r = self.tmp();
+        self.line(&format!("{r} = or disjoint i32 {base}, {}", lit(disjoint)));
+        r
+    }
+
+    /// The byte offset of a global access (masked lanes get `0x80000000`).
+    fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<String, LowerError> {
+        let pow2 =
+            o.strides.iter().all(|s| s.is_power_of_two()) && o.bounds.iter().skip(1).all(Option::is_none);
+        let shift = bytes.trailing_zeros();
+        if pow2 {
+            let mut flat = XorMap::constant(0, self.p.thread_bits());
+            for (c, s) in o.coords.iter().zip(&o.strides) {
+                let c = c.shifted(s.trailing_zeros());
+                for (a, b) in flat.cols.iter_mut().zip(&c.cols) {
+                    *a ^= b;
+                }
+                flat.constant ^= c.constant;
+            }
+            let off = self.xor_map(&flat.shifted(shift));
+            return Ok(match o.bounds.first().copied().flatten() {
+                None => off,
+                Some(b) => {
+                    let limit = b.wrapping_mul(o.strides[0]).wrapping_mul(bytes);
+                    let m = self.tmp();
+                    self.line(&format!("{m} = icmp ult i32 {off}, {}", lit(limit)));
+                    let r = self.tmp();
+                    self.line(&format!("{r} = select i1 {m}, i32 {off}, i32 -2147483648"));
+                    r
+                }
+            });
+        }
+        let mut sum: Option<String> = None;
+        let mut mask: Option<String> = None;
+        for ((c, s), b) in o.coords.iter().zip(&o.strides).zip(&o.bounds) {
+            let x = self.xor_map(c);
+            if let Some(b) = b {
+                let m = self.tmp();
+                self.line(&format!("{m} = icmp ult i32 {x}, {}", lit(*b)));
+                mask = Some(match mask {
+                    None => m,
+                    Some(prev) => {
+                        let t = self.tmp();
+                        self.line(&format!("{t} = and i1 {prev}, {m}"));
+                        t
+                    }
+                });
+            }
+            let scaled = if *s == 1 {
+                x
+            } else {
+                let t = self.tmp();
+                self.line(&format!("{t} = mul i32 {x}, {}", lit(*s)));
+                t
+            };
+            sum = Some(match sum {
+                None => scaled,
+                Some(prev) => {
+                    let t = self.tmp();
+                    self.line(&format!("{t} = add i32 {prev}, {scaled}"));
+                    t
+                }
+            });
+        }
+        let sum = sum.unwrap_or_else(|| "0".to_string());
+        let off = if shift == 0 {
+            sum
+        } else {
+            let t = self.tmp();
+            self.line(&format!("{t} = shl i32 {sum}, {shift}"));
+            t
+        };
+        Ok(match mask {
+            None => off,
+            Some(m) => {
+                let r = self.tmp();
+                self.line(&format!("{r} = select i1 {m}, i32 {off}, i32 -2147483648"));
+                r
+            }
+        })
+    }
+
+    /// A vector operand `<n x iB>` (or `iB`) built from values.
+    fn gather(&mut self, vals: &[Value]) -> Result<(String, String), LowerError> {
+        let bits = self.p.value_bits(vals[0]);
+        let t = ty(vals.len(), bits);
+        if vals.len() == 1 {
+            return Ok((self.val(vals[0])?, t));
+        }
+        let mut acc = "poison".to_string();
+        for (i, &v) in vals.iter().enumerate() {
+            let x = self.val(v)?;
+            let n = self.tmp();
+            self.line(&format!("{n} = insertelement {t} {acc}, i{bits} {x}, i32 {i}"));
+            acc = n;
+        }
+        Ok((acc, t))
+    }
+
+    /// Defines `vals` from a vector operand of type `t`.
+    fn scatter(&mut self, src: &str, t: &str, vals: &[Value]) -> Result<(), LowerError> {
+        let bits = self.p.value_bits(vals[0]);
+        let want = ty(vals.len(), bits);
+        let src = if *t == want {
+            src.to_string()
+        } else {
+            let c = self.tmp();
+            self.line(&format!("{c} = bitcast {t} {src} to {want}"));
+            c
+        };
+        if vals.len() == 1 {
+            let d = self.define(vals[0])?;
+            self.line(&format!("{d} = bitcast {want} {src} to {want}"));
+            return Ok(());
+        }
+        for (i, &v) in vals.iter().enumerate() {
+            let d = self.define(v)?;
+            self.line(&format!("{d} = extractelement {want} {src}, i32 {i}"));
+        }
+        Ok(())
+    }
+
+    fn lds_pointer(&mut self, address: &XorMap) -> String {
+        let a = self.xor_map(address);
+        let p = self.tmp();
+        self.line(&format!("{p} = getelementptr i8, ptr addrspace(3) @lds, i32 {a}"));
+        p
+    }
+
+    fn condition(&mut self, bit: u32) -> String {
+        if let Some(c) = self.conditions.get(&bit) {
+            return c.clone();
+        }
+        let a = self.tmp();
+        self.line(&format!("{a} = and i32 %tid, {}", lit(1u64 << bit.min(31))));
+        let c = self.tmp();
+        self.line(&format!("{c} = icmp ne i32 {a}, 0"));
+        self.conditions.insert(bit, c.clone());
+        c
+    }
+
+    fn op(&mut self, op: &Op, target: &Target) -> Result<(), LowerError> {
+        match op {
+            Op::GlobalLoad { dst, buffer, offset }
+            | Op::GlobalStore {
+                src: dst,
+                buffer,
+                offset,
+            } => {
+                if dst.is_empty() {
+                    return Err(LowerError::new("an empty global access"));
+                }
+                let bits = self.p.value_bits(dst[0]);
+                let (ity, suffix) = buffer_ty(bits * dst.len() as u32)?;
+                let off = self.global_offset(offset, u64::from(bits / 8))?;
+                let rsrc = format!("%rsrc{buffer}");
+                if matches!(op, Op::GlobalStore { .. }) {
+                    let (v, t) = self.gather(dst)?;
+                    let v = if t == ity {
+                        v
+                    } else {
+                        let c = self.tmp();
+                        self.line(&format!("{c} = bitcast {t} {v} to {ity}"));
+                        c
+                    };
+                    self.decls.insert(format!("declare void @llvm.amdgcn.raw.ptr.buffer.store.{suffix}({ity}, ptr addrspace(8), i32, i32, i32)"));
+                    self.line(&format!("call void @llvm.amdgcn.raw.ptr.buffer.store.{suffix}({ity} {v}, ptr addrspace(8) {rsrc}, i32 {off}, i32 0, i32 0)"));
+                } else {
+                    self.decls.insert(format!("declare {ity} @llvm.amdgcn.raw.ptr.buffer.load.{suffix}(ptr addrspace(8), i32, i32, i32)"));
+                    let l = self.tmp();
+                    self.line(&format!("{l} = call {ity} @llvm.amdgcn.raw.ptr.buffer.load.{suffix}(ptr addrspace(8) {rsrc}, i32 {off}, i32 0, i32 0)"));
+                    self.scatter(&l, ity, dst)?;
+                }
+            }
+            Op::LdsWrite { src, address } => {
+                let (v, t) = self.gather(src)?;
+                let align = (src.len() as u32 * self.p.value_bits(src[0]) / 8).max(1);
+                let p = self.lds_pointer(address);
+                self.line(&format!("store {t} {v}, ptr addrspace(3) {p}, align {align}"));
+            }
+            Op::LdsRead { dst, address } => {
+                let bits = self.p.value_bits(dst[0]);
+                let t = ty(dst.len(), bits);
+                let align = (dst.len() as u32 * bits / 8).max(1);
+                let p = self.lds_pointer(address);
+                let l = self.tmp();
+                self.line(&format!("{l} = load {t}, ptr addrspace(3) {p}, align {align}"));
+                self.scatter(&l, &t, dst)?;
+            }
+            Op::LdsReadTransposed { dst, address } => {
+                let bits = self.p.value_bits(dst[0]);
+                let (b16, b8) = target
+                    .lowering
+                    .transpose_read_b64
+                    .ok_or_else(|| LowerError::new(format!("{} has no transposing LDS read", target.name)))?;
+                let (name, rty) = match bits {
+                    16 => (b16, "<4 x i16>"),
+                    8 => (b8, "<2 x i32>"),
+                    _ => return Err(LowerError::new("transposing reads move 8- or 16-bit elements")),
+                };
+                self.decls
+                    .insert(format!("declare {rty} @{name}(ptr addrspace(3))"));
+                let p = self.lds_pointer(address);
+                let l = self.tmp();
+                self.line(&format!("{l} = call {rty} @{name}(ptr addrspace(3) {p})"));
+                self.scatter(&l, rty, dst)?;
+            }
+            Op::Barrier => {
+                self.decls
+                    .insert("declare void @llvm.amdgcn.s.barrier()".to_string());
+                self.line("fence syncscope(\"workgroup\") release, !mmra !0");
+                self.line("call void @llvm.amdgcn.s.barrier()");
+                self.line("fence syncscope(\"workgroup\") acquire, !mmra !0");
+            }
+            Op::Bpermute { dst, src, lane } => {
+                let a = self.xor_map(&lane.shifted(2));
+                let s = self.val(*src)?;
+                let d = self.define(*dst)?;
+                self.decls
+                    .insert("declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)".to_string());
+                self.line(&format!(
+                    "{d} = call i32 @llvm.amdgcn.ds.bpermute(i32 {a}, i32 {s})"
+                ));
+            }
+            Op::PermlaneSwap { kind, dst, src } => {
+                let (n16, n32) = target
+                    .lowering
+                    .permlane_swap
+                    .ok_or_else(|| LowerError::new(format!("{} has no permlane swaps", target.name)))?;
+                let name = if *kind == SwapKind::Rows16 { n16 } else { n32 };
+                self.decls
+                    .insert(format!("declare {{ i32, i32 }} @{name}(i32, i32, i1, i1)"));
+                let (a, b) = (self.val(src[0])?, self.val(src[1])?);
+                let s = self.tmp();
+                self.line(&format!(
+                    "{s} = call {{ i32, i32 }} @{name}(i32 {a}, i32 {b}, i1 false, i1 false)"
+                ));
+                for (i, &v) in dst.iter().enumerate() {
+                    let d = self.define(v)?;
+                    self.line(&format!("{d} = extractvalue {{ i32, i32 }} {s}, {i}"));
+                }
+            }
+            Op::SelectOnThreadBit { dst, bit, one, zero } => {
+                let c = self.condition(*bit);
+                let bits = self.p.value_bits(*dst);
+                let (o, z) = (self.val(*one)?, self.val(*zero)?);
+                let d = self.define(*dst)?;
+                self.line(&format!("{d} = select i1 {c}, i{bits} {o}, i{bits} {z}"));
+            }
+            Op::Pack { dst, parts } => {
+                let (v, t) = self.gather(parts)?;
+                let bits = self.p.value_bits(*dst);
+                let d = self.define(*dst)?;
+                self.line(&format!("{d} = bitcast {t} {v} to i{bits}"));
+            }
+            Op::Unpack { dst, src } => {
+                let s = self.val(*src)?;
+                let bits = self.p.value_bits(*src);
+                self.scatter(&s, &format!("i{bits}"), dst)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The LLVM IR module of `p` for `target` (see the module docs).
+///
+/// ```
+/// use linear_layout::lower::{emit_llvm, Program};
+/// use linear_layout::target::Target;
+/// let ir = emit_llvm(&Program::new("k", 32, 32), Target::by_name("gfx1201")?)?;
+/// assert!(ir.contains("define amdgpu_kernel void @k()"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
+    p.validate()?;
+    let mut e = Emitter {
+        p,
+        body: String::new(),
+        decls: BTreeSet::new(),
+        next: 0,
+        thread_parts: HashMap::new(),
+        swizzled: HashMap::new(),
+        conditions: HashMap::new(),
+        defined: vec![false; p.values.len()],
+    };
+    e.decls
+        .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());
+    e.line("%tid = call i32 @llvm.amdgcn.workitem.id.x(), !range !1");
+    for (i, b) in p.buffers.iter().enumerate() {
+        if b.bytes() > target.lowering.buffer_max_records.min(i32::MAX as u64) {
+            return Err(LowerError::new(format!(
+                "buffer {} is too large for a buffer resource",
+                b.name
+            )));
+        }
+        e.decls.insert(
+            "declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1), i16, i64, i32)"
+                .to_string(),
+        );
+        e.line(&format!(
+            "%rsrc{i} = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) %{}, i16 0, i64 {}, i32 {})",
+            b.name,
+            b.bytes(),
+            target.lowering.buffer_flags as i32
+        ));
+    }
+    for op in &p.ops {
+        e.op(op, target)?;
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "; {} for {} ({}), generated by linear-layout",
+        p.name, target.name, target.family
+    );
+    let _ = writeln!(out, "target triple = \"amdgcn-amd-amdhsa\"\n");
+    if p.lds_bytes > 0 {
+        let _ = writeln!(
+            out,
+            "@lds = internal addrspace(3) global [{} x i8] poison, align 16\n",
+            p.lds_bytes
+        );
+    }
+    let args: Vec<String> = p
+        .buffers
+        .iter()
+        .map(|b| format!("ptr addrspace(1) %{}", b.name))
+        .collect();
+    let _ = writeln!(
+        out,
+        "define amdgpu_kernel void @{}({}) #0 {{",
+        p.name,
+        args.join(", ")
+    );
+    let _ = writeln!(out, "entry:");
+    out.push_str(&e.body);
+    let _ = writeln!(out, "  ret void\n}}\n");
+    for d in &e.decls {
+        let _ = writeln!(out, "{d}");
+    }
+    let attrs: Vec<String> = target
+        .lowering
+        .kernel_attributes
+        .iter()
+        .map(|a| format!("\"{a}\""))
+        .collect();
+    let _ = writeln!(
+        out,
+        "\nattributes #0 = {{ nounwind \"amdgpu-flat-work-group-size\"=\"{n},{n}\" {} }}\n",
+        attrs.join(" "),
+        n = p.threads
+    );
+    let _ = writeln!(out, "!0 = !{{!\"amdgpu-synchronize-as\", !\"local\"}}");
+    let _ = writeln!(out, "!1 = !{{i32 0, i32 {}}}", p.threads);
+    Ok(out)
+}

@@ -1,0 +1,379 @@
+//! The reference semantics: one workgroup executed on the CPU, lane by lane.
+//!
+//! Every operation runs for every thread before the next one starts. That order is one of the
+//! executions the hardware may choose only if the program has no races, so the interpreter
+//! also *checks* for them: each LDS byte remembers which wave last wrote and read it and in
+//! which barrier interval; a read of a byte another wave wrote in the same interval (a missing
+//! barrier), a write over another wave's unread data, a read of a byte nobody wrote, a global
+//! access outside its buffer and two different values stored to one global element are errors.
+//!
+//! ```
+//! use linear_layout::lower::{run, Buffer, GlobalOffset, Op, Program, XorMap};
+//! // Each of 64 threads copies element tid.
+//! let mut p = Program::new("copy", 64, 64);
+//! for name in ["in", "out"] {
+//!     p.buffers.push(Buffer { name: name.into(), elements: 64, element_bits: 32 });
+//! }
+//! let x = p.value(32);
+//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![1], bounds: vec![None] };
+//! p.ops.push(Op::GlobalLoad { dst: vec![x], buffer: 0, offset: at.clone() });
+//! p.ops.push(Op::GlobalStore { src: vec![x], buffer: 1, offset: at });
+//! let input: Vec<u8> = (0..=255).collect();
+//! let mut buffers = vec![input.clone(), vec![0; 256]];
+//! run(&p, &mut buffers)?;
+//! assert_eq!(buffers[1], input);
+//! # Ok::<(), linear_layout::lower::LowerError>(())
+//! ```
+
+use super::LowerError;
+use super::program::{Op, Program, SwapKind, Value};
+
+const NEVER: u32 = u32::MAX;
+const MANY: u32 = u32::MAX - 1;
+
+/// Per-byte bookkeeping of the race check.
+#[derive(Clone, Copy)]
+struct Tag {
+    write_interval: u32,
+    write_wave: u32,
+    read_interval: u32,
+    read_wave: u32,
+}
+
+struct State<'a> {
+    p: &'a Program,
+    /// `vals[value * threads + tid]`.
+    vals: Vec<u64>,
+    lds: Vec<u8>,
+    tags: Vec<Tag>,
+    interval: u32,
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
+}
+
+fn err<T>(msg: String) -> Result<T, LowerError> {
+    Err(LowerError::new(msg))
+}
+
+impl State<'_> {
+    #[inline]
+    fn get(&self, v: Value, t: usize) -> u64 {
+        self.vals[v.0 as usize * self.p.threads as usize + t]
+    }
+
+    #[inline]
+    fn set(&mut self, v: Value, t: usize, x: u64) {
+        let bits = self.p.value_bits(v);
+        let n = self.p.threads as usize;
+        self.vals[v.0 as usize * n + t] = x & mask(bits);
+    }
+
+    fn wave(&self, t: usize) -> u32 {
+        t as u32 / self.p.wave_size
+    }
+
+    fn lds_range(&self, addr: u64, bytes: u64, what: &str) -> Result<std::ops::Range<usize>, LowerError> {
+        if addr.checked_add(bytes).is_none_or(|e| e > self.lds.len() as u64) {
+            return err(format!(
+                "{what} at LDS byte {addr} (+{bytes}) is outside the {} B of LDS",
+                self.lds.len()
+            ));
+        }
+        if bytes > 0 && !addr.is_multiple_of(bytes.min(16)) {
+            return err(format!("{what} of {bytes} B at LDS byte {addr} is misaligned"));
+        }
+        Ok(addr as usize..(addr + bytes) as usize)
+    }
+
+    fn lds_write(&mut self, t: usize, addr: u64, data: &[u8]) -> Result<(), LowerError> {
+        let r = self.lds_range(addr, data.len() as u64, "write")?;
+        let w = self.wave(t);
+        for (i, b) in r.zip(data) {
+            let tag = &mut self.tags[i];
+            // Two waves writing one byte between barriers is a race unless they write the
+            // same value (copies of one element held by both).
+            if tag.write_interval == self.interval && tag.write_wave != w && self.lds[i] != *b {
+                return err(format!(
+                    "LDS byte {i}: waves {} and {w} write different values to it between two barriers",
+                    tag.write_wave
+                ));
+            }
+            if tag.read_interval == self.interval && tag.read_wave != w {
+                return err(format!(
+                    "LDS byte {i}: wave {w} overwrites it while another wave reads it (missing barrier)"
+                ));
+            }
+            tag.write_interval = self.interval;
+            tag.write_wave = w;
+            self.lds[i] = *b;
+        }
+        Ok(())
+    }
+
+    fn lds_read(&mut self, t: usize, addr: u64, bytes: u64) -> Result<Bytes, LowerError> {
+        if bytes > 16 {
+            return err("an LDS read of more than 128 bits".to_string());
+        }
+        let r = self.lds_range(addr, bytes, "read")?;
+        let w = self.wave(t);
+        let mut out = ([0u8; 16], bytes as usize);
+        for i in r {
+            let tag = &mut self.tags[i];
+            if tag.write_interval == NEVER {
+                return err(format!("LDS byte {i} is read but nobody wrote it"));
+            }
+            if tag.write_interval == self.interval && tag.write_wave != w {
+                return err(format!(
+                    "LDS byte {i}: wave {w} reads what wave {} wrote without a barrier between",
+                    tag.write_wave
+                ));
+            }
+            if tag.read_interval == self.interval && tag.read_wave != w {
+                tag.read_wave = MANY;
+            } else {
+                tag.read_interval = self.interval;
+                tag.read_wave = w;
+            }
+            out.0[i - addr as usize] = self.lds[i];
+        }
+        Ok(out)
+    }
+}
+
+/// Up to 128 bits of one access, little-endian.
+type Bytes = ([u8; 16], usize);
+
+fn to_bytes(s: &State, vals: &[Value], t: usize, bits: u32) -> Result<Bytes, LowerError> {
+    let w = (bits / 8) as usize;
+    let mut out = [0u8; 16];
+    if w * vals.len() > 16 {
+        return err("an access moves more than 128 bits".to_string());
+    }
+    for (i, &v) in vals.iter().enumerate() {
+        let x = s.get(v, t).to_le_bytes();
+        out[i * w..(i + 1) * w].copy_from_slice(&x[..w]);
+    }
+    Ok((out, w * vals.len()))
+}
+
+fn read_le(bytes: &[u8]) -> u64 {
+    let mut x = [0u8; 8];
+    x[..bytes.len().min(8)].copy_from_slice(&bytes[..bytes.len().min(8)]);
+    u64::from_le_bytes(x)
+}
+
+/// Runs `p` on `buffers` (one byte vector per [`Program::buffers`] entry, at least as large as
+/// the buffer), checking for races and out-of-bounds accesses (see the module docs).
+///
+/// ```
+/// use linear_layout::lower::{run, Program};
+/// let p = Program::new("nothing", 64, 64);
+/// assert!(run(&p, &mut []).is_ok());
+/// ```
+pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
+    if buffers.len() != p.buffers.len() {
+        return err(format!(
+            "the program takes {} buffers, {} given",
+            p.buffers.len(),
+            buffers.len()
+        ));
+    }
+    for (b, data) in p.buffers.iter().zip(buffers.iter()) {
+        if (data.len() as u64) < b.bytes() {
+            return err(format!(
+                "buffer {} needs {} bytes, {} given",
+                b.name,
+                b.bytes(),
+                data.len()
+            ));
+        }
+    }
+    p.validate()?;
+    let threads = p.threads as usize;
+    if p.lds_bytes > 1 << 24 {
+        return err("the program's LDS is larger than 16 MiB".to_string());
+    }
+    let cells = p.values.len().checked_mul(threads).filter(|&c| c <= 1 << 28);
+    let Some(cells) = cells else {
+        return err("the program has too many values to interpret".to_string());
+    };
+    let untagged = Tag {
+        write_interval: NEVER,
+        write_wave: NEVER,
+        read_interval: NEVER,
+        read_wave: NEVER,
+    };
+    let mut s = State {
+        p,
+        vals: vec![0; cells],
+        lds: vec![0; p.lds_bytes as usize],
+        tags: vec![untagged; p.lds_bytes as usize],
+        interval: 0,
+    };
+    // Global stores: element -> value stored, to catch two threads storing different values.
+    let mut stored: Vec<Vec<Option<u64>>> = vec![Vec::new(); p.buffers.len()];
+    let wave = p.wave_size as usize;
+    for op in &p.ops {
+        match op {
+            Op::GlobalLoad { dst, buffer, offset }
+            | Op::GlobalStore {
+                src: dst,
+                buffer,
+                offset,
+            } => {
+                let b = p
+                    .buffers
+                    .get(*buffer)
+                    .ok_or_else(|| LowerError::new("no such buffer"))?;
+                let bits = b.element_bits;
+                let store = matches!(op, Op::GlobalStore { .. });
+                let firsts = offset.eval_all(threads);
+                for (t, first) in firsts.into_iter().enumerate() {
+                    let Some(first) = first else {
+                        if !store {
+                            dst.iter().for_each(|&v| s.set(v, t, 0));
+                        }
+                        continue;
+                    };
+                    let n = dst.len() as u64;
+                    if first.checked_add(n).is_none_or(|e| e > b.elements) {
+                        return err(format!(
+                            "thread {t} accesses elements {first}..{} of {} ({} elements)",
+                            first + n,
+                            b.name,
+                            b.elements
+                        ));
+                    }
+                    let at = (first * u64::from(bits) / 8) as usize;
+                    let len = (n * u64::from(bits) / 8) as usize;
+                    if store {
+                        let (data, _) = to_bytes(&s, dst, t, bits)?;
+                        let w = (bits / 8) as usize;
+                        let seen = &mut stored[*buffer];
+                        if seen.is_empty() {
+                            seen.resize(b.elements as usize, None);
+                        }
+                        for i in 0..dst.len() {
+                            let v = read_le(&data[i * w..(i + 1) * w]);
+                            let prev = seen[(first + i as u64) as usize].replace(v);
+                            if prev.is_some_and(|x| x != v) {
+                                return err(format!(
+                                    "two threads store different values to element {} of {}",
+                                    first + i as u64,
+                                    b.name
+                                ));
+                            }
+                        }
+                        buffers[*buffer][at..at + len].copy_from_slice(&data[..len]);
+                    } else {
+                        let w = (bits / 8) as usize;
+                        for (i, &v) in dst.iter().enumerate() {
+                            let x = read_le(&buffers[*buffer][at + i * w..at + (i + 1) * w]);
+                            s.set(v, t, x);
+                        }
+                    }
+                }
+            }
+            Op::LdsWrite { src, address } => {
+                let bits = p.value_bits(src[0]);
+                for (t, a) in address.eval_all(threads).into_iter().enumerate() {
+                    let (data, len) = to_bytes(&s, src, t, bits)?;
+                    s.lds_write(t, a, &data[..len])?;
+                }
+            }
+            Op::LdsRead { dst, address } => {
+                let bits = p.value_bits(dst[0]);
+                let w = (bits / 8) as usize;
+                let bytes = (dst.len() * w) as u64;
+                for (t, a) in address.eval_all(threads).into_iter().enumerate() {
+                    let (data, _) = s.lds_read(t, a, bytes)?;
+                    for (i, &v) in dst.iter().enumerate() {
+                        s.set(v, t, read_le(&data[i * w..(i + 1) * w]));
+                    }
+                }
+            }
+            Op::LdsReadTransposed { dst, address } => {
+                let e = dst.len();
+                let bits = p.value_bits(dst[0]);
+                if e == 0 || e * bits as usize != 64 || wave < 16 {
+                    return err("a transposing read moves 64 bits per lane in 16-lane groups".to_string());
+                }
+                let addresses = address.eval_all(threads);
+                for t in 0..threads {
+                    let group = t - t % 16;
+                    let l = t % 16;
+                    for (j, &v) in dst.iter().enumerate() {
+                        let f = j * 16 + l;
+                        let (src_lane, elem) = (f / e, f % e);
+                        let a = addresses[group + src_lane] + (elem as u64 * u64::from(bits) / 8);
+                        let (data, len) = s.lds_read(t, a, u64::from(bits / 8))?;
+                        s.set(v, t, read_le(&data[..len]));
+                    }
+                }
+            }
+            Op::Barrier => s.interval += 1,
+            Op::Bpermute { dst, src, lane } => {
+                let sent: Vec<u64> = (0..threads).map(|t| s.get(*src, t)).collect();
+                for (t, l) in lane.eval_all(threads).into_iter().enumerate() {
+                    let from = t - t % wave + (l % wave as u64) as usize;
+                    s.set(*dst, t, sent[from]);
+                }
+            }
+            Op::PermlaneSwap { kind, dst, src } => {
+                let half = 1usize << kind.lane_bit();
+                let a: Vec<u64> = (0..threads).map(|t| s.get(src[0], t)).collect();
+                let b: Vec<u64> = (0..threads).map(|t| s.get(src[1], t)).collect();
+                if *kind == SwapKind::Rows32 && wave < 64 {
+                    return err("v_permlane32_swap needs wave64".to_string());
+                }
+                for t in 0..threads {
+                    let upper = t & half != 0;
+                    // Upper lanes of the first operand take the second operand's lower lanes;
+                    // lower lanes of the second take the first operand's upper lanes.
+                    let new_a = if upper { b[t - half] } else { a[t] };
+                    let new_b = if upper { b[t] } else { a[t + half] };
+                    s.set(dst[0], t, new_a);
+                    s.set(dst[1], t, new_b);
+                }
+            }
+            Op::SelectOnThreadBit { dst, bit, one, zero } => {
+                for t in 0..threads {
+                    let x = if (t as u64).checked_shr(*bit).unwrap_or(0) & 1 == 1 {
+                        s.get(*one, t)
+                    } else {
+                        s.get(*zero, t)
+                    };
+                    s.set(*dst, t, x);
+                }
+            }
+            Op::Pack { dst, parts } => {
+                let w = parts.first().map(|&v| p.value_bits(v)).unwrap_or(0);
+                if w as usize * parts.len() != p.value_bits(*dst) as usize {
+                    return err("a pack's parts must fill its result".to_string());
+                }
+                for t in 0..threads {
+                    let x = parts
+                        .iter()
+                        .rev()
+                        .fold(0u64, |a, &v| (a << (w % 64)) | s.get(v, t));
+                    s.set(*dst, t, x);
+                }
+            }
+            Op::Unpack { dst, src } => {
+                let w = dst.first().map(|&v| p.value_bits(v)).unwrap_or(0);
+                if w as usize * dst.len() != p.value_bits(*src) as usize {
+                    return err("an unpack's parts must fill its operand".to_string());
+                }
+                for t in 0..threads {
+                    let x = s.get(*src, t);
+                    for (i, &v) in dst.iter().enumerate() {
+                        s.set(v, t, x >> ((i as u32 * w) % 64));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

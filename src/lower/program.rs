@@ -1,0 +1,455 @@
+//! The wave-level program: what every thread of one workgroup does, in order.
+//!
+//! A [`Program`] is a straight-line list of [`Op`]s over typed per-thread values ([`Value`]:
+//! an integer of 8, 16, 32, 64 or 128 bits per thread). Registers are unrolled, so the only
+//! thing that differs between threads is the thread id, and every address or lane index is an
+//! [`XorMap`] of it. Two things are derived from a program: LLVM IR text
+//! ([`emit_llvm`](super::emit_llvm)) and an execution on the CPU ([`run`](super::run)).
+
+use super::xor_map::XorMap;
+
+/// A per-thread SSA value of a [`Program`].
+///
+/// ```
+/// use linear_layout::lower::Value;
+/// assert_eq!(Value(3).0, 3);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(pub u32);
+
+/// A global (buffer) offset in elements: `Σ coords[d] · strides[d]`, masked when a checked
+/// coordinate reaches its bound (then loads read 0 and stores are dropped, as an out-of-range
+/// buffer offset does on the hardware).
+///
+/// ```
+/// use linear_layout::lower::{GlobalOffset, XorMap};
+/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![1], bounds: vec![Some(1)] };
+/// assert_eq!(o.eval(0), Some(0));
+/// assert_eq!(o.eval(1), None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalOffset {
+    /// Per dimension, the coordinate (dim0 first).
+    pub coords: Vec<XorMap>,
+    /// Per dimension, elements between consecutive coordinates.
+    pub strides: Vec<u64>,
+    /// Per dimension, `Some(n)`: the coordinate must stay below `n`.
+    pub bounds: Vec<Option<u64>>,
+}
+
+impl GlobalOffset {
+    /// The element offset for thread `tid`, or `None` when masked.
+    ///
+    /// ```
+    /// use linear_layout::lower::{GlobalOffset, XorMap};
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![3, 1], bounds: vec![None, None] };
+    /// assert_eq!(o.eval(1), Some(4));
+    /// ```
+    pub fn eval(&self, tid: u64) -> Option<u64> {
+        let mut off = 0u64;
+        for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
+            let x = c.eval(tid);
+            if b.is_some_and(|b| x >= b) {
+                return None;
+            }
+            off = off.wrapping_add(x.wrapping_mul(*s));
+        }
+        Some(off)
+    }
+
+    /// [`eval`](Self::eval) for threads `0..threads`.
+    ///
+    /// ```
+    /// use linear_layout::lower::{GlobalOffset, XorMap};
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![1], bounds: vec![Some(1)] };
+    /// assert_eq!(o.eval_all(2), vec![Some(0), None]);
+    /// ```
+    pub fn eval_all(&self, threads: usize) -> Vec<Option<u64>> {
+        let mut out: Vec<Option<u64>> = vec![Some(0); threads];
+        for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
+            for (o, x) in out.iter_mut().zip(c.eval_all(threads)) {
+                *o = match (*o, b) {
+                    (Some(_), Some(b)) if x >= *b => None,
+                    (Some(acc), _) => Some(acc.wrapping_add(x.wrapping_mul(*s))),
+                    (None, _) => None,
+                };
+            }
+        }
+        out
+    }
+
+    /// Whether no coordinate is checked.
+    ///
+    /// ```
+    /// use linear_layout::lower::{GlobalOffset, XorMap};
+    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![1], bounds: vec![None] }.unmasked());
+    /// ```
+    pub fn unmasked(&self) -> bool {
+        self.bounds.iter().all(Option::is_none)
+    }
+}
+
+/// A global buffer (kernel argument).
+///
+/// ```
+/// use linear_layout::lower::Buffer;
+/// let b = Buffer { name: "in".into(), elements: 64, element_bits: 16 };
+/// assert_eq!(b.bytes(), 128);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    /// Argument name.
+    pub name: String,
+    /// Elements in the buffer.
+    pub elements: u64,
+    /// Bits per element.
+    pub element_bits: u32,
+}
+
+impl Buffer {
+    /// Size in bytes.
+    ///
+    /// ```
+    /// use linear_layout::lower::Buffer;
+    /// assert_eq!(Buffer { name: "x".into(), elements: 3, element_bits: 64 }.bytes(), 24);
+    /// ```
+    pub fn bytes(&self) -> u64 {
+        (self.elements * u64::from(self.element_bits)).div_ceil(8)
+    }
+}
+
+/// Which half-exchange a permlane swap performs.
+///
+/// ```
+/// use linear_layout::lower::SwapKind;
+/// assert_eq!(SwapKind::Rows32.lane_bit(), 5);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SwapKind {
+    /// `v_permlane16_swap_b32`: odd 16-lane rows of the first operand with even rows of the
+    /// second.
+    Rows16,
+    /// `v_permlane32_swap_b32`: lanes 32–63 of the first operand with lanes 0–31 of the second.
+    Rows32,
+}
+
+impl SwapKind {
+    /// The lane bit the swap exchanges (4 or 5).
+    ///
+    /// ```
+    /// use linear_layout::lower::SwapKind;
+    /// assert_eq!(SwapKind::Rows16.lane_bit(), 4);
+    /// ```
+    pub fn lane_bit(self) -> u32 {
+        match self {
+            SwapKind::Rows16 => 4,
+            SwapKind::Rows32 => 5,
+        }
+    }
+}
+
+/// One operation, executed by every thread of the workgroup.
+///
+/// ```
+/// use linear_layout::lower::{Op, Value};
+/// let op = Op::Barrier;
+/// assert_eq!(op.defined(), Vec::<Value>::new());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Loads `dst.len()` consecutive elements of `buffer` starting at `offset`
+    /// (`raw.ptr.buffer.load` of the whole vector).
+    GlobalLoad {
+        /// One value per element.
+        dst: Vec<Value>,
+        /// Index into [`Program::buffers`].
+        buffer: usize,
+        /// Element offset of the first element.
+        offset: GlobalOffset,
+    },
+    /// Stores `src` as consecutive elements (`raw.ptr.buffer.store`).
+    GlobalStore {
+        /// One value per element.
+        src: Vec<Value>,
+        /// Index into [`Program::buffers`].
+        buffer: usize,
+        /// Element offset of the first element.
+        offset: GlobalOffset,
+    },
+    /// Writes `src` as consecutive elements at LDS byte `address` (one `ds_write`).
+    LdsWrite {
+        /// One value per element.
+        src: Vec<Value>,
+        /// Byte address (aligned to the vector's size).
+        address: XorMap,
+    },
+    /// Reads consecutive elements at LDS byte `address` (one `ds_read`).
+    LdsRead {
+        /// One value per element.
+        dst: Vec<Value>,
+        /// Byte address (aligned to the vector's size).
+        address: XorMap,
+    },
+    /// gfx950's `ds_read_b64_tr_b{16,8}`: within each group of 16 lanes, lane `s` supplies the
+    /// address of `E = dst.len()` elements `f = s·E + t`; lane `L` receives `f = j·16 + L` as
+    /// its element `j`.
+    LdsReadTransposed {
+        /// `E` values (64 bits in all).
+        dst: Vec<Value>,
+        /// Byte address (8-byte aligned).
+        address: XorMap,
+    },
+    /// Workgroup barrier with LDS release/acquire fences around it.
+    Barrier,
+    /// `ds_bpermute_b32`: `dst` = `src` of lane `lane` of the same wave (a 32-bit value).
+    Bpermute {
+        /// Result (32 bits).
+        dst: Value,
+        /// Sent value (32 bits).
+        src: Value,
+        /// Lane read, per thread (taken modulo the wave size).
+        lane: XorMap,
+    },
+    /// `v_permlane{16,32}_swap_b32` on two 32-bit values: returns the new (first, second).
+    PermlaneSwap {
+        /// Which swap.
+        kind: SwapKind,
+        /// New first and second operand.
+        dst: [Value; 2],
+        /// First and second operand.
+        src: [Value; 2],
+    },
+    /// `dst = bit `bit` of the thread id ? one : zero`.
+    SelectOnThreadBit {
+        /// Result.
+        dst: Value,
+        /// Thread-id bit tested.
+        bit: u32,
+        /// Taken when the bit is 1.
+        one: Value,
+        /// Taken when the bit is 0.
+        zero: Value,
+    },
+    /// Concatenates equal-width `parts` (first part in the low bits) into `dst`.
+    Pack {
+        /// Result, as wide as all parts.
+        dst: Value,
+        /// Parts, low first.
+        parts: Vec<Value>,
+    },
+    /// Splits `src` into equal-width parts (low first).
+    Unpack {
+        /// Parts, low first.
+        dst: Vec<Value>,
+        /// Value split.
+        src: Value,
+    },
+}
+
+impl Op {
+    /// The values the operation defines.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Op, Value};
+    /// let op = Op::Pack { dst: Value(2), parts: vec![Value(0), Value(1)] };
+    /// assert_eq!(op.defined(), vec![Value(2)]);
+    /// ```
+    pub fn defined(&self) -> Vec<Value> {
+        match self {
+            Op::GlobalLoad { dst, .. }
+            | Op::LdsRead { dst, .. }
+            | Op::LdsReadTransposed { dst, .. }
+            | Op::Unpack { dst, .. } => dst.clone(),
+            Op::Bpermute { dst, .. } | Op::SelectOnThreadBit { dst, .. } | Op::Pack { dst, .. } => vec![*dst],
+            Op::PermlaneSwap { dst, .. } => dst.to_vec(),
+            Op::GlobalStore { .. } | Op::LdsWrite { .. } | Op::Barrier => Vec::new(),
+        }
+    }
+}
+
+/// A kernel for one workgroup: buffers, LDS, values and operations.
+///
+/// ```
+/// use linear_layout::lower::{Program, Op};
+/// let mut p = Program::new("k", 64, 64);
+/// let v = p.value(32);
+/// assert_eq!(p.value_bits(v), 32);
+/// p.ops.push(Op::Barrier);
+/// assert_eq!(p.ops.len(), 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// Kernel name.
+    pub name: String,
+    /// Lanes per wave.
+    pub wave_size: u32,
+    /// Threads in the workgroup (a multiple of the wave size).
+    pub threads: u32,
+    /// The kernel arguments, in order.
+    pub buffers: Vec<Buffer>,
+    /// Bytes of LDS (a module-level `addrspace(3)` array).
+    pub lds_bytes: u64,
+    /// Bit width of each value, indexed by [`Value`].
+    pub values: Vec<u32>,
+    /// The operations, in program order.
+    pub ops: Vec<Op>,
+}
+
+impl Program {
+    /// An empty program.
+    ///
+    /// ```
+    /// use linear_layout::lower::Program;
+    /// assert_eq!(Program::new("copy", 32, 128).threads, 128);
+    /// ```
+    pub fn new(name: &str, wave_size: u32, threads: u32) -> Program {
+        Program {
+            name: name.to_string(),
+            wave_size,
+            threads,
+            buffers: Vec::new(),
+            lds_bytes: 0,
+            values: Vec::new(),
+            ops: Vec::new(),
+        }
+    }
+
+    /// A fresh value of `bits` bits.
+    ///
+    /// ```
+    /// use linear_layout::lower::Program;
+    /// let mut p = Program::new("k", 64, 64);
+    /// assert_ne!(p.value(16), p.value(16));
+    /// ```
+    pub fn value(&mut self, bits: u32) -> Value {
+        self.values.push(bits);
+        Value(self.values.len() as u32 - 1)
+    }
+
+    /// The width of a value (0 for a value the program does not have).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Program, Value};
+    /// assert_eq!(Program::new("k", 64, 64).value_bits(Value(9)), 0);
+    /// ```
+    pub fn value_bits(&self, v: Value) -> u32 {
+        self.values.get(v.0 as usize).copied().unwrap_or(0)
+    }
+
+    /// Thread-id bits (log2 of the thread count).
+    ///
+    /// ```
+    /// use linear_layout::lower::Program;
+    /// assert_eq!(Program::new("k", 64, 256).thread_bits(), 8);
+    /// ```
+    pub fn thread_bits(&self) -> usize {
+        self.threads.max(1).trailing_zeros() as usize
+    }
+
+    /// Adds `n` values of `bits` bits.
+    ///
+    /// ```
+    /// use linear_layout::lower::Program;
+    /// let mut p = Program::new("k", 64, 64);
+    /// assert_eq!(p.values_of(3, 8).len(), 3);
+    /// ```
+    pub fn values_of(&mut self, n: usize, bits: u32) -> Vec<Value> {
+        (0..n).map(|_| self.value(bits)).collect()
+    }
+
+    /// Checks that the program is well formed: a power-of-two wave size dividing the thread
+    /// count, every value used exists and is 1 to 64 bits wide, no vector is empty, every buffer
+    /// index exists. [`run`](super::run) and [`emit_llvm`](super::emit_llvm) refuse other
+    /// programs.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Op, Program, Value};
+    /// let mut p = Program::new("k", 64, 64);
+    /// p.ops.push(Op::LdsWrite { src: vec![Value(0)], address: linear_layout::lower::XorMap::constant(0, 6) });
+    /// assert!(p.validate().is_err()); // value 0 does not exist
+    /// ```
+    pub fn validate(&self) -> Result<(), super::LowerError> {
+        let bad = |m: &str| Err(super::LowerError::new(m.to_string()));
+        if !self.wave_size.is_power_of_two()
+            || self.threads == 0
+            || !self.threads.is_multiple_of(self.wave_size)
+            || self.threads > 1024
+        {
+            return bad("the workgroup needs a power-of-two wave size dividing at most 1024 threads");
+        }
+        if self.values.iter().any(|&b| b == 0 || b > 64) {
+            return bad("values are 1 to 64 bits wide");
+        }
+        let exists = |v: &Value| (v.0 as usize) < self.values.len();
+        for op in &self.ops {
+            let (used, buffer): (Vec<Value>, Option<usize>) = match op {
+                Op::GlobalLoad { dst, buffer, .. } | Op::GlobalStore { src: dst, buffer, .. } => {
+                    (dst.clone(), Some(*buffer))
+                }
+                Op::LdsWrite { src, .. } => (src.clone(), None),
+                Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
+                Op::Barrier => (Vec::new(), None),
+                Op::Bpermute { dst, src, .. } => (vec![*dst, *src], None),
+                Op::PermlaneSwap { dst, src, .. } => (vec![dst[0], dst[1], src[0], src[1]], None),
+                Op::SelectOnThreadBit { dst, one, zero, .. } => (vec![*dst, *one, *zero], None),
+                Op::Pack { dst, parts } => (parts.iter().copied().chain([*dst]).collect(), None),
+                Op::Unpack { dst, src } => (dst.iter().copied().chain([*src]).collect(), None),
+            };
+            if !used.iter().all(exists) {
+                return bad("an operation uses a value the program does not have");
+            }
+            let empty = match op {
+                Op::GlobalLoad { dst, .. }
+                | Op::GlobalStore { src: dst, .. }
+                | Op::LdsWrite { src: dst, .. } => dst.is_empty(),
+                Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } | Op::Unpack { dst, .. } => {
+                    dst.is_empty()
+                }
+                Op::Pack { parts, .. } => parts.is_empty(),
+                _ => false,
+            };
+            if empty {
+                return bad("an operation moves no value");
+            }
+            if buffer.is_some_and(|b| b >= self.buffers.len()) {
+                return bad("an operation names a buffer the program does not have");
+            }
+            if let Op::PermlaneSwap { kind, .. } = op
+                && self.wave_size < 2 << kind.lane_bit()
+            {
+                return bad("a permlane swap exchanges halves of a wider wave");
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts operations by kind (`global_load`, `lds_write`, `bpermute`, …), what the
+    /// instruction counts of llc's output are checked against.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Program, Op};
+    /// let mut p = Program::new("k", 64, 64);
+    /// p.ops.push(Op::Barrier);
+    /// assert_eq!(p.op_counts()["barrier"], 1);
+    /// ```
+    pub fn op_counts(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        let mut m = std::collections::BTreeMap::new();
+        for op in &self.ops {
+            let k = match op {
+                Op::GlobalLoad { .. } => "global_load",
+                Op::GlobalStore { .. } => "global_store",
+                Op::LdsWrite { .. } => "lds_write",
+                Op::LdsRead { .. } => "lds_read",
+                Op::LdsReadTransposed { .. } => "lds_read_transposed",
+                Op::Barrier => "barrier",
+                Op::Bpermute { .. } => "bpermute",
+                Op::PermlaneSwap { .. } => "permlane_swap",
+                Op::SelectOnThreadBit { .. } => "select",
+                Op::Pack { .. } => "pack",
+                Op::Unpack { .. } => "unpack",
+            };
+            *m.entry(k).or_insert(0) += 1;
+        }
+        m
+    }
+}

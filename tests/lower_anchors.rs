@@ -1,0 +1,125 @@
+//! Our kernels beside Triton 3.6's for the anchors of codegen-anchor.md (copy 128x128 f16, the
+//! 64x64 f32 transpose, blocked <-> MFMA at 128x128 f16), counted the same way: instruction
+//! lines of the kernel body from its label to `s_endpgm`. The `convert` kernels are compared
+//! without their `regs` stores (Triton's kernels only load, convert and store). Prints the table
+//! of BENCHMARKS.md (`cargo test --release --test lower_anchors -- --nocapture`).
+
+mod lower_common;
+
+use linear_layout::encodings::Encoding;
+use linear_layout::linear::LinearLayout;
+use linear_layout::lower::{Dtype, Kernel, Op, convert_kernel, copy_kernel};
+use linear_layout::target::Target;
+use lower_common::*;
+
+fn layout(attr: &str, shape: &[u64]) -> LinearLayout {
+    attr.parse::<Encoding>().unwrap().to_linear_layout(shape).unwrap()
+}
+
+/// Body instruction lines, as codegen-anchor.md counts them (`s_endpgm` included).
+fn total(asm: &str) -> u64 {
+    let (mut inside, mut n) = (false, 0);
+    for line in asm.lines() {
+        let code = line.trim().split(';').next().unwrap_or("").trim();
+        if !inside {
+            inside = code.ends_with(':') && !code.starts_with('.') && !code.starts_with('$');
+            continue;
+        }
+        if code.is_empty() || code.starts_with('.') || code.ends_with(':') {
+            continue;
+        }
+        n += 1;
+        if code.starts_with("s_endpgm") {
+            break;
+        }
+    }
+    n
+}
+
+fn metadata(asm: &str, key: &str) -> u64 {
+    asm.lines()
+        .find_map(|l| l.trim().strip_prefix(key).and_then(|v| v.trim().parse().ok()))
+        .unwrap_or(0)
+}
+
+#[test]
+fn anchors_beside_triton() {
+    let Some(llc) = llc() else { return };
+    let fixture: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/fixtures/lower/triton_anchor_counts.json").unwrap(),
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("linear-layout-anchors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let blocked8 = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    println!(
+        "| kernel | arch | ours: total | Triton: total | ours: LDS (ds_read + ds_write) | Triton: LDS | ours: barriers | Triton: barriers | ours: VGPRs | Triton: VGPRs |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for arch in ["gfx942", "gfx950"] {
+        let t = Target::by_name(arch).unwrap();
+        let (v, i32x32, i16x16) = if arch == "gfx942" {
+            (3, "[32, 32, 8]", "[16, 16, 16]")
+        } else {
+            (4, "[32, 32, 16]", "[16, 16, 32]")
+        };
+        let mfma = |instr: &str| {
+            format!(
+                "#ttg.amd_mfma<{{version = {v}, warpsPerCTA = [2, 2], instrShape = {instr}, isTransposed = true}}>"
+            )
+        };
+        let s128 = [128u64, 128];
+        let kernels: Vec<(&str, Kernel)> = vec![
+            (
+                "copy",
+                copy_kernel(&layout("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]}>", &s128), &s128, Dtype::F16, t).unwrap(),
+            ),
+            (
+                "transpose",
+                convert_kernel(
+                    &layout("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]}>", &[64, 64]),
+                    &layout("#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 4], warpsPerCTA = [1, 4], order = [0, 1]}>", &[64, 64]),
+                    &[64, 64],
+                    Dtype::F32,
+                    t,
+                )
+                .unwrap(),
+            ),
+            ("blocked_to_mfma32", convert_kernel(&layout(blocked8, &s128), &layout(&mfma(i32x32), &s128), &s128, Dtype::F16, t).unwrap()),
+            ("mfma32_to_blocked", convert_kernel(&layout(&mfma(i32x32), &s128), &layout(blocked8, &s128), &s128, Dtype::F16, t).unwrap()),
+            ("blocked_to_mfma16", convert_kernel(&layout(blocked8, &s128), &layout(&mfma(i16x16), &s128), &s128, Dtype::F16, t).unwrap()),
+        ];
+        for (name, mut k) in kernels {
+            // Without the regs output: the kernel Triton's code computes.
+            k.program
+                .ops
+                .retain(|op| !matches!(op, Op::GlobalStore { buffer: 2, .. }));
+            let asm = compile(llc, &k.llvm_ir().unwrap(), t, &dir, &format!("{name}_{arch}")).unwrap();
+            let counts = asm_counts(&asm);
+            let lds: u64 = counts
+                .iter()
+                .filter(|(m, _)| m.starts_with("ds_read") || m.starts_with("ds_write"))
+                .map(|(_, n)| n)
+                .sum();
+            let barriers = counts.get("s_barrier").copied().unwrap_or(0);
+            let ours = total(&asm);
+            let vgprs = metadata(&asm, ".vgpr_count:");
+            let tr = &fixture[arch][name];
+            let t_lds = tr["ds_read"].as_u64().unwrap() + tr["ds_write"].as_u64().unwrap();
+            println!(
+                "| {name} | {arch} | {ours} | {} | {lds} | {t_lds} | {barriers} | {} | {vgprs} | {} |",
+                tr["total"], tr["s_barrier"], tr["vgpr_count"]
+            );
+            assert!(
+                lds <= t_lds,
+                "{name} {arch}: {lds} LDS instructions, Triton {t_lds}"
+            );
+            assert!(
+                ours < tr["total"].as_u64().unwrap(),
+                "{name} {arch}: {ours} instructions, Triton {}",
+                tr["total"]
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
