@@ -35,6 +35,7 @@
 use std::fmt;
 
 pub mod lowering;
+pub mod mma;
 pub use lowering::LoweringFacts;
 
 /// Direction of an LDS access.
