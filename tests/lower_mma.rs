@@ -204,3 +204,62 @@ fn a_wrong_operand_order_is_caught() {
     let r = std::panic::catch_unwind(|| check(&plan, &la, &lb, &lc, 32, 32, 32, 5));
     assert!(r.is_err());
 }
+
+/// Every instruction of the table compiles with llc-22 on each target that has it (kernel list
+/// not empty, the instruction in the assembly).
+#[test]
+fn every_instruction_compiles_where_available() {
+    let llc = std::process::Command::new("llc-22").arg("--version").output();
+    if llc.is_err() {
+        eprintln!("note: llc-22 is not installed; skipping the llc check of the matrix instructions");
+        return;
+    }
+    let mut compiled = 0;
+    for arch in ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"] {
+        let target = Target::by_name(arch).unwrap();
+        let (mfma, wmma) = matrix_versions(target);
+        let mut module = String::from("target triple = \"amdgcn-amd-amdhsa\"\n");
+        let mut n = 0;
+        for i in MMA_INSTRUCTIONS.iter().filter(|i| i.available(mfma, wmma)) {
+            let (ab, acc) = (i.ab_llvm, i.acc_llvm);
+            let args = i
+                .call
+                .arguments(&format!("{ab} %a"), &format!("{ab} %b"), &format!("{acc} %c"));
+            module.push_str(&format!(
+                "define amdgpu_kernel void @k{n}(ptr addrspace(1) %p, ptr addrspace(1) %q) {{\n  %a = load {ab}, ptr addrspace(1) %p\n  %pb = getelementptr i8, ptr addrspace(1) %p, i64 64\n  %b = load {ab}, ptr addrspace(1) %pb\n  %c = load {acc}, ptr addrspace(1) %q\n  %d = call {acc} @{}({args})\n  store {acc} %d, ptr addrspace(1) %q\n  ret void\n}}\n",
+                i.intrinsic
+            ));
+            n += 1;
+        }
+        let dir = std::env::temp_dir().join(format!("ll-mma-{}-{arch}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ll = dir.join("m.ll");
+        std::fs::write(&ll, &module).unwrap();
+        let out = std::process::Command::new("llc-22")
+            .args([
+                "-march=amdgcn",
+                &format!("-mcpu={arch}"),
+                "-verify-machineinstrs",
+                "-o",
+                "-",
+            ])
+            .arg(&ll)
+            .output()
+            .unwrap();
+        let asm = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{arch}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let calls = asm.matches("v_mfma").count() + asm.matches("v_wmma").count();
+        assert!(calls >= n, "{arch}: {calls} matrix instructions for {n} kernels");
+        assert_eq!(
+            asm.matches(".amdhsa_kernel ").count(),
+            n,
+            "{arch}: kernels dropped"
+        );
+        compiled += n;
+    }
+    assert!(compiled > 40, "{compiled}");
+}
