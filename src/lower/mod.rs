@@ -60,6 +60,7 @@ mod dist;
 mod emit;
 mod interp;
 mod lds;
+pub mod mma;
 mod program;
 mod shuffle;
 mod xor_map;

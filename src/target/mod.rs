@@ -37,6 +37,7 @@ use std::fmt;
 pub mod lds;
 pub mod lowering;
 pub mod matrix;
+pub mod mma;
 mod table;
 
 pub use lds::{LdsOp, PhaseModel, PhaseRule};
