@@ -124,6 +124,10 @@ pub struct Target {
     pub name: &'static str,
     /// Product family, for messages.
     pub family: &'static str,
+    /// LLVM 22 knows the processor (`llc -mcpu=<name>`): the lowering emits code only for such
+    /// rows. Not `generic32` (a model, not a GPU), nor gfx940/gfx941, which LLVM no longer has
+    /// (Triton 3.6's heuristics still name them).
+    pub llvm_processor: bool,
     /// Lanes per wave (for `generic32`, the default when the layout does not say). Source: LLVM
     /// `AMDGPU.td` feature `FeatureWavefrontSize64/32` per processor, verified by compiling
     /// (`amdgpu-lowering.md` §1).
