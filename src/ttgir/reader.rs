@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::encodings::{Aliases, EncodingError, TensorType, parse_aliases};
+use crate::encodings::{Aliases, Encoding, EncodingError, TensorType, parse_aliases};
 
 use super::lines::{logical_text, split_modules};
 use super::model::*;
@@ -1085,12 +1085,22 @@ impl Reader<'_> {
             if !checked.insert((enc, &v.ty.shape)) {
                 continue;
             }
-            // Encodings that do not map to a layout are reported where they are used.
-            let Ok(l) = enc.to_linear_layout(&v.ty.shape) else {
-                continue;
-            };
-            let (Ok(lanes), Ok(warps)) = (l.in_dim_size("lane"), l.in_dim_size("warp")) else {
-                continue;
+            let (lanes, warps) = match enc {
+                // The common case, straight from the attribute.
+                Encoding::Blocked(b) => (
+                    b.threads_per_warp.iter().map(|&x| u64::from(x)).product::<u64>(),
+                    b.warps_per_cta.iter().map(|&x| u64::from(x)).product::<u64>(),
+                ),
+                _ => {
+                    // Encodings that do not map to a layout are reported where they are used.
+                    let Ok(l) = enc.to_linear_layout(&v.ty.shape) else {
+                        continue;
+                    };
+                    let (Ok(lanes), Ok(warps)) = (l.in_dim_size("lane"), l.in_dim_size("warp")) else {
+                        continue;
+                    };
+                    (lanes, warps)
+                }
             };
             let (want_lanes, want_warps) = (u64::from(self.m.threads_per_warp), u64::from(self.m.num_warps));
             if lanes != want_lanes || warps != want_warps {
