@@ -44,6 +44,10 @@ enum Command {
         after_help = "Examples:\n  linear-layout cost '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>' '#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>' --shape 128x128 --bits 16 --arch gfx942\n  linear-layout cost @kernel.mlir:#blocked @kernel.mlir:#mma --shape 128x128 --arch all"
     )]
     Cost(cli::cost::Args),
+    /// Print the target table the crate assumes: wave size, LDS, banks and phases, matrix
+    /// units, direct-to-LDS widths, cross-lane instructions, with each row's provenance.
+    #[command(after_help = "Examples:\n  linear-layout targets\n  linear-layout targets --json")]
+    Targets(cli::targets::Args),
     /// Generate an AMDGPU kernel (LLVM IR for amdgcn-amd-amdhsa) from layouts: a copy through
     /// one layout, or a conversion between two with the plan `cost` reports.
     #[command(
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Some(Command::Heuristics(args)) => cli::heuristics::run(&args).and_then(|text| emit(&text)),
         Some(Command::Show(args)) => cli::show::run(&args).and_then(|text| emit(&text)),
         Some(Command::Cost(args)) => cli::cost::run(&args).and_then(|text| emit(&text)),
+        Some(Command::Targets(args)) => cli::targets::run(&args).and_then(|text| emit(&text)),
         Some(Command::Lower(args)) => cli::lower::run(&args).and_then(|text| emit(&text)),
         Some(Command::Batch) => {
             let stdin = io::stdin();

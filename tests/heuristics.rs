@@ -12,11 +12,18 @@ fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heuristics")
 }
 
+/// The recorded runs: the public corpus (`expected.jsonl`) and the region-shaped cases
+/// (`regions.jsonl`, group `regions`).
 fn runs() -> Vec<Value> {
-    let text = std::fs::read_to_string(fixture_dir().join("expected.jsonl")).expect("expected.jsonl");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("fixture line"))
+    ["expected.jsonl", "regions.jsonl", "stripped.jsonl"]
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(fixture_dir().join(f)).expect("fixture file");
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| serde_json::from_str(l).expect("fixture line"))
+                .collect::<Vec<Value>>()
+        })
         .collect()
 }
 
@@ -109,6 +116,83 @@ fn accelerate_matmul_runs_agree() {
 #[test]
 fn async_copy_runs_agree() {
     check_group("async_copy");
+}
+
+/// Pointers out of `scf.if`, `scf.for` iter-args, `scf.while` and `arith.select`, nested and
+/// masked: 300 runs recorded by `scripts/gen_region_cases.py`.
+#[test]
+fn region_runs_agree() {
+    check_group("regions");
+}
+
+/// Modules whose 64-lane layouts lose their `"ttg.threads-per-warp" = 64` (49 recorded
+/// runs, `scripts/gen_stripped_cases.py`): Triton's default of 32 lanes makes them invalid, and
+/// both sides reject them with the verifier's message.
+#[test]
+fn stripped_modules_are_rejected_as_triton_rejects_them() {
+    let mut checked = 0;
+    for r in runs().iter().filter(|r| r["group"] == "stripped") {
+        let file = r["file"].as_str().expect("file");
+        let text = std::fs::read_to_string(fixture_dir().join(file)).expect("file");
+        let got = Module::parse(&text);
+        match r["status"].as_str() {
+            Some("error") => {
+                let want = r["error"].as_str().expect("recorded error");
+                let e = got.expect_err(file).to_string();
+                assert!(
+                    want.contains("Layout has 64 threads per warp, but the module specifies 32"),
+                    "{want}"
+                );
+                assert!(
+                    e.contains("Layout has 64 threads per warp, but the module specifies 32"),
+                    "{e}"
+                );
+            }
+            _ => assert!(got.is_ok(), "{file}"),
+        }
+        checked += 1;
+    }
+    assert!(checked >= 40, "only {checked} runs");
+}
+
+/// Every memory op (coalesce), dot (accelerate-matmul) and async copy of every recorded module
+/// appears in the report: decided, or undecided with a reason — never missing.
+#[test]
+fn every_op_a_pass_handles_is_reported() {
+    let mut cache = BTreeMap::new();
+    let mut checked = 0;
+    for r in runs().iter().filter(|r| r["status"] != "error") {
+        let file = r["file"].as_str().expect("file");
+        let m = cache.entry(file.to_string()).or_insert_with(|| {
+            let text = std::fs::read_to_string(fixture_dir().join(file)).expect("corpus file");
+            Module::parse(&text).unwrap_or_else(|e| panic!("{file}: {e}"))
+        });
+        let pass: Pass = r["passes"].as_str().expect("passes").parse().expect("pass");
+        let opts = PassOptions::new(pass, r["arch"].as_str().expect("arch"));
+        let Ok(rep) = run(m, &opts) else { continue };
+        let handled: &[&str] = match pass {
+            Pass::Coalesce | Pass::CoalesceCleanup => &[
+                "tt.load",
+                "tt.store",
+                "tt.atomic_rmw",
+                "tt.atomic_cas",
+                "ttg.async_copy_global_to_local",
+            ],
+            Pass::AccelerateMatmul => &["tt.dot", "tt.dot_scaled"],
+            Pass::CoalesceAsyncCopy => &["ttg.async_copy_global_to_local"],
+        };
+        let seen = m
+            .ops
+            .iter()
+            .filter(|o| handled.contains(&o.name.as_str()))
+            .count();
+        let decided = rep.mem.as_ref().map_or(0, Vec::len)
+            + rep.dots.as_ref().map_or(0, Vec::len)
+            + rep.copies.as_ref().map_or(0, Vec::len);
+        assert_eq!(decided + rep.undecided.len(), seen, "{file} [{}]", r["arch"]);
+        checked += 1;
+    }
+    assert!(checked > 3000, "only {checked} runs checked");
 }
 
 /// `matrix_instr_nonkdim` on WMMA targets (not in the public corpus): 120 extra oracle runs

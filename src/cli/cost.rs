@@ -83,7 +83,7 @@ pub fn run(args: &Args) -> Result<String, String> {
             "{:<10} {:<9} {:>9} {:>9} {:>8}  instructions (per thread)",
             "target", "kind", "LDS bytes", "conflicts", "cycles"
         );
-        for target in TARGETS {
+        for target in TARGETS.iter().filter(|t| t.same_as.is_none()) {
             match convert_cost(&src.layout, &dst.layout, args.bits, target) {
                 Ok(c) => {
                     let _ = writeln!(

@@ -32,34 +32,61 @@ pub struct Args {
 /// Runs the subcommand and returns its output text.
 pub fn run(args: &Args) -> Result<String, String> {
     let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let module = Module::parse(&text).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let modules = Module::parse_all(&text).map_err(|e| format!("{}: {e}", args.file.display()))?;
     let pass: Pass = args.pass.parse()?;
-    let arch = args
-        .arch
-        .clone()
-        .or_else(|| module.target.clone())
-        .ok_or_else(|| "no --arch given and the module has no ttg.target".to_string())?;
     if args.kpack != 1 && args.kpack != 2 {
         return Err(format!("--kpack must be 1 or 2, got {}", args.kpack));
     }
-    let mut opts = PassOptions::new(pass, &arch);
-    opts.kpack = args.kpack;
-    opts.nonkdim = args.nonkdim;
-    let report = run_pass(&module, &opts).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    // One module: its report alone. Several (`// -----`): each report says which module.
+    let several = modules.len() > 1;
+    let mut text_out = String::new();
+    let mut json_out = Vec::new();
+    for module in &modules {
+        let where_ = format!("{}:{}", args.file.display(), module.first_line);
+        let arch = args
+            .arch
+            .clone()
+            .or_else(|| module.target.clone())
+            .ok_or_else(|| format!("{where_}: no --arch given and the module has no ttg.target"))?;
+        let mut opts = PassOptions::new(pass, &arch);
+        opts.kpack = args.kpack;
+        opts.nonkdim = args.nonkdim;
+        let report = run_pass(module, &opts).map_err(|e| format!("{where_}: {e}"))?;
+        if args.json {
+            let result = report.to_json();
+            json_out.push(if several {
+                serde_json::json!({"module_line": module.first_line, "result": result})
+            } else {
+                result
+            });
+        } else {
+            if several {
+                text_out.push_str(&format!("module at line {}: ", module.first_line));
+            }
+            text_out.push_str(&format!(
+                "{} on {arch} ({} warps × {} lanes)\n",
+                args.pass, module.num_warps, module.threads_per_warp
+            ));
+            let body = report.to_text();
+            if body.is_empty() {
+                text_out.push_str("no op to decide\n");
+            }
+            text_out.push_str(&body);
+            if several {
+                text_out.push('\n');
+            }
+        }
+    }
     if args.json {
-        let mut s = serde_json::to_string_pretty(&report.to_json()).map_err(|e| e.to_string())?;
+        let value = if several {
+            serde_json::Value::Array(json_out)
+        } else {
+            json_out.remove(0)
+        };
+        let mut s = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
         s.push('\n');
         Ok(s)
     } else {
-        let mut s = format!(
-            "{} on {arch} ({} warps × {} lanes)\n",
-            args.pass, module.num_warps, module.threads_per_warp
-        );
-        let body = report.to_text();
-        if body.is_empty() {
-            s.push_str("no op to decide\n");
-        }
-        s.push_str(&body);
-        Ok(s)
+        Ok(text_out)
     }
 }

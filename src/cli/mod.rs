@@ -5,4 +5,5 @@ pub mod heuristics;
 pub mod layout_arg;
 pub mod lower;
 pub mod show;
+pub mod targets;
 pub mod tour;

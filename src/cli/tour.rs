@@ -5,6 +5,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+/// The targets the tour prices its conversions on (a default of the command, not a fact).
+const DEFAULT_TOUR_TARGETS: [&str; 2] = ["gfx942", "gfx950"];
+
 use linear_layout::encodings::Encoding;
 use linear_layout::heuristics::convert::convert_cost;
 use linear_layout::linear::LinearLayout;
@@ -117,7 +120,7 @@ pub fn run() -> Result<String, String> {
     ];
     for (what, src, dst, shape) in &conversions {
         let (s, d) = (layout(src, shape)?, layout(dst, shape)?);
-        for arch in ["gfx942", "gfx950"] {
+        for arch in DEFAULT_TOUR_TARGETS {
             let target = Target::by_name(arch)?;
             let c = convert_cost(&s, &d, 16, target).map_err(|e| e.message().to_string())?;
             let instructions: Vec<String> =
@@ -142,14 +145,22 @@ pub fn run() -> Result<String, String> {
 
     let dir = picture_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let pictures = [
-        ("blocked.svg", BLOCKED.to_string(), [32, 64], 32),
-        ("mfma32.svg", MFMA32.to_string(), [64, 64], 32),
-        ("mfma32-operand-a.svg", dot(0, MFMA32), [64, 32], 32),
-        ("mfma16.svg", MFMA16.to_string(), [32, 32], 32),
-        ("swizzled-shared-gfx942.svg", SHARED.to_string(), [32, 64], 32),
-        ("swizzled-shared-gfx950.svg", SHARED.to_string(), [32, 64], 64),
+    let mut pictures = vec![
+        ("blocked.svg".to_string(), BLOCKED.to_string(), [32, 64], 32),
+        ("mfma32.svg".to_string(), MFMA32.to_string(), [64, 64], 32),
+        ("mfma32-operand-a.svg".to_string(), dot(0, MFMA32), [64, 32], 32),
+        ("mfma16.svg".to_string(), MFMA16.to_string(), [32, 32], 32),
     ];
+    // The shared layout's banks as each tour target's LDS has them.
+    for arch in DEFAULT_TOUR_TARGETS {
+        let banks = Target::by_name(arch)?.lds_banks;
+        pictures.push((
+            format!("swizzled-shared-{arch}.svg"),
+            SHARED.to_string(),
+            [32, 64],
+            banks,
+        ));
+    }
     for (file, text, shape, banks) in &pictures {
         let l = layout(text, shape)?;
         let options = PictureOptions {

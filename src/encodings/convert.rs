@@ -819,7 +819,17 @@ fn wmma_dot(d: &DotOperand, w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
     let (dk, dnk) = (dim(order[0]), dim(order[1]));
     let k_instr = w.instr_shape[2] as u64;
     let k_idx = if d.op_idx == 0 { rank - 1 } else { rank - 2 };
-    let k_size = shape[k_idx];
+    let non_k_idx = if d.op_idx == 0 { rank - 2 } else { rank - 1 };
+    let tpw = u(&w.tiles_per_warp);
+    // The K extent the repetition registers cover. With one tile per warp along the
+    // operand's non-K dim it is one CTA's share of K, so a CGA split along K adds no register;
+    // with several it is the whole tensor's K (as the MFMA operand always counts), and the
+    // registers beyond the CTA's share become broadcast zeros in `combine`.
+    let k_size = if tpw[non_k_idx] > 1 {
+        shape[k_idx]
+    } else {
+        shape_per_cta(&w.cga_layout, shape)[k_idx]
+    };
     let non_k = if d.op_idx == 0 {
         w.instr_shape[0]
     } else {
@@ -839,12 +849,16 @@ fn wmma_dot(d: &DotOperand, w: &AmdWmma, shape: &[u64]) -> R<LinearLayout> {
     )?;
     let k_tile = depth * kw;
     tile = mul(tile, id(k_size.max(k_instr) / k_tile, REG, dk)?)?;
-    // The CTA part (tiles per warp and warps, N first), projected away from K.
+    // The CTA part (tiles per warp and warps, N first), projected away from K. A batch entry
+    // of tilesPerWarp places no tiles, as in the parent's own layout: batch elements come from
+    // the batch warps and then from repetition, so on a batch extent smaller than
+    // tilesPerWarp[0] there are no extra broadcast registers.
     let mut cta = LinearLayout::empty();
-    let tpw = u(&w.tiles_per_warp);
     let wpc = u(&w.warps_per_cta);
+    let batch_dim = (rank == 3).then_some(0);
     for dd in matrix_order(rank, true) {
-        cta = mul(cta, id(tpw[dd], REG, dim(dd))?)?;
+        let tiles = if Some(dd) == batch_dim { 1 } else { tpw[dd] };
+        cta = mul(cta, id(tiles, REG, dim(dd))?)?;
         cta = mul(cta, id(wpc[dd], WARP, dim(dd))?)?;
     }
     let names = std_names(rank);

@@ -84,6 +84,26 @@
 //! # Ok::<(), linear_layout::encodings::EncodingError>(())
 //! ```
 //!
+//! An AMD operand takes its parent's tiles per warp only along its own non-K dim: the K entry
+//! is projected away and the batch entry places no tiles. So on a batch extent of 1 the
+//! operand B below has the same layout with `tilesPerWarp = [4, 2, 1]` as with `[1, 2, 1]`.
+//! Its 7 registers are 16 consecutive K elements (4), two more K tiles of the 128-deep
+//! instruction that the 32-deep tensor broadcasts (`[0, 0, 0]`), and one N repetition:
+//!
+//! ```
+//! use linear_layout::encodings::Encoding;
+//! let b = |tpw: &str| -> Encoding {
+//!     format!("#ttg.dot_op<{{opIdx = 1, parent = #ttg.amd_wmma<{{version = 3, isTranspose = false, warpsPerCTA = [1, 2, 4], tilesPerWarp = {tpw}, instrShape = [16, 16, 128]}}>, kWidth = 16}}>").parse().unwrap()
+//! };
+//! let l = b("[4, 2, 1]").to_linear_layout(&[1, 32, 128])?;
+//! assert_eq!(
+//!     l.bases("register")?,
+//!     vec![vec![0, 1, 0], vec![0, 2, 0], vec![0, 4, 0], vec![0, 8, 0], vec![0, 0, 0], vec![0, 0, 0], vec![0, 0, 64]]
+//! );
+//! assert_eq!(b("[1, 2, 1]").to_linear_layout(&[1, 32, 128])?, l);
+//! # Ok::<(), linear_layout::encodings::EncodingError>(())
+//! ```
+//!
 //! ## linear
 //!
 //! The bases given explicitly. A tensor of another shape repeats (or broadcasts) them, like

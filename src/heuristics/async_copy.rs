@@ -38,23 +38,16 @@
 
 use crate::encodings::{Blocked, Encoding, Linear};
 use crate::linear::LinearLayout;
+use crate::target::{TARGETS, Target};
 
 use super::coalesce::blocked_for;
-use super::passes::HeuristicError;
+use super::error::{Decisions, HeuristicError};
 use crate::ttgir::axisinfo::AxisInfo;
 use crate::ttgir::{Module, TypeKind};
 
-/// Direct-to-LDS load widths (bits per lane) Triton 3.6 accepts, per target; targets not
-/// listed are left alone by the pass. (A Triton 3.6 fact, narrower than the hardware widths in
-/// [`target`](super::target): 8/16/64/96-bit direct loads exist but 3.6 does not use them.)
-///
-/// ```
-/// use linear_layout::heuristics::async_copy::DIRECT_TO_LDS_BITS;
-/// assert_eq!(DIRECT_TO_LDS_BITS.len(), 2);
-/// ```
-pub const DIRECT_TO_LDS_BITS: &[(&str, &[u32])] = &[("gfx942", &[32]), ("gfx950", &[128, 32])];
-
-/// The valid direct-to-LDS widths of a target (empty: the pass does nothing there).
+/// The direct-to-LDS widths (bits per lane) Triton 3.6 accepts on a target: its row's
+/// [`triton_direct_to_lds_bits`](crate::target::Target::triton_direct_to_lds_bits); empty (the
+/// pass does nothing there) for a target the table does not know.
 ///
 /// ```
 /// use linear_layout::heuristics::async_copy::direct_to_lds_bits;
@@ -62,10 +55,16 @@ pub const DIRECT_TO_LDS_BITS: &[(&str, &[u32])] = &[("gfx942", &[32]), ("gfx950"
 /// assert!(direct_to_lds_bits("gfx1201").is_empty());
 /// ```
 pub fn direct_to_lds_bits(arch: &str) -> &'static [u32] {
-    DIRECT_TO_LDS_BITS
+    Target::by_name(arch).map_or(&[], |t| t.triton_direct_to_lds_bits)
+}
+
+/// The primary targets where the pass runs, for messages.
+fn targets_with_direct_to_lds() -> Vec<&'static str> {
+    TARGETS
         .iter()
-        .find(|(a, _)| *a == arch)
-        .map_or(&[], |(_, b)| b)
+        .filter(|t| t.same_as.is_none() && !t.triton_direct_to_lds_bits.is_empty())
+        .map(|t| t.name)
+        .collect()
 }
 
 /// `fitToValidDirectToLdsVecSize`: halves `contig` until `contig · bits` is a supported width.
@@ -220,7 +219,11 @@ pub fn coalesce_copy(spec: &CopySpec) -> Result<CopyChoice, HeuristicError> {
     if direct_to_lds_bits(&spec.arch).is_empty() {
         return unchanged(
             spec,
-            format!("{}: the pass only runs on gfx942 and gfx950", spec.arch),
+            format!(
+                "{}: the pass only runs on {}",
+                spec.arch,
+                targets_with_direct_to_lds().join(" and ")
+            ),
         );
     }
     let Encoding::Blocked(b) = &spec.src else {
@@ -380,7 +383,7 @@ pub struct CopyDecision {
 /// assert!(coalesce_copies(&m, "gfx950")?.is_empty());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn coalesce_copies(m: &Module, arch: &str) -> Result<Vec<CopyDecision>, HeuristicError> {
+pub fn coalesce_copies(m: &Module, arch: &str) -> Result<Decisions<CopyDecision>, HeuristicError> {
     let axis = crate::ttgir::axisinfo::analyze(m);
     let mut out = Vec::new();
     for oi in super::coalesce::walk_order(m) {
@@ -427,5 +430,8 @@ pub fn coalesce_copies(m: &Module, arch: &str) -> Result<Vec<CopyDecision>, Heur
             choice,
         });
     }
-    Ok(out)
+    Ok(Decisions {
+        decided: out,
+        undecided: Vec::new(),
+    })
 }

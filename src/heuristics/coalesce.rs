@@ -42,7 +42,7 @@
 use crate::encodings::{Blocked, CgaBases, Encoding};
 use crate::linear::LinearLayout;
 
-use super::passes::HeuristicError;
+use super::error::{Decisions, HeuristicError, Undecided};
 use crate::ttgir::Module;
 use crate::ttgir::axisinfo::AxisInfo;
 
@@ -356,6 +356,34 @@ pub struct MemDecision {
     pub choice: Coalesced,
 }
 
+/// The access of memory op `oi` through its pointer operand `pi`, or why it has none.
+fn access_of(m: &Module, axis: &[Option<AxisInfo>], oi: usize, pi: usize) -> Result<MemAccess, &'static str> {
+    let op = &m.ops[oi];
+    let &pv = op.operands.get(pi).ok_or("the op has no pointer operand")?;
+    let ty = &m.values[pv].ty;
+    if !ty.is_tensor_of_ptr() {
+        return Err("the pointer is not a tensor of pointers (Triton's coalesce skips it)");
+    }
+    let bits = ty.pointee_bits().ok_or("the pointee type has no known width")?;
+    let ai = axis
+        .get(pv)
+        .cloned()
+        .flatten()
+        .ok_or("no AxisInfo for the pointer")?;
+    let cga = match &ty.encoding {
+        Some(Encoding::Blocked(b)) => b.cga_layout.clone(),
+        _ => Vec::new(),
+    };
+    Ok(MemAccess {
+        op: op.name.clone(),
+        shape: ty.shape.clone(),
+        elem_bits: bits,
+        elem: ty.pointee().unwrap_or("?").to_string(),
+        axis: ai,
+        cga_layout: cga,
+    })
+}
+
 /// Memory ops the pass handles; returns the operand position of the pointer.
 pub(crate) fn mem_ptr_operand(name: &str) -> Option<usize> {
     match name {
@@ -473,7 +501,7 @@ pub(crate) fn dead_ops(m: &Module) -> Vec<bool> {
 /// assert!(coalesce_module(&m, true)?.is_empty());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Vec<MemDecision>, HeuristicError> {
+pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Decisions<MemDecision>, HeuristicError> {
     let axis = crate::ttgir::axisinfo::analyze(m);
     let comps = slice_components(m);
     let dead = if cleanup {
@@ -482,37 +510,23 @@ pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Vec<MemDecision>, He
         vec![false; m.ops.len()]
     };
     let order = walk_order(m);
-    // Collect accesses.
+    // Collect accesses; a memory op with none is reported with the reason.
     let mut accesses: Vec<(usize, MemAccess)> = Vec::new();
+    let mut undecided = Vec::new();
     for &oi in &order {
         let op = &m.ops[oi];
         let Some(pi) = mem_ptr_operand(&op.name) else {
             continue;
         };
-        let Some(&pv) = op.operands.get(pi) else { continue };
-        let ty = &m.values[pv].ty;
-        if !ty.is_tensor_of_ptr() {
-            continue;
+        match access_of(m, &axis, oi, pi) {
+            Ok(acc) => accesses.push((oi, acc)),
+            Err(reason) => undecided.push(Undecided {
+                op: oi,
+                name: op.name.clone(),
+                line: op.line,
+                reason: reason.into(),
+            }),
         }
-        let Some(bits) = ty.pointee_bits() else { continue };
-        let Some(ai) = axis.get(pv).cloned().flatten() else {
-            continue;
-        };
-        let cga = match &ty.encoding {
-            Some(Encoding::Blocked(b)) => b.cga_layout.clone(),
-            _ => Vec::new(),
-        };
-        accesses.push((
-            oi,
-            MemAccess {
-                op: op.name.clone(),
-                shape: ty.shape.clone(),
-                elem_bits: bits,
-                elem: ty.pointee().unwrap_or("?").to_string(),
-                axis: ai,
-                cga_layout: cga,
-            },
-        ));
     }
     let mut counters: std::collections::HashMap<String, usize> = Default::default();
     let mut out = Vec::new();
@@ -532,6 +546,12 @@ pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Vec<MemDecision>, He
         let choice = coalesce(acc, &partners, m.num_warps, m.threads_per_warp)
             .map_err(|e| HeuristicError::new(format!("line {}: {}", op.line, e.message)))?;
         if dead[*oi] {
+            undecided.push(Undecided {
+                op: *oi,
+                name: op.name.clone(),
+                line: op.line,
+                reason: "its result is unused: remove-layout-conversions deletes the op".into(),
+            });
             continue;
         }
         let c = counters.entry(op.name.clone()).or_default();
@@ -547,5 +567,9 @@ pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Vec<MemDecision>, He
             choice,
         });
     }
-    Ok(out)
+    undecided.sort_by_key(|u| order.iter().position(|&o| o == u.op));
+    Ok(Decisions {
+        decided: out,
+        undecided,
+    })
 }

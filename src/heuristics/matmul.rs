@@ -44,304 +44,12 @@
 
 use crate::encodings::{AmdMfma, AmdWmma, Blocked, DotOperand, Encoding};
 
-use super::passes::HeuristicError;
+use super::error::{Decisions, HeuristicError, Undecided};
+use crate::target::{MatrixFacts, Target};
 use crate::ttgir::{Module, TypeKind, ValueDef, element_bits};
 
-/// Per-arch facts accelerate-matmul needs (Triton 3.6 behaviour, keyed by target name).
-///
-/// ```
-/// use linear_layout::heuristics::matmul::MatmulArch;
-/// let a = MatmulArch::by_name("gfx950").unwrap();
-/// assert_eq!((a.mfma, a.wmma, a.bf16_dot), (Some(4), None, true));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MatmulArch {
-    /// Target name.
-    pub name: &'static str,
-    /// MFMA version (1 = CDNA1 … 4 = CDNA4), if MFMA is used for `tt.dot`.
-    pub mfma: Option<u32>,
-    /// WMMA version used for `tt.dot` (gfx1250: none in 3.6).
-    pub wmma: Option<u32>,
-    /// `v_dot` instructions exist (f16·f16→f32, i8·i8→i32 FMA stays in its types).
-    pub vdot: bool,
-    /// `v_dot2_f32_bf16` exists (bf16·bf16→f32 FMA stays bf16).
-    pub bf16_dot: bool,
-}
-
-/// Triton 3.6's accelerate-matmul view of each AMD target.
-///
-/// ```
-/// use linear_layout::heuristics::matmul::MATMUL_ARCHS;
-/// assert!(MATMUL_ARCHS.iter().any(|a| a.name == "gfx1250" && a.wmma.is_none()));
-/// ```
-pub const MATMUL_ARCHS: &[MatmulArch] = &[
-    MatmulArch {
-        name: "gfx908",
-        mfma: Some(1),
-        wmma: None,
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx90a",
-        mfma: Some(2),
-        wmma: None,
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx940",
-        mfma: Some(3),
-        wmma: None,
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx941",
-        mfma: Some(3),
-        wmma: None,
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx942",
-        mfma: Some(3),
-        wmma: None,
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx950",
-        mfma: Some(4),
-        wmma: None,
-        vdot: true,
-        bf16_dot: true,
-    },
-    MatmulArch {
-        name: "gfx1100",
-        mfma: None,
-        wmma: Some(1),
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx1101",
-        mfma: None,
-        wmma: Some(1),
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx1102",
-        mfma: None,
-        wmma: Some(1),
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx1200",
-        mfma: None,
-        wmma: Some(2),
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx1201",
-        mfma: None,
-        wmma: Some(2),
-        vdot: true,
-        bf16_dot: false,
-    },
-    MatmulArch {
-        name: "gfx1250",
-        mfma: None,
-        wmma: None,
-        vdot: false,
-        bf16_dot: false,
-    },
-];
-
-impl MatmulArch {
-    /// The row of a target.
-    ///
-    /// ```
-    /// use linear_layout::heuristics::matmul::MatmulArch;
-    /// assert!(MatmulArch::by_name("gfx000").is_none());
-    /// ```
-    pub fn by_name(name: &str) -> Option<&'static MatmulArch> {
-        MATMUL_ARCHS.iter().find(|a| a.name == name)
-    }
-}
-
-/// Type classes of the MFMA table.
-///
-/// ```
-/// use linear_layout::heuristics::matmul::MfmaType;
-/// assert_eq!(MfmaType::classify("f8E5M2FNUZ", "f8E4M3FNUZ"), Some(MfmaType::Fp8Fnuz));
-/// assert_eq!(MfmaType::classify("f16", "bf16"), None);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MfmaType {
-    /// f32.
-    F32,
-    /// f32 with `inputPrecision = tf32`.
-    Tf32,
-    /// f64.
-    F64,
-    /// f16.
-    F16,
-    /// bf16.
-    Bf16,
-    /// i8.
-    I8,
-    /// Any mix of f8E4M3FNUZ / f8E5M2FNUZ.
-    Fp8Fnuz,
-    /// Any mix of f8E4M3FN / f8E5M2 (OCP).
-    Fp8Ocp,
-    /// The scaled f8f6f4 family.
-    F8F6F4,
-}
-
-fn is_ocp(t: &str) -> bool {
-    matches!(t, "f8E4M3FN" | "f8E5M2")
-}
-fn is_fnuz(t: &str) -> bool {
-    matches!(t, "f8E4M3FNUZ" | "f8E5M2FNUZ")
-}
-
-impl MfmaType {
-    /// The class of an operand type pair, if the table has one.
-    ///
-    /// ```
-    /// use linear_layout::heuristics::matmul::MfmaType;
-    /// assert_eq!(MfmaType::classify("i8", "i8"), Some(MfmaType::I8));
-    /// ```
-    pub fn classify(a: &str, b: &str) -> Option<MfmaType> {
-        if is_ocp(a) && is_ocp(b) {
-            return Some(MfmaType::Fp8Ocp);
-        }
-        if is_fnuz(a) && is_fnuz(b) {
-            return Some(MfmaType::Fp8Fnuz);
-        }
-        if a != b {
-            return None;
-        }
-        Some(match a {
-            "f32" => MfmaType::F32,
-            "tf32" => MfmaType::Tf32,
-            "f64" => MfmaType::F64,
-            "f16" => MfmaType::F16,
-            "bf16" => MfmaType::Bf16,
-            "i8" => MfmaType::I8,
-            _ => return None,
-        })
-    }
-}
-
-/// One row of the MFMA instruction table: versions, tile, type class, and the `(kDim, kBase)`
-/// candidates in preference order. For 4×64 / 64×4 tiles `kDim` is the K covered by the 16
-/// blocks of the 4×4 instruction, as Triton prints it.
-///
-/// ```
-/// use linear_layout::heuristics::matmul::{mfma_candidates, MfmaType};
-/// assert_eq!(mfma_candidates(4, 32, 32, MfmaType::F16), Some(&[(16, 8), (8, 4)][..]));
-/// assert_eq!(mfma_candidates(3, 16, 16, MfmaType::Fp8Fnuz), Some(&[(32, 8)][..]));
-/// assert_eq!(mfma_candidates(2, 16, 16, MfmaType::Fp8Fnuz), None);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MfmaRow {
-    /// MFMA versions having this row.
-    pub versions: &'static [u32],
-    /// M of the tile.
-    pub m: u32,
-    /// N of the tile.
-    pub n: u32,
-    /// Operand type class.
-    pub ty: MfmaType,
-    /// `(kDim, kBase)` candidates, preferred first.
-    pub cands: &'static [(u32, u32)],
-}
-
-macro_rules! row {
-    ($v:expr, $m:expr, $n:expr, $t:ident, $c:expr) => {
-        MfmaRow {
-            versions: $v,
-            m: $m,
-            n: $n,
-            ty: MfmaType::$t,
-            cands: $c,
-        }
-    };
-}
-
-const ALL: &[u32] = &[1, 2, 3, 4];
-
-/// The MFMA instruction database (Triton 3.6 `MfmaGroup`, as observed).
-///
-/// ```
-/// use linear_layout::heuristics::matmul::{MfmaType, MFMA_TABLE};
-/// let tf32 = MFMA_TABLE.iter().find(|r| r.ty == MfmaType::Tf32 && r.m == 32).unwrap();
-/// assert_eq!((tf32.versions, tf32.cands), (&[3][..], &[(4, 2)][..]));
-/// ```
-pub const MFMA_TABLE: &[MfmaRow] = &[
-    row!(ALL, 32, 32, F32, &[(2, 1)]),
-    row!(ALL, 16, 16, F32, &[(4, 1)]),
-    row!(ALL, 4, 4, F32, &[(16, 1)]),
-    row!(ALL, 4, 64, F32, &[(16, 1)]),
-    row!(ALL, 64, 4, F32, &[(16, 1)]),
-    row!(&[3], 32, 32, Tf32, &[(4, 2)]),
-    row!(&[3], 16, 16, Tf32, &[(8, 2)]),
-    row!(&[2, 3, 4], 16, 16, F64, &[(4, 1)]),
-    row!(&[1, 2, 3], 32, 32, F16, &[(8, 4)]),
-    row!(&[1, 2, 3], 16, 16, F16, &[(16, 4)]),
-    row!(&[4], 32, 32, F16, &[(16, 8), (8, 4)]),
-    row!(&[4], 16, 16, F16, &[(32, 8), (16, 4)]),
-    row!(ALL, 4, 4, F16, &[(64, 4)]),
-    row!(ALL, 4, 64, F16, &[(64, 4)]),
-    row!(ALL, 64, 4, F16, &[(64, 4)]),
-    row!(&[1], 32, 32, Bf16, &[(4, 2)]),
-    row!(&[1], 16, 16, Bf16, &[(8, 2)]),
-    row!(&[1], 4, 4, Bf16, &[(32, 2)]),
-    row!(&[1], 4, 64, Bf16, &[(32, 2)]),
-    row!(&[1], 64, 4, Bf16, &[(32, 2)]),
-    row!(&[2], 32, 32, Bf16, &[(8, 4), (4, 2)]),
-    row!(&[2], 16, 16, Bf16, &[(16, 4), (8, 2)]),
-    row!(&[3], 32, 32, Bf16, &[(8, 4)]),
-    row!(&[3], 16, 16, Bf16, &[(16, 4)]),
-    row!(&[4], 32, 32, Bf16, &[(16, 8), (8, 4)]),
-    row!(&[4], 16, 16, Bf16, &[(32, 8), (16, 4)]),
-    row!(&[2, 3, 4], 4, 4, Bf16, &[(64, 4)]),
-    row!(&[2, 3, 4], 4, 64, Bf16, &[(64, 4)]),
-    row!(&[2, 3, 4], 64, 4, Bf16, &[(64, 4)]),
-    row!(ALL, 4, 4, I8, &[(64, 4)]),
-    row!(ALL, 4, 64, I8, &[(64, 4)]),
-    row!(ALL, 64, 4, I8, &[(64, 4)]),
-    row!(&[1, 2], 32, 32, I8, &[(8, 4)]),
-    row!(&[1, 2], 16, 16, I8, &[(16, 4)]),
-    row!(&[3], 32, 32, I8, &[(16, 8)]),
-    row!(&[3], 16, 16, I8, &[(32, 8)]),
-    row!(&[4], 32, 32, I8, &[(32, 16), (16, 8)]),
-    row!(&[4], 16, 16, I8, &[(64, 16), (32, 8)]),
-    row!(&[3], 32, 32, Fp8Fnuz, &[(16, 8)]),
-    row!(&[3], 16, 16, Fp8Fnuz, &[(32, 8)]),
-    row!(&[4], 32, 32, Fp8Ocp, &[(16, 8)]),
-    row!(&[4], 16, 16, Fp8Ocp, &[(32, 8)]),
-    row!(&[4], 32, 32, F8F6F4, &[(64, 32)]),
-    row!(&[4], 16, 16, F8F6F4, &[(128, 32)]),
-];
-
-/// The `(kDim, kBase)` candidates for a version, tile and type class.
-///
-/// ```
-/// use linear_layout::heuristics::matmul::{mfma_candidates, MfmaType};
-/// assert_eq!(mfma_candidates(3, 4, 64, MfmaType::F16), Some(&[(64, 4)][..]));
-/// ```
-pub fn mfma_candidates(version: u32, m: u32, n: u32, ty: MfmaType) -> Option<&'static [(u32, u32)]> {
-    MFMA_TABLE
-        .iter()
-        .find(|r| r.m == m && r.n == n && r.ty == ty && r.versions.contains(&version))
-        .map(|r| r.cands)
-}
+use crate::target::matrix::is_ocp;
+pub use crate::target::matrix::{MFMA_TABLE, MfmaRow, MfmaType, mfma_candidates};
 
 /// Where a dot sits in a chain of dots (attention-like `softmax(QK)·V`).
 ///
@@ -401,8 +109,8 @@ pub struct DotSpec {
 }
 
 impl DotSpec {
-    /// A spec with default options (no chain, kPack 1, heuristic nonkdim); lanes from the arch
-    /// family (64 on gfx9, 32 on gfx1x).
+    /// A spec with default options (no chain, kPack 1, heuristic nonkdim); lanes from the
+    /// target's wave size (64 for an unknown arch).
     ///
     /// ```
     /// use linear_layout::heuristics::matmul::DotSpec;
@@ -417,7 +125,7 @@ impl DotSpec {
             shape: shape.to_vec(),
             k,
             num_warps,
-            threads_per_warp: if arch.starts_with("gfx1") { 32 } else { 64 },
+            threads_per_warp: Target::by_name(arch).map_or(64, |t| t.wave_size),
             role: ChainRole::default(),
             tf32: false,
             nonkdim: 0,
@@ -572,7 +280,10 @@ fn dot_operands(parent: &Encoding, kw: u32) -> (Encoding, Encoding) {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn choose(spec: &DotSpec) -> Result<DotChoice, HeuristicError> {
-    let arch = MatmulArch::by_name(&spec.arch)
+    let arch = Target::by_name(&spec.arch)
+        .ok()
+        .filter(|t| !t.wave_from_layout)
+        .map(|t| &t.matrix)
         .ok_or_else(|| HeuristicError::new(format!("unknown arch '{}' for accelerate-matmul", spec.arch)))?;
     let rank = spec.shape.len();
     if !(2..=3).contains(&rank) {
@@ -585,12 +296,12 @@ pub fn choose(spec: &DotSpec) -> Result<DotChoice, HeuristicError> {
     if let Some((lhs, rhs)) = &spec.scaled {
         return choose_scaled(spec, arch, lhs, rhs);
     }
-    if let Some(v) = arch.mfma {
+    if let Some(v) = arch.mfma_version {
         match choose_mfma(spec, v, &mut reasons) {
             Some(c) => return Ok(c),
             None => reasons.push("no MFMA instruction fits: FMA".into()),
         }
-    } else if let Some(v) = arch.wmma {
+    } else if let Some(v) = arch.wmma_version {
         match choose_wmma(spec, v, &mut reasons)? {
             Some(c) => return Ok(c),
             None => reasons.push("no WMMA instruction fits: FMA".into()),
@@ -614,7 +325,7 @@ fn is_f8f6f4(f: &str) -> bool {
 /// WMMA path, gfx9 before gfx950 → left alone.
 fn choose_scaled(
     spec: &DotSpec,
-    arch: &MatmulArch,
+    arch: &MatrixFacts,
     lhs: &str,
     rhs: &str,
 ) -> Result<DotChoice, HeuristicError> {
@@ -656,10 +367,11 @@ fn choose_scaled(
             reasons: vec![why],
         }
     };
-    if arch.mfma == Some(4) {
+    if arch.mfma_version == Some(4) {
         if !f8f6f4 {
             return Err(HeuristicError::new(format!(
-                "tt.dot_scaled {lhs} × {rhs} on gfx950: Triton 3.6 fails on this operand format"
+                "tt.dot_scaled {lhs} × {rhs} on {}: Triton 3.6 fails on this operand format",
+                spec.arch
             )));
         }
         let (tm, kd): (u32, u32) = match spec.nonkdim {
@@ -695,13 +407,13 @@ fn choose_scaled(
         );
         return Ok(scaled_choice(DotKind::Mfma, result, why));
     }
-    if arch.mfma.is_some() {
+    if arch.mfma_version.is_some() {
         return keep(format!(
             "{}: Triton 3.6 leaves tt.dot_scaled to later passes",
             spec.arch
         ));
     }
-    if arch.wmma.is_none() {
+    if arch.wmma_version.is_none() {
         // gfx1250: scaled WMMA v3.
         if !f8f6f4 || m.min(n) < 16 {
             return keep(format!(
@@ -800,7 +512,7 @@ fn choose_mfma(spec: &DotSpec, v: u32, reasons: &mut Vec<String>) -> Option<DotC
         } else if spec.tf32 && v == 3 && a == "f32" && b == "f32" {
             (Some(MfmaType::Tf32), "f32".to_string())
         } else if v <= 3 && is_ocp(a) && is_ocp(b) {
-            reasons.push("OCP fp8 has no native MFMA before gfx950: emulated with f16".into());
+            reasons.push(format!("OCP fp8 has no native MFMA v{v}: emulated with f16"));
             (Some(MfmaType::F16), "f16".to_string())
         } else {
             (MfmaType::classify(a, b), a.to_string())
@@ -848,11 +560,17 @@ fn choose_mfma(spec: &DotSpec, v: u32, reasons: &mut Vec<String>) -> Option<DotC
         if role.head_a && m >= 32 * u64::from(warps[0]) && n == 16 && warps[1] == 1 {
             transposed = true;
             tiles = vec![2, 1];
-            reasons.push("gfx950 16-bit chain head through A with N = 16: tilesPerWarp [2, 1]".into());
+            reasons.push(format!(
+                "{} 16-bit chain head through A with N = 16: tilesPerWarp [2, 1]",
+                spec.arch
+            ));
         } else if role.head_b && m == 16 && n >= 32 * u64::from(warps[1]) && warps[0] == 1 {
             transposed = false;
             tiles = vec![1, 2];
-            reasons.push("gfx950 16-bit chain head through B with M = 16: tilesPerWarp [1, 2]".into());
+            reasons.push(format!(
+                "{} 16-bit chain head through B with M = 16: tilesPerWarp [1, 2]",
+                spec.arch
+            ));
         }
     }
     if rank == 3 {
@@ -920,7 +638,10 @@ fn choose_mfma(spec: &DotSpec, v: u32, reasons: &mut Vec<String>) -> Option<DotC
         reasons.push("chain head through operand A: all warps along M".into());
     }
     if scaled {
-        reasons.push("gfx950: OCP fp8 × fp8 rewritten to tt.dot_scaled (no scales)".into());
+        reasons.push(format!(
+            "{}: OCP fp8 × fp8 rewritten to tt.dot_scaled (no scales)",
+            spec.arch
+        ));
     }
     let (oa, ob) = dot_operands(&result, kw);
     Some(DotChoice {
@@ -1053,7 +774,7 @@ fn choose_wmma(
 
 fn choose_fma(
     spec: &DotSpec,
-    arch: &MatmulArch,
+    arch: &MatrixFacts,
     mut reasons: Vec<String>,
 ) -> Result<DotChoice, HeuristicError> {
     let blocked = spec
@@ -1062,9 +783,9 @@ fn choose_fma(
         .ok_or_else(|| HeuristicError::new("FMA fallback needs the dot's blocked result encoding"))?;
     let (a, b, c) = (spec.a_elem.as_str(), spec.b_elem.as_str(), spec.c_elem.as_str());
     let even = spec.k.is_multiple_of(2);
-    let legal = (arch.vdot && a == "f16" && b == "f16" && c == "f32" && even)
-        || (arch.bf16_dot && a == "bf16" && b == "bf16" && c == "f32" && even)
-        || (arch.vdot && a == "i8" && b == "i8" && c == "i32" && spec.k.is_multiple_of(4))
+    let legal = (arch.v_dot && a == "f16" && b == "f16" && c == "f32" && even)
+        || (arch.v_dot2_bf16 && a == "bf16" && b == "bf16" && c == "f32" && even)
+        || (arch.v_dot && a == "i8" && b == "i8" && c == "i32" && spec.k.is_multiple_of(4))
         || (a == b && b == c && matches!(a, "f16" | "f32" | "f64"));
     let (ea, ec) = if legal {
         reasons.push(format!("FMA: {a} × {b} → {c} is legal as is"));
@@ -1233,9 +954,10 @@ pub fn accelerate_module(
     arch: &str,
     kpack: u32,
     nonkdim: u32,
-) -> Result<Vec<DotDecision>, HeuristicError> {
+) -> Result<Decisions<DotDecision>, HeuristicError> {
     let users = m.users();
     let mut out = Vec::new();
+    let mut undecided = Vec::new();
     let mut counters: std::collections::HashMap<&'static str, usize> = Default::default();
     for oi in super::coalesce::walk_order(m) {
         let op = &m.ops[oi];
@@ -1297,7 +1019,12 @@ pub fn accelerate_module(
             },
         };
         if spec.blocked.is_none() {
-            // Already converted (not blocked): the pass leaves it alone.
+            undecided.push(Undecided {
+                op: oi,
+                name: op.name.clone(),
+                line: op.line,
+                reason: "its result already has a matrix layout: the pass leaves it alone".into(),
+            });
             continue;
         }
         let choice = choose(&spec).map_err(|e| err(&e.message))?;
@@ -1325,5 +1052,8 @@ pub fn accelerate_module(
             choice,
         });
     }
-    Ok(out)
+    Ok(Decisions {
+        decided: out,
+        undecided,
+    })
 }

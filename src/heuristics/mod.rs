@@ -19,6 +19,8 @@ pub use crate::ttgir::axisinfo;
 pub mod coalesce;
 /// Pricing a layout conversion: classification, bank conflicts, swizzle search, cost.
 pub mod convert;
+/// The error type the passes share.
+pub mod error;
 /// `tritonamdgpu-accelerate-matmul`: MFMA / WMMA / FMA choice and the dot layouts.
 pub mod matmul;
 /// Running the layout passes on a TTGIR module; oracle-shaped JSON and text reports.

@@ -26,8 +26,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::fmt;
-
 use serde_json::{Map, Value, json};
 
 use crate::encodings::Encoding;
@@ -38,39 +36,7 @@ use super::coalesce::{MemDecision, coalesce_module};
 use super::matmul::{DotDecision, accelerate_module};
 use crate::ttgir::Module;
 
-/// An error of a heuristic (inconsistent input, failed cross-check).
-///
-/// ```
-/// use linear_layout::heuristics::passes::HeuristicError;
-/// assert_eq!(HeuristicError::new("bad").to_string(), "bad");
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HeuristicError {
-    /// What went wrong.
-    pub message: String,
-}
-
-impl HeuristicError {
-    /// An error with a message.
-    ///
-    /// ```
-    /// use linear_layout::heuristics::passes::HeuristicError;
-    /// assert_eq!(HeuristicError::new("x").message, "x");
-    /// ```
-    pub fn new(message: impl Into<String>) -> Self {
-        HeuristicError {
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for HeuristicError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for HeuristicError {}
+pub use super::error::{Decisions, HeuristicError, Undecided};
 
 /// Which pass to run.
 ///
@@ -157,6 +123,8 @@ pub struct Report {
     pub dots: Option<Vec<DotDecision>>,
     /// Async-copy decisions.
     pub copies: Option<Vec<CopyDecision>>,
+    /// The ops the pass handles but decided nothing for, each with its reason.
+    pub undecided: Vec<Undecided>,
     /// Notes (unknown ops, …).
     pub notes: Vec<String>,
 }
@@ -332,6 +300,14 @@ impl Report {
                 .collect();
             out.insert("mem".into(), Value::Array(v));
         }
+        if !self.undecided.is_empty() {
+            let v: Vec<Value> = self
+                .undecided
+                .iter()
+                .map(|u| json!({"op": u.name, "line": u.line, "reason": u.reason}))
+                .collect();
+            out.insert("undecided".into(), Value::Array(v));
+        }
         Value::Object(out)
     }
 
@@ -388,6 +364,9 @@ impl Report {
                 ));
             }
         }
+        for u in &self.undecided {
+            s.push_str(&format!("{u}\n"));
+        }
         for n in &self.notes {
             s.push_str(&format!("note: {n}\n"));
         }
@@ -411,10 +390,21 @@ pub fn run(m: &Module, opts: &PassOptions) -> Result<Report, HeuristicError> {
         ..Report::default()
     };
     match opts.pass {
-        Pass::Coalesce => r.mem = Some(coalesce_module(m, false)?),
-        Pass::CoalesceCleanup => r.mem = Some(coalesce_module(m, true)?),
-        Pass::AccelerateMatmul => r.dots = Some(accelerate_module(m, &opts.arch, opts.kpack, opts.nonkdim)?),
-        Pass::CoalesceAsyncCopy => r.copies = Some(coalesce_copies(m, &opts.arch)?),
+        Pass::Coalesce | Pass::CoalesceCleanup => {
+            let d = coalesce_module(m, opts.pass == Pass::CoalesceCleanup)?;
+            r.mem = Some(d.decided);
+            r.undecided = d.undecided;
+        }
+        Pass::AccelerateMatmul => {
+            let d = accelerate_module(m, &opts.arch, opts.kpack, opts.nonkdim)?;
+            r.dots = Some(d.decided);
+            r.undecided = d.undecided;
+        }
+        Pass::CoalesceAsyncCopy => {
+            let d = coalesce_copies(m, &opts.arch)?;
+            r.copies = Some(d.decided);
+            r.undecided = d.undecided;
+        }
     }
     Ok(r)
 }

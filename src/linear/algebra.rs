@@ -337,7 +337,9 @@ impl LinearLayout {
     /// or neither have in-dims left; that assertion rejects valid conversions (for example a
     /// layout whose only in-dim is an identity dim, against an outer with one more in-dim) and
     /// is not made here: the remaining values are solved as usual (they must be zero when the
-    /// outer layout has nothing left to reach them with).
+    /// outer layout has nothing left to reach them with). And where setting the identity dims
+    /// aside leaves a value of `self` out of reach of the other in-dims while the whole
+    /// `outer` reaches it (Triton 3.6 asserts there), every in-dim is solved for instead.
     ///
     /// Laws: `outer ∘ self.invert_and_compose(outer) = self` whenever `self`'s image is
     /// contained in `outer`'s; `l.invert_and_compose(l)` is the identity on injective `l`.
@@ -352,7 +354,15 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn invert_and_compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
-        self.solve_through(outer, IdentityDims::Triton36, false)
+        match self.solve_through(outer, IdentityDims::Triton36, false) {
+            // Setting the identity dims aside can leave the other in-dims unable to reach a
+            // value that the whole outer layout reaches (Triton 3.6 asserts there): solve for
+            // every in-dim instead.
+            Err(LayoutError::ImageNotContained { .. }) => {
+                self.solve_through(outer, IdentityDims::Never, false)
+            }
+            result => result,
+        }
     }
 
     /// The inverse of a bijective layout: in-dims and out-dims swap roles.

@@ -42,6 +42,7 @@ pub fn convert_kernel(
     dtype: Dtype,
     target: &'static Target,
 ) -> Result<Kernel, LowerError> {
+    super::check_target(target)?;
     check_shape(src, shape)?;
     check_shape(dst, shape)?;
     let bits = dtype.bits();

@@ -60,6 +60,7 @@ mod dist;
 mod emit;
 mod interp;
 mod lds;
+pub mod mma;
 mod program;
 mod shuffle;
 mod xor_map;
@@ -301,6 +302,7 @@ pub fn copy_kernel(
     dtype: Dtype,
     target: &'static Target,
 ) -> Result<Kernel, LowerError> {
+    check_target(target)?;
     check_shape(layout, shape)?;
     let dist = dist::Dist::of(layout, target.wave_size)?;
     let mut p = Program::new("copy", target.wave_size, dist.threads().max(target.wave_size));
@@ -315,4 +317,19 @@ pub fn copy_kernel(
     let values = dist::load_through(&mut p, &dist, shape, 0, dtype.bits())?;
     dist::store_through(&mut p, &dist, shape, 1, dtype.bits(), &values)?;
     Ok(Kernel { program: p, target })
+}
+
+/// The lowering emits code only for processors LLVM knows.
+fn check_target(target: &Target) -> Result<(), LowerError> {
+    if target.llvm_processor {
+        Ok(())
+    } else {
+        Err(LowerError::new(format!(
+            "{}: not a processor LLVM 22 knows{}",
+            target.name,
+            target
+                .same_as
+                .map_or(String::new(), |b| format!(" (lower for {b})"))
+        )))
+    }
 }

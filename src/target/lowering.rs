@@ -14,7 +14,7 @@
 /// assert!(gfx942.lowering.kernel_attributes.contains(&"amdgpu-no-queue-ptr"));
 /// # Ok::<(), String>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct LoweringFacts {
     /// Word-3 `flags` operand of `llvm.amdgcn.make.buffer.rsrc` (amdgpu-lowering.md §4.2, [T]):
     /// gfx9 `0x00027000` (NUM_FORMAT float, DATA_FORMAT 32: ignored by raw accesses, must be

@@ -34,166 +34,16 @@
 
 use std::fmt;
 
+pub mod lds;
 pub mod lowering;
+pub mod matrix;
+pub mod mma;
+mod table;
+
+pub use lds::{LdsOp, PhaseModel, PhaseRule};
 pub use lowering::LoweringFacts;
-
-/// Direction of an LDS access.
-///
-/// ```
-/// use linear_layout::target::LdsOp;
-/// assert_ne!(LdsOp::Read, LdsOp::Write);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LdsOp {
-    /// `ds_read_*` / `ds_load_*`.
-    Read,
-    /// `ds_write_*` / `ds_store_*`.
-    Write,
-}
-
-/// Which lanes of a DS instruction are served together, for one access width.
-///
-/// ```
-/// use linear_layout::target::PhaseRule;
-/// let r = PhaseRule { op: None, access_bits: 64, same_phase: &[1, 2, 4, 8] };
-/// assert!(r.same_phase_lanes(3, 12, 64));
-/// assert!(!r.same_phase_lanes(3, 19, 64));
-/// assert_eq!(r.num_phases(64), 4);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PhaseRule {
-    /// `None`: reads and writes; otherwise only that direction.
-    pub op: Option<LdsOp>,
-    /// Bits per lane of the access (32, 64 or 128).
-    pub access_bits: u32,
-    /// Basis of the phase subspace `V0`, as lane-id masks.
-    pub same_phase: &'static [u32],
-}
-
-impl PhaseRule {
-    /// The span of `same_phase` restricted to lane ids below `lanes` (a power of two), as a
-    /// reduced basis of lane-id masks.
-    ///
-    /// ```
-    /// use linear_layout::target::PhaseRule;
-    /// let r = PhaseRule { op: None, access_bits: 128, same_phase: &[1, 2, 20] };
-    /// // In a 16-lane group, l2 ^ l4 does not exist: only lanes {0..3} share a phase.
-    /// assert_eq!(r.basis_within(16), vec![1, 2]);
-    /// ```
-    pub fn basis_within(&self, lanes: u32) -> Vec<u32> {
-        let mask = lanes.saturating_sub(1);
-        // Gaussian elimination, eliminating the bits outside `mask` first (highest first).
-        let mut rows: Vec<u32> = self.same_phase.to_vec();
-        let mut out = Vec::new();
-        let outside = !mask;
-        // Reduce rows so that at most one row has each outside pivot; drop the pivot rows.
-        let mut bit = 31i32;
-        while bit >= 0 {
-            let b = 1u32 << bit;
-            if outside & b != 0
-                && let Some(p) = rows.iter().position(|r| r & b != 0)
-            {
-                let pivot = rows.swap_remove(p);
-                for r in rows.iter_mut() {
-                    if *r & b != 0 {
-                        *r ^= pivot;
-                    }
-                }
-            }
-            bit -= 1;
-        }
-        for r in rows {
-            if r != 0 && r & outside == 0 {
-                out.push(r);
-            }
-        }
-        reduce_basis(&mut out);
-        out
-    }
-
-    /// Whether lanes `a` and `b` of a `lanes`-wide group are served in the same phase.
-    ///
-    /// ```
-    /// use linear_layout::target::PhaseRule;
-    /// let r = PhaseRule { op: None, access_bits: 32, same_phase: &[1, 2, 4, 8, 16] };
-    /// assert!(r.same_phase_lanes(0, 31, 64));
-    /// assert!(!r.same_phase_lanes(0, 32, 64));
-    /// ```
-    pub fn same_phase_lanes(&self, a: u32, b: u32, lanes: u32) -> bool {
-        in_span(&self.basis_within(lanes), a ^ b)
-    }
-
-    /// Number of phases of one instruction over `lanes` lanes.
-    ///
-    /// ```
-    /// use linear_layout::target::PhaseRule;
-    /// let r = PhaseRule { op: None, access_bits: 128, same_phase: &[1, 2, 20] };
-    /// assert_eq!(r.num_phases(64), 8);
-    /// ```
-    pub fn num_phases(&self, lanes: u32) -> u32 {
-        let dim = self.basis_within(lanes).len() as u32;
-        (lanes.max(1).trailing_zeros())
-            .saturating_sub(dim)
-            .min(31)
-            .pipe(|e| 1u32 << e)
-    }
-}
-
-trait Pipe: Sized {
-    fn pipe<R>(self, f: impl FnOnce(Self) -> R) -> R {
-        f(self)
-    }
-}
-impl Pipe for u32 {}
-
-/// Reduces a list of GF(2) vectors to a reduced row-echelon basis (zeros dropped).
-fn reduce_basis(v: &mut Vec<u32>) {
-    let mut basis: Vec<u32> = Vec::new();
-    for &x in v.iter() {
-        let mut x = x;
-        for &b in &basis {
-            x = x.min(x ^ b);
-        }
-        if x != 0 {
-            for b in basis.iter_mut() {
-                if (*b ^ x) < *b {
-                    *b ^= x;
-                }
-            }
-            basis.push(x);
-            basis.sort_unstable_by(|a, b| b.cmp(a));
-        }
-    }
-    basis.sort_unstable();
-    *v = basis;
-}
-
-fn in_span(basis: &[u32], x: u32) -> bool {
-    let mut b = basis.to_vec();
-    b.sort_unstable_by(|a, b| b.cmp(a));
-    let mut x = x;
-    for v in b {
-        x = x.min(x ^ v);
-    }
-    x == 0
-}
-
-/// How the lanes of a DS instruction are grouped into phases.
-///
-/// ```
-/// use linear_layout::target::{PhaseModel, Target};
-/// assert!(matches!(Target::by_name("generic32")?.phases, PhaseModel::LayoutLanes));
-/// assert!(matches!(Target::by_name("gfx950")?.phases, PhaseModel::Table(_)));
-/// # Ok::<(), String>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PhaseModel {
-    /// Triton 3.6's generic model (Gluon's `bank_conflicts`): every lane of the layout, minus
-    /// the top `log2(max(1, access_bits / 32))` lane bits, forms one phase.
-    LayoutLanes,
-    /// Measured per-width rules; the first rule matching (op, width) applies.
-    Table(&'static [PhaseRule]),
-}
+pub use matrix::MatrixFacts;
+pub use table::TARGETS;
 
 /// Which data-movement instructions a target has (verified with LLVM 22, `amdgpu-lowering.md` §0).
 ///
@@ -203,7 +53,7 @@ pub enum PhaseModel {
 /// assert!(!Target::by_name("gfx942")?.instructions.ds_read_tr_b64);
 /// # Ok::<(), String>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Instructions {
     /// `ds_read_b64_tr_b{4,8,16}` (transposing LDS read across 16-lane groups; gfx950).
     pub ds_read_tr_b64: bool,
@@ -237,7 +87,7 @@ pub struct Instructions {
 /// assert_eq!(t.costs.valu_issue_cycles, 4); // a wave64 VALU op on a 16-wide SIMD
 /// # Ok::<(), String>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct CostConstants {
     /// Cycles to issue one VALU instruction for a whole wave (CDNA: 64 lanes on a 16-lane SIMD
     /// = 4; RDNA wave32: 1). Source: CDNA3 / RDNA3 ISA guides (SIMD widths).
@@ -265,321 +115,65 @@ pub struct CostConstants {
 /// use linear_layout::target::{Target, TARGETS};
 /// let gfx950 = Target::by_name("gfx950")?;
 /// assert_eq!((gfx950.wave_size, gfx950.lds_banks, gfx950.lds_bytes), (64, 64, 160 * 1024));
-/// assert_eq!(TARGETS.len(), 7);
+/// assert_eq!(gfx950.matrix.mfma_version, Some(4));
 /// # Ok::<(), String>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Target {
     /// LLVM processor name (`gfx942`) or `generic32`.
     pub name: &'static str,
     /// Product family, for messages.
     pub family: &'static str,
-    /// Lanes per wave (for `generic32`, the default when the layout does not say).
+    /// LLVM 22 knows the processor (`llc -mcpu=<name>`): the lowering emits code only for such
+    /// rows. Not `generic32` (a model, not a GPU), nor gfx940/gfx941, which LLVM no longer has
+    /// (Triton 3.6's heuristics still name them).
+    pub llvm_processor: bool,
+    /// Lanes per wave (for `generic32`, the default when the layout does not say). Source: LLVM
+    /// `AMDGPU.td` feature `FeatureWavefrontSize64/32` per processor, verified by compiling
+    /// (`amdgpu-lowering.md` §1).
     pub wave_size: u32,
     /// Whether the wave size is taken from the layout (`generic32`) rather than `wave_size`.
     pub wave_from_layout: bool,
-    /// Number of LDS banks.
+    /// Number of LDS banks. Source: CDNA3/CDNA4 and RDNA ISA guides (LDS chapter); gfx950's
+    /// 64 banks per AMD's CDNA4 white paper; `amdgpu-lowering.md` §5.2.
     pub lds_banks: u32,
     /// Bytes per LDS bank.
     pub bank_bytes: u32,
-    /// LDS bytes per workgroup.
+    /// LDS bytes per workgroup. Source: LLVM `AMDGPUSubtarget` (`getMaxLocalMemSizeWithWaveCount`
+    /// / `FeatureAddressableLocalMemorySize*`), verified by llc rejecting a larger allocation.
     pub lds_bytes: u64,
-    /// Phase grouping per access width.
+    /// Phase grouping per access width. Source: measurements cited in the row's `notes`
+    /// (`amdgpu-lowering.md` §5.2).
     pub phases: PhaseModel,
     /// LDS vector widths (bits per lane) with a single-instruction form (`ds_read_b32/64/128`).
+    /// Source: the ISA guides' DS instruction lists, verified with llc (`amdgpu-lowering.md` §5.1).
     pub lds_vector_bits: &'static [u32],
-    /// Global (buffer/global) vector widths in bits per lane.
+    /// Global (buffer/global) vector widths in bits per lane. Source: the ISA guides' MUBUF /
+    /// FLAT instruction lists (`dwordx4` = 128), verified with llc (`amdgpu-lowering.md` §4.1).
     pub global_vector_bits: &'static [u32],
-    /// Instruction availability.
+    /// Instruction availability; each field names its source.
     pub instructions: Instructions,
     /// DS mnemonic prefixes: (`ds_read`, `ds_write`) on gfx9, (`ds_load`, `ds_store`) on gfx11+.
+    /// Source: llc-22's assembly for each processor (`amdgpu-samples/04_lds_read_write.*.s`).
     pub ds_mnemonics: (&'static str, &'static str),
-    /// Cycle-estimate constants.
+    /// Cycle-estimate constants (estimates; each field says what it rests on).
     pub costs: CostConstants,
+    /// Matrix units: MFMA / WMMA generation, `v_dot`.
+    pub matrix: MatrixFacts,
+    /// Direct-to-LDS load widths (bits per lane) Triton 3.6's `tritonamdgpu-coalesce-async-copy`
+    /// accepts; empty: the pass leaves the target alone. Narrower than the hardware's
+    /// [`Instructions::direct_to_lds_bytes`]: 3.6 does not use the 8/16/64/96-bit forms
+    /// (`TargetInfo::supportsDirectToLdsLoadBitWidth` in Triton's AMD backend).
+    pub triton_direct_to_lds_bits: &'static [u32],
     /// What code generation needs (descriptor words, intrinsic spellings, ABI).
     pub lowering: LoweringFacts,
+    /// Another row this one repeats fact for fact (an LLVM processor name of the same silicon
+    /// family, such as gfx1101 for gfx1100). Listings of the table show such rows once, under
+    /// the row they repeat.
+    pub same_as: Option<&'static str>,
     /// Provenance and assumptions of this row.
     pub notes: &'static str,
 }
-
-/// The phase rules shared by CDNA3 (gfx942) and, by assumption, CDNA2 (gfx90a).
-const CDNA3_PHASES: &[PhaseRule] = &[
-    PhaseRule {
-        op: Some(LdsOp::Write),
-        access_bits: 128,
-        same_phase: &[1, 2, 4],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 128,
-        same_phase: &[1, 2, 20],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 64,
-        same_phase: &[1, 2, 4, 8],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 32,
-        same_phase: &[1, 2, 4, 8, 16],
-    },
-];
-const CDNA4_PHASES: &[PhaseRule] = &[
-    PhaseRule {
-        op: None,
-        access_bits: 128,
-        same_phase: &[1, 2, 12, 20],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 64,
-        same_phase: &[1, 2, 4, 8, 16],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 32,
-        same_phase: &[1, 2, 4, 8, 16, 32],
-    },
-];
-const RDNA3_PHASES: &[PhaseRule] = &[
-    PhaseRule {
-        op: None,
-        access_bits: 128,
-        same_phase: &[1, 2, 20],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 64,
-        same_phase: &[1, 2, 4, 8],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 32,
-        same_phase: &[1, 2, 4, 8, 16],
-    },
-];
-const RDNA4_PHASES: &[PhaseRule] = &[
-    PhaseRule {
-        op: None,
-        access_bits: 128,
-        same_phase: &[1, 2, 4],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 64,
-        same_phase: &[1, 2, 4, 8],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 32,
-        same_phase: &[1, 2, 4, 8, 16],
-    },
-];
-const GFX1250_PHASES: &[PhaseRule] = &[
-    PhaseRule {
-        op: None,
-        access_bits: 128,
-        same_phase: &[1, 2, 4, 8],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 64,
-        same_phase: &[1, 2, 4, 8, 16],
-    },
-    PhaseRule {
-        op: None,
-        access_bits: 32,
-        same_phase: &[1, 2, 4, 8, 16],
-    },
-];
-
-const GFX9_INSTR: Instructions = Instructions {
-    ds_read_tr_b64: false,
-    ds_load_tr_b128: false,
-    ds_bpermute: true,
-    permlane_swap: false,
-    permlane16: false,
-    permlane64: false,
-    dpp: true,
-    direct_to_lds_bytes: &[],
-    direct_to_lds_per_lane_address: false,
-};
-
-const CDNA_COSTS: CostConstants = CostConstants {
-    valu_issue_cycles: 4,
-    lds_cycles_per_wavefront: 1,
-    lds_latency_cycles: 64,
-    barrier_cycles: 40,
-    bpermute_cycles: 8,
-    permlane_cycles: 4,
-};
-const RDNA_COSTS: CostConstants = CostConstants {
-    valu_issue_cycles: 1,
-    lds_cycles_per_wavefront: 1,
-    lds_latency_cycles: 64,
-    barrier_cycles: 40,
-    bpermute_cycles: 4,
-    permlane_cycles: 1,
-};
-
-/// Every known target, one row each.
-///
-/// ```
-/// use linear_layout::target::TARGETS;
-/// let names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
-/// assert_eq!(names, ["generic32", "gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201", "gfx1250"]);
-/// // gfx942 and gfx950 differ only in data: banks, LDS size, instructions.
-/// assert_eq!((TARGETS[2].lds_banks, TARGETS[3].lds_banks), (32, 64));
-/// ```
-pub const TARGETS: &[Target] = &[
-    Target {
-        name: "generic32",
-        family: "Triton generic model",
-        wave_size: 32,
-        wave_from_layout: true,
-        lds_banks: 32,
-        bank_bytes: 4,
-        lds_bytes: 64 * 1024,
-        phases: PhaseModel::LayoutLanes,
-        lds_vector_bits: &[8, 16, 32, 64, 128],
-        global_vector_bits: &[8, 16, 32, 64, 128],
-        instructions: GFX9_INSTR,
-        ds_mnemonics: ("ds_read", "ds_write"),
-        costs: CDNA_COSTS,
-        lowering: lowering::CDNA3,
-        notes: "Triton 3.6 bankConflictsMemDesc: 32 banks x 4 B, every lane of the layout in one \
-                phase minus the top log2(bits/32) lane bits",
-    },
-    Target {
-        name: "gfx90a",
-        family: "CDNA2 (MI200)",
-        wave_size: 64,
-        wave_from_layout: false,
-        lds_banks: 32,
-        bank_bytes: 4,
-        lds_bytes: 64 * 1024,
-        phases: PhaseModel::Table(CDNA3_PHASES),
-        lds_vector_bits: &[8, 16, 32, 64, 128],
-        global_vector_bits: &[8, 16, 32, 64, 128],
-        instructions: GFX9_INSTR,
-        ds_mnemonics: ("ds_read", "ds_write"),
-        costs: CDNA_COSTS,
-        lowering: lowering::CDNA2,
-        notes: "phase rules assumed equal to gfx942 (no measurement found); 64 KiB LDS [V]",
-    },
-    Target {
-        name: "gfx942",
-        family: "CDNA3 (MI300)",
-        wave_size: 64,
-        wave_from_layout: false,
-        lds_banks: 32,
-        bank_bytes: 4,
-        lds_bytes: 64 * 1024,
-        phases: PhaseModel::Table(CDNA3_PHASES),
-        lds_vector_bits: &[8, 16, 32, 64, 128],
-        global_vector_bits: &[8, 16, 32, 64, 128],
-        instructions: Instructions {
-            direct_to_lds_bytes: &[1, 2, 4],
-            ..GFX9_INSTR
-        },
-        ds_mnemonics: ("ds_read", "ds_write"),
-        costs: CDNA_COSTS,
-        lowering: lowering::CDNA3,
-        notes: "32 banks, read phases [E]; ds_write_b128 8 consecutive lanes per phase [E]; other \
-                write widths assumed equal to reads",
-    },
-    Target {
-        name: "gfx950",
-        family: "CDNA4 (MI350)",
-        wave_size: 64,
-        wave_from_layout: false,
-        lds_banks: 64,
-        bank_bytes: 4,
-        lds_bytes: 160 * 1024,
-        phases: PhaseModel::Table(CDNA4_PHASES),
-        lds_vector_bits: &[8, 16, 32, 64, 128],
-        global_vector_bits: &[8, 16, 32, 64, 128],
-        instructions: Instructions {
-            ds_read_tr_b64: true,
-            permlane_swap: true,
-            direct_to_lds_bytes: &[1, 2, 4, 12, 16],
-            ..GFX9_INSTR
-        },
-        ds_mnemonics: ("ds_read", "ds_write"),
-        costs: CostConstants {
-            lds_cycles_per_wavefront: 1,
-            ..CDNA_COSTS
-        },
-        lowering: lowering::CDNA4,
-        notes: "64 banks, read phases [E]; writes assumed equal to reads; 160 KiB LDS [V]",
-    },
-    Target {
-        name: "gfx1100",
-        family: "RDNA3",
-        wave_size: 32,
-        wave_from_layout: false,
-        lds_banks: 32,
-        bank_bytes: 4,
-        lds_bytes: 64 * 1024,
-        phases: PhaseModel::Table(RDNA3_PHASES),
-        lds_vector_bits: &[8, 16, 32, 64, 128],
-        global_vector_bits: &[8, 16, 32, 64, 128],
-        instructions: Instructions {
-            permlane16: true,
-            permlane64: true,
-            ..GFX9_INSTR
-        },
-        ds_mnemonics: ("ds_load", "ds_store"),
-        costs: RDNA_COSTS,
-        lowering: lowering::RDNA3,
-        notes: "wave32; 32 banks, read phases [E]; writes assumed equal to reads",
-    },
-    Target {
-        name: "gfx1201",
-        family: "RDNA4",
-        wave_size: 32,
-        wave_from_layout: false,
-        lds_banks: 32,
-        bank_bytes: 4,
-        lds_bytes: 64 * 1024,
-        phases: PhaseModel::Table(RDNA4_PHASES),
-        lds_vector_bits: &[8, 16, 32, 64, 128],
-        global_vector_bits: &[8, 16, 32, 64, 128],
-        instructions: Instructions {
-            permlane16: true,
-            ..GFX9_INSTR
-        },
-        ds_mnemonics: ("ds_load", "ds_store"),
-        costs: RDNA_COSTS,
-        lowering: lowering::RDNA4,
-        notes: "wave32; 32 banks, read phases [E]; writes assumed equal to reads",
-    },
-    Target {
-        name: "gfx1250",
-        family: "GFX12.5",
-        wave_size: 32,
-        wave_from_layout: false,
-        lds_banks: 64,
-        bank_bytes: 4,
-        lds_bytes: 320 * 1024,
-        phases: PhaseModel::Table(GFX1250_PHASES),
-        lds_vector_bits: &[8, 16, 32, 64, 128],
-        global_vector_bits: &[8, 16, 32, 64, 128],
-        instructions: Instructions {
-            ds_load_tr_b128: true,
-            permlane16: true,
-            direct_to_lds_bytes: &[1, 4, 8, 16],
-            direct_to_lds_per_lane_address: true,
-            ..GFX9_INSTR
-        },
-        ds_mnemonics: ("ds_load", "ds_store"),
-        costs: RDNA_COSTS,
-        lowering: lowering::GFX1250,
-        notes: "wave32 only, 320 KiB LDS [V]; 64 banks and the phase rules are assumed (no \
-                measurement found); 128-bit accesses served 16 lanes per phase",
-    },
-];
 
 impl Target {
     /// Looks a target up by name.

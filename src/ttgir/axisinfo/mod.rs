@@ -60,7 +60,11 @@
 use num_integer::Integer;
 use std::fmt;
 
-use crate::ttgir::{Constant, Module, TypeKind, attr};
+mod expr;
+mod module;
+
+pub use expr::Expr;
+pub use module::analyze;
 
 /// "Unknown / as large as you like": `highestPowOf2Divisor(0)` = 2^62.
 ///
@@ -673,17 +677,29 @@ impl AxisInfo {
         Ok(out)
     }
 
-    /// `arith.select` with condition `cond` (a scalar condition takes per-dim minima).
+    /// `arith.select` with condition `cond`, which is a scalar `i1` (`scalar_cond`: the whole
+    /// tensor comes from one side) or a tensor of `i1` (element by element). A constant
+    /// condition picks its side. Otherwise contiguity and constancy are the per-dim minima of
+    /// the sides, each first cut to the condition's constancy when it is a tensor; divisibility
+    /// is the minimum of the sides' (Triton 3.6's rule, as the oracle shows it).
     ///
     /// ```
     /// use linear_layout::ttgir::axisinfo::{AxisInfo, CmpPred};
     /// let r = AxisInfo::range(0, 1024);
     /// let m = r.cmp(CmpPred::Lt, &AxisInfo::dense_constant(512, &[1024]), &[1024])?;
-    /// let s = AxisInfo::select(&m, &r, &AxisInfo::range(1024, 2048))?;
-    /// assert_eq!((s.contiguity[0], s.divisibility[0]), (512, 512));
+    /// let s = AxisInfo::select(&m, false, &r, &AxisInfo::range(1024, 2048))?;
+    /// assert_eq!((s.contiguity[0], s.constancy[0]), (512, 1));
+    /// // A scalar condition keeps whole runs: the common contiguity of both sides.
+    /// let c = AxisInfo::pessimistic(1);
+    /// assert_eq!(AxisInfo::select(&c, true, &r, &AxisInfo::range(1024, 2048))?.contiguity[0], 1024);
     /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
     /// ```
-    pub fn select(cond: &AxisInfo, a: &AxisInfo, b: &AxisInfo) -> Result<AxisInfo, AxisError> {
+    pub fn select(
+        cond: &AxisInfo,
+        scalar_cond: bool,
+        a: &AxisInfo,
+        b: &AxisInfo,
+    ) -> Result<AxisInfo, AxisError> {
         let rank = a.check_rank(b)?;
         if let Some(c) = cond.constant {
             return Ok(if c == 0 { b.clone() } else { a.clone() });
@@ -693,33 +709,25 @@ impl AxisInfo {
         } else {
             None
         };
-        if cond.rank() != rank {
-            // Scalar condition.
-            return Ok(AxisInfo {
-                contiguity: (0..rank).map(|d| a.contiguity[d].min(b.contiguity[d])).collect(),
-                divisibility: (0..rank)
-                    .map(|d| a.divisibility[d].min(b.divisibility[d]))
-                    .collect(),
-                constancy: (0..rank).map(|d| a.constancy[d].min(b.constancy[d])).collect(),
-                constant,
-            });
-        }
-        let mut out = AxisInfo::pessimistic(rank);
-        out.constant = constant;
-        for i in 0..rank {
-            let ck = cond.constancy[i];
-            let k = gcd(a.constancy[i], ck).min(gcd(b.constancy[i], ck));
-            let c = gcd(a.contiguity[i], ck).min(gcd(b.contiguity[i], ck));
-            let d = if c == a.contiguity[i] && c == b.contiguity[i] {
-                gcd(a.divisibility[i], b.divisibility[i])
+        let cut = |x: u64, d: usize| {
+            if scalar_cond {
+                x
             } else {
-                gcd(a.divisibility[i], c).min(gcd(b.divisibility[i], c))
-            };
-            out.contiguity[i] = c;
-            out.divisibility[i] = d;
-            out.constancy[i] = k;
-        }
-        Ok(out)
+                gcd(x, cond.constancy.get(d).copied().unwrap_or(1))
+            }
+        };
+        Ok(AxisInfo {
+            contiguity: (0..rank)
+                .map(|d| cut(a.contiguity[d], d).min(cut(b.contiguity[d], d)))
+                .collect(),
+            divisibility: (0..rank)
+                .map(|d| a.divisibility[d].min(b.divisibility[d]))
+                .collect(),
+            constancy: (0..rank)
+                .map(|d| cut(a.constancy[d], d).min(cut(b.constancy[d], d)))
+                .collect(),
+            constant,
+        })
     }
 
     /// The data loaded through `ptr` (with optional `mask`): constancy only.
@@ -751,446 +759,5 @@ impl AxisInfo {
         let d = self.divisibility.get(dim).copied().unwrap_or(1);
         let c = self.contiguity.get(dim).copied().unwrap_or(1);
         (d / elem_bytes.max(1)).max(1).min(c)
-    }
-}
-
-/// A pointer/index expression a caller builds from its own IR; [`Expr::axis_info`] runs
-/// Triton's rules over it.
-///
-/// ```
-/// use linear_layout::ttgir::axisinfo::{BinOp, Expr, Hints};
-/// // Row-major 64×64 f32 tile: base + row * 64 + col.
-/// let base = Expr::arg(&[], Hints { divisibility: Some(vec![16]), ..Hints::default() });
-/// let rows = Expr::broadcast(Expr::binary(BinOp::Mul, Expr::expand_dims(Expr::range(0, 64), 1),
-///                            Expr::constant(64, &[64, 1])), &[64, 64]);
-/// let cols = Expr::broadcast(Expr::expand_dims(Expr::range(0, 64), 0), &[64, 64]);
-/// let p = Expr::addptr(Expr::splat(base, &[64, 64]), Expr::binary(BinOp::Add, rows, cols), 4);
-/// let ai = p.axis_info()?;
-/// assert_eq!(ai.contiguity, vec![1, 64]);
-/// // dim 0: rows start at multiples of 64 × 4 B, but the column offset's first value along
-/// // dim 0 is only known to be divisible by 1 element: 4 B.
-/// assert_eq!(ai.divisibility, vec![4, 16]);
-/// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Expr {
-    /// A function argument of `shape` (empty = scalar) with hints.
-    Arg {
-        /// Shape (empty for a scalar).
-        shape: Vec<u64>,
-        /// `tt.divisibility` etc.
-        hints: Hints,
-    },
-    /// An integer constant (scalar if `shape` is empty, else a splat `dense<value>`).
-    Const {
-        /// The value.
-        value: i64,
-        /// Shape (empty for a scalar).
-        shape: Vec<u64>,
-    },
-    /// `tt.make_range {start, end}`.
-    Range {
-        /// First value.
-        start: i64,
-        /// One past the last value.
-        end: i64,
-    },
-    /// `tt.splat`.
-    Splat(Box<Expr>, Vec<u64>),
-    /// `tt.expand_dims` at an axis.
-    ExpandDims(Box<Expr>, usize),
-    /// `tt.broadcast` to a shape.
-    Broadcast(Box<Expr>, Vec<u64>),
-    /// `tt.reshape` to a shape (Triton 3.6 has no rule: conservative).
-    Reshape(Box<Expr>, Vec<u64>),
-    /// An integer binary op.
-    Binary(BinOp, Box<Expr>, Box<Expr>),
-    /// `tt.addptr` with the pointee size in bytes.
-    AddPtr(Box<Expr>, Box<Expr>, u64),
-    /// `arith.cmpi`.
-    Cmp(CmpPred, Box<Expr>, Box<Expr>),
-    /// `arith.select` (condition, true value, false value).
-    Select(Box<Expr>, Box<Expr>, Box<Expr>),
-    /// Value-preserving casts: `extsi`, `trunci`, `bitcast`, `convert_layout`.
-    Cast(Box<Expr>),
-    /// A value with no rule (loads' data, `get_program_id`, floats) of a shape.
-    Opaque(Vec<u64>),
-}
-
-impl Expr {
-    /// A function argument.
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::{Expr, Hints};
-    /// assert_eq!(Expr::arg(&[], Hints::default()).axis_info()?.divisibility, vec![1]);
-    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
-    /// ```
-    pub fn arg(shape: &[u64], hints: Hints) -> Expr {
-        Expr::Arg {
-            shape: shape.to_vec(),
-            hints,
-        }
-    }
-
-    /// An integer constant (`shape` empty = scalar).
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::Expr;
-    /// assert_eq!(Expr::constant(48, &[]).axis_info()?.divisibility, vec![16]);
-    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
-    /// ```
-    pub fn constant(value: i64, shape: &[u64]) -> Expr {
-        Expr::Const {
-            value,
-            shape: shape.to_vec(),
-        }
-    }
-
-    /// `tt.make_range`.
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::Expr;
-    /// assert_eq!(Expr::range(0, 128).shape(), vec![128]);
-    /// ```
-    pub fn range(start: i64, end: i64) -> Expr {
-        Expr::Range { start, end }
-    }
-
-    /// `tt.splat`.
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::Expr;
-    /// assert_eq!(Expr::splat(Expr::constant(1, &[]), &[4, 4]).shape(), vec![4, 4]);
-    /// ```
-    pub fn splat(value: Expr, shape: &[u64]) -> Expr {
-        Expr::Splat(Box::new(value), shape.to_vec())
-    }
-
-    /// `tt.expand_dims`.
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::Expr;
-    /// assert_eq!(Expr::expand_dims(Expr::range(0, 8), 0).shape(), vec![1, 8]);
-    /// ```
-    pub fn expand_dims(value: Expr, axis: usize) -> Expr {
-        Expr::ExpandDims(Box::new(value), axis)
-    }
-
-    /// `tt.broadcast`.
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::Expr;
-    /// let b = Expr::broadcast(Expr::expand_dims(Expr::range(0, 8), 0), &[4, 8]);
-    /// assert_eq!(b.axis_info()?.constancy, vec![4, 1]);
-    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
-    /// ```
-    pub fn broadcast(value: Expr, shape: &[u64]) -> Expr {
-        Expr::Broadcast(Box::new(value), shape.to_vec())
-    }
-
-    /// An integer binary op.
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::{BinOp, Expr};
-    /// let e = Expr::binary(BinOp::Shl, Expr::range(0, 64), Expr::constant(2, &[64]));
-    /// assert_eq!(e.axis_info()?.divisibility, vec![4]);
-    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
-    /// ```
-    pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
-        Expr::Binary(op, Box::new(lhs), Box::new(rhs))
-    }
-
-    /// `tt.addptr` with the pointee size in bytes.
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::{Expr, Hints};
-    /// let p = Expr::addptr(Expr::splat(Expr::arg(&[], Hints::default()), &[8]), Expr::range(0, 8), 2);
-    /// assert_eq!(p.axis_info()?.contiguity, vec![8]);
-    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
-    /// ```
-    pub fn addptr(ptr: Expr, offset: Expr, elem_bytes: u64) -> Expr {
-        Expr::AddPtr(Box::new(ptr), Box::new(offset), elem_bytes)
-    }
-
-    /// The shape of the value (empty for scalars).
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::{BinOp, Expr};
-    /// assert_eq!(Expr::binary(BinOp::Add, Expr::range(0, 4), Expr::range(0, 4)).shape(), vec![4]);
-    /// ```
-    pub fn shape(&self) -> Vec<u64> {
-        match self {
-            Expr::Arg { shape, .. } | Expr::Const { shape, .. } | Expr::Opaque(shape) => shape.clone(),
-            Expr::Range { start, end } => vec![end.saturating_sub(*start).max(0) as u64],
-            Expr::Splat(_, s) | Expr::Broadcast(_, s) | Expr::Reshape(_, s) => s.clone(),
-            Expr::ExpandDims(x, axis) => {
-                let mut s = x.shape();
-                if *axis <= s.len() {
-                    s.insert(*axis, 1);
-                }
-                s
-            }
-            Expr::Binary(_, l, _) | Expr::AddPtr(l, _, _) | Expr::Cmp(_, l, _) => l.shape(),
-            Expr::Select(_, a, _) => a.shape(),
-            Expr::Cast(x) => x.shape(),
-        }
-    }
-
-    /// Runs Triton 3.6's AxisInfo rules over the expression.
-    ///
-    /// ```
-    /// use linear_layout::ttgir::axisinfo::{CmpPred, Expr};
-    /// let m = Expr::Cmp(CmpPred::Lt, Box::new(Expr::range(0, 64)), Box::new(Expr::constant(16, &[64])));
-    /// assert_eq!(m.axis_info()?.constancy, vec![16]);
-    /// # Ok::<(), linear_layout::ttgir::axisinfo::AxisError>(())
-    /// ```
-    pub fn axis_info(&self) -> Result<AxisInfo, AxisError> {
-        let shape = self.shape();
-        Ok(match self {
-            Expr::Arg { shape, hints } => AxisInfo::argument(shape.len().max(1), hints),
-            Expr::Const { value, shape } => AxisInfo::dense_constant(*value, shape),
-            Expr::Range { start, end } => AxisInfo::range(*start, *end),
-            Expr::Splat(x, s) => x.axis_info()?.splat(s),
-            Expr::ExpandDims(x, axis) => x.axis_info()?.expand_dims(*axis)?,
-            Expr::Broadcast(x, s) => x.axis_info()?.broadcast(&x.shape(), s)?,
-            Expr::Reshape(_, s) => AxisInfo::pessimistic(s.len().max(1)),
-            Expr::Binary(op, l, r) => l.axis_info()?.binary(*op, &r.axis_info()?, &shape)?,
-            Expr::AddPtr(p, o, b) => p.axis_info()?.addptr(&o.axis_info()?, *b, &shape)?,
-            Expr::Cmp(p, l, r) => l.axis_info()?.cmp(*p, &r.axis_info()?, &shape)?,
-            Expr::Select(c, a, b) => AxisInfo::select(&c.axis_info()?, &a.axis_info()?, &b.axis_info()?)?,
-            Expr::Cast(x) => x.axis_info()?,
-            Expr::Opaque(s) => AxisInfo::pessimistic(s.len().max(1)),
-        })
-    }
-}
-
-/// The argument hints of a parsed function argument.
-fn arg_hints(attrs: &crate::ttgir::Attrs, rank: usize) -> Hints {
-    let get = |n: &str| {
-        attr(attrs, n)
-            .and_then(|v| v.ints(rank))
-            .map(|v| v.into_iter().map(|x| x.max(1) as u64).collect())
-    };
-    Hints {
-        divisibility: get("tt.divisibility"),
-        contiguity: get("tt.contiguity"),
-        constancy: get("tt.constancy"),
-    }
-}
-
-/// Runs AxisInfo over a whole parsed module: one entry per value (`None` for values without
-/// an integer/pointer meaning, e.g. memdescs and tokens).
-///
-/// ```
-/// use linear_layout::heuristics::{axisinfo, ttgir::Module};
-/// let m = Module::parse("module {\n tt.func @f() {\n %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>\n tt.return\n }\n}")?;
-/// let ai = axisinfo::analyze(&m);
-/// assert_eq!(ai[0].as_ref().unwrap().contiguity, vec![64]);
-/// # Ok::<(), linear_layout::ttgir::TtgirError>(())
-/// ```
-pub fn analyze(m: &Module) -> Vec<Option<AxisInfo>> {
-    let mut out: Vec<Option<AxisInfo>> = vec![None; m.values.len()];
-    for f in &m.funcs {
-        for (k, &v) in f.args.iter().enumerate() {
-            let ty = &m.values[v].ty;
-            if matches!(ty.kind, TypeKind::Tensor | TypeKind::Scalar) {
-                let rank = ty.rank();
-                let hints = f.arg_attrs.get(k).map(|a| arg_hints(a, rank)).unwrap_or_default();
-                out[v] = Some(AxisInfo::argument(rank, &hints));
-            }
-        }
-        for &op in &f.body {
-            eval_op(m, op, &mut out);
-        }
-    }
-    out
-}
-
-fn get(out: &[Option<AxisInfo>], m: &Module, v: usize) -> AxisInfo {
-    out.get(v)
-        .cloned()
-        .flatten()
-        .unwrap_or_else(|| AxisInfo::pessimistic(m.values.get(v).map_or(1, |x| x.ty.rank())))
-}
-
-fn eval_op(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
-    let op = &m.ops[oi];
-    if op.name == "scf.for" {
-        eval_for(m, oi, out);
-        return;
-    }
-    if !op.body.is_empty() {
-        // Other region ops (`scf.if`, unknown ones): evaluate the bodies; `scf.if` results
-        // join what its branches yield, anything else is conservative.
-        for &b in &op.body {
-            eval_op(m, b, out);
-        }
-        for (k, &r) in op.results.iter().enumerate() {
-            let t = &m.values[r].ty;
-            if !matches!(t.kind, TypeKind::Tensor | TypeKind::Scalar) {
-                continue;
-            }
-            let mut acc: Option<AxisInfo> = None;
-            if op.name == "scf.if" {
-                for &b in &op.body {
-                    let y = &m.ops[b];
-                    if y.name == "scf.yield"
-                        && let Some(&v) = y.operands.get(k)
-                    {
-                        let yv = get(out, m, v);
-                        acc = Some(match acc {
-                            Some(a) if a.rank() == yv.rank() => a.join(&yv),
-                            Some(a) => a,
-                            None => yv,
-                        });
-                    }
-                }
-            }
-            out[r] = Some(
-                acc.filter(|a| a.rank() == t.rank())
-                    .unwrap_or_else(|| AxisInfo::pessimistic(t.rank())),
-            );
-        }
-        return;
-    }
-    let Some(&res) = op.results.first() else {
-        return;
-    };
-    let rty = &m.values[res].ty;
-    if !matches!(rty.kind, TypeKind::Tensor | TypeKind::Scalar) {
-        return;
-    }
-    let shape = rty.shape.clone();
-    let rank = rty.rank();
-    let o = |k: usize| op.operands.get(k).map(|&v| get(out, m, v));
-    let pess = AxisInfo::pessimistic(rank);
-    let is_int_like = |t: &str| t.starts_with('i') || t.starts_with("!tt.ptr") || t == "index";
-    let r: Option<AxisInfo> = match op.name.as_str() {
-        "arith.constant" => Some(match (&op.constant, is_int_like(&rty.element)) {
-            (Some(Constant::Int(v)), true) => AxisInfo::dense_constant(*v, &shape),
-            _ => pess.clone(),
-        }),
-        "tt.make_range" => {
-            let s = attr(&op.attrs, "start")
-                .and_then(|v| v.ints(1))
-                .map_or(0, |v| v[0]);
-            let e = attr(&op.attrs, "end").and_then(|v| v.ints(1)).map_or(1, |v| v[0]);
-            Some(AxisInfo::range(s, e))
-        }
-        "tt.splat" => o(0).map(|a| a.splat(&shape)),
-        "tt.expand_dims" => {
-            let axis = attr(&op.attrs, "axis")
-                .and_then(|v| v.ints(1))
-                .map_or(0, |v| v[0].max(0) as usize);
-            o(0).and_then(|a| a.expand_dims(axis).ok())
-        }
-        "tt.broadcast" => {
-            let in_shape = op
-                .operands
-                .first()
-                .map(|&v| m.values[v].ty.shape.clone())
-                .unwrap_or_default();
-            o(0).and_then(|a| a.broadcast(&in_shape, &shape).ok())
-        }
-        "arith.extsi" | "arith.extui" | "arith.trunci" | "arith.bitcast" | "arith.index_cast"
-        | "arith.index_castui" | "ttg.convert_layout" | "tt.bitcast" => o(0).filter(|a| a.rank() == rank),
-        "tt.addptr" => {
-            let eb = u64::from(rty.pointee_bits().unwrap_or(8) / 8).max(1);
-            match (o(0), o(1)) {
-                (Some(a), Some(b)) => a.addptr(&b, eb, &shape).ok(),
-                _ => None,
-            }
-        }
-        "arith.cmpi" => {
-            let pred = op.keyword.as_deref().and_then(CmpPred::parse);
-            match (pred, o(0), o(1)) {
-                (Some(p), Some(a), Some(b)) => a.cmp(p, &b, &shape).ok(),
-                _ => None,
-            }
-        }
-        "arith.select" => match (o(0), o(1), o(2)) {
-            (Some(c), Some(a), Some(b)) => AxisInfo::select(&c, &a, &b).ok(),
-            _ => None,
-        },
-        "tt.load" => o(0).map(|p| AxisInfo::load(&p, op.mask.and_then(o).as_ref())),
-        name => match BinOp::from_arith(name) {
-            Some(b) if is_int_like(&rty.element) => match (o(0), o(1)) {
-                (Some(x), Some(y)) => x.binary(b, &y, &shape).ok(),
-                _ => None,
-            },
-            _ => None,
-        },
-    };
-    let mut r = r.unwrap_or(pess);
-    // Discardable attributes on the op override the rule.
-    let hints = arg_hints(&op.attrs, rank);
-    r.apply_hints(&hints);
-    if let Some(slot) = out.get_mut(res) {
-        *slot = Some(r);
-    }
-    // Further results of multi-result ops: conservative.
-    for &v in op.results.iter().skip(1) {
-        let t = &m.values[v].ty;
-        if matches!(t.kind, TypeKind::Tensor | TypeKind::Scalar) {
-            out[v] = Some(AxisInfo::pessimistic(t.rank()));
-        }
-    }
-}
-
-fn eval_for(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
-    let op = &m.ops[oi];
-    // Operands: lb, ub, step, inits…
-    let lb = op.operands.first().map(|&v| get(out, m, v));
-    let st = op.operands.get(2).map(|&v| get(out, m, v));
-    if let Some(&iv) = op.block_args.first() {
-        let d = match (lb, st) {
-            (Some(a), Some(b)) => gcd(a.divisibility[0], b.divisibility[0]),
-            _ => 1,
-        };
-        out[iv] = Some(AxisInfo {
-            contiguity: vec![1],
-            divisibility: vec![d],
-            constancy: vec![1],
-            constant: None,
-        });
-    }
-    let inits: Vec<usize> = op.operands.iter().skip(3).copied().collect();
-    let carried: Vec<usize> = op.block_args.iter().skip(1).copied().collect();
-    let mut cur: Vec<AxisInfo> = inits.iter().map(|&v| get(out, m, v)).collect();
-    let yield_op = op.body.iter().copied().find(|&b| m.ops[b].name == "scf.yield");
-    for _ in 0..64 {
-        for (k, &ba) in carried.iter().enumerate() {
-            if let Some(c) = cur.get(k) {
-                out[ba] = Some(c.clone());
-            }
-        }
-        for &b in &op.body {
-            eval_op(m, b, out);
-        }
-        let Some(y) = yield_op else { break };
-        let next: Vec<AxisInfo> = cur
-            .iter()
-            .enumerate()
-            .map(|(k, c)| match m.ops[y].operands.get(k) {
-                Some(&v) => {
-                    let yv = get(out, m, v);
-                    if yv.rank() == c.rank() {
-                        c.join(&yv)
-                    } else {
-                        c.clone()
-                    }
-                }
-                None => c.clone(),
-            })
-            .collect();
-        if next == cur {
-            break;
-        }
-        cur = next;
-    }
-    for (k, &r) in op.results.iter().enumerate() {
-        if let Some(c) = cur.get(k) {
-            out[r] = Some(c.clone());
-        }
     }
 }

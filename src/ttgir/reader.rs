@@ -1,0 +1,1252 @@
+//! The reader: TTGIR text to a [`Module`].
+
+use std::collections::HashMap;
+
+use crate::encodings::{Aliases, EncodingError, TensorType, parse_aliases};
+
+use super::lines::{logical_text, split_modules};
+use super::model::*;
+
+/// Lanes per warp of a module without `"ttg.threads-per-warp"` (Triton 3.6's
+/// `TritonGPUDialect::getThreadsPerWarp` default).
+const DEFAULT_THREADS_PER_WARP: u32 = 32;
+/// Warps of a module without `"ttg.num-warps"` (Triton's `num_warps` default).
+const DEFAULT_NUM_WARPS: u32 = 4;
+
+/// Ops whose operands and results the reader understands.
+const KNOWN_OPS: &[&str] = &[
+    "tt.make_range",
+    "tt.splat",
+    "tt.addptr",
+    "tt.load",
+    "tt.store",
+    "tt.expand_dims",
+    "tt.broadcast",
+    "tt.reshape",
+    "tt.dot",
+    "tt.dot_scaled",
+    "tt.fp_to_fp",
+    "tt.get_program_id",
+    "tt.get_num_programs",
+    "tt.return",
+    "tt.atomic_rmw",
+    "tt.atomic_cas",
+    "tt.trans",
+    "tt.int_to_ptr",
+    "tt.ptr_to_int",
+    "tt.bitcast",
+    "ttg.convert_layout",
+    "ttg.async_copy_global_to_local",
+    "ttg.async_commit_group",
+    "ttg.async_wait",
+    "ttg.local_alloc",
+    "ttg.local_load",
+    "ttg.local_store",
+    "ttg.local_dealloc",
+    "scf.for",
+    "scf.if",
+    "scf.while",
+    "scf.condition",
+    "scf.yield",
+];
+
+struct Scope {
+    names: Vec<HashMap<String, usize>>,
+}
+
+impl Scope {
+    fn get(&self, n: &str) -> Option<usize> {
+        self.names.iter().rev().find_map(|m| m.get(n).copied())
+    }
+    fn put(&mut self, n: String, v: usize) {
+        if let Some(top) = self.names.last_mut() {
+            top.insert(n, v);
+        }
+    }
+}
+
+struct Reader<'a> {
+    /// The logical text (see [`super::lines`]): one op per line, offsets as in the original.
+    text: &'a str,
+    /// Line starts of the logical text.
+    line_starts: Vec<usize>,
+    /// The original text, for error positions.
+    original: &'a str,
+    /// Line starts of the original text.
+    original_line_starts: Vec<usize>,
+    m: Module,
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(
+        text.bytes()
+            .enumerate()
+            .filter(|&(_, b)| b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    starts
+}
+
+/// Splits `s` at top-level occurrences of `sep` (outside `<>`, `()`, `[]`, `{}`, quotes;
+/// `->` is not a bracket).
+fn split_top<'s>(s: &'s str, sep: &str) -> Vec<(usize, &'s str)> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut depth: i64 = 0;
+    let mut start = 0;
+    let mut i = 0;
+    let mut in_str = false;
+    while i < b.len() {
+        let c = b[i];
+        if in_str {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_str = false;
+            }
+            i += 1;
+            continue;
+        }
+        if depth == 0 && b[i..].starts_with(sep.as_bytes()) && s.is_char_boundary(i) {
+            out.push((start, &s[start..i]));
+            i += sep.len();
+            start = i;
+            continue;
+        }
+        match c {
+            b'"' => in_str = true,
+            b'<' | b'(' | b'[' | b'{' => depth += 1,
+            b'>' if i > 0 && b[i - 1] == b'-' => {}
+            b'>' | b')' | b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push((start, s.get(start..).unwrap_or("")));
+    out
+}
+
+/// Position of the first top-level occurrence of `sep`.
+fn find_top(s: &str, sep: &str) -> Option<usize> {
+    let parts = split_top(s, sep);
+    if parts.len() > 1 {
+        Some(parts[1].0 - sep.len())
+    } else {
+        None
+    }
+}
+
+/// The matching closing bracket of the opener at byte `open` (which must be ASCII).
+fn matching(s: &str, open: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    let (o, c) = match b.get(open)? {
+        b'(' => (b'(', b')'),
+        b'{' => (b'{', b'}'),
+        b'[' => (b'[', b']'),
+        b'<' => (b'<', b'>'),
+        _ => return None,
+    };
+    let mut depth = 0i64;
+    let mut in_str = false;
+    let mut i = open;
+    while i < b.len() {
+        let ch = b[i];
+        if in_str {
+            if ch == b'\\' {
+                i += 1;
+            } else if ch == b'"' {
+                in_str = false;
+            }
+        } else if ch == b'"' {
+            in_str = true;
+        } else if ch == o && !(ch == b'>' && i > 0 && b[i - 1] == b'-') {
+            depth += 1;
+        } else if ch == c && !(c == b'>' && i > 0 && b[i - 1] == b'-') {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+fn parse_int(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if s == "true" {
+        return Some(1);
+    }
+    if s == "false" {
+        return Some(0);
+    }
+    if let Some(h) = s.strip_prefix("0x") {
+        return i64::from_str_radix(h, 16).ok();
+    }
+    s.parse().ok()
+}
+
+/// Parses one attribute value (text between `=` and the next top-level `,`).
+fn parse_attr_value(v: &str) -> AttrValue {
+    let v = v.trim();
+    // Drop a trailing `: type`.
+    let head = match find_top(v, " : ") {
+        Some(p) => &v[..p],
+        None => v,
+    }
+    .trim();
+    if let Some(i) = parse_int(head) {
+        return AttrValue::Int(i);
+    }
+    if head.starts_with('"') && head.ends_with('"') && head.len() >= 2 {
+        return AttrValue::Str(head[1..head.len() - 1].to_string());
+    }
+    let list = |inner: &str| -> Option<Vec<i64>> {
+        let inner = inner.trim();
+        if inner.is_empty() {
+            return Some(Vec::new());
+        }
+        inner.split(',').map(parse_int).collect()
+    };
+    if let Some(r) = head.strip_prefix("dense<").and_then(|r| r.strip_suffix('>')) {
+        let r = r.trim();
+        if let Some(inner) = r.strip_prefix('[').and_then(|x| x.strip_suffix(']'))
+            && let Some(l) = list(inner)
+        {
+            return AttrValue::Ints(l);
+        }
+        if let Some(i) = parse_int(r) {
+            return AttrValue::Int(i);
+        }
+    }
+    if let Some(r) = head.strip_prefix("array<").and_then(|r| r.strip_suffix('>'))
+        && let Some(c) = r.find(':')
+        && let Some(l) = list(&r[c + 1..])
+    {
+        return AttrValue::Ints(l);
+    }
+    if let Some(inner) = head.strip_prefix('[').and_then(|x| x.strip_suffix(']'))
+        && let Some(l) = list(inner)
+    {
+        return AttrValue::Ints(l);
+    }
+    AttrValue::Raw(head.to_string())
+}
+
+/// Parses the inside of an attribute dictionary `k = v, k2 = v2, flag`.
+fn parse_attr_dict(inner: &str) -> Attrs {
+    let mut out = Vec::new();
+    for (_, item) in split_top(inner, ",") {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        match find_top(item, "=") {
+            Some(eq) => {
+                let k = item[..eq].trim().trim_matches('"').to_string();
+                out.push((k, parse_attr_value(&item[eq + 1..])));
+            }
+            None => out.push((item.trim_matches('"').to_string(), AttrValue::Int(1))),
+        }
+    }
+    out
+}
+
+impl<'a> Reader<'a> {
+    /// The 1-based line and column in the original text of byte `byte`.
+    fn pos(&self, byte: usize) -> (usize, usize) {
+        let line = match self.original_line_starts.binary_search(&byte) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let start = self.original_line_starts.get(line).copied().unwrap_or(0);
+        let col = self
+            .original
+            .get(start..byte.min(self.original.len()))
+            .map_or(0, |s| s.chars().count());
+        (line + 1, col + 1)
+    }
+
+    fn err(&self, byte: usize, msg: impl Into<String>) -> TtgirError {
+        let (line, column) = self.pos(byte);
+        TtgirError {
+            line,
+            column,
+            message: msg.into(),
+        }
+    }
+
+    /// Parses a type at byte `base` of the text.
+    fn ty(&self, s: &str, base: usize) -> Result<ValueType, TtgirError> {
+        let s = match find_top(s, " loc(") {
+            Some(p) => &s[..p],
+            None => s,
+        };
+        let t = s.trim();
+        let lead = s.len() - s.trim_start().len();
+        let base = base + lead;
+        if t.starts_with("tensor<") || t.starts_with("!ttg.memdesc<") || t.starts_with('<') {
+            let owned;
+            let (txt, shift) = if t.starts_with('<') {
+                owned = format!("!ttg.memdesc{t}");
+                (owned.as_str(), 12usize)
+            } else {
+                (t, 0)
+            };
+            let tt = TensorType::parse_with_aliases(txt, &self.m.aliases).map_err(|e| match e {
+                EncodingError::Parse { column, message, .. } => {
+                    let (l, c) = self.pos(base);
+                    TtgirError {
+                        line: l,
+                        column: (c + column).saturating_sub(1 + shift).max(1),
+                        message,
+                    }
+                }
+                other => self.err(base, other.to_string()),
+            })?;
+            let kind = if tt.memdesc.is_some() {
+                TypeKind::MemDesc
+            } else {
+                TypeKind::Tensor
+            };
+            return Ok(ValueType {
+                kind,
+                shape: tt.shape,
+                element: tt.element_type,
+                encoding: tt.encoding,
+            });
+        }
+        if t.is_empty() {
+            return Err(self.err(base, "expected a type"));
+        }
+        if t.starts_with("!tt.ptr<") || element_bits(t).is_some() || t == "index" {
+            return Ok(ValueType::scalar(t));
+        }
+        Ok(ValueType::other(t))
+    }
+
+    /// Parses a comma-separated type list (optionally parenthesised).
+    fn types(&self, s: &str, base: usize) -> Result<Vec<ValueType>, TtgirError> {
+        let lead = s.len() - s.trim_start().len();
+        let t = s.trim();
+        let (t, base) = if t.starts_with('(') && matching(t, 0) == Some(t.len() - 1) {
+            (&t[1..t.len() - 1], base + lead + 1)
+        } else {
+            (t, base + lead)
+        };
+        if t.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for (off, part) in split_top(t, ",") {
+            for (o2, p2) in split_top(part, " * ") {
+                out.push(self.ty(p2, base + off + o2)?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn new_value(&mut self, name: String, ty: ValueType, def: ValueDef) -> usize {
+        self.m.values.push(Value { name, ty, def });
+        self.m.values.len() - 1
+    }
+
+    fn lookup(&self, scope: &Scope, name: &str, byte: usize) -> Result<usize, TtgirError> {
+        scope
+            .get(name)
+            .ok_or_else(|| self.err(byte, format!("use of undefined value {name}")))
+    }
+
+    /// All `%name` tokens in `s` (with their byte offsets).
+    fn value_refs(s: &str) -> Vec<(usize, &str)> {
+        let b = s.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'%' {
+                let st = i;
+                i += 1;
+                while i < b.len()
+                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'#' | b'.' | b'$'))
+                {
+                    i += 1;
+                }
+                if i > st + 1 {
+                    out.push((st, &s[st..i]));
+                }
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+}
+
+/// Result names on the left of `=`: `%a`, `%a, %b`, `%for:2`.
+fn result_names(lhs: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for part in lhs.split(',') {
+        let p = part.trim();
+        if !p.starts_with('%') || p.len() < 2 {
+            return None;
+        }
+        if let Some((n, k)) = p.split_once(':') {
+            let k: usize = k.trim().parse().ok()?;
+            if k > 4096 {
+                return None;
+            }
+            for i in 0..k {
+                out.push(format!("{n}#{i}"));
+            }
+        } else {
+            out.push(p.to_string());
+        }
+    }
+    Some(out)
+}
+
+impl Module {
+    /// Parses TTGIR text.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::Module;
+    /// let m = Module::parse("module {\n  tt.func @f() {\n    %x = foo.bar : i32\n    tt.return\n  }\n}")?;
+    /// assert!(m.notes[0].contains("foo.bar"));
+    /// assert!(m.ops[0].opaque);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub fn parse(text: &str) -> Result<Module, TtgirError> {
+        let mut modules = Module::parse_all(text)?;
+        if modules.len() > 1 {
+            return Err(TtgirError {
+                line: 1,
+                column: 1,
+                message: format!(
+                    "the text holds {} modules separated by '// -----': read them with Module::parse_all",
+                    modules.len()
+                ),
+            });
+        }
+        Ok(modules.remove(0))
+    }
+
+    /// Parses every module of a text whose modules are separated by lines holding only
+    /// `// -----` (MLIR's `-split-input-file` convention); positions in errors and in
+    /// [`Module::first_line`] are those of the whole text. Sections holding no module (only
+    /// comments) are skipped.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::Module;
+    /// let text = "module {\n}\n// -----\n// a comment\nmodule attributes {\"ttg.num-warps\" = 8 : i32} {\n}\n";
+    /// let modules = Module::parse_all(text)?;
+    /// assert_eq!(modules.len(), 2);
+    /// assert_eq!((modules[1].num_warps, modules[1].first_line), (8, 5));
+    /// // Triton's defaults fill what a module does not say: 32 lanes per warp, 4 warps, 1 CTA.
+    /// assert_eq!((modules[0].threads_per_warp, modules[0].num_warps, modules[0].num_ctas), (32, 4, 1));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub fn parse_all(text: &str) -> Result<Vec<Module>, TtgirError> {
+        let sections = split_modules(text);
+        let mut modules = Vec::new();
+        for range in &sections {
+            // Everything outside the section becomes blank, so offsets stay those of `text`.
+            let section: String = if sections.len() == 1 {
+                text.to_string()
+            } else {
+                text.char_indices()
+                    .map(|(i, c)| if range.contains(&i) || c == '\n' { c } else { ' ' })
+                    .collect()
+            };
+            let logical = logical_text(&section);
+            if sections.len() > 1 && logical.trim().is_empty() {
+                continue;
+            }
+            modules.push(Self::parse_logical(&logical, text)?);
+        }
+        if modules.is_empty() {
+            modules.push(Self::parse_logical(&logical_text(text), text)?);
+        }
+        Ok(modules)
+    }
+
+    /// Parses one module from its logical text (see [`super::lines`]); `original` gives
+    /// error positions.
+    fn parse_logical(logical: &str, original: &str) -> Result<Module, TtgirError> {
+        let mut r = Reader {
+            text: logical,
+            line_starts: line_starts(logical),
+            original,
+            original_line_starts: line_starts(original),
+            m: Module {
+                num_warps: DEFAULT_NUM_WARPS,
+                threads_per_warp: DEFAULT_THREADS_PER_WARP,
+                num_ctas: 1,
+                target: None,
+                first_line: 0,
+                attrs: Vec::new(),
+                aliases: Aliases::new(),
+                values: Vec::new(),
+                ops: Vec::new(),
+                funcs: Vec::new(),
+                notes: Vec::new(),
+            },
+        };
+        r.m.aliases = parse_aliases(logical).map_err(|e| match e {
+            EncodingError::Parse {
+                line,
+                column,
+                message,
+            } => {
+                // Positions in the logical text's lines: back to a byte, then to the original.
+                let byte = r.line_starts.get(line.saturating_sub(1)).copied().unwrap_or(0)
+                    + column.saturating_sub(1);
+                r.err(byte, message)
+            }
+            other => TtgirError {
+                line: 1,
+                column: 1,
+                message: other.to_string(),
+            },
+        })?;
+        r.run()?;
+        r.verify_layouts()?;
+        Ok(r.m)
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn line_text(&self, i: usize) -> (usize, &'a str) {
+        let text: &'a str = self.text;
+        let s = self.line_starts[i];
+        let e = self.line_starts.get(i + 1).copied().unwrap_or(self.text.len());
+        let l = text.get(s..e).unwrap_or("");
+        (s, l.trim_end_matches(['\n', '\r']))
+    }
+
+    fn run(&mut self) -> Result<(), TtgirError> {
+        let n = self.line_starts.len();
+        let mut i = 0;
+        let mut in_module = false;
+        // Stack of open regions: (op index or usize::MAX for func, scope depth).
+        let mut stack: Vec<Option<usize>> = Vec::new();
+        let mut func: Option<usize> = None;
+        let mut scope = Scope { names: Vec::new() };
+        while i < n {
+            let (start, line) = self.line_text(i);
+            i += 1;
+            let lead = line.len() - line.trim_start().len();
+            let t = line.trim();
+            let base = start + lead;
+            if t.is_empty() || t.starts_with("//") || t.starts_with('#') {
+                continue;
+            }
+            if !in_module {
+                if let Some(rest) = t.strip_prefix("module") {
+                    if self.m.first_line != 0 {
+                        return Err(
+                            self.err(base, "a second module: separate modules with a line '// -----'")
+                        );
+                    }
+                    self.m.first_line = self.pos(base).0;
+                    let rest_base = base + 6;
+                    self.module_header(rest, rest_base)?;
+                    in_module = true;
+                    if t.ends_with('}') && t.trim_end_matches('}').trim_end().ends_with('{') {
+                        // `module { }` on one line.
+                        in_module = false;
+                        continue;
+                    }
+                    continue;
+                }
+                return Err(self.err(base, format!("expected 'module', found '{}'", first_word(t))));
+            }
+            // A closing `}`, possibly followed by the op's trailing attribute dictionary
+            // (`} {tt.num_stages = 2 : i32}`); a `}` followed by `else {` / `do {` / `{` at the
+            // end of the line opens the op's next region instead.
+            let closes_with_attrs = t.strip_prefix("} {").is_some_and(|rest| !rest.trim().is_empty());
+            if t == "}" || closes_with_attrs {
+                match stack.pop() {
+                    Some(_) => {
+                        scope.names.pop();
+                        if stack.is_empty() {
+                            func = None;
+                        }
+                    }
+                    None => in_module = false,
+                }
+                continue;
+            }
+            if t == "} else {" || t == "} do {" || t == "} {" {
+                // A second region of the same op.
+                scope.names.pop();
+                scope.names.push(HashMap::new());
+                continue;
+            }
+            if func.is_none() {
+                if t.starts_with("tt.func") || t.starts_with("func.func") {
+                    let f = self.func_header(t, base, &mut scope)?;
+                    func = Some(f);
+                    if t.ends_with('{') {
+                        stack.push(None);
+                    } else {
+                        scope.names.pop();
+                        func = None;
+                    }
+                    continue;
+                }
+                // Other module-level ops (global variables, …) are skipped.
+                if t.ends_with('{') {
+                    return Err(self.err(
+                        base,
+                        format!("unsupported module-level region op '{}'", first_word(t)),
+                    ));
+                }
+                continue;
+            }
+            let f = func.unwrap_or(0);
+            let parent = stack.last().copied().flatten();
+            if t.starts_with('^') {
+                self.block_label(t, base, parent, &mut scope)?;
+                continue;
+            }
+            let op = self.op_line(t, base, f, parent, &mut scope)?;
+            match parent {
+                Some(p) => self.m.ops[p].body.push(op),
+                None => {
+                    if let Some(fun) = self.m.funcs.get_mut(f) {
+                        fun.body.push(op)
+                    }
+                }
+            }
+            if t.ends_with('{') {
+                stack.push(Some(op));
+                // block args were put in a fresh scope by op_line
+            }
+        }
+        if !stack.is_empty() || in_module {
+            let end = self.text.len();
+            return Err(self.err(end, "unexpected end of input: unclosed region"));
+        }
+        Ok(())
+    }
+
+    fn module_header(&mut self, rest: &str, base: usize) -> Result<(), TtgirError> {
+        let r = rest.trim_start();
+        let b = base + (rest.len() - r.len());
+        let r2 = r.strip_prefix("attributes").map(str::trim_start);
+        if let Some(r2) = r2 {
+            let off = b + (r.len() - r2.len());
+            if !r2.starts_with('{') {
+                return Err(self.err(off, "expected '{' after 'module attributes'"));
+            }
+            let close =
+                matching(r2, 0).ok_or_else(|| self.err(off, "unclosed module attribute dictionary"))?;
+            let attrs = parse_attr_dict(&r2[1..close]);
+            for (k, v) in &attrs {
+                let int = |v: &AttrValue| match v {
+                    AttrValue::Int(x) if *x > 0 && *x <= 1 << 16 => Some(*x as u32),
+                    _ => None,
+                };
+                match k.as_str() {
+                    "ttg.num-warps" => {
+                        self.m.num_warps = int(v).ok_or_else(|| self.err(off, "bad ttg.num-warps"))?
+                    }
+                    "ttg.threads-per-warp" => {
+                        self.m.threads_per_warp =
+                            int(v).ok_or_else(|| self.err(off, "bad ttg.threads-per-warp"))?
+                    }
+                    "ttg.num-ctas" => {
+                        self.m.num_ctas = int(v).ok_or_else(|| self.err(off, "bad ttg.num-ctas"))?
+                    }
+                    "ttg.target" => {
+                        if let AttrValue::Str(s) = v {
+                            self.m.target = Some(s.strip_prefix("hip:").unwrap_or(s).to_string());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            self.m.attrs = attrs;
+            let after = r2[close + 1..].trim();
+            if !after.starts_with('{') {
+                return Err(self.err(off + close + 1, "expected '{' to open the module body"));
+            }
+        } else if !r.starts_with('{') && !r.starts_with('@') {
+            return Err(self.err(b, "expected '{' or 'attributes' after 'module'"));
+        }
+        Ok(())
+    }
+
+    fn func_header(&mut self, t: &str, base: usize, scope: &mut Scope) -> Result<usize, TtgirError> {
+        let at = t
+            .find('@')
+            .ok_or_else(|| self.err(base, "expected '@name' in function header"))?;
+        let open = t[at..]
+            .find('(')
+            .map(|p| p + at)
+            .ok_or_else(|| self.err(base + at, "expected '(' after the function name"))?;
+        let name = t[at + 1..open].trim().to_string();
+        let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed argument list"))?;
+        let fidx = self.m.funcs.len();
+        let mut func = Func {
+            name,
+            args: Vec::new(),
+            arg_attrs: Vec::new(),
+            body: Vec::new(),
+        };
+        scope.names.push(HashMap::new());
+        let inner = &t[open + 1..close];
+        if !inner.trim().is_empty() {
+            for (k, (off, a)) in split_top(inner, ",").into_iter().enumerate() {
+                let abase = base + open + 1 + off;
+                let a_trim = a.trim_start();
+                let abase = abase + (a.len() - a_trim.len());
+                let colon =
+                    find_top(a_trim, ":").ok_or_else(|| self.err(abase, "expected ':' in argument"))?;
+                let name = a_trim[..colon].trim();
+                if !name.starts_with('%') {
+                    return Err(self.err(abase, "expected an argument name '%…'"));
+                }
+                let rest = &a_trim[colon + 1..];
+                let (ty_text, attrs) = match find_top(rest, "{") {
+                    Some(p) => {
+                        let brace = &rest[p..];
+                        let c = matching(brace, 0)
+                            .ok_or_else(|| self.err(abase + colon + 1 + p, "unclosed argument attributes"))?;
+                        (&rest[..p], parse_attr_dict(&brace[1..c]))
+                    }
+                    None => (rest, Vec::new()),
+                };
+                let ty = self.ty(ty_text, abase + colon + 1)?;
+                let v = self.new_value(name.to_string(), ty, ValueDef::FuncArg { func: fidx, index: k });
+                scope.put(name.to_string(), v);
+                func.args.push(v);
+                func.arg_attrs.push(attrs);
+            }
+        }
+        self.m.funcs.push(func);
+        Ok(fidx)
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn op_line(
+        &mut self,
+        t: &str,
+        base: usize,
+        func: usize,
+        parent: Option<usize>,
+        scope: &mut Scope,
+    ) -> Result<usize, TtgirError> {
+        // Strip a trailing location and region opener.
+        let mut body = t;
+        if let Some(p) = find_top(body, " loc(") {
+            body = &body[..p];
+        }
+        let opens = body.trim_end().ends_with('{');
+        if opens {
+            body = body.trim_end().trim_end_matches('{').trim_end();
+        }
+        let (names, rest, rest_off) = match find_top(body, " = ") {
+            Some(eq) if body.starts_with('%') => {
+                let names =
+                    result_names(&body[..eq]).ok_or_else(|| self.err(base, "malformed result list"))?;
+                (names, &body[eq + 3..], eq + 3)
+            }
+            _ => (Vec::new(), body, 0),
+        };
+        let rest_t = rest.trim_start();
+        let rest_off = rest_off + (rest.len() - rest_t.len());
+        let name_len = rest_t
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '"'))
+            .unwrap_or(rest_t.len());
+        let opname = rest_t[..name_len].trim_matches('"').to_string();
+        if opname.is_empty() || !opname.contains('.') && opname != "return" {
+            return Err(self.err(
+                base + rest_off,
+                format!("expected an operation name, found '{}'", first_word(rest_t)),
+            ));
+        }
+        let args = &rest_t[name_len..];
+        let args_off = base + rest_off + name_len;
+        let op_idx = self.m.ops.len();
+        let line = self.pos(base).0;
+        let mut op = Op {
+            name: opname.clone(),
+            operands: Vec::new(),
+            results: Vec::new(),
+            attrs: Vec::new(),
+            keyword: None,
+            constant: None,
+            mask: None,
+            other: None,
+            scales: Vec::new(),
+            block_args: Vec::new(),
+            body: Vec::new(),
+            parent,
+            func,
+            line,
+            opaque: false,
+        };
+        if opname == "scf.for" {
+            return self.scf_for(op, args, args_off, &names, scope, opens);
+        }
+        if opname == "scf.while" {
+            return self.scf_while(op, args, args_off, &names, scope, opens);
+        }
+        // Split into operand part and type part at the first top-level " : "; a region op
+        // without one gives its result types as `-> (…)` before the region (`scf.if %c -> (…) {`).
+        let (opnd_part, ty_part, ty_off) = match find_top(args, " : ") {
+            Some(p) => (&args[..p], &args[p + 3..], args_off + p + 3),
+            None => match find_top(args, "->") {
+                Some(p) if opens => (&args[..p], &args[p..], args_off + p),
+                _ => (args, "", args_off + args.len()),
+            },
+        };
+        // Inline attribute dictionary (last top-level `{…}` of the operand part).
+        let mut opnd_text = opnd_part.to_string();
+        if let Some(p) = find_top(opnd_part, "{")
+            && let Some(c) = matching(opnd_part, p)
+        {
+            op.attrs = parse_attr_dict(&opnd_part[p + 1..c]);
+            opnd_text.replace_range(p..=c, &" ".repeat(c + 1 - p));
+        }
+        // `inputPrecision = tf32`, `rounding = rtne` written inline.
+        for (_, seg) in split_top(&opnd_text, ",") {
+            if let Some((k, v)) = seg.split_once('=') {
+                let k = k.trim();
+                if !k.starts_with('%') && !k.is_empty() && !k.contains(' ') {
+                    op.attrs.push((k.to_string(), parse_attr_value(v)));
+                }
+            }
+        }
+        // Operands.
+        let refs = Reader::value_refs(&opnd_text);
+        for (off, r) in &refs {
+            let v = self.lookup(scope, r, args_off + off)?;
+            op.operands.push(v);
+        }
+        // Keyword (predicate of cmpi, first bare word).
+        let first = opnd_text.trim_start();
+        if !first.starts_with('%') && !first.is_empty() {
+            let w = first_word(first).trim_end_matches(',');
+            if !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                op.keyword = Some(w.to_string());
+            }
+        }
+        // Masks and others.
+        match opname.as_str() {
+            "tt.load" => {
+                if refs.len() >= 2 {
+                    op.mask = Some(1);
+                }
+                if refs.len() >= 3 {
+                    op.other = Some(2);
+                }
+            }
+            "tt.store" if refs.len() >= 3 => op.mask = Some(2),
+            "tt.dot_scaled" => {
+                for (k, (off, _)) in refs.iter().enumerate() {
+                    if opnd_text[..*off].trim_end().ends_with("scale") {
+                        op.scales.push(k);
+                    }
+                }
+                for key in ["lhs", "rhs"] {
+                    let pat = format!("{key} = ");
+                    if let Some(p) = opnd_text.find(&pat) {
+                        let v = first_word(&opnd_text[p + pat.len()..]).trim_end_matches(',');
+                        op.attrs.push((key.to_string(), AttrValue::Raw(v.to_string())));
+                    }
+                }
+            }
+            "ttg.async_copy_global_to_local" => {
+                for (k, (off, _)) in refs.iter().enumerate() {
+                    let before = opnd_text[..*off].trim_end();
+                    if before.ends_with("mask") {
+                        op.mask = Some(k);
+                    } else if before.ends_with("other") {
+                        op.other = Some(k);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // Constant.
+        if opname == "arith.constant" {
+            let v = opnd_text.trim();
+            let c = if let Some(r) = v.strip_prefix("dense<").and_then(|r| r.strip_suffix('>')) {
+                parse_int(r).map_or(Constant::Other, Constant::Int)
+            } else {
+                parse_int(v).map_or(Constant::Other, Constant::Int)
+            };
+            op.constant = Some(c);
+        }
+        // Types.
+        let tys = if ty_part.trim().is_empty() {
+            Vec::new()
+        } else {
+            let (tp, tp_off) = (ty_part, ty_off);
+            match find_top(tp, "->") {
+                Some(a) => {
+                    let ins = self.types(&tp[..a], tp_off)?;
+                    let outs = self.types(&tp[a + 2..], tp_off + a + 2)?;
+                    [ins, vec![ValueType::other("->")], outs].concat()
+                }
+                None => match find_top(tp, " to ") {
+                    Some(a) => {
+                        let ins = self.types(&tp[..a], tp_off)?;
+                        let outs = self.types(&tp[a + 4..], tp_off + a + 4)?;
+                        [ins, vec![ValueType::other("->")], outs].concat()
+                    }
+                    None => match find_top(tp, " * ") {
+                        Some(_) => split_top(tp, " * ")
+                            .into_iter()
+                            .map(|(o, s)| self.types(s, tp_off + o))
+                            .collect::<Result<Vec<_>, _>>()?
+                            .concat(),
+                        None => self.types(tp, tp_off)?,
+                    },
+                },
+            }
+        };
+        let arrow = tys
+            .iter()
+            .position(|t| t.kind == TypeKind::Other && t.element == "->");
+        let (in_tys, out_tys): (Vec<ValueType>, Vec<ValueType>) = match arrow {
+            Some(p) => (tys[..p].to_vec(), tys[p + 1..].to_vec()),
+            None => (tys.clone(), Vec::new()),
+        };
+        let known = KNOWN_OPS.contains(&opname.as_str())
+            || opname.starts_with("arith.")
+            || opname.starts_with("math.");
+        let result_tys: Vec<ValueType> = match opname.as_str() {
+            _ if names.is_empty() => Vec::new(),
+            "tt.load" => match in_tys.first() {
+                Some(p) => vec![p.with_element(p.pointee().unwrap_or("?"))],
+                None => vec![],
+            },
+            "arith.cmpi" | "arith.cmpf" => in_tys
+                .first()
+                .map(|t| vec![t.with_element("i1")])
+                .unwrap_or_default(),
+            "arith.select" => in_tys.last().cloned().into_iter().collect(),
+            "ttg.async_copy_global_to_local" | "ttg.async_commit_group" | "ttg.async_wait" => {
+                vec![ValueType::other("!ttg.async.token")]
+            }
+            _ if !out_tys.is_empty() => out_tys.clone(),
+            _ => in_tys.first().cloned().into_iter().collect(),
+        };
+        if !known {
+            op.opaque = true;
+            self.m.notes.push(format!(
+                "line {line}: unknown op '{opname}': its results get a conservative AxisInfo"
+            ));
+        }
+        for (k, n) in names.iter().enumerate() {
+            let ty = result_tys
+                .get(k)
+                .cloned()
+                .or_else(|| {
+                    if result_tys.len() == 1 {
+                        result_tys.first().cloned()
+                    } else {
+                        None
+                    }
+                })
+                .unwrap_or_else(|| ValueType::other("?"));
+            let v = self.new_value(n.clone(), ty, ValueDef::Op { op: op_idx, index: k });
+            scope.put(n.clone(), v);
+            op.results.push(v);
+        }
+        self.m.ops.push(op);
+        if opens {
+            scope.names.push(HashMap::new());
+        }
+        Ok(op_idx)
+    }
+
+    fn scf_for(
+        &mut self,
+        mut op: Op,
+        args: &str,
+        off: usize,
+        names: &[String],
+        scope: &mut Scope,
+        opens: bool,
+    ) -> Result<usize, TtgirError> {
+        let op_idx = self.m.ops.len();
+        // %iv = %lb to %ub step %st [iter_args(%a = %x, …) -> (T, …)] [: i32]
+        let a = args.trim_start();
+        let aoff = off + (args.len() - a.len());
+        let eq = a
+            .find(" = ")
+            .ok_or_else(|| self.err(aoff, "expected '%iv = …' in scf.for"))?;
+        let iv_name = a[..eq].trim().to_string();
+        let rest = &a[eq + 3..];
+        let roff = aoff + eq + 3;
+        let to = rest
+            .find(" to ")
+            .ok_or_else(|| self.err(roff, "expected 'to' in scf.for"))?;
+        let step = rest
+            .find(" step ")
+            .ok_or_else(|| self.err(roff, "expected 'step' in scf.for"))?;
+        if step < to + 4 {
+            return Err(self.err(roff + step, "expected 'to' before 'step'"));
+        }
+        let lb = rest[..to].trim();
+        let ub = rest[to + 4..step].trim();
+        let after_step = &rest[step + 6..];
+        let st_end = after_step.find([' ', ':']).unwrap_or(after_step.len());
+        let st = after_step[..st_end].trim();
+        for (name, o) in [(lb, roff), (ub, roff + to + 4), (st, roff + step + 6)] {
+            let v = self.lookup(scope, name, o)?;
+            op.operands.push(v);
+        }
+        let mut iter_pairs: Vec<(String, usize)> = Vec::new();
+        let mut res_tys: Vec<ValueType> = Vec::new();
+        let tail = &after_step[st_end..];
+        let toff = roff + step + 6 + st_end;
+        if let Some(p) = tail.find("iter_args(") {
+            let open = p + 9;
+            let close = matching(tail, open).ok_or_else(|| self.err(toff + open, "unclosed iter_args"))?;
+            for (o, pair) in split_top(&tail[open + 1..close], ",") {
+                let (n, v) = pair
+                    .split_once('=')
+                    .ok_or_else(|| self.err(toff + open + 1 + o, "expected '%arg = %init' in iter_args"))?;
+                let vid = self.lookup(scope, v.trim(), toff + open + 1 + o)?;
+                op.operands.push(vid);
+                iter_pairs.push((n.trim().to_string(), vid));
+            }
+            let after = &tail[close + 1..];
+            if let Some(ar) = after.find("->") {
+                let tys_txt = &after[ar + 2..];
+                let end = match find_top(tys_txt, " : ") {
+                    Some(e) => e,
+                    None => tys_txt.len(),
+                };
+                res_tys = self.types(&tys_txt[..end], toff + close + 1 + ar + 2)?;
+            }
+        }
+        let iv_ty = match find_top(tail, " : ") {
+            Some(p) => self.ty(&tail[p + 3..], toff + p + 3)?,
+            None => ValueType::scalar("index"),
+        };
+        for (k, n) in names.iter().enumerate() {
+            let ty = res_tys
+                .get(k)
+                .cloned()
+                .or_else(|| iter_pairs.get(k).map(|(_, v)| self.m.values[*v].ty.clone()))
+                .unwrap_or_else(|| ValueType::other("?"));
+            let v = self.new_value(n.clone(), ty, ValueDef::Op { op: op_idx, index: k });
+            scope.put(n.clone(), v);
+            op.results.push(v);
+        }
+        self.m.ops.push(op);
+        scope.names.push(HashMap::new());
+        let iv = self.new_value(
+            iv_name.clone(),
+            iv_ty,
+            ValueDef::BlockArg { op: op_idx, index: 0 },
+        );
+        scope.put(iv_name, iv);
+        let mut bargs = vec![iv];
+        for (k, (n, init)) in iter_pairs.iter().enumerate() {
+            let ty = self.m.values[*init].ty.clone();
+            let v = self.new_value(
+                n.clone(),
+                ty,
+                ValueDef::BlockArg {
+                    op: op_idx,
+                    index: k + 1,
+                },
+            );
+            scope.put(n.clone(), v);
+            bargs.push(v);
+        }
+        self.m.ops[op_idx].block_args = bargs;
+        if !opens {
+            scope.names.pop();
+            return Err(self.err(off, "expected '{' to open the scf.for body"));
+        }
+        Ok(op_idx)
+    }
+}
+
+impl Reader<'_> {
+    /// Triton's verifier: a distributed layout of a tensor must have the module's lanes per
+    /// warp and warps (`Layout has 64 threads per warp, but the module specifies 32 threads per
+    /// warp`). Each distinct (encoding, shape) is checked once.
+    fn verify_layouts(&self) -> Result<(), TtgirError> {
+        let mut checked = std::collections::HashSet::new();
+        for (k, v) in self.m.values.iter().enumerate() {
+            let (TypeKind::Tensor, Some(enc)) = (v.ty.kind, &v.ty.encoding) else {
+                continue;
+            };
+            if !checked.insert((enc, &v.ty.shape)) {
+                continue;
+            }
+            // Encodings that do not map to a layout are reported where they are used.
+            let Ok(l) = enc.to_linear_layout(&v.ty.shape) else {
+                continue;
+            };
+            let (Ok(lanes), Ok(warps)) = (l.in_dim_size("lane"), l.in_dim_size("warp")) else {
+                continue;
+            };
+            let (want_lanes, want_warps) = (u64::from(self.m.threads_per_warp), u64::from(self.m.num_warps));
+            if lanes != want_lanes || warps != want_warps {
+                let (what, has, want) = if lanes != want_lanes {
+                    ("threads per warp", lanes, want_lanes)
+                } else {
+                    ("warps", warps, want_warps)
+                };
+                let line = self.value_line(k);
+                return Err(TtgirError {
+                    line,
+                    column: 1,
+                    message: format!(
+                        "{} has an invalid layout: {enc}. Layout has {has} {what}, but the module specifies {want} {what}.",
+                        v.name
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The line of the op or function that defines value `k`.
+    fn value_line(&self, k: usize) -> usize {
+        match self.m.values[k].def {
+            ValueDef::Op { op, .. } | ValueDef::BlockArg { op, .. } => {
+                self.m.ops.get(op).map_or(1, |o| o.line)
+            }
+            ValueDef::FuncArg { .. } => self.m.first_line,
+        }
+    }
+
+    /// `scf.while (%a = %init, …) : (T, …) -> (U, …) {`: the inits are its operands, `%a …`
+    /// the arguments of its first region; the second region's arguments come with its block
+    /// label (`^bb0(%b: U, …):`).
+    fn scf_while(
+        &mut self,
+        mut op: Op,
+        args: &str,
+        off: usize,
+        names: &[String],
+        scope: &mut Scope,
+        opens: bool,
+    ) -> Result<usize, TtgirError> {
+        let op_idx = self.m.ops.len();
+        let a = args.trim_start();
+        let aoff = off + (args.len() - a.len());
+        if !a.starts_with('(') {
+            return Err(self.err(aoff, "expected '(%arg = %init, …)' after scf.while"));
+        }
+        let close = matching(a, 0).ok_or_else(|| self.err(aoff, "unclosed scf.while arguments"))?;
+        let mut arg_names = Vec::new();
+        for (o, pair) in split_top(&a[1..close], ",") {
+            if pair.trim().is_empty() {
+                continue;
+            }
+            let (n, v) = pair
+                .split_once('=')
+                .ok_or_else(|| self.err(aoff + 1 + o, "expected '%arg = %init' in scf.while"))?;
+            let vid = self.lookup(scope, v.trim(), aoff + 1 + o)?;
+            op.operands.push(vid);
+            arg_names.push(n.trim().to_string());
+        }
+        let tail = &a[close + 1..];
+        let toff = aoff + close + 1;
+        let (mut in_tys, mut out_tys) = (Vec::new(), Vec::new());
+        if let Some(c) = find_top(tail, ":") {
+            let tys = &tail[c + 1..];
+            match find_top(tys, "->") {
+                Some(ar) => {
+                    in_tys = self.types(&tys[..ar], toff + c + 1)?;
+                    out_tys = self.types(&tys[ar + 2..], toff + c + 1 + ar + 2)?;
+                }
+                None => in_tys = self.types(tys, toff + c + 1)?,
+            }
+        }
+        for (k, n) in names.iter().enumerate() {
+            let ty = out_tys.get(k).cloned().unwrap_or_else(|| ValueType::other("?"));
+            let v = self.new_value(n.clone(), ty, ValueDef::Op { op: op_idx, index: k });
+            scope.put(n.clone(), v);
+            op.results.push(v);
+        }
+        self.m.ops.push(op);
+        if !opens {
+            return Err(self.err(off, "expected '{' to open the scf.while condition region"));
+        }
+        scope.names.push(HashMap::new());
+        let mut bargs = Vec::new();
+        for (k, n) in arg_names.into_iter().enumerate() {
+            let ty = in_tys.get(k).cloned().unwrap_or_else(|| {
+                let init = self.m.ops[op_idx].operands[k];
+                self.m.values[init].ty.clone()
+            });
+            let v = self.new_value(n.clone(), ty, ValueDef::BlockArg { op: op_idx, index: k });
+            scope.put(n, v);
+            bargs.push(v);
+        }
+        self.m.ops[op_idx].block_args = bargs;
+        Ok(op_idx)
+    }
+
+    /// A block label `^bb0(%a: T, …):` opening a region's block: its arguments become block
+    /// arguments of the region's op, after those it already has.
+    fn block_label(
+        &mut self,
+        t: &str,
+        base: usize,
+        parent: Option<usize>,
+        scope: &mut Scope,
+    ) -> Result<(), TtgirError> {
+        let Some(op_idx) = parent else {
+            return Err(self.err(base, "a block label outside a region op"));
+        };
+        let Some(open) = t.find('(') else {
+            return Ok(()); // `^bb1:` without arguments
+        };
+        let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed block arguments"))?;
+        for (o, a) in split_top(&t[open + 1..close], ",") {
+            if a.trim().is_empty() {
+                continue;
+            }
+            let at = base + open + 1 + o;
+            let colon = find_top(a, ":").ok_or_else(|| self.err(at, "expected '%name: type'"))?;
+            let name = a[..colon].trim().to_string();
+            if !name.starts_with('%') {
+                return Err(self.err(at, "expected a block argument name '%…'"));
+            }
+            let ty = self.ty(&a[colon + 1..], at + colon + 1)?;
+            let index = self.m.ops[op_idx].block_args.len();
+            let v = self.new_value(name.clone(), ty, ValueDef::BlockArg { op: op_idx, index });
+            scope.put(name, v);
+            self.m.ops[op_idx].block_args.push(v);
+        }
+        Ok(())
+    }
+}
+
+fn first_word(s: &str) -> &str {
+    s.split_whitespace().next().unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn for_loop_and_masks() {
+        let text = "#bl = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>\nmodule attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 64 : i32} {\n  tt.func @f(%p: tensor<64x!tt.ptr<f16>, #bl>, %m: tensor<64xi1, #bl>) {\n    %c0 = arith.constant 0 : i32\n    %c1 = arith.constant 1 : i32\n    %r:1 = scf.for %iv = %c0 to %c1 step %c1 iter_args(%q = %p) -> (tensor<64x!tt.ptr<f16>, #bl>) : i32 {\n      %l = tt.load %q, %m : tensor<64x!tt.ptr<f16>, #bl>\n      scf.yield %q : tensor<64x!tt.ptr<f16>, #bl>\n    }\n    tt.store %r#0, %l2, %m : tensor<64x!tt.ptr<f16>, #bl>\n    tt.return\n  }\n}";
+        let e = Module::parse(text).unwrap_err();
+        assert_eq!((e.line, e.column), (10, 20), "{e}");
+        let ok = text.replace("%l2", "%r#0");
+        let m = Module::parse(&ok).unwrap();
+        let f = m.ops.iter().position(|o| o.name == "scf.for").unwrap();
+        assert_eq!(m.ops[f].block_args.len(), 2);
+        assert_eq!(m.ops[f].body.len(), 2);
+        let l = m.ops.iter().find(|o| o.name == "tt.load").unwrap();
+        assert_eq!(l.mask, Some(1));
+    }
+}
