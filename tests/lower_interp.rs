@@ -64,7 +64,14 @@ fn conversions_compute_out_and_registers() {
         cases.len()
     );
     assert!(cases.len() >= 1000);
-    for kind in ["noop", "register", "shuffle", "lds"] {
+    for kind in [
+        "noop",
+        "register",
+        "shuffle",
+        "lds",
+        "(transposed read)",
+        "(permlane swap)",
+    ] {
         assert!(kinds.keys().any(|k| k.ends_with(kind)), "no {kind} case");
     }
 }

@@ -100,8 +100,15 @@ fn side(shared: &Shared, regs: &[u64], thread: &[u64], vector: u64, what: &str) 
             })?;
         inner.push(j);
     }
-    let outer: Vec<usize> = (0..regs.len()).filter(|j| !inner.contains(j)).collect();
     let (offs, reps): (Vec<u64>, Vec<u64>) = located.into_iter().unzip();
+    // Registers whose offset no thread bit reaches first: accesses differing only there share
+    // a base and sit next to each other, where LLVM pairs them into read2/write2.
+    let mut reach = 0u64;
+    for &c in thread {
+        reach |= shared.locate(c)?.0;
+    }
+    let mut outer: Vec<usize> = (0..regs.len()).filter(|j| !inner.contains(j)).collect();
+    outer.sort_by_key(|&j| offs[j] & reach != 0);
     let mut by_reps = Echelon::new();
     for &j in &outer {
         by_reps.insert(reps[j], j as u32);

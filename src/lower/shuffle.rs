@@ -14,8 +14,9 @@
 //! sends `δ` to a destination register bit whose `A_l` column completes `M`'s image. The
 //! sender then picks `c_k ⊕ N·l` (selects on the lane bits `N` reads) and the receiver puts
 //! round `k ⊕ X·l'` into register `k` (selects on the lane bits `X` reads). Sub-dword elements
-//! share a word along destination register bits with no lane part (`A_l = 0`), so every round
-//! moves 32 bits, as the cost model counts.
+//! share a word along destination register directions with no lane part (the kernel of
+//! `A_l`): one word comes from one source lane, so that kernel bounds the packing, as the cost
+//! model counts.
 //!
 //! Example: swapping register bit 0 with lane bit 0 (`A_l e0 = l0`, `B_r l0 = e0`): `B_l` loses
 //! `l0`, `X l0 = e0`, `M = 1`: every round reads the lane itself (address `4·lane`), the sender
@@ -187,7 +188,17 @@ pub(crate) fn bpermute(
     } else {
         0
     };
-    let packs: Vec<usize> = (0..dbits.len()).filter(|&i| a_l[i] == 0).take(per_word).collect();
+    // Pack along destination register directions that stay in the source's registers (the
+    // kernel of A_l): each pack vector has a free bit of its own; words run over the others.
+    let mut stay = Echelon::new();
+    let mut pack_vectors: Vec<u64> = Vec::new();
+    let mut packs: Vec<usize> = Vec::new();
+    for (i, &col) in a_l.iter().enumerate() {
+        if !stay.insert(col, i as u32) && packs.len() < per_word {
+            pack_vectors.push(stay.solve(col).unwrap_or(0) | 1u64 << i);
+            packs.push(i);
+        }
+    }
     // X: lane' -> destination register, completing M's image where B_l loses directions.
     let mut x = vec![0u64; lb];
     let mut copies = vec![0u64; lb];
@@ -218,7 +229,7 @@ pub(crate) fn bpermute(
             continue;
         }
         let j = (0..dbits.len())
-            .find(|&j| !packs.contains(&j) && a_l[j] != 0 && !image.contains(a_l[j]))
+            .find(|&j| a_l[j] != 0 && !image.contains(a_l[j]))
             .ok_or_else(|| LowerError::new("no destination register completes the shuffle"))?;
         image.extend_span(a_l[j]);
         x[b] = 1u64 << j;
@@ -266,13 +277,7 @@ pub(crate) fn bpermute(
             .filter(|&(k, _)| w >> k & 1 == 1)
             .fold(0u64, |a, (_, &i)| a | 1 << i);
         let ks: Vec<u64> = (0..1u64 << packs.len())
-            .map(|q| {
-                packs
-                    .iter()
-                    .enumerate()
-                    .filter(|&(k, _)| q >> k & 1 == 1)
-                    .fold(word_base, |a, (_, &i)| a | 1 << i)
-            })
+            .map(|q| word_base ^ combine(&pack_vectors, q))
             .collect();
         let parts: Vec<Value> = ks
             .iter()

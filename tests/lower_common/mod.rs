@@ -210,6 +210,37 @@ pub fn permuted(r: &mut Rng, l: &LinearLayout, regs_only: bool) -> LinearLayout 
     .unwrap()
 }
 
+/// `l` with a register basis and lane basis 4 or 5 exchanged (what gfx950's permlane swaps do).
+pub fn swapped(r: &mut Rng, l: &LinearLayout) -> Option<LinearLayout> {
+    let (mut reg, mut lane, warp) = (
+        l.bases("register").ok()?,
+        l.bases("lane").ok()?,
+        l.bases("warp").ok()?,
+    );
+    if reg.is_empty() || lane.len() < 5 {
+        return None;
+    }
+    let j = r.below(reg.len() as u64) as usize;
+    let k = 4 + r.below((lane.len() - 4).min(2) as u64) as usize;
+    std::mem::swap(&mut reg[j], &mut lane[k]);
+    let i64s = |v: Vec<Vec<u64>>| {
+        v.into_iter()
+            .map(|b| b.into_iter().map(|x| x as i64).collect())
+            .collect::<Vec<Vec<i64>>>()
+    };
+    let outs: Vec<(String, i64)> = l.out_dims().map(|(n, s)| (n.to_string(), s as i64)).collect();
+    LinearLayout::from_bases(
+        [
+            ("register", i64s(reg)),
+            ("lane", i64s(lane)),
+            ("warp", i64s(warp)),
+        ],
+        outs,
+        false,
+    )
+    .ok()
+}
+
 /// Runs `k` on random input and checks `out = in` and (for `convert`) every `regs` entry
 /// against `dst`'s apply.
 pub fn check(k: &Kernel, dst: &LinearLayout, shape: &[u64], dtype: Dtype, seed: u64) -> Result<(), String> {
@@ -327,8 +358,9 @@ pub fn compile(llc: &str, ir: &str, target: &Target, dir: &Path, name: &str) -> 
     Ok(asm)
 }
 
-/// Instruction counts of the kernel body by mnemonic, sub-dword suffixes folded
-/// (`ds_read_u16_d16_hi` → `ds_read_u16`), barriers in every spelling as `s_barrier`.
+/// Instruction counts of the kernel body by mnemonic, encoding and sub-dword suffixes folded
+/// (`v_permlane32_swap_b32_e32` → `v_permlane32_swap_b32`, `ds_read_u16_d16_hi` →
+/// `ds_read_u16`), barriers in every spelling as `s_barrier`.
 pub fn asm_counts(asm: &str) -> std::collections::BTreeMap<String, u64> {
     let mut m = std::collections::BTreeMap::new();
     let mut inside = false;
@@ -352,6 +384,7 @@ pub fn asm_counts(asm: &str) -> std::collections::BTreeMap<String, u64> {
             continue;
         } else {
             let w = t.split_whitespace().next().unwrap_or("");
+            let w = w.trim_end_matches("_e32").trim_end_matches("_e64");
             let w = w.trim_end_matches("_d16_hi").trim_end_matches("_d16");
             match w {
                 "s_barrier_signal" => "s_barrier".to_string(),
@@ -411,6 +444,20 @@ pub fn cases(per_target: usize, seed: u64) -> Vec<Case> {
                     let dims = [padded[0].trailing_zeros(), padded[1].trailing_zeros()];
                     let (wb, z) = (r.below(3) as usize, r.below(2) as usize);
                     let a = random_layout(&mut r, &dims, lanes, wb, z);
+                    if t.instructions.permlane_swap
+                        && r.below(2) == 0
+                        && let Some(b) = swapped(&mut r, &a)
+                    {
+                        out.push(Case {
+                            name: "random, a register and lane 4 or 5 exchanged".into(),
+                            src: a,
+                            dst: b,
+                            shape,
+                            dtype,
+                            target: t,
+                        });
+                        continue;
+                    }
                     let regs_only = r.below(3) == 0;
                     let b = permuted(&mut r, &a, regs_only);
                     (format!("random permuted (registers only: {regs_only})"), a, b)

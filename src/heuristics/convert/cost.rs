@@ -29,6 +29,7 @@ use super::classify::{Classification, ConversionKind, classify};
 use super::swizzle::{SharedPlan, optimal_shared_layout};
 use super::{ConvertError, Flat, canonical_distributed, check_element_bits};
 use crate::linear::LinearLayout;
+use crate::linear::gf2::Echelon;
 use crate::target::{LdsOp, Target};
 
 /// Everything a compiler wants to know about one conversion.
@@ -186,7 +187,27 @@ pub fn convert_cost(
         ConversionKind::Shuffle => {
             let d = Flat::of(&canonical_distributed(dst)?)?.without_broadcast_regs();
             let regs = 1u64 << d.reg.len().min(40);
-            let words = (regs * u64::from(element_bits)).div_ceil(32).max(1);
+            // One 32-bit word comes from one source lane: sub-dword elements share a word only
+            // along destination register directions that stay in the source's registers
+            // (the kernel of the destination-register -> source-lane map).
+            let s = Flat::of(&canonical_distributed(src)?)?.without_broadcast_regs();
+            let ns = s.reg.len();
+            let mut solver = Echelon::new();
+            for (i, &c) in s.reg.iter().chain(&s.lane).enumerate() {
+                if c != 0 && i < 64 {
+                    solver.insert(c, i as u32);
+                }
+            }
+            let lane_parts =
+                Echelon::spanning(d.reg.iter().map(|&c| solver.solve(c).unwrap_or(0) >> ns.min(63)));
+            let stay = d.reg.len() - (lane_parts.rank() as usize).min(d.reg.len());
+            let per_word = (32 / element_bits.clamp(1, 32)).trailing_zeros() as usize;
+            let shared = per_word.min(stay);
+            let words = if element_bits >= 32 {
+                (regs * u64::from(element_bits)).div_ceil(32)
+            } else {
+                (regs >> shared).max(1)
+            };
             let full = &classification.full;
             let lane_pos = full.out_dim_index("lane")?;
             let reg_pos = full.out_dim_index("register")?;

@@ -1,0 +1,91 @@
+//! `linear-layout lower`: the module on stdout or in a file, one-line errors.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_linear-layout"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+const BLOCKED: &str =
+    "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]}>";
+const MFMA: &str =
+    "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>";
+
+#[test]
+fn copy_and_convert_print_one_module() {
+    let (ok, out, _) = run(&[
+        "lower", "copy", BLOCKED, "--shape", "128x128", "--dtype", "f16", "--arch", "gfx942",
+    ]);
+    assert!(ok);
+    assert!(out.contains("target triple = \"amdgcn-amd-amdhsa\""));
+    assert_eq!(out.matches("define amdgpu_kernel").count(), 1);
+    assert!(out.contains("@copy(ptr addrspace(1) %in, ptr addrspace(1) %out)"));
+    assert!(out.contains("\"amdgpu-flat-work-group-size\"=\"256,256\""));
+    let file = std::env::temp_dir().join(format!("lower-cli-{}.ll", std::process::id()));
+    let (ok, out, _) = run(&[
+        "lower",
+        "convert",
+        BLOCKED,
+        MFMA,
+        "--shape",
+        "100x128",
+        "--dtype",
+        "bf16",
+        "--arch",
+        "gfx942",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok && out.is_empty());
+    let ir = std::fs::read_to_string(&file).unwrap();
+    assert!(ir.contains("@convert(ptr addrspace(1) %in, ptr addrspace(1) %out, ptr addrspace(1) %regs)"));
+    assert!(ir.contains("@lds = internal addrspace(3) global"));
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn requests_it_cannot_serve_are_one_line_and_exit_1() {
+    for args in [
+        vec![
+            "lower", "copy", BLOCKED, "--shape", "128x128", "--dtype", "f8", "--arch", "gfx942",
+        ],
+        vec![
+            "lower", "copy", BLOCKED, "--shape", "128x128", "--arch", "gfx1100",
+        ],
+        vec![
+            "lower", "copy", BLOCKED, "--shape", "128x128", "--arch", "gfx1030",
+        ],
+        vec![
+            "lower",
+            "copy",
+            BLOCKED,
+            "--shape",
+            "65536x65536",
+            "--arch",
+            "gfx942",
+        ],
+        vec![
+            "lower",
+            "convert",
+            BLOCKED,
+            "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 16], warpsPerCTA = [2, 1], order = [1, 0]}>",
+            "--shape",
+            "128x128",
+        ],
+    ] {
+        let (ok, out, err) = run(&args);
+        assert!(!ok && out.is_empty(), "{args:?}");
+        assert!(
+            err.starts_with("linear-layout: ") && err.trim_end().lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}
