@@ -261,7 +261,8 @@ impl MmaInstruction {
     ///
     /// ```
     /// use linear_layout::target::mma::MMA_INSTRUCTIONS;
-    /// assert_eq!(MMA_INSTRUCTIONS[0].operand_bits(), 64);
+    /// let i = MMA_INSTRUCTIONS.iter().find(|i| i.intrinsic == "llvm.amdgcn.mfma.f32.32x32x8f16").unwrap();
+    /// assert_eq!(i.operand_bits(), 64); // 4 × f16
     /// ```
     pub fn operand_bits(&self) -> u32 {
         (1u32 << self.operand.elements_log2) * element_bits(self.ab)
