@@ -451,12 +451,13 @@ impl Module {
         let mut modules = Vec::new();
         for range in &sections {
             // Everything outside the section becomes blank, so offsets stay those of `text`.
-            let section: String = if sections.len() == 1 {
-                text.to_string()
+            let section: std::borrow::Cow<str> = if sections.len() == 1 {
+                text.into()
             } else {
                 text.char_indices()
                     .map(|(i, c)| if range.contains(&i) || c == '\n' { c } else { ' ' })
-                    .collect()
+                    .collect::<String>()
+                    .into()
             };
             let logical = logical_text(&section);
             if sections.len() > 1 && logical.trim().is_empty() {
@@ -1075,16 +1076,19 @@ impl<'a> Reader<'a> {
 impl Reader<'_> {
     /// Triton's verifier: a distributed layout of a tensor must have the module's lanes per
     /// warp and warps (`Layout has 64 threads per warp, but the module specifies 32 threads per
-    /// warp`). Each distinct (encoding, shape) is checked once.
+    /// warp`).
     fn verify_layouts(&self) -> Result<(), TtgirError> {
-        let mut checked = std::collections::HashSet::new();
+        // A distributed layout's lanes and warps do not depend on the shape: each distinct
+        // encoding is checked once (a module has a handful).
+        let mut checked: Vec<&Encoding> = Vec::new();
         for (k, v) in self.m.values.iter().enumerate() {
             let (TypeKind::Tensor, Some(enc)) = (v.ty.kind, &v.ty.encoding) else {
                 continue;
             };
-            if !checked.insert((enc, &v.ty.shape)) {
+            if checked.contains(&enc) {
                 continue;
             }
+            checked.push(enc);
             let (lanes, warps) = match enc {
                 // The common case, straight from the attribute.
                 Encoding::Blocked(b) => (
