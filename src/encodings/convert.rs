@@ -1042,7 +1042,8 @@ fn nvmma_shared(n: &NvmmaShared, shape: &[u64]) -> R<LinearLayout> {
 
 /// The identity component of `padded_shared` in the `order` form: `identityStandardND` then
 /// `combineCtaCgaWithShape` with a trivial CGA layout.
-fn padded_identity(order: &[u32], shape: &[u64]) -> R<LinearLayout> {
+/// The linear component of `padded_shared`'s `order`/`shape` form.
+pub(crate) fn padded_identity(order: &[u32], shape: &[u64]) -> R<LinearLayout> {
     const K: &str = "padded_shared";
     if order.len() != shape.len() {
         return Err(EncodingError::param(

@@ -296,7 +296,10 @@ fn from_json_depth(v: &Value, depth: usize) -> R<Encoding> {
                 version: o.req_uint("version")?,
                 instr_shape: o.req_ints("instrShape")?,
                 is_transposed: o.bool("isTransposed", false)?,
-                tiles_per_warp: o.opt_ints("tilesPerWarp")?.unwrap_or_else(|| tpw_default(&w)),
+                tiles_per_warp: o
+                    .opt_ints("tilesPerWarp")?
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| tpw_default(&w)),
                 element_bit_width: o.opt_uint("elementBitWidth", 32)?,
                 cga_layout: o.opt_bases("cgaLayout")?,
                 warps_per_cta: w,
@@ -307,7 +310,10 @@ fn from_json_depth(v: &Value, depth: usize) -> R<Encoding> {
             Encoding::AmdWmma(AmdWmma {
                 version: o.req_uint("version")?,
                 is_transposed: o.bool("isTransposed", false)?,
-                tiles_per_warp: o.opt_ints("tilesPerWarp")?.unwrap_or_else(|| tpw_default(&w)),
+                tiles_per_warp: o
+                    .opt_ints("tilesPerWarp")?
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| tpw_default(&w)),
                 instr_shape: o.opt_ints("instrShape")?.unwrap_or_else(|| vec![16, 16, 16]),
                 cga_layout: o.opt_bases("cgaLayout")?,
                 warps_per_cta: w,

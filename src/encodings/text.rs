@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
-use super::convert::padded_component_fixed;
+use super::convert::{padded_component_fixed, padded_identity};
 use super::error::EncodingError;
 use super::types::*;
 
@@ -43,6 +43,11 @@ impl fmt::Display for Bases<'_> {
         }
         f.write_str("]")
     }
+}
+
+/// Whether `tilesPerWarp` is the default one tile per warp along each of `rank` dims.
+fn is_default_tiles(tiles: &[u32], rank: usize) -> bool {
+    tiles.len() == rank && tiles.iter().all(|&t| t == 1)
 }
 
 fn cga(f: &mut fmt::Formatter<'_>, c: &[Vec<u32>]) -> fmt::Result {
@@ -173,7 +178,8 @@ impl fmt::Display for Encoding {
                     m.is_transposed
                 )?;
                 cga(f, &m.cga_layout)?;
-                if m.tiles_per_warp.iter().any(|&t| t != 1) {
+                // Defaults are omitted; a list of another length than the rank is kept.
+                if !is_default_tiles(m.tiles_per_warp.as_slice(), m.warps_per_cta.len()) {
                     write!(f, ", tilesPerWarp = {}", List(&m.tiles_per_warp))?;
                 }
                 if m.element_bit_width != 32 {
@@ -190,7 +196,8 @@ impl fmt::Display for Encoding {
                     List(&w.warps_per_cta)
                 )?;
                 cga(f, &w.cga_layout)?;
-                if w.tiles_per_warp.iter().any(|&t| t != 1) {
+                // Defaults are omitted; a list of another length than the rank is kept.
+                if !is_default_tiles(w.tiles_per_warp.as_slice(), w.warps_per_cta.len()) {
                     write!(f, ", tilesPerWarp = {}", List(&w.tiles_per_warp))?;
                 }
                 if w.instr_shape != [16, 16, 16] {
@@ -614,20 +621,10 @@ impl<'a> Parser<'a> {
             if order.len() != shape.len() {
                 return Err(self.err_at(dpos, "Mismatch of shape and order ranks in padded layout"));
             }
-            let p = PaddedShared {
-                intervals: intervals.clone(),
-                paddings: paddings.clone(),
-                linear: PaddedLinear::Identity {
-                    order,
-                    shape: Some(shape.iter().map(|&s| s as u64).collect()),
-                },
-            };
-            // Triton stores the computed component; so do we.
-            let e = Encoding::PaddedShared(p);
+            // Triton stores the computed component; so do we. The intervals are checked
+            // when the encoding is used, as they are for the form with bases.
             let shape64: Vec<u64> = shape.iter().map(|&s| s as u64).collect();
-            let ll = e
-                .to_linear_layout(&shape64)
-                .map_err(|x| self.err_at(dpos, x.to_string()))?;
+            let ll = padded_identity(&order, &shape64).map_err(|x| self.err_at(dpos, x.to_string()))?;
             let get = |n: &str| -> Vec<Vec<u32>> {
                 ll.bases(n)
                     .unwrap_or_default()
@@ -683,7 +680,12 @@ impl<'a> Parser<'a> {
                     version: f.req_uint("version", start)?,
                     instr_shape: f.req_ints("instrShape", start)?,
                     is_transposed: f.bool("isTransposed")?.unwrap_or(false),
-                    tiles_per_warp: f.ints("tilesPerWarp")?.unwrap_or_else(|| vec![1; w.len()]),
+                    // An empty list, like an absent one, is one tile per warp along every dim
+                    // (Triton 3.6 converts and prints `tilesPerWarp = []` as the default).
+                    tiles_per_warp: f
+                        .ints("tilesPerWarp")?
+                        .filter(|t| !t.is_empty())
+                        .unwrap_or_else(|| vec![1; w.len()]),
                     element_bit_width: f.uint("elementBitWidth")?.unwrap_or(32),
                     cga_layout: f.bases("CGALayout")?.unwrap_or_default(),
                     warps_per_cta: w,
@@ -694,7 +696,12 @@ impl<'a> Parser<'a> {
                 Encoding::AmdWmma(AmdWmma {
                     version: f.req_uint("version", start)?,
                     is_transposed: f.bool("isTranspose")?.unwrap_or(false),
-                    tiles_per_warp: f.ints("tilesPerWarp")?.unwrap_or_else(|| vec![1; w.len()]),
+                    // An empty list, like an absent one, is one tile per warp along every dim
+                    // (Triton 3.6 converts and prints `tilesPerWarp = []` as the default).
+                    tiles_per_warp: f
+                        .ints("tilesPerWarp")?
+                        .filter(|t| !t.is_empty())
+                        .unwrap_or_else(|| vec![1; w.len()]),
                     instr_shape: f.ints("instrShape")?.unwrap_or_else(|| vec![16, 16, 16]),
                     cga_layout: f.bases("CGALayout")?.unwrap_or_default(),
                     warps_per_cta: w,
