@@ -29,6 +29,7 @@ use std::io::{BufRead, Write};
 
 use serde_json::{Map, Value, json};
 
+use crate::limits::LimitExceeded;
 use crate::linear::LinearLayout;
 
 /// The ops this implementation answers.
@@ -280,7 +281,80 @@ pub fn answer_line(line: &str) -> Value {
     Value::Object(out)
 }
 
-/// Answers every non-blank line of `input` on `output`, in order.
+/// The longest request line answered (1 MiB): a longer line is answered with an error naming
+/// this limit (and no `id`, which is not read), without being kept in memory.
+///
+/// ```
+/// use linear_layout::batch::{run, MAX_LINE_BYTES};
+/// let mut input = vec![b' '; MAX_LINE_BYTES];
+/// input[0] = b'x';
+/// input.extend_from_slice(b"x\n{\"id\": 2}\n");
+/// let mut out = Vec::new();
+/// run(&input[..], &mut out)?;
+/// let answers: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
+/// assert!(answers[0].contains("batch::MAX_LINE_BYTES"));
+/// assert!(answers[1].starts_with("{\"id\":2,\"ok\":false"));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// One line of input, read without keeping more than [`MAX_LINE_BYTES`] of it.
+enum Line {
+    /// The line (without its `\n`).
+    Text,
+    /// A line longer than the limit, of this many bytes; whether it was blank.
+    TooLong { bytes: usize, blank: bool },
+    /// The end of the input.
+    End,
+}
+
+/// Reads the next line into `buf` (cleared first).
+fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    buf.clear();
+    let mut bytes = 0usize;
+    let mut too_long = false;
+    let mut blank = true;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(match (bytes, too_long) {
+                (0, _) => Line::End,
+                (_, false) => Line::Text,
+                (_, true) => Line::TooLong { bytes, blank },
+            });
+        }
+        let end = available.iter().position(|&c| c == b'\n');
+        let part = &available[..end.unwrap_or(available.len())];
+        bytes += part.len();
+        if !too_long && bytes > MAX_LINE_BYTES {
+            too_long = true;
+            blank = buf.iter().all(u8::is_ascii_whitespace);
+            buf.clear();
+        }
+        if too_long {
+            blank &= part.iter().all(u8::is_ascii_whitespace);
+        } else {
+            buf.extend_from_slice(part);
+        }
+        let used = end.map_or(available.len(), |e| e + 1);
+        input.consume(used);
+        if end.is_some() {
+            return Ok(if too_long {
+                Line::TooLong { bytes, blank }
+            } else {
+                Line::Text
+            });
+        }
+    }
+}
+
+/// Answers every non-blank line of `input` on `output`, in order. Lines are read one at a
+/// time (at most [`MAX_LINE_BYTES`] of one is kept), so memory stays flat however long the
+/// stream.
 ///
 /// ```
 /// let input = b"{\"op\": \"is_injective\", \"layout\": {\"in_dims\": {\"x\": [[1]]}, \"out_dims\": {\"y\": 2}}}\n\n";
@@ -288,16 +362,32 @@ pub fn answer_line(line: &str) -> Value {
 /// linear_layout::batch::run(&input[..], &mut out).unwrap();
 /// assert_eq!(String::from_utf8(out).unwrap(), "{\"ok\":true,\"value\":true}\n");
 /// ```
-pub fn run<R: BufRead, W: Write>(input: R, mut output: W) -> std::io::Result<()> {
-    for line in input.split(b'\n') {
-        let line = line?;
-        // Invalid UTF-8 becomes replacement characters, and so an invalid-JSON answer.
-        let line = String::from_utf8_lossy(&line);
-        if line.trim().is_empty() {
-            continue;
-        }
-        writeln!(output, "{}", answer_line(&line))?;
+pub fn run<R: BufRead, W: Write>(mut input: R, mut output: W) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    loop {
+        let answer = match read_line(&mut input, &mut buf)? {
+            Line::End => return Ok(()),
+            Line::TooLong { blank: true, .. } => continue,
+            Line::TooLong { bytes, .. } => json!({
+                "ok": false,
+                "error": LimitExceeded::new(
+                    "batch::MAX_LINE_BYTES",
+                    "bytes of a request line",
+                    MAX_LINE_BYTES as u64,
+                    bytes as u64,
+                )
+                .to_string(),
+            }),
+            Line::Text => {
+                // Invalid UTF-8 becomes replacement characters, and so an invalid-JSON answer.
+                let line = String::from_utf8_lossy(&buf);
+                if line.trim().is_empty() {
+                    continue;
+                }
+                answer_line(&line)
+            }
+        };
+        writeln!(output, "{answer}")?;
         output.flush()?;
     }
-    Ok(())
 }

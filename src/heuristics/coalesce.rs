@@ -370,7 +370,7 @@ fn access_of(m: &Module, axis: &[Option<AxisInfo>], oi: usize, pi: usize) -> Res
         .cloned()
         .flatten()
         .ok_or("no AxisInfo for the pointer")?;
-    let cga = match &ty.encoding {
+    let cga = match ty.encoding.as_deref() {
         Some(Encoding::Blocked(b)) => b.cga_layout.clone(),
         _ => Vec::new(),
     };
@@ -502,7 +502,7 @@ pub(crate) fn dead_ops(m: &Module) -> Vec<bool> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Decisions<MemDecision>, HeuristicError> {
-    let axis = crate::ttgir::axisinfo::analyze(m);
+    let axis = crate::ttgir::axisinfo::analyze(m)?;
     let comps = slice_components(m);
     let dead = if cleanup {
         dead_ops(m)

@@ -42,6 +42,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::sync::Arc;
+
 use crate::encodings::{AmdMfma, AmdWmma, Blocked, DotOperand, Encoding};
 
 use super::error::{Decisions, HeuristicError, Undecided};
@@ -263,7 +265,7 @@ fn dot_operands(parent: &Encoding, kw: u32) -> (Encoding, Encoding) {
     let mk = |i| {
         Encoding::DotOperand(DotOperand {
             op_idx: i,
-            parent: Box::new(parent.clone()),
+            parent: Arc::new(parent.clone()),
             k_width: kw,
         })
     };
@@ -447,7 +449,7 @@ fn choose_scaled(
                 p.instr_shape = vec![16, 16, 64];
                 *slot = Encoding::DotOperand(DotOperand {
                     op_idx: idx,
-                    parent: Box::new(Encoding::AmdWmma(p)),
+                    parent: Arc::new(Encoding::AmdWmma(p)),
                     k_width: 16,
                 });
             }
@@ -984,7 +986,7 @@ pub fn accelerate_module(
         if rt.kind != TypeKind::Tensor || at.shape.len() < 2 || at.shape.len() != rt.shape.len() {
             return Err(err("operands must be ranked tensors of the result's rank"));
         }
-        let blocked = match &rt.encoding {
+        let blocked = match rt.encoding.as_deref() {
             Some(Encoding::Blocked(b)) => Some(b.clone()),
             _ => None,
         };

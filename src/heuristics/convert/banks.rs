@@ -34,7 +34,10 @@
 
 use std::collections::HashMap;
 
-use super::{ConvertError, canonical_distributed, check_element_bits, same_tensor};
+use super::{
+    ConvertError, MAX_SIMULATED_ELEMENTS_LOG2, canonical_distributed, check_element_bits, same_tensor,
+};
+use crate::limits::LimitExceeded;
 use crate::linear::gf2::{Echelon, combine, intersection_dim, kernel_dim_under_mask};
 use crate::linear::{LinearLayout, action_remove_broadcasted_regs, largest_vectorisation};
 use crate::target::{LdsOp, PhaseModel, Target};
@@ -375,9 +378,27 @@ pub fn simulate_bank_conflicts(
 ) -> Result<SimulatedBanks, ConvertError> {
     let p = prepare(distributed, shared, element_bits, 128)?;
     let n = shared.total_in_bits();
-    if n > 22 || distributed.total_in_bits() > 24 || distributed.total_out_bits() != shared.total_out_bits() {
+    LimitExceeded::check(
+        "heuristics::convert::MAX_SIMULATED_ELEMENTS_LOG2",
+        "log2 of the tensor elements of a simulated access",
+        u64::from(MAX_SIMULATED_ELEMENTS_LOG2),
+        u64::from(shared.total_out_bits()),
+    )?;
+    LimitExceeded::check(
+        "heuristics::convert::MAX_SIMULATED_ELEMENTS_LOG2",
+        "log2 of the offsets of a simulated shared layout",
+        u64::from(MAX_SIMULATED_ELEMENTS_LOG2),
+        u64::from(n),
+    )?;
+    LimitExceeded::check(
+        "heuristics::convert::MAX_SIMULATED_ELEMENTS_LOG2",
+        "log2 of the hardware positions of a simulated distributed layout, less 2",
+        u64::from(MAX_SIMULATED_ELEMENTS_LOG2),
+        u64::from(distributed.total_in_bits().saturating_sub(2)),
+    )?;
+    if distributed.total_out_bits() != shared.total_out_bits() {
         return Err(ConvertError::new(
-            "the simulator handles tensors of at most 2^22 elements",
+            "the distributed and the shared layout must cover tensors of the same size",
         ));
     }
     // tensor position -> offset, by enumeration.
