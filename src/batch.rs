@@ -251,7 +251,19 @@ fn convert_cost_op(req: &Map<String, Value>) -> Result<Value, String> {
     }))
 }
 
-/// Answers one request line. Never panics; a malformed line gets `ok: false`.
+/// Answers one request line. Never panics; a malformed line gets `ok: false`. The `id` is
+/// echoed as the value it was read as: a number beyond 64-bit integers or with a fraction is
+/// the nearest double here, while [`run`] writes it back as the request wrote it.
+///
+/// ```
+/// use linear_layout::batch::{answer_line, run};
+/// let line = r#"{"id": 100000000000000000000000000000, "op": "nope"}"#;
+/// assert_eq!(answer_line(line)["id"].as_f64(), Some(1e29));
+/// let mut out = Vec::new();
+/// run(line.as_bytes(), &mut out)?;
+/// assert!(String::from_utf8(out).unwrap().starts_with(r#"{"id":100000000000000000000000000000,"ok":false"#));
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn answer_line(line: &str) -> Value {
     let request: Value = match serde_json::from_str(line) {
         Ok(v) => v,
@@ -352,9 +364,37 @@ fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Li
     }
 }
 
+/// The answer's text with the request's id as the request wrote it, where a number would not
+/// survive being read and printed again: an integer beyond 64 bits or a fraction is read as the
+/// nearest double, which prints as other digits (`1` followed by 30 zeros comes back as
+/// `1e30`). `None` where the id's value prints as written.
+fn with_written_id(line: &str, answer: &Value) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct WrittenId<'a> {
+        #[serde(borrow)]
+        id: &'a serde_json::value::RawValue,
+    }
+    let Some(Value::Number(n)) = answer.get("id") else {
+        return None;
+    };
+    if !n.is_f64() {
+        return None;
+    }
+    // A request with its id twice is not read here; its answer keeps the id it was read with.
+    let written = serde_json::from_str::<WrittenId>(line).ok()?;
+    let mut rest = answer.as_object()?.clone();
+    rest.shift_remove("id");
+    let rest = Value::Object(rest).to_string();
+    Some(format!(
+        "{{\"id\":{},{}",
+        written.id.get(),
+        rest.strip_prefix('{')?
+    ))
+}
+
 /// Answers every non-blank line of `input` on `output`, in order. Lines are read one at a
 /// time (at most [`MAX_LINE_BYTES`] of one is kept), so memory stays flat however long the
-/// stream.
+/// stream. A request's `id` is echoed as written (see [`answer_line`] for the value).
 ///
 /// ```
 /// let input = b"{\"op\": \"is_injective\", \"layout\": {\"in_dims\": {\"x\": [[1]]}, \"out_dims\": {\"y\": 2}}}\n\n";
@@ -384,7 +424,13 @@ pub fn run<R: BufRead, W: Write>(mut input: R, mut output: W) -> std::io::Result
                 if line.trim().is_empty() {
                     continue;
                 }
-                answer_line(&line)
+                let answer = answer_line(&line);
+                if let Some(text) = with_written_id(&line, &answer) {
+                    writeln!(output, "{text}")?;
+                    output.flush()?;
+                    continue;
+                }
+                answer
             }
         };
         writeln!(output, "{answer}")?;
