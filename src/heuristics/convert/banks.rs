@@ -40,7 +40,7 @@ use super::{
 use crate::limits::LimitExceeded;
 use crate::linear::gf2::{Echelon, combine, intersection_dim, kernel_dim_under_mask};
 use crate::linear::{LinearLayout, action_remove_broadcasted_regs, largest_vectorisation};
-use crate::target::{LdsOp, PhaseModel, Target};
+use crate::target::{LdsOp, PhaseModel, TARGETS, Target};
 
 /// The algebraic bank-conflict figure of one LDS access pattern.
 ///
@@ -358,6 +358,9 @@ pub(crate) fn algebraic_report(
 /// Brute force: every lane's dword addresses for every LDS instruction, lanes grouped by
 /// phase, distinct dwords counted per bank. Independent of the rank computations of
 /// [`lds_bank_conflicts`]: offsets come from a table built by enumerating the shared layout.
+/// The enumeration is bounded: at most 2^[`MAX_SIMULATED_ELEMENTS_LOG2`] elements and offsets,
+/// four times as many hardware positions, and no more lanes than the widest wave of the target
+/// table.
 ///
 /// ```
 /// use linear_layout::heuristics::convert::simulate_bank_conflicts;
@@ -418,6 +421,18 @@ pub fn simulate_bank_conflicts(
     let reg_bits = dflat.in_dim_size_log2("register")?;
     let lane_bits = dflat.in_dim_size_log2("lane")?;
     let lanes = 1u32 << lane_bits;
+    // The simulator keeps every lane of a wave at once: a layout's lanes must fit the widest
+    // wave of the target table.
+    let widest = TARGETS
+        .iter()
+        .map(|t| t.wave_size)
+        .max()
+        .unwrap_or(target.wave_size);
+    if lanes > widest {
+        return Err(ConvertError::new(format!(
+            "the simulator models waves of at most {widest} lanes; the distributed layout has {lanes}"
+        )));
+    }
     let access_bits = (p.v * u64::from(element_bits)) as u32;
     let span = Echelon::spanning(
         phase_masks(target, op, access_bits, lanes)?
