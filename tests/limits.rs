@@ -406,6 +406,39 @@ fn ttgir_region_depth() {
     );
 }
 
+/// A slice of many same-order accesses: each decision lists the first MAX_SAME_ORDER_LISTED
+/// partner widths and counts them all, so the report grows with the module, not its square.
+#[test]
+fn coalesce_report_is_bounded() {
+    use linear_layout::heuristics::coalesce::{MAX_SAME_ORDER_LISTED, coalesce_module};
+    let n = MAX_SAME_ORDER_LISTED + 6;
+    let mut text = String::from(
+        "#bl = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>\n\
+         module attributes {\"ttg.num-warps\" = 4 : i32, \"ttg.threads-per-warp\" = 64 : i32} {\n\
+         tt.func @k(%src: !tt.ptr<f16> {tt.divisibility = 16 : i32}) {\n\
+         %r = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #bl>\n\
+         %s = tt.splat %src : !tt.ptr<f16> -> tensor<1024x!tt.ptr<f16>, #bl>\n\
+         %p = tt.addptr %s, %r : tensor<1024x!tt.ptr<f16>, #bl>, tensor<1024xi32, #bl>\n",
+    );
+    for i in 0..n {
+        text += &format!("%l{i} = tt.load %p : tensor<1024x!tt.ptr<f16>, #bl>\n");
+    }
+    text += "tt.return\n}\n}\n";
+    let d = coalesce_module(&Module::parse(&text).unwrap(), false).unwrap();
+    assert_eq!(d.decided.len(), n);
+    for m in &d.decided {
+        assert_eq!(m.choice.per_thread_same_order.len(), MAX_SAME_ORDER_LISTED);
+        assert_eq!(m.choice.same_order_count, n - 1);
+        assert_eq!(m.choice.width, 4);
+    }
+    let report = run(
+        &Module::parse(&text).unwrap(),
+        &PassOptions::new(Pass::Coalesce, "gfx942"),
+    )
+    .unwrap();
+    assert_eq!(report.to_json()["mem"][0]["same_order_count"], n - 1);
+}
+
 /// Loops nested `depth` deep whose carried value changes once: every level runs its body
 /// twice each time it is reached.
 fn nested_loops(depth: usize) -> String {

@@ -120,26 +120,29 @@ fn eval_op(
         for &b in &op.body {
             eval_op(m, b, out, budget)?;
         }
-        for (k, &r) in op.results.iter().enumerate() {
+        // Each result joins the values yielded for it, in the order of the yields (one walk
+        // over the yields: a result does not look at every yield again).
+        let mut joined: Vec<Option<AxisInfo>> = vec![None; op.results.len()];
+        if op.name == "scf.if" {
+            for &b in &op.body {
+                let y = &m.ops[b];
+                if y.name != "scf.yield" {
+                    continue;
+                }
+                for (acc, &v) in joined.iter_mut().zip(&y.operands) {
+                    let yv = get(out, m, v);
+                    *acc = Some(match acc.take() {
+                        Some(a) if a.rank() == yv.rank() => a.join(&yv),
+                        Some(a) => a,
+                        None => yv,
+                    });
+                }
+            }
+        }
+        for (&r, acc) in op.results.iter().zip(joined) {
             let t = &m.values[r].ty;
             if !matches!(t.kind, TypeKind::Tensor | TypeKind::Scalar) {
                 continue;
-            }
-            let mut acc: Option<AxisInfo> = None;
-            if op.name == "scf.if" {
-                for &b in &op.body {
-                    let y = &m.ops[b];
-                    if y.name == "scf.yield"
-                        && let Some(&v) = y.operands.get(k)
-                    {
-                        let yv = get(out, m, v);
-                        acc = Some(match acc {
-                            Some(a) if a.rank() == yv.rank() => a.join(&yv),
-                            Some(a) => a,
-                            None => yv,
-                        });
-                    }
-                }
             }
             out[r] = Some(
                 acc.filter(|a| a.rank() == t.rank())
