@@ -28,6 +28,8 @@
 //! | [`ttgir::MAX_INPUT_BYTES`](crate::ttgir::MAX_INPUT_BYTES) | 16 MiB | TTGIR text read at once |
 //! | [`ttgir::MAX_MODULES`](crate::ttgir::MAX_MODULES) | 1,024 | modules in one TTGIR text |
 //! | [`ttgir::MAX_REGION_DEPTH`](crate::ttgir::MAX_REGION_DEPTH) | 32 | regions nested in a function (`scf.for` in `scf.if` in …) |
+//! | [`ttgir::MAX_OP_RESULTS`](crate::ttgir::MAX_OP_RESULTS) | 4,096 | results one op declares (`%r:4096`: a few bytes of text name that many values) |
+//! | [`ttgir::MAX_VALUES`](crate::ttgir::MAX_VALUES) | 2^20 | values (arguments and results) of one module |
 //! | [`ttgir::axisinfo::MAX_EVALUATIONS`](crate::ttgir::axisinfo::MAX_EVALUATIONS) | 2^20 | op evaluations of one AxisInfo analysis (loops nested in loops are iterated to a fixed point) |
 //! | [`batch::MAX_LINE_BYTES`](crate::batch::MAX_LINE_BYTES) | 1 MiB | one request line of the batch protocol |
 //!

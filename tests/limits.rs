@@ -16,7 +16,9 @@ use linear_layout::limits::LimitExceeded;
 use linear_layout::linear::{LayoutError, LinearLayout, MAX_BITS, MAX_DIMS};
 use linear_layout::target::{LdsOp, Target};
 use linear_layout::ttgir::axisinfo::MAX_EVALUATIONS;
-use linear_layout::ttgir::{MAX_INPUT_BYTES, MAX_MODULES, MAX_REGION_DEPTH, Module, TtgirError};
+use linear_layout::ttgir::{
+    MAX_INPUT_BYTES, MAX_MODULES, MAX_OP_RESULTS, MAX_REGION_DEPTH, MAX_VALUES, Module, TtgirError,
+};
 use linear_layout::view::{self, MAX_PICTURE_ELEMENTS, MAX_VIEW_ELEMENTS, PictureOptions, ViewError};
 
 /// The limit of a layout error.
@@ -404,6 +406,39 @@ fn ttgir_region_depth() {
         (l.limit, l.got),
         ("ttgir::MAX_REGION_DEPTH", MAX_REGION_DEPTH as u64 + 1)
     );
+}
+
+#[test]
+fn ttgir_op_results() {
+    let text =
+        |lhs: &str| format!("module {{\n tt.func @f() {{\n  {lhs} = foo.bar : i32\n  tt.return\n }}\n}}");
+    assert!(Module::parse(&text(&format!("%r:{MAX_OP_RESULTS}"))).is_ok());
+    // Counted over the whole list: a few bytes each would otherwise name 4,096 values apiece.
+    let l = ttgir_limit(Module::parse(&text(&format!("%a:{}, %b:2", MAX_OP_RESULTS - 1))));
+    assert_eq!(
+        (l.limit, l.got),
+        ("ttgir::MAX_OP_RESULTS", MAX_OP_RESULTS as u64 + 1)
+    );
+    let names: Vec<String> = (0..=MAX_OP_RESULTS).map(|i| format!("%v{i}")).collect();
+    assert_eq!(
+        ttgir_limit(Module::parse(&text(&names.join(", ")))).limit,
+        "ttgir::MAX_OP_RESULTS"
+    );
+    let err = Module::parse(&text("%r:99999999999999999999999")).unwrap_err();
+    assert_eq!((err.message.as_str(), err.limit), ("malformed result list", None));
+}
+
+#[test]
+fn ttgir_values() {
+    let text = |extra: &str| {
+        let body = format!("  %r:{MAX_OP_RESULTS} = foo.bar : i32\n").repeat(MAX_VALUES / MAX_OP_RESULTS);
+        format!("module {{\n tt.func @f() {{\n{body}{extra}  tt.return\n }}\n}}")
+    };
+    assert_eq!(Module::parse(&text("")).unwrap().values.len(), MAX_VALUES);
+    let err = Module::parse(&text("  %x = foo.bar : i32\n")).unwrap_err();
+    assert_eq!(err.line, 3 + MAX_VALUES / MAX_OP_RESULTS);
+    let l = ttgir_limit::<()>(Err(err));
+    assert_eq!((l.limit, l.got), ("ttgir::MAX_VALUES", MAX_VALUES as u64 + 1));
 }
 
 /// A slice of many same-order accesses: each decision lists the first MAX_SAME_ORDER_LISTED

@@ -23,7 +23,8 @@ pub struct TtgirError {
     /// What is wrong.
     pub message: String,
     /// The limit exceeded, when that is what is wrong ([`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES),
-    /// [`MAX_MODULES`](super::MAX_MODULES), [`MAX_REGION_DEPTH`](super::MAX_REGION_DEPTH), or
+    /// [`MAX_MODULES`](super::MAX_MODULES), [`MAX_REGION_DEPTH`](super::MAX_REGION_DEPTH),
+    /// [`MAX_OP_RESULTS`](super::MAX_OP_RESULTS), [`MAX_VALUES`](super::MAX_VALUES), or
     /// one of an encoding's).
     pub limit: Option<LimitExceeded>,
 }

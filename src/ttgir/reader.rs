@@ -49,6 +49,30 @@ pub const MAX_MODULES: usize = 1024;
 /// ```
 pub const MAX_REGION_DEPTH: usize = 32;
 
+/// The most results one op may declare (`%r:4096 = …`, or a list of that many names).
+///
+/// ```
+/// use linear_layout::ttgir::{Module, MAX_OP_RESULTS};
+/// let text = |n: usize| format!("module {{\n tt.func @f() {{\n  %r:{n} = foo.bar : i32\n  tt.return\n }}\n}}");
+/// assert!(Module::parse(&text(MAX_OP_RESULTS)).is_ok());
+/// let err = Module::parse(&text(MAX_OP_RESULTS + 1)).unwrap_err();
+/// assert_eq!((err.line, err.limit.map(|l| l.limit)), (3, Some("ttgir::MAX_OP_RESULTS")));
+/// ```
+pub const MAX_OP_RESULTS: usize = 4096;
+
+/// The most values (function and block arguments, op results) one module may declare
+/// (2^20): [`MAX_OP_RESULTS`] lets a few bytes of text declare thousands, so the text's size
+/// alone does not bound them.
+///
+/// ```
+/// use linear_layout::ttgir::{Module, MAX_OP_RESULTS, MAX_VALUES};
+/// let ops = MAX_VALUES / MAX_OP_RESULTS + 1;
+/// let body = format!("  %r:{MAX_OP_RESULTS} = foo.bar : i32\n").repeat(ops);
+/// let err = Module::parse(&format!("module {{\n tt.func @f() {{\n{body}  tt.return\n }}\n}}")).unwrap_err();
+/// assert_eq!((err.line, err.limit.map(|l| l.limit)), (2 + ops, Some("ttgir::MAX_VALUES")));
+/// ```
+pub const MAX_VALUES: usize = 1 << 20;
+
 /// Ops whose operands and results the reader understands.
 const KNOWN_OPS: &[&str] = &[
     "tt.make_range",
@@ -394,6 +418,17 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// Past [`MAX_VALUES`], the error at the line starting at byte `base`.
+    fn check_values(&self, base: usize) -> Result<(), TtgirError> {
+        LimitExceeded::check(
+            "ttgir::MAX_VALUES",
+            "values of a module",
+            MAX_VALUES as u64,
+            self.m.values.len() as u64,
+        )
+        .map_err(|l| self.err(base, "").with_limit(l))
+    }
+
     fn new_value(&mut self, name: String, ty: ValueType, def: ValueDef) -> usize {
         self.m.values.push(Value { name, ty, def });
         self.m.values.len() - 1
@@ -431,26 +466,33 @@ impl<'a> Reader<'a> {
 }
 
 /// Result names on the left of `=`: `%a`, `%a, %b`, `%for:2`.
-fn result_names(lhs: &str) -> Option<Vec<String>> {
+/// The result names of an op (`%a, %b` or `%r:3`, which names `%r#0` … `%r#2`); `Err(None)`
+/// for a malformed list, `Err(Some(…))` for more than [`MAX_OP_RESULTS`].
+fn result_names(lhs: &str) -> Result<Vec<String>, Option<LimitExceeded>> {
     let mut out = Vec::new();
     for part in lhs.split(',') {
         let p = part.trim();
         if !p.starts_with('%') || p.len() < 2 {
-            return None;
+            return Err(None);
         }
-        if let Some((n, k)) = p.split_once(':') {
-            let k: usize = k.trim().parse().ok()?;
-            if k > 4096 {
-                return None;
-            }
-            for i in 0..k {
-                out.push(format!("{n}#{i}"));
-            }
+        let (n, k) = match p.split_once(':') {
+            Some((n, k)) => (n, k.trim().parse::<u64>().map_err(|_| None)?),
+            None => (p, 1),
+        };
+        LimitExceeded::check(
+            "ttgir::MAX_OP_RESULTS",
+            "results of one op",
+            MAX_OP_RESULTS as u64,
+            (out.len() as u64).saturating_add(k),
+        )
+        .map_err(Some)?;
+        if p.contains(':') {
+            out.extend((0..k).map(|i| format!("{n}#{i}")));
         } else {
             out.push(p.to_string());
         }
     }
-    Some(out)
+    Ok(out)
 }
 
 impl Module {
@@ -607,7 +649,11 @@ impl<'a> Reader<'a> {
         let mut stack: Vec<Option<usize>> = Vec::new();
         let mut func: Option<usize> = None;
         let mut scope = Scope { names: Vec::new() };
+        // Where the last line that could declare values starts: the values past the limit
+        // are its.
+        let mut last_base = 0;
         while i < n {
+            self.check_values(last_base)?;
             let (start, line) = self.line_text(i);
             i += 1;
             let lead = line.len() - line.trim_start().len();
@@ -616,6 +662,7 @@ impl<'a> Reader<'a> {
             if t.is_empty() || t.starts_with("//") || t.starts_with('#') {
                 continue;
             }
+            last_base = base;
             if !in_module {
                 if let Some(rest) = t.strip_prefix("module") {
                     if self.m.first_line != 0 {
@@ -709,6 +756,7 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+        self.check_values(last_base)?;
         if !stack.is_empty() || in_module {
             let end = self.text.len();
             return Err(self.err(end, "unexpected end of input: unclosed region"));
@@ -834,8 +882,10 @@ impl<'a> Reader<'a> {
         }
         let (names, rest, rest_off) = match find_top(body, " = ") {
             Some(eq) if body.starts_with('%') => {
-                let names =
-                    result_names(&body[..eq]).ok_or_else(|| self.err(base, "malformed result list"))?;
+                let names = result_names(&body[..eq]).map_err(|limit| match limit {
+                    Some(l) => self.err(base, "").with_limit(l),
+                    None => self.err(base, "malformed result list"),
+                })?;
                 (names, &body[eq + 3..], eq + 3)
             }
             _ => (Vec::new(), body, 0),
@@ -1167,7 +1217,9 @@ impl Reader<'_> {
             let (TypeKind::Tensor, Some(enc)) = (v.ty.kind, &v.ty.encoding) else {
                 continue;
             };
-            if !checked.insert((enc, &v.ty.shape)) {
+            // Values naming one alias share its encoding: checked once per shape, without
+            // hashing the encoding again for every value.
+            if !checked.insert((std::sync::Arc::as_ptr(enc), &v.ty.shape)) {
                 continue;
             }
             // Encodings that do not map to a layout are reported where they are used.
