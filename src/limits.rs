@@ -35,6 +35,12 @@
 //!
 //! JSON input is also bounded by `serde_json`'s nesting limit (128 levels).
 //!
+//! Within the limits, time and memory grow with the input: encodings named by alias are shared
+//! by the values that name them, the layout passes take time linear in the module (a coalescing
+//! decision lists at most
+//! [`coalesce::MAX_SAME_ORDER_LISTED`](crate::heuristics::coalesce::MAX_SAME_ORDER_LISTED) of
+//! its partners and counts the rest), and the batch protocol keeps one request line at a time.
+//!
 //! ```
 //! use linear_layout::linear::{LayoutError, LinearLayout, MAX_DIMS};
 //! let dims: Vec<(String, Vec<Vec<i64>>)> = (0..=MAX_DIMS).map(|i| (format!("d{i}"), vec![])).collect();
