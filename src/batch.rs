@@ -29,6 +29,7 @@ use std::io::{BufRead, Write};
 
 use serde_json::{Map, Value, json};
 
+use crate::limits::LimitExceeded;
 use crate::linear::LinearLayout;
 
 /// The ops this implementation answers.
@@ -250,7 +251,19 @@ fn convert_cost_op(req: &Map<String, Value>) -> Result<Value, String> {
     }))
 }
 
-/// Answers one request line. Never panics; a malformed line gets `ok: false`.
+/// Answers one request line. Never panics; a malformed line gets `ok: false`. The `id` is
+/// echoed as the value it was read as: a number beyond 64-bit integers or with a fraction is
+/// the nearest double here, while [`run`] writes it back as the request wrote it.
+///
+/// ```
+/// use linear_layout::batch::{answer_line, run};
+/// let line = r#"{"id": 100000000000000000000000000000, "op": "nope"}"#;
+/// assert_eq!(answer_line(line)["id"].as_f64(), Some(1e29));
+/// let mut out = Vec::new();
+/// run(line.as_bytes(), &mut out)?;
+/// assert!(String::from_utf8(out).unwrap().starts_with(r#"{"id":100000000000000000000000000000,"ok":false"#));
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn answer_line(line: &str) -> Value {
     let request: Value = match serde_json::from_str(line) {
         Ok(v) => v,
@@ -280,7 +293,108 @@ pub fn answer_line(line: &str) -> Value {
     Value::Object(out)
 }
 
-/// Answers every non-blank line of `input` on `output`, in order.
+/// The longest request line answered (1 MiB): a longer line is answered with an error naming
+/// this limit (and no `id`, which is not read), without being kept in memory.
+///
+/// ```
+/// use linear_layout::batch::{run, MAX_LINE_BYTES};
+/// let mut input = vec![b' '; MAX_LINE_BYTES];
+/// input[0] = b'x';
+/// input.extend_from_slice(b"x\n{\"id\": 2}\n");
+/// let mut out = Vec::new();
+/// run(&input[..], &mut out)?;
+/// let answers: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
+/// assert!(answers[0].contains("batch::MAX_LINE_BYTES"));
+/// assert!(answers[1].starts_with("{\"id\":2,\"ok\":false"));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// One line of input, read without keeping more than [`MAX_LINE_BYTES`] of it.
+enum Line {
+    /// The line (without its `\n`).
+    Text,
+    /// A line longer than the limit, of this many bytes; whether it was blank.
+    TooLong { bytes: usize, blank: bool },
+    /// The end of the input.
+    End,
+}
+
+/// Reads the next line into `buf` (cleared first).
+fn read_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    buf.clear();
+    let mut bytes = 0usize;
+    let mut too_long = false;
+    let mut blank = true;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(match (bytes, too_long) {
+                (0, _) => Line::End,
+                (_, false) => Line::Text,
+                (_, true) => Line::TooLong { bytes, blank },
+            });
+        }
+        let end = available.iter().position(|&c| c == b'\n');
+        let part = &available[..end.unwrap_or(available.len())];
+        bytes += part.len();
+        if !too_long && bytes > MAX_LINE_BYTES {
+            too_long = true;
+            blank = buf.iter().all(u8::is_ascii_whitespace);
+            buf.clear();
+        }
+        if too_long {
+            blank &= part.iter().all(u8::is_ascii_whitespace);
+        } else {
+            buf.extend_from_slice(part);
+        }
+        let used = end.map_or(available.len(), |e| e + 1);
+        input.consume(used);
+        if end.is_some() {
+            return Ok(if too_long {
+                Line::TooLong { bytes, blank }
+            } else {
+                Line::Text
+            });
+        }
+    }
+}
+
+/// The answer's text with the request's id as the request wrote it, where a number would not
+/// survive being read and printed again: an integer beyond 64 bits or a fraction is read as the
+/// nearest double, which prints as other digits (`1` followed by 30 zeros comes back as
+/// `1e30`). `None` where the id's value prints as written.
+fn with_written_id(line: &str, answer: &Value) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct WrittenId<'a> {
+        #[serde(borrow)]
+        id: &'a serde_json::value::RawValue,
+    }
+    let Some(Value::Number(n)) = answer.get("id") else {
+        return None;
+    };
+    if !n.is_f64() {
+        return None;
+    }
+    // A request with its id twice is not read here; its answer keeps the id it was read with.
+    let written = serde_json::from_str::<WrittenId>(line).ok()?;
+    let mut rest = answer.as_object()?.clone();
+    rest.shift_remove("id");
+    let rest = Value::Object(rest).to_string();
+    Some(format!(
+        "{{\"id\":{},{}",
+        written.id.get(),
+        rest.strip_prefix('{')?
+    ))
+}
+
+/// Answers every non-blank line of `input` on `output`, in order. Lines are read one at a
+/// time (at most [`MAX_LINE_BYTES`] of one is kept), so memory stays flat however long the
+/// stream. A request's `id` is echoed as written (see [`answer_line`] for the value).
 ///
 /// ```
 /// let input = b"{\"op\": \"is_injective\", \"layout\": {\"in_dims\": {\"x\": [[1]]}, \"out_dims\": {\"y\": 2}}}\n\n";
@@ -288,16 +402,38 @@ pub fn answer_line(line: &str) -> Value {
 /// linear_layout::batch::run(&input[..], &mut out).unwrap();
 /// assert_eq!(String::from_utf8(out).unwrap(), "{\"ok\":true,\"value\":true}\n");
 /// ```
-pub fn run<R: BufRead, W: Write>(input: R, mut output: W) -> std::io::Result<()> {
-    for line in input.split(b'\n') {
-        let line = line?;
-        // Invalid UTF-8 becomes replacement characters, and so an invalid-JSON answer.
-        let line = String::from_utf8_lossy(&line);
-        if line.trim().is_empty() {
-            continue;
-        }
-        writeln!(output, "{}", answer_line(&line))?;
+pub fn run<R: BufRead, W: Write>(mut input: R, mut output: W) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    loop {
+        let answer = match read_line(&mut input, &mut buf)? {
+            Line::End => return Ok(()),
+            Line::TooLong { blank: true, .. } => continue,
+            Line::TooLong { bytes, .. } => json!({
+                "ok": false,
+                "error": LimitExceeded::new(
+                    "batch::MAX_LINE_BYTES",
+                    "bytes of a request line",
+                    MAX_LINE_BYTES as u64,
+                    bytes as u64,
+                )
+                .to_string(),
+            }),
+            Line::Text => {
+                // Invalid UTF-8 becomes replacement characters, and so an invalid-JSON answer.
+                let line = String::from_utf8_lossy(&buf);
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let answer = answer_line(&line);
+                if let Some(text) = with_written_id(&line, &answer) {
+                    writeln!(output, "{text}")?;
+                    output.flush()?;
+                    continue;
+                }
+                answer
+            }
+        };
+        writeln!(output, "{answer}")?;
         output.flush()?;
     }
-    Ok(())
 }

@@ -29,6 +29,7 @@
 pub mod batch;
 pub mod encodings;
 pub mod heuristics;
+pub mod limits;
 pub mod linear;
 pub mod lower;
 pub mod target;

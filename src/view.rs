@@ -32,27 +32,36 @@
 
 use std::fmt::{self, Write as _};
 
+use crate::limits::LimitExceeded;
 use crate::linear::LinearLayout;
 
 /// The largest number of tensor elements, and of hardware positions (registers × lanes ×
-/// warps × blocks, or offsets × blocks), a text view is made for (2^22).
+/// warps × blocks, or offsets × blocks), a text view is made for (2^20: a 1024×1024 tensor).
+/// A view names every owner of every element, so its text grows with the hardware positions:
+/// about 12 MB at the limit.
 ///
 /// ```
 /// use linear_layout::linear::LinearLayout;
-/// use linear_layout::view::{self, MAX_VIEW_ELEMENTS};
-/// let big = LinearLayout::identity_1d(2 * MAX_VIEW_ELEMENTS, "register", "dim0")?;
-/// assert!(view::tensor_view(&big).is_err());
+/// use linear_layout::view::{self, ViewError, MAX_VIEW_ELEMENTS};
+/// let l = |n: u64| LinearLayout::identity_1d(n, "register", "dim0");
+/// let err = view::tensor_view(&l(2 * MAX_VIEW_ELEMENTS)?).unwrap_err();
+/// assert!(matches!(err, ViewError::Limit(l) if l.limit == "view::MAX_VIEW_ELEMENTS"));
+/// // Hardware positions count too: 2^21 lanes broadcasting one element.
+/// let broadcast = LinearLayout::from_bases([("lane", vec![vec![0]; 21])], [("dim0", 1)], false)?;
+/// assert!(matches!(view::tensor_view(&broadcast), Err(ViewError::Limit(_))));
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
 /// ```
-pub const MAX_VIEW_ELEMENTS: u64 = 1 << 22;
+pub const MAX_VIEW_ELEMENTS: u64 = 1 << 20;
 
-/// The largest number of tensor elements a picture is drawn for (2^16: a 256×256 tensor).
+/// The largest number of tensor elements a picture is drawn for (2^16: a 256×256 tensor); its
+/// hardware positions are bounded by [`MAX_VIEW_ELEMENTS`], as a text view's.
 ///
 /// ```
 /// use linear_layout::linear::LinearLayout;
-/// use linear_layout::view::{self, PictureOptions, MAX_PICTURE_ELEMENTS};
-/// let big = LinearLayout::identity_1d(2 * MAX_PICTURE_ELEMENTS, "register", "dim0")?;
-/// assert!(view::svg(&big, &PictureOptions::default()).is_err());
+/// use linear_layout::view::{self, PictureOptions, ViewError, MAX_PICTURE_ELEMENTS};
+/// let l = |n: u64| LinearLayout::identity_1d(n, "register", "dim0");
+/// let err = view::svg(&l(2 * MAX_PICTURE_ELEMENTS)?, &PictureOptions::default()).unwrap_err();
+/// assert!(matches!(err, ViewError::Limit(l) if l.limit == "view::MAX_PICTURE_ELEMENTS"));
 /// # Ok::<(), linear_layout::linear::LayoutError>(())
 /// ```
 pub const MAX_PICTURE_ELEMENTS: u64 = 1 << 16;
@@ -77,15 +86,9 @@ pub enum ViewError {
         /// The in-dim's name.
         name: String,
     },
-    /// Too many elements or hardware positions to print or draw.
-    TooLarge {
-        /// What is too large.
-        what: &'static str,
-        /// Its size.
-        size: u64,
-        /// The limit.
-        max: u64,
-    },
+    /// Too many elements or hardware positions to print or draw: past
+    /// [`MAX_VIEW_ELEMENTS`] or [`MAX_PICTURE_ELEMENTS`].
+    Limit(LimitExceeded),
     /// A picture option out of range.
     BadOption(String),
 }
@@ -98,9 +101,7 @@ impl fmt::Display for ViewError {
                 f,
                 "in-dim '{name}' is not one of register, lane, warp, block (a distributed layout) or offset, block (a shared layout)"
             ),
-            ViewError::TooLarge { what, size, max } => {
-                write!(f, "{what} has {size} elements; at most {max} can be shown")
-            }
+            ViewError::Limit(l) => write!(f, "{l}"),
             ViewError::BadOption(s) => f.write_str(s),
         }
     }
@@ -210,11 +211,12 @@ impl OutDims {
         }
         let bits = l.total_out_bits();
         if bits > MAX_VIEW_ELEMENTS.trailing_zeros() {
-            return Err(ViewError::TooLarge {
-                what: "the tensor",
-                size: 1u64.checked_shl(bits).unwrap_or(u64::MAX),
-                max: MAX_VIEW_ELEMENTS,
-            });
+            return Err(ViewError::Limit(LimitExceeded::new(
+                "view::MAX_VIEW_ELEMENTS",
+                "tensor elements of a view",
+                MAX_VIEW_ELEMENTS,
+                1u64.checked_shl(bits).unwrap_or(u64::MAX),
+            )));
         }
         Ok(OutDims {
             sizes,
@@ -258,11 +260,12 @@ fn in_fields<const N: usize>(l: &LinearLayout, names: [&str; N]) -> Result<[(u32
     }
     let bits = l.total_in_bits();
     if bits > MAX_VIEW_ELEMENTS.trailing_zeros() {
-        return Err(ViewError::TooLarge {
-            what: "the hardware side (in-dims)",
-            size: 1u64.checked_shl(bits).unwrap_or(u64::MAX),
-            max: MAX_VIEW_ELEMENTS,
-        });
+        return Err(ViewError::Limit(LimitExceeded::new(
+            "view::MAX_VIEW_ELEMENTS",
+            "hardware positions of a view (the product of the in-dim sizes)",
+            MAX_VIEW_ELEMENTS,
+            1u64.checked_shl(bits).unwrap_or(u64::MAX),
+        )));
     }
     Ok(out)
 }
@@ -731,11 +734,12 @@ fn coord_text(outs: &OutDims, e: u64) -> String {
 fn picture(l: &LinearLayout, o: &PictureOptions) -> Result<Picture, ViewError> {
     let outs = OutDims::of(l)?;
     if outs.total > MAX_PICTURE_ELEMENTS {
-        return Err(ViewError::TooLarge {
-            what: "the tensor",
-            size: outs.total,
-            max: MAX_PICTURE_ELEMENTS,
-        });
+        return Err(ViewError::Limit(LimitExceeded::new(
+            "view::MAX_PICTURE_ELEMENTS",
+            "tensor elements of a picture",
+            MAX_PICTURE_ELEMENTS,
+            outs.total,
+        )));
     }
     let cols = *outs.sizes.last().unwrap_or(&1);
     let rows = outs.total / cols;

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use linear_layout::encodings::*;
 use serde_json::Value;
@@ -635,7 +636,7 @@ mod props {
             4 => dot_operand(g, rank),
             _ => Encoding::Slice(Slice {
                 dim: (usize::arbitrary(g) % (rank + 1)) as u32,
-                parent: Box::new(distributed(g, rank + 1, depth + 1)),
+                parent: Arc::new(distributed(g, rank + 1, depth + 1)),
             }),
         }
     }
@@ -665,7 +666,7 @@ mod props {
         };
         Encoding::DotOperand(DotOperand {
             op_idx,
-            parent: Box::new(parent),
+            parent: Arc::new(parent),
             k_width,
         })
     }
@@ -740,7 +741,7 @@ mod props {
             let dim = s.len() - 1 - (s[0] as usize % s.len());
             let slice = Encoding::Slice(Slice {
                 dim: dim as u32,
-                parent: Box::new(parent.clone()),
+                parent: Arc::new(parent.clone()),
             });
             let mut small: Vec<u64> = s.clone();
             small.remove(dim);

@@ -31,7 +31,7 @@ pub struct Args {
 
 /// Runs the subcommand and returns its output text.
 pub fn run(args: &Args) -> Result<String, String> {
-    let text = std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let text = super::read_ttgir(&args.file.to_string_lossy())?;
     let modules = Module::parse_all(&text).map_err(|e| format!("{}: {e}", args.file.display()))?;
     let pass: Pass = args.pass.parse()?;
     if args.kpack != 1 && args.kpack != 2 {

@@ -130,11 +130,7 @@ fn from_file(spec: &str, shape: Option<&[u64]>) -> Result<Loaded, String> {
             None => (spec, None),
         }
     };
-    let content = if path == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| format!("standard input: {e}"))?
-    } else {
-        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?
-    };
+    let content = super::read_ttgir(path)?;
     let what = if path == "-" { "standard input" } else { path };
     match name {
         Some(n) if n.starts_with("tensor<") || n.starts_with("!ttg.memdesc<") => {
@@ -171,7 +167,7 @@ fn from_file(spec: &str, shape: Option<&[u64]>) -> Result<Loaded, String> {
                 return from_text(t, shape, what);
             }
             let aliases = parse_aliases(&content).map_err(|e| format!("{what}: {}", one_line(e)))?;
-            let mut names: Vec<(&String, &Encoding)> = aliases.iter().collect();
+            let mut names: Vec<(&String, &Encoding)> = aliases.iter().map(|(n, e)| (n, &**e)).collect();
             names.sort_by(|a, b| a.0.cmp(b.0));
             match names.as_slice() {
                 [(n, e)] => from_encoding(e, shape, &format!("#{n}")),

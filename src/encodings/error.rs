@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::limits::LimitExceeded;
 use crate::linear::LayoutError;
 
 /// Why an encoding is invalid, could not be parsed, or could not be turned into a layout.
@@ -52,6 +53,12 @@ pub enum EncodingError {
     },
     /// The layout algebra rejected an intermediate layout.
     Layout(LayoutError),
+    /// One of the crate's limits ([`limits`](crate::limits)) would be exceeded: a rank above
+    /// [`MAX_RANK`](super::MAX_RANK), more than 2^[`MAX_ELEMENTS_LOG2`](super::MAX_ELEMENTS_LOG2)
+    /// elements, parents nested deeper than [`MAX_NESTING`](super::MAX_NESTING), a list in
+    /// attribute text longer than [`MAX_LIST_LEN`](super::MAX_LIST_LEN) or deeper than
+    /// [`MAX_LIST_DEPTH`](super::MAX_LIST_DEPTH).
+    Limit(LimitExceeded),
 }
 
 impl EncodingError {
@@ -85,6 +92,7 @@ impl fmt::Display for EncodingError {
                 write!(f, "parse error at line {line}, column {column}: {message}")
             }
             EncodingError::Layout(e) => write!(f, "layout error: {e}"),
+            EncodingError::Limit(l) => write!(f, "{l}"),
         }
     }
 }
@@ -100,6 +108,15 @@ impl std::error::Error for EncodingError {
 
 impl From<LayoutError> for EncodingError {
     fn from(e: LayoutError) -> Self {
-        EncodingError::Layout(e)
+        match e {
+            LayoutError::Limit(l) => EncodingError::Limit(l),
+            e => EncodingError::Layout(e),
+        }
+    }
+}
+
+impl From<LimitExceeded> for EncodingError {
+    fn from(l: LimitExceeded) -> Self {
+        EncodingError::Limit(l)
     }
 }

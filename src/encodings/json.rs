@@ -1,10 +1,13 @@
 //! The JSON form of encodings (the schema of the oracle `ll_oracle.py`), both directions.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::error::EncodingError;
 use super::types::*;
+use crate::limits::LimitExceeded;
 
 type R<T> = Result<T, EncodingError>;
 
@@ -105,12 +108,12 @@ fn shape_list(kind: &str, v: &Value) -> R<Vec<u64>> {
     let arr = v
         .as_array()
         .ok_or_else(|| jerr(kind, format!("'shape' must be a list of ints, got {v}")))?;
-    if arr.len() > MAX_RANK {
-        return Err(jerr(
-            kind,
-            format!("'shape' has rank {} (at most {MAX_RANK})", arr.len()),
-        ));
-    }
+    LimitExceeded::check(
+        "encodings::MAX_RANK",
+        "dims of a tensor shape",
+        MAX_RANK as u64,
+        arr.len() as u64,
+    )?;
     arr.iter()
         .map(|x| {
             x.as_u64().ok_or_else(|| {
@@ -264,11 +267,12 @@ impl Encoding {
 }
 
 fn from_json_depth(v: &Value, depth: usize) -> R<Encoding> {
-    if depth > MAX_NESTING {
-        return Err(EncodingError::Json(format!(
-            "encodings nested deeper than {MAX_NESTING}"
-        )));
-    }
+    LimitExceeded::check(
+        "encodings::MAX_NESTING",
+        "slice/dot_op parents nested in an encoding",
+        MAX_NESTING as u64,
+        depth as u64,
+    )?;
     let map = v
         .as_object()
         .ok_or_else(|| EncodingError::Json(format!("an encoding must be a JSON object, got {v}")))?;
@@ -288,7 +292,7 @@ fn from_json_depth(v: &Value, depth: usize) -> R<Encoding> {
         }),
         "slice" => Encoding::Slice(Slice {
             dim: o.req_uint("dim")?,
-            parent: Box::new(from_json_depth(o.req("parent")?, depth + 1)?),
+            parent: Arc::new(from_json_depth(o.req("parent")?, depth + 1)?),
         }),
         "amd_mfma" => {
             let w = o.req_ints("warpsPerCTA")?;
@@ -328,7 +332,7 @@ fn from_json_depth(v: &Value, depth: usize) -> R<Encoding> {
         }),
         "dot_operand" | "dot_op" => Encoding::DotOperand(DotOperand {
             op_idx: o.req_uint("opIdx")?,
-            parent: Box::new(from_json_depth(o.req("parent")?, depth + 1)?),
+            parent: Arc::new(from_json_depth(o.req("parent")?, depth + 1)?),
             k_width: o.req_uint("kWidth")?,
         }),
         "linear" => Encoding::Linear(Linear {

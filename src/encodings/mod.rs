@@ -157,7 +157,7 @@ mod text;
 mod types;
 
 pub use error::EncodingError;
-pub use text::{AliasDef, Aliases, TensorType, parse_aliases};
+pub use text::{AliasDef, Aliases, MAX_LIST_DEPTH, MAX_LIST_LEN, TensorType, parse_aliases};
 pub use types::{
     AmdMfma, AmdWmma, Blocked, CgaBases, DotOperand, Encoding, Linear, MAX_ELEMENTS_LOG2, MAX_NESTING,
     MAX_RANK, NvidiaMma, NvmmaShared, PaddedLinear, PaddedShared, SharedLinear, Slice, Swizzled,

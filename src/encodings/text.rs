@@ -4,10 +4,12 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use super::convert::{padded_component_fixed, padded_identity};
 use super::error::EncodingError;
 use super::types::*;
+use crate::limits::LimitExceeded;
 
 type R<T> = Result<T, EncodingError>;
 
@@ -43,6 +45,17 @@ impl fmt::Display for Bases<'_> {
         }
         f.write_str("]")
     }
+}
+
+/// The error for an encoding whose deepest parent sits `level` parents below the top.
+fn nesting_limit(level: usize) -> R<()> {
+    LimitExceeded::check(
+        "encodings::MAX_NESTING",
+        "slice/dot_op parents nested in an encoding",
+        MAX_NESTING as u64,
+        level as u64,
+    )
+    .map_err(EncodingError::Limit)
 }
 
 /// Whether `tilesPerWarp` is the default one tile per warp along each of `rank` dims.
@@ -297,21 +310,22 @@ const KNOWN_KINDS: [&str; 12] = [
 /// Encodings defined by alias lines (`#blocked = #ttg.blocked<…>`), by name without `#`.
 ///
 /// ```
+/// use std::sync::Arc;
 /// use linear_layout::encodings::{Aliases, Encoding};
 /// let mut a = Aliases::new();
-/// a.insert("shared".into(), "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>".parse()?);
+/// a.insert("shared".into(), Arc::new("#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>".parse()?));
 /// let e = Encoding::parse_with_aliases("#shared", &a)?;
 /// assert_eq!(e.kind(), "swizzled_shared");
 /// # Ok::<(), linear_layout::encodings::EncodingError>(())
 /// ```
-pub type Aliases = HashMap<String, Encoding>;
+pub type Aliases = HashMap<String, Arc<Encoding>>;
 
 #[derive(Debug)]
 enum Val {
     Int(i64),
     Bool(bool),
     List(Vec<(Val, usize)>),
-    Attr(Box<Encoding>),
+    Attr(Arc<Encoding>),
 }
 
 struct Entry {
@@ -321,11 +335,41 @@ struct Entry {
     val_pos: usize,
 }
 
+/// The most entries of one list in attribute text (`[1, 2, …]`). Every list of an encoding
+/// has one entry per tensor dim ([`MAX_RANK`]) or per basis (at most
+/// [`MAX_BITS`](crate::linear::MAX_BITS) of them).
+///
+/// ```
+/// use linear_layout::encodings::{Encoding, EncodingError, MAX_LIST_LEN};
+/// let lane = |n: usize| format!("#ttg.linear<{{register = [], lane = [{}], warp = [], block = []}}>", vec!["[0]"; n].join(", "));
+/// assert!(lane(MAX_LIST_LEN).parse::<Encoding>().is_ok());
+/// let err = lane(MAX_LIST_LEN + 1).parse::<Encoding>().unwrap_err();
+/// assert!(matches!(err, EncodingError::Limit(l) if l.limit == "encodings::MAX_LIST_LEN"));
+/// ```
+pub const MAX_LIST_LEN: usize = 64;
+
+/// The deepest nesting of lists in attribute text: bases are lists of lists (depth 2); none
+/// of Triton's attributes goes deeper.
+///
+/// ```
+/// use linear_layout::encodings::{Encoding, EncodingError, MAX_LIST_DEPTH};
+/// let order = |depth: usize| format!("#ttg.blocked<{{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = {}0{}}}>", "[".repeat(depth), "]".repeat(depth));
+/// // Too deep for the limit, or only for blocked's order:
+/// assert!(!matches!(order(MAX_LIST_DEPTH).parse::<Encoding>(), Err(EncodingError::Limit(_))));
+/// let err = order(MAX_LIST_DEPTH + 1).parse::<Encoding>().unwrap_err();
+/// assert!(matches!(err, EncodingError::Limit(l) if l.limit == "encodings::MAX_LIST_DEPTH"));
+/// ```
+pub const MAX_LIST_DEPTH: usize = 4;
+
 struct Parser<'a> {
     src: &'a str,
     pos: usize,
     aliases: Option<&'a Aliases>,
-    depth: usize,
+    /// The `#ttg.` attributes open around the position: the nesting level of an attribute
+    /// that starts here.
+    attr_depth: usize,
+    /// The lists open around the position.
+    list_depth: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -334,7 +378,8 @@ impl<'a> Parser<'a> {
             src,
             pos: 0,
             aliases,
-            depth: 0,
+            attr_depth: 0,
+            list_depth: 0,
         }
     }
 
@@ -443,15 +488,25 @@ impl<'a> Parser<'a> {
         let v = match self.peek() {
             Some('[') => {
                 self.pos += 1;
-                self.depth += 1;
-                if self.depth > 4 * MAX_NESTING {
-                    return Err(self.err_at(pos, "lists nested too deeply"));
+                self.list_depth += 1;
+                if self.list_depth > MAX_LIST_DEPTH {
+                    return Err(EncodingError::Limit(LimitExceeded::new(
+                        "encodings::MAX_LIST_DEPTH",
+                        "lists nested in attribute text",
+                        MAX_LIST_DEPTH as u64,
+                        self.list_depth as u64,
+                    )));
                 }
                 let mut items = Vec::new();
                 if !self.eat("]") {
                     loop {
-                        if items.len() >= 1024 {
-                            return Err(self.err("list too long"));
+                        if items.len() == MAX_LIST_LEN {
+                            return Err(EncodingError::Limit(LimitExceeded::new(
+                                "encodings::MAX_LIST_LEN",
+                                "entries of a list in attribute text",
+                                MAX_LIST_LEN as u64,
+                                MAX_LIST_LEN as u64 + 1,
+                            )));
                         }
                         items.push(self.value()?);
                         if self.eat("]") {
@@ -460,10 +515,10 @@ impl<'a> Parser<'a> {
                         self.expect(",")?;
                     }
                 }
-                self.depth -= 1;
+                self.list_depth -= 1;
                 Val::List(items)
             }
-            Some('#') => Val::Attr(Box::new(self.attribute()?)),
+            Some('#') => Val::Attr(self.attribute()?),
             Some(c) if c == '-' || c.is_ascii_digit() => Val::Int(self.int()?),
             Some(_) => {
                 let id = self.ident()?;
@@ -506,23 +561,26 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `#ttg.kind<…>` or `#alias`.
-    fn attribute(&mut self) -> R<Encoding> {
+    /// `#ttg.kind<…>` or `#alias`. An alias is shared, not copied: a file's types and parents
+    /// that name one alias hold one value, so memory grows with the text, not with the uses.
+    fn attribute(&mut self) -> R<Arc<Encoding>> {
         self.ws();
         let start = self.pos;
         self.expect("#")?;
         let name = self.ident()?;
         if let Some(kind) = name.strip_prefix("ttg.") {
-            self.depth += 1;
-            if self.depth > MAX_NESTING {
-                return Err(self.err_at(start, format!("attributes nested deeper than {MAX_NESTING}")));
-            }
+            nesting_limit(self.attr_depth)?;
+            self.attr_depth += 1;
             let e = self.body(kind, start)?;
-            self.depth -= 1;
-            Ok(e)
+            self.attr_depth -= 1;
+            Ok(Arc::new(e))
         } else {
             match self.aliases.and_then(|a| a.get(&name)) {
-                Some(e) => Ok(e.clone()),
+                // An alias brings its own parents: they count as if written out here.
+                Some(e) => {
+                    nesting_limit(self.attr_depth + e.nesting())?;
+                    Ok(Arc::clone(e))
+                }
                 None => Err(self.err_at(start, format!("undefined attribute alias '#{name}'"))),
             }
         }
@@ -672,7 +730,7 @@ impl<'a> Parser<'a> {
             }
             "slice" => Encoding::Slice(Slice {
                 dim: f.req_uint("dim", start)?,
-                parent: Box::new(f.req_attr("parent", start)?),
+                parent: f.req_attr("parent", start)?,
             }),
             "amd_mfma" => {
                 let w = f.req_ints("warpsPerCTA", start)?;
@@ -716,7 +774,7 @@ impl<'a> Parser<'a> {
             }),
             "dot_op" => Encoding::DotOperand(DotOperand {
                 op_idx: f.req_uint("opIdx", start)?,
-                parent: Box::new(f.req_attr("parent", start)?),
+                parent: f.req_attr("parent", start)?,
                 k_width: f.uint("kWidth")?.unwrap_or(0),
             }),
             "linear" => {
@@ -900,14 +958,14 @@ impl<'p, 'a> Fields<'p, 'a> {
         })
     }
 
-    fn req_attr(&mut self, key: &str, start: usize) -> R<Encoding> {
+    fn req_attr(&mut self, key: &str, start: usize) -> R<Arc<Encoding>> {
         match self.take(key) {
             None => Err(self
                 .p
                 .err_at(start, format!("{}: missing parameter '{key}'", self.kind))),
             Some(Entry {
                 val: Val::Attr(e), ..
-            }) => Ok(*e),
+            }) => Ok(e),
             Some(e) => Err(self.p.err_at(
                 e.val_pos,
                 format!("{}: expected an attribute for '{key}'", self.kind),
@@ -946,7 +1004,7 @@ impl Encoding {
     /// # Ok::<(), linear_layout::encodings::EncodingError>(())
     /// ```
     pub fn parse_with_aliases(text: &str, aliases: &Aliases) -> Result<Encoding, EncodingError> {
-        parse_complete(text, Some(aliases), |p| p.attribute())
+        parse_complete(text, Some(aliases), |p| p.attribute().map(Arc::unwrap_or_clone))
     }
 }
 
@@ -962,7 +1020,7 @@ impl FromStr for Encoding {
     type Err = EncodingError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse_complete(s, None, |p| p.attribute())
+        parse_complete(s, None, |p| p.attribute().map(Arc::unwrap_or_clone))
     }
 }
 
@@ -1059,7 +1117,7 @@ impl FromStr for AliasDef {
             p.expect("#")?;
             let name = p.ident()?;
             p.expect("=")?;
-            let encoding = p.attribute()?;
+            let encoding = Arc::unwrap_or_clone(p.attribute()?);
             Ok(AliasDef { name, encoding })
         })
     }
@@ -1091,8 +1149,8 @@ pub struct TensorType {
     pub shape: Vec<u64>,
     /// The element type as written (`f16`, `bf16`, `i32`, `!tt.ptr<f16>`, …).
     pub element_type: String,
-    /// The encoding, if any.
-    pub encoding: Option<Encoding>,
+    /// The encoding, if any (shared with the alias it names, if it names one).
+    pub encoding: Option<Arc<Encoding>>,
     /// `Some(extra items)` for `!ttg.memdesc` (memory space, `mutable`, …, kept verbatim).
     pub memdesc: Option<Vec<String>>,
 }
@@ -1145,8 +1203,13 @@ impl Parser<'_> {
                 let v: u64 = r[..digits]
                     .parse()
                     .map_err(|_| self.err("dimension out of range"))?;
-                if shape.len() >= MAX_RANK {
-                    return Err(self.err("too many dimensions"));
+                if shape.len() == MAX_RANK {
+                    return Err(EncodingError::Limit(LimitExceeded::new(
+                        "encodings::MAX_RANK",
+                        "dims of a tensor type",
+                        MAX_RANK as u64,
+                        MAX_RANK as u64 + 1,
+                    )));
                 }
                 shape.push(v);
                 self.pos += digits + 1;

@@ -1,6 +1,9 @@
 //! The typed encoding values and their validation (Triton's attribute verifiers).
 
+use std::sync::Arc;
+
 use super::error::EncodingError;
+use crate::limits::LimitExceeded;
 
 /// Block bases of the CTA tiling (`CGALayout = [[…]]` in 3.6 text); empty means one CTA.
 ///
@@ -94,7 +97,7 @@ pub struct Slice {
     /// The parent dimension that is removed.
     pub dim: u32,
     /// Any distributed encoding.
-    pub parent: Box<Encoding>,
+    pub parent: Arc<Encoding>,
 }
 
 /// `#ttg.amd_mfma`: the result (C/D) layout of AMD CDNA matrix-core instructions.
@@ -188,7 +191,7 @@ pub struct DotOperand {
     /// 0 = A, 1 = B.
     pub op_idx: u32,
     /// `blocked`, `nvidia_mma`, `amd_mfma` or `amd_wmma`.
-    pub parent: Box<Encoding>,
+    pub parent: Arc<Encoding>,
     /// Consecutive K elements per thread (0 for a blocked parent).
     pub k_width: u32,
 }
@@ -504,6 +507,16 @@ impl Encoding {
         }
     }
 
+    /// How many `slice` / `dot_op` parents are nested below this encoding (0 for one without
+    /// a parent); at most [`MAX_NESTING`] in any encoding that was parsed.
+    pub(crate) fn nesting(&self) -> usize {
+        match self {
+            Encoding::Slice(s) => 1 + s.parent.nesting(),
+            Encoding::DotOperand(d) => 1 + d.parent.nesting(),
+            _ => 0,
+        }
+    }
+
     /// Fills in the defaults that the JSON schema takes from the tensor shape (the rank of an
     /// `nvmma_shared` CTA tiling, the shape of a `padded_shared` identity component or of a
     /// `linear` layout), so that
@@ -546,13 +559,12 @@ impl Encoding {
     }
 
     pub(crate) fn validate_depth(&self, depth: usize) -> Result<(), EncodingError> {
-        if depth > MAX_NESTING {
-            return Err(EncodingError::param(
-                self.kind(),
-                "parent",
-                format!("nesting deeper than {MAX_NESTING}"),
-            ));
-        }
+        LimitExceeded::check(
+            "encodings::MAX_NESTING",
+            "slice/dot_op parents nested in an encoding",
+            MAX_NESTING as u64,
+            depth as u64,
+        )?;
         match self {
             Encoding::Blocked(b) => {
                 const K: &str = "blocked";
@@ -1001,7 +1013,13 @@ pub(crate) fn check_rank(
     rank: usize,
     min: usize,
 ) -> Result<(), EncodingError> {
-    if rank < min || rank > MAX_RANK {
+    LimitExceeded::check(
+        "encodings::MAX_RANK",
+        "dims of an encoding",
+        MAX_RANK as u64,
+        rank as u64,
+    )?;
+    if rank < min {
         return Err(EncodingError::param(
             kind,
             param,
@@ -1108,14 +1126,14 @@ pub(crate) fn check_cga(kind: &'static str, cga: &[Vec<u32>], rank: usize) -> Re
 }
 
 pub(crate) fn check_shape_values(kind: &'static str, shape: &[u64]) -> Result<(), EncodingError> {
-    if shape.is_empty() || shape.len() > MAX_RANK {
-        return Err(EncodingError::shape(
-            kind,
-            format!(
-                "rank {} is outside the supported range 1..={MAX_RANK}",
-                shape.len()
-            ),
-        ));
+    LimitExceeded::check(
+        "encodings::MAX_RANK",
+        "dims of a tensor shape",
+        MAX_RANK as u64,
+        shape.len() as u64,
+    )?;
+    if shape.is_empty() {
+        return Err(EncodingError::shape(kind, "a tensor has at least one dim"));
     }
     let mut bits = 0u32;
     for &s in shape {
@@ -1127,11 +1145,11 @@ pub(crate) fn check_shape_values(kind: &'static str, shape: &[u64]) -> Result<()
         }
         bits += s.trailing_zeros();
     }
-    if bits > MAX_ELEMENTS_LOG2 {
-        return Err(EncodingError::shape(
-            kind,
-            format!("{shape:?} has more than 2^{MAX_ELEMENTS_LOG2} elements"),
-        ));
-    }
+    LimitExceeded::check(
+        "encodings::MAX_ELEMENTS_LOG2",
+        "log2 of the elements of a tensor shape",
+        u64::from(MAX_ELEMENTS_LOG2),
+        u64::from(bits),
+    )?;
     Ok(())
 }

@@ -384,7 +384,7 @@ pub struct CopyDecision {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn coalesce_copies(m: &Module, arch: &str) -> Result<Decisions<CopyDecision>, HeuristicError> {
-    let axis = crate::ttgir::axisinfo::analyze(m);
+    let axis = crate::ttgir::axisinfo::analyze(m)?;
     let mut out = Vec::new();
     for oi in super::coalesce::walk_order(m) {
         let op = &m.ops[oi];
@@ -400,7 +400,8 @@ pub fn coalesce_copies(m: &Module, arch: &str) -> Result<Decisions<CopyDecision>
         if pt.kind != TypeKind::Tensor || dt.kind != TypeKind::MemDesc {
             return Err(err("expected a tensor of pointers and a memdesc"));
         }
-        let (Some(src), Some(dst)) = (pt.encoding.clone(), dt.encoding.clone()) else {
+        let (Some(src), Some(dst)) = (pt.encoding.as_deref().cloned(), dt.encoding.as_deref().cloned())
+        else {
             return Err(err("source and destination need encodings"));
         };
         let spec = CopySpec {

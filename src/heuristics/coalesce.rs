@@ -192,8 +192,12 @@ pub struct Coalesced {
     pub order: Vec<u32>,
     /// This op's own width ([`elements_per_thread`]).
     pub per_thread_op: u64,
-    /// The widths of the same-order partners.
+    /// The widths of the same-order partners, in slice order: the first
+    /// [`MAX_SAME_ORDER_LISTED`] of them (Triton's debug trace lists every one; a module's
+    /// report stays linear in its size).
     pub per_thread_same_order: Vec<u64>,
+    /// How many same-order partners there are (all of them, listed or not).
+    pub same_order_count: usize,
     /// Triton's debug `perThread`: after the sharing rule and the thread cap, before the
     /// write cap.
     pub per_thread: u64,
@@ -205,6 +209,44 @@ pub struct Coalesced {
     pub layout: LinearLayout,
     /// Why, in words.
     pub reason: String,
+}
+
+/// The most same-order partner widths one decision lists
+/// ([`Coalesced::per_thread_same_order`]); every partner still counts for the width.
+///
+/// ```
+/// use linear_layout::ttgir::axisinfo::AxisInfo;
+/// use linear_layout::heuristics::coalesce::{coalesce, MemAccess, MAX_SAME_ORDER_LISTED};
+/// let mut axis = AxisInfo::range(0, 1024);
+/// axis.divisibility = vec![16];
+/// let ld = MemAccess { op: "tt.load".into(), shape: vec![1024], elem_bits: 32, elem: "f32".into(), axis, cga_layout: vec![] };
+/// let partners = vec![&ld; MAX_SAME_ORDER_LISTED + 1];
+/// let c = coalesce(&ld, &partners, 1, 64)?;
+/// assert_eq!((c.per_thread_same_order.len(), c.same_order_count), (MAX_SAME_ORDER_LISTED, MAX_SAME_ORDER_LISTED + 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub const MAX_SAME_ORDER_LISTED: usize = 64;
+
+/// What the same-order partners of an access contribute: the widest of them and the widths
+/// listed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct SameOrder {
+    /// The widest partner (0 without one).
+    widest: u64,
+    /// The first [`MAX_SAME_ORDER_LISTED`] widths.
+    listed: Vec<u64>,
+    /// How many partners there are.
+    count: usize,
+}
+
+impl SameOrder {
+    fn add(&mut self, width: u64) {
+        self.widest = self.widest.max(width);
+        if self.listed.len() < MAX_SAME_ORDER_LISTED {
+            self.listed.push(width);
+        }
+        self.count += 1;
+    }
 }
 
 /// Decides the layout of `access`, given the memory ops of its slice with the same shape
@@ -232,6 +274,24 @@ pub fn coalesce(
     num_warps: u32,
     lanes: u32,
 ) -> Result<Coalesced, HeuristicError> {
+    let order = order_from_contiguity(&access.axis.contiguity);
+    let mut same = SameOrder::default();
+    for p in partners {
+        if p.shape == access.shape && order_from_contiguity(&p.axis.contiguity) == order {
+            same.add(elements_per_thread(&p.axis, &order, p.elem_bits, &p.shape));
+        }
+    }
+    decide(access, order, same, num_warps, lanes)
+}
+
+/// [`coalesce`] with the partners summed up.
+fn decide(
+    access: &MemAccess,
+    order: Vec<u32>,
+    same: SameOrder,
+    num_warps: u32,
+    lanes: u32,
+) -> Result<Coalesced, HeuristicError> {
     let rank = access.shape.len();
     if rank == 0 || access.axis.rank() != rank {
         return Err(HeuristicError::new(format!(
@@ -244,18 +304,9 @@ pub fn coalesce(
     if num_warps == 0 || lanes == 0 || !num_warps.is_power_of_two() || !lanes.is_power_of_two() {
         return Err(HeuristicError::new("warps and lanes must be powers of two"));
     }
-    let order = order_from_contiguity(&access.axis.contiguity);
     let d0 = order[0] as usize;
     let own = elements_per_thread(&access.axis, &order, access.elem_bits, &access.shape);
-    let mut per = own;
-    let mut same = Vec::new();
-    for p in partners {
-        if p.shape == access.shape && order_from_contiguity(&p.axis.contiguity) == order {
-            let w = elements_per_thread(&p.axis, &order, p.elem_bits, &p.shape);
-            same.push(w);
-            per = per.max(w);
-        }
-    }
+    let mut per = own.max(same.widest);
     let mut reason = format!(
         "order {:?} from contiguity {:?}; dim {d0}: contiguity {}, divisibility {} B → {own} × {} per thread",
         order, access.axis.contiguity, access.axis.contiguity[d0], access.axis.divisibility[d0], access.elem
@@ -310,7 +361,8 @@ pub fn coalesce(
     Ok(Coalesced {
         order,
         per_thread_op: own,
-        per_thread_same_order: same,
+        per_thread_same_order: same.listed,
+        same_order_count: same.count,
         per_thread: debug_per,
         width: per,
         encoding,
@@ -370,7 +422,7 @@ fn access_of(m: &Module, axis: &[Option<AxisInfo>], oi: usize, pi: usize) -> Res
         .cloned()
         .flatten()
         .ok_or("no AxisInfo for the pointer")?;
-    let cga = match &ty.encoding {
+    let cga = match ty.encoding.as_deref() {
         Some(Encoding::Blocked(b)) => b.cga_layout.clone(),
         _ => Vec::new(),
     };
@@ -447,9 +499,10 @@ pub(crate) fn slice_components(m: &Module) -> Vec<usize> {
     (0..n).map(|i| find(&mut parent, i)).collect()
 }
 
-/// Ops that canonicalisation deletes: loads (and pure ops) whose results are never used.
+/// Ops that canonicalisation deletes: loads (and pure ops) whose results are never used, and
+/// then the pure ops whose results only those used, and so on. A worklist: each op is looked
+/// at once and once more for each operand use that goes away.
 pub(crate) fn dead_ops(m: &Module) -> Vec<bool> {
-    let mut dead = vec![false; m.ops.len()];
     let pure = |name: &str| {
         name == "tt.load"
             || name.starts_with("arith.")
@@ -463,33 +516,44 @@ pub(crate) fn dead_ops(m: &Module) -> Vec<bool> {
                     | "ttg.convert_layout"
             )
     };
-    loop {
-        let mut uses = vec![0usize; m.values.len()];
-        for (i, op) in m.ops.iter().enumerate() {
-            if !dead[i] {
-                for &v in &op.operands {
-                    if let Some(u) = uses.get_mut(v) {
-                        *u += 1;
-                    }
-                }
+    let mut uses = vec![0usize; m.values.len()];
+    for op in &m.ops {
+        for &v in &op.operands {
+            if let Some(u) = uses.get_mut(v) {
+                *u += 1;
             }
-        }
-        let mut changed = false;
-        for (i, op) in m.ops.iter().enumerate() {
-            if !dead[i]
-                && pure(&op.name)
-                && !op.results.is_empty()
-                && op.results.iter().all(|&r| uses[r] == 0)
-            {
-                dead[i] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return dead;
         }
     }
+    let mut dead = vec![false; m.ops.len()];
+    let unused = |i: usize, uses: &[usize], dead: &[bool]| {
+        let op = &m.ops[i];
+        !dead[i]
+            && pure(&op.name)
+            && !op.results.is_empty()
+            && op.results.iter().all(|&r| uses.get(r) == Some(&0))
+    };
+    let mut work: Vec<usize> = (0..m.ops.len()).filter(|&i| unused(i, &uses, &dead)).collect();
+    while let Some(i) = work.pop() {
+        if dead[i] {
+            continue;
+        }
+        dead[i] = true;
+        for &v in &m.ops[i].operands {
+            let Some(u) = uses.get_mut(v) else { continue };
+            *u -= 1;
+            if *u == 0
+                && let Some(d) = m.def_op(v)
+                && unused(d, &uses, &dead)
+            {
+                work.push(d);
+            }
+        }
+    }
+    dead
 }
+
+/// The accesses that share their widths: one slice (its component), one shape, one order.
+type SliceGroup<'a> = (usize, &'a [u64], &'a [u32]);
 
 /// Runs the coalescing rules over every memory op of a parsed module, in walk order. With
 /// `cleanup`, ops that the following `remove-layout-conversions` canonicalisation deletes
@@ -502,7 +566,7 @@ pub(crate) fn dead_ops(m: &Module) -> Vec<bool> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Decisions<MemDecision>, HeuristicError> {
-    let axis = crate::ttgir::axisinfo::analyze(m);
+    let axis = crate::ttgir::axisinfo::analyze(m)?;
     let comps = slice_components(m);
     let dead = if cleanup {
         dead_ops(m)
@@ -528,22 +592,64 @@ pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Decisions<MemDecisio
             }),
         }
     }
+    // The accesses of one slice with one shape and one order share their widths: grouped once,
+    // so a slice of many accesses costs no more than its size (a decision lists at most
+    // MAX_SAME_ORDER_LISTED partners).
+    let orders: Vec<Vec<u32>> = accesses
+        .iter()
+        .map(|(_, a)| order_from_contiguity(&a.axis.contiguity))
+        .collect();
+    let mut groups: std::collections::HashMap<SliceGroup, Vec<usize>> = Default::default();
+    for (k, (oi, a)) in accesses.iter().enumerate() {
+        groups
+            .entry((comps[*oi], a.shape.as_slice(), orders[k].as_slice()))
+            .or_default()
+            .push(k);
+    }
+    let widths: Vec<u64> = accesses
+        .iter()
+        .zip(&orders)
+        .map(|((_, a), order)| elements_per_thread(&a.axis, order, a.elem_bits, &a.shape))
+        .collect();
+    // Per group: its widest member and the widest of the others.
+    let widest = |group: &[usize]| {
+        let mut best: Option<usize> = None;
+        let mut second = 0u64;
+        for &j in group {
+            match best {
+                Some(b) if widths[j] <= widths[b] => second = second.max(widths[j]),
+                Some(b) => {
+                    second = second.max(widths[b]);
+                    best = Some(j);
+                }
+                None => best = Some(j),
+            }
+        }
+        (best, second)
+    };
+    let group_widest: std::collections::HashMap<_, (Option<usize>, u64)> =
+        groups.iter().map(|(key, group)| (*key, widest(group))).collect();
     let mut counters: std::collections::HashMap<String, usize> = Default::default();
     let mut out = Vec::new();
     for (k, (oi, acc)) in accesses.iter().enumerate() {
         let op = &m.ops[*oi];
-        let ptr_defined_by_op = m.def_op(op.operands[0]).is_some();
-        let partners: Vec<&MemAccess> = if ptr_defined_by_op {
-            accesses
-                .iter()
-                .enumerate()
-                .filter(|(j, (oj, _))| *j != k && comps[*oj] == comps[*oi])
-                .map(|(_, (_, a))| a)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let choice = coalesce(acc, &partners, m.num_warps, m.threads_per_warp)
+        let mut same = SameOrder::default();
+        if m.def_op(op.operands[0]).is_some() {
+            let key = (comps[*oi], acc.shape.as_slice(), orders[k].as_slice());
+            let group = &groups[&key];
+            for &j in group.iter().filter(|&&j| j != k).take(MAX_SAME_ORDER_LISTED) {
+                same.add(widths[j]);
+            }
+            same.count = group.len() - 1;
+            // The widest partner: the widest of the group, or the second widest when that is
+            // this access itself.
+            same.widest = match group_widest[&key] {
+                (Some(b), second) if b == k => second,
+                (Some(b), _) => widths[b],
+                (None, _) => 0,
+            };
+        }
+        let choice = decide(acc, orders[k].clone(), same, m.num_warps, m.threads_per_warp)
             .map_err(|e| HeuristicError::new(format!("line {}: {}", op.line, e.message)))?;
         if dead[*oi] {
             undecided.push(Undecided {
@@ -567,7 +673,11 @@ pub fn coalesce_module(m: &Module, cleanup: bool) -> Result<Decisions<MemDecisio
             choice,
         });
     }
-    undecided.sort_by_key(|u| order.iter().position(|&o| o == u.op));
+    let mut position = vec![None; m.ops.len()];
+    for (i, &o) in order.iter().enumerate() {
+        position[o] = Some(i);
+    }
+    undecided.sort_by_key(|u| position.get(u.op).copied().flatten());
     Ok(Decisions {
         decided: out,
         undecided,

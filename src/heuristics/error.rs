@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::limits::LimitExceeded;
+
 /// An error of a heuristic (inconsistent input, failed cross-check).
 ///
 /// ```
@@ -14,6 +16,9 @@ use std::fmt;
 pub struct HeuristicError {
     /// What went wrong.
     pub message: String,
+    /// The limit exceeded, when that is what went wrong (such as
+    /// [`axisinfo::MAX_EVALUATIONS`](crate::ttgir::axisinfo::MAX_EVALUATIONS)).
+    pub limit: Option<LimitExceeded>,
 }
 
 impl HeuristicError {
@@ -26,6 +31,16 @@ impl HeuristicError {
     pub fn new(message: impl Into<String>) -> Self {
         HeuristicError {
             message: message.into(),
+            limit: None,
+        }
+    }
+}
+
+impl From<LimitExceeded> for HeuristicError {
+    fn from(limit: LimitExceeded) -> Self {
+        HeuristicError {
+            message: limit.to_string(),
+            limit: Some(limit),
         }
     }
 }

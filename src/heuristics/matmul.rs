@@ -42,6 +42,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::sync::Arc;
+
 use crate::encodings::{AmdMfma, AmdWmma, Blocked, DotOperand, Encoding};
 
 use super::error::{Decisions, HeuristicError, Undecided};
@@ -263,7 +265,7 @@ fn dot_operands(parent: &Encoding, kw: u32) -> (Encoding, Encoding) {
     let mk = |i| {
         Encoding::DotOperand(DotOperand {
             op_idx: i,
-            parent: Box::new(parent.clone()),
+            parent: Arc::new(parent.clone()),
             k_width: kw,
         })
     };
@@ -447,7 +449,7 @@ fn choose_scaled(
                 p.instr_shape = vec![16, 16, 64];
                 *slot = Encoding::DotOperand(DotOperand {
                     op_idx: idx,
-                    parent: Box::new(Encoding::AmdWmma(p)),
+                    parent: Arc::new(Encoding::AmdWmma(p)),
                     k_width: 16,
                 });
             }
@@ -844,42 +846,6 @@ fn same_region(m: &Module, a: usize, b: usize) -> bool {
     m.ops[a].parent == m.ops[b].parent && m.ops[a].func == m.ops[b].func
 }
 
-/// Forward slice of `op` (same region), excluding `op`.
-fn forward_slice(m: &Module, users: &[Vec<usize>], op: usize) -> Vec<bool> {
-    let mut seen = vec![false; m.ops.len()];
-    let mut stack = vec![op];
-    while let Some(o) = stack.pop() {
-        for &r in &m.ops[o].results {
-            for &u in &users[r] {
-                if !seen[u] && u != op && same_region(m, u, op) {
-                    seen[u] = true;
-                    stack.push(u);
-                }
-            }
-        }
-    }
-    seen
-}
-
-/// Backward slice of `op` (same region, block args omitted), excluding `op`.
-fn backward_slice(m: &Module, op: usize) -> Vec<bool> {
-    let mut seen = vec![false; m.ops.len()];
-    let mut stack = vec![op];
-    while let Some(o) = stack.pop() {
-        for &v in &m.ops[o].operands {
-            if let Some(ValueDef::Op { op: d, .. }) = m.values.get(v).map(|x| x.def)
-                && !seen[d]
-                && d != op
-                && same_region(m, d, op)
-            {
-                seen[d] = true;
-                stack.push(d);
-            }
-        }
-    }
-    seen
-}
-
 fn is_dot(name: &str) -> bool {
     name == "tt.dot" || name == "tt.dot_scaled"
 }
@@ -893,30 +859,70 @@ fn is_dot(name: &str) -> bool {
 /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
 /// ```
 pub fn chain_role(m: &Module, users: &[Vec<usize>], op: usize) -> super::matmul::ChainRole {
-    let mut role = ChainRole::default();
-    if op >= m.ops.len() {
-        return role;
-    }
-    let fwd = forward_slice(m, users, op);
-    for (o, &inside) in fwd.iter().enumerate() {
-        if inside && is_dot(&m.ops[o].name) {
-            for (idx, flag) in [(0usize, &mut role.head_a), (1, &mut role.head_b)] {
-                if let Some(&v) = m.ops[o].operands.get(idx)
-                    && let Some(d) = m.def_op(v)
-                    && fwd[d]
-                {
-                    *flag = true;
-                }
+    chain_roles(m, users).get(op).copied().unwrap_or_default()
+}
+
+/// The chain role of every op, as Triton 3.6 decides it for a dot from slices of its region
+/// (the slices exclude their root):
+///
+/// * `head_a` / `head_b`: the forward slice of the op holds an op whose result is operand A
+///   (B) of a dot;
+/// * `tail`: the backward slice of the op defining operand A holds a dot.
+///
+/// An op's uses come after it in its region, so one pass from the last op to the first finds
+/// every forward property, and one from the first to the last every backward one: linear in
+/// the module, where a slice per dot was quadratic.
+pub(crate) fn chain_roles(m: &Module, users: &[Vec<usize>]) -> Vec<ChainRole> {
+    let n = m.ops.len();
+    let region_users = |x: usize| {
+        m.ops[x]
+            .results
+            .iter()
+            .flat_map(|&r| users.get(r).into_iter().flatten())
+            .copied()
+            .filter(move |&u| u < n && u != x && same_region(m, u, x))
+    };
+    // Whether op `u`'s result is operand `idx` of a dot of its region.
+    let feeds = |u: usize, idx: usize| {
+        region_users(u).any(|o| {
+            is_dot(&m.ops[o].name) && m.ops[o].operands.get(idx).and_then(|&v| m.def_op(v)) == Some(u)
+        })
+    };
+    // Forward: some op downstream (the op itself excluded) feeds operand A / B of a dot.
+    let mut reaches_a = vec![false; n];
+    let mut reaches_b = vec![false; n];
+    for x in (0..n).rev() {
+        for u in region_users(x) {
+            if u > x {
+                reaches_a[x] |= reaches_a[u] || feeds(u, 0);
+                reaches_b[x] |= reaches_b[u] || feeds(u, 1);
             }
         }
     }
-    if let Some(&a) = m.ops[op].operands.first()
-        && let Some(d) = m.def_op(a)
-    {
-        let bwd = backward_slice(m, d);
-        role.tail = bwd.iter().enumerate().any(|(o, &x)| x && is_dot(&m.ops[o].name));
+    // Backward: some op upstream (the op itself excluded, block arguments not followed) is a
+    // dot.
+    let mut after_dot = vec![false; n];
+    for x in 0..n {
+        for &v in &m.ops[x].operands {
+            if let Some(ValueDef::Op { op: d, .. }) = m.values.get(v).map(|val| val.def)
+                && d < x
+                && same_region(m, d, x)
+            {
+                after_dot[x] |= after_dot[d] || is_dot(&m.ops[d].name);
+            }
+        }
     }
-    role
+    (0..n)
+        .map(|x| ChainRole {
+            head_a: reaches_a[x],
+            head_b: reaches_b[x],
+            tail: m.ops[x]
+                .operands
+                .first()
+                .and_then(|&a| m.def_op(a))
+                .is_some_and(|d| after_dot[d]),
+        })
+        .collect()
 }
 
 fn precision_name(v: &crate::ttgir::AttrValue) -> String {
@@ -955,7 +961,7 @@ pub fn accelerate_module(
     kpack: u32,
     nonkdim: u32,
 ) -> Result<Decisions<DotDecision>, HeuristicError> {
-    let users = m.users();
+    let roles = chain_roles(m, &m.users());
     let mut out = Vec::new();
     let mut undecided = Vec::new();
     let mut counters: std::collections::HashMap<&'static str, usize> = Default::default();
@@ -984,7 +990,7 @@ pub fn accelerate_module(
         if rt.kind != TypeKind::Tensor || at.shape.len() < 2 || at.shape.len() != rt.shape.len() {
             return Err(err("operands must be ranked tensors of the result's rank"));
         }
-        let blocked = match &rt.encoding {
+        let blocked = match rt.encoding.as_deref() {
             Some(Encoding::Blocked(b)) => Some(b.clone()),
             _ => None,
         };
@@ -1007,7 +1013,7 @@ pub fn accelerate_module(
                 },
             num_warps: m.num_warps,
             threads_per_warp: m.threads_per_warp,
-            role: chain_role(m, &users, oi),
+            role: roles[oi],
             tf32: prec.as_deref() == Some("tf32"),
             nonkdim,
             kpack,

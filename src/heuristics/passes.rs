@@ -280,7 +280,7 @@ impl Report {
                 .iter()
                 .map(|d| {
                     let c = &d.choice;
-                    json!({
+                    let mut entry = json!({
                         "op": d.name,
                         "index": d.index,
                         "elem": d.elem,
@@ -295,7 +295,12 @@ impl Report {
                             "per_thread_same_order": c.per_thread_same_order,
                             "per_thread": c.per_thread,
                         },
-                    })
+                    });
+                    // The list is cut at MAX_SAME_ORDER_LISTED: say how many there are.
+                    if c.same_order_count > c.per_thread_same_order.len() {
+                        entry["same_order_count"] = json!(c.same_order_count);
+                    }
+                    entry
                 })
                 .collect();
             out.insert("mem".into(), Value::Array(v));

@@ -7,6 +7,7 @@
 use std::fmt;
 
 use super::DimName;
+use crate::limits::LimitExceeded;
 
 /// Why a layout operation could not produce a result.
 ///
@@ -55,7 +56,8 @@ pub enum LayoutError {
         /// The out-dim's size.
         size: u64,
     },
-    /// The layout would have more than 64 input or output bits.
+    /// The layout would have more than [`MAX_BITS`](super::MAX_BITS) (64) input or output
+    /// bits.
     TooManyBits {
         /// `"input"` or `"output"`.
         side: &'static str,
@@ -117,6 +119,9 @@ pub enum LayoutError {
         /// The rank of the layout's matrix.
         rank: u32,
     },
+    /// One of the crate's limits ([`limits`](crate::limits)) would be exceeded, such as
+    /// [`MAX_DIMS`](super::MAX_DIMS).
+    Limit(LimitExceeded),
     /// Any other broken precondition, described in words.
     Precondition {
         /// The operation.
@@ -164,7 +169,7 @@ impl fmt::Display for LayoutError {
             ),
             LayoutError::TooManyBits { side, bits } => write!(
                 f,
-                "layout too large: {bits} {side} bits (at most 64 are supported)"
+                "layout too large: {bits} {side} bits (at most linear::MAX_BITS = 64 are supported)"
             ),
             LayoutError::NotSurjective { rank, out_bits } => write!(
                 f,
@@ -201,9 +206,16 @@ impl fmt::Display for LayoutError {
                 f,
                 "invert: the layout is not invertible ({in_bits} input bits, {out_bits} output bits, rank {rank}); it must be surjective and square"
             ),
+            LayoutError::Limit(limit) => write!(f, "{limit}"),
             LayoutError::Precondition { op, detail } => write!(f, "{op}: {detail}"),
         }
     }
 }
 
 impl std::error::Error for LayoutError {}
+
+impl From<LimitExceeded> for LayoutError {
+    fn from(limit: LimitExceeded) -> Self {
+        LayoutError::Limit(limit)
+    }
+}

@@ -7,12 +7,51 @@ use smallvec::SmallVec;
 
 use super::gf2;
 use super::{DimName, LayoutError};
+use crate::limits::LimitExceeded;
 
 /// Result of a layout operation.
 pub type Result<T, E = LayoutError> = std::result::Result<T, E>;
 
 /// The most input bits, and the most output bits, a layout may have (as in Triton).
+///
+/// ```
+/// use linear_layout::linear::{LayoutError, LinearLayout, MAX_BITS};
+/// let wide = LinearLayout::identity_1d(1 << 32, "x", "y")?;
+/// assert_eq!(wide.product(&LinearLayout::identity_1d(1 << 32, "z", "w")?)?.total_in_bits(), MAX_BITS);
+/// let err = wide.product(&LinearLayout::identity_1d(1 << 33, "z", "w")?).unwrap_err();
+/// assert!(matches!(err, LayoutError::TooManyBits { bits: 65, .. }));
+/// # Ok::<(), LayoutError>(())
+/// ```
 pub const MAX_BITS: u32 = 64;
+
+/// The most input dims, and the most output dims, a layout may have. Dims of size 1 hold no
+/// bits, so [`MAX_BITS`] alone would not bound them; GPU layouts use four or five a side.
+///
+/// ```
+/// use linear_layout::linear::{LayoutError, LinearLayout, MAX_DIMS};
+/// let outs = |n: usize| (0..n).map(|i| (format!("dim{i}"), 1)).collect::<Vec<_>>();
+/// assert!(LinearLayout::from_bases([("x", vec![])], outs(MAX_DIMS), false).is_ok());
+/// let err = LinearLayout::from_bases([("x", vec![])], outs(MAX_DIMS + 1), false).unwrap_err();
+/// assert!(matches!(err, LayoutError::Limit(l) if l.limit == "linear::MAX_DIMS"));
+/// ```
+pub const MAX_DIMS: usize = 32;
+
+// `apply` marks the in-dims it has seen in one `u64`.
+const _: () = assert!(MAX_DIMS <= 64);
+
+/// The error for `got` dims on `side` (`"input"` or `"output"`).
+pub(crate) fn too_many_dims(side: &'static str, got: usize) -> LayoutError {
+    LayoutError::Limit(LimitExceeded::new(
+        "linear::MAX_DIMS",
+        if side == "input" {
+            "input dims of a layout"
+        } else {
+            "output dims of a layout"
+        },
+        MAX_DIMS as u64,
+        got as u64,
+    ))
+}
 
 /// One named dimension, its size as a number of bits (`size = 2^bits`), and where its bits
 /// start: the first column of an in-dim, the shift of an out-dim's field in a flattened basis.
@@ -224,29 +263,41 @@ pub struct LinearLayout {
 }
 
 /// Named entries with repeated names resolved as Triton's ordered maps resolve them: the
-/// first position, the last value.
-fn last_wins<N: Into<DimName>, T>(entries: impl IntoIterator<Item = (N, T)>) -> Vec<(DimName, T)> {
+/// first position, the last value. More than [`MAX_DIMS`] distinct names is an error (found
+/// before the rest of the entries is read).
+fn last_wins<N: Into<DimName>, T>(
+    side: &'static str,
+    entries: impl IntoIterator<Item = (N, T)>,
+) -> Result<Vec<(DimName, T)>> {
     let mut out: Vec<(DimName, T)> = Vec::new();
     for (name, value) in entries {
         let name = name.into();
-        match out.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = value,
+        match out.iter().position(|(n, _)| *n == name) {
+            Some(i) => out[i].1 = value,
+            None if out.len() == MAX_DIMS => return Err(too_many_dims(side, MAX_DIMS + 1)),
             None => out.push((name, value)),
         }
     }
-    out
+    Ok(out)
 }
 
-/// Named entries with repeated names collapsed into the first one.
-fn first_wins<N: Into<DimName>, T>(entries: impl IntoIterator<Item = (N, T)>) -> Vec<(DimName, T)> {
+/// Named entries with repeated names collapsed into the first one (at most [`MAX_DIMS`]
+/// distinct names).
+fn first_wins<N: Into<DimName>, T>(
+    side: &'static str,
+    entries: impl IntoIterator<Item = (N, T)>,
+) -> Result<Vec<(DimName, T)>> {
     let mut out: Vec<(DimName, T)> = Vec::new();
     for (name, value) in entries {
         let name = name.into();
         if !out.iter().any(|(n, _)| *n == name) {
+            if out.len() == MAX_DIMS {
+                return Err(too_many_dims(side, MAX_DIMS + 1));
+            }
             out.push((name, value));
         }
     }
-    out
+    Ok(out)
 }
 
 /// Sets each dim's `start` (the running sum of the bits before it); returns the total bits.
@@ -266,6 +317,14 @@ fn check_bits(side: &'static str, bits: u32) -> Result<()> {
     Ok(())
 }
 
+/// Checks a side's dims against [`MAX_DIMS`] and its bits against [`MAX_BITS`].
+fn check_dims(side: &'static str, dims: &mut Dims) -> Result<()> {
+    if dims.len() > MAX_DIMS {
+        return Err(too_many_dims(side, dims.len()));
+    }
+    check_bits(side, set_starts(dims))
+}
+
 fn check_size(dim: &DimName, size: i64) -> Result<u32> {
     if size < 1 || (size as u64).count_ones() != 1 {
         return Err(LayoutError::SizeNotPowerOfTwo { dim: *dim, size });
@@ -274,21 +333,21 @@ fn check_size(dim: &DimName, size: i64) -> Result<u32> {
 }
 
 impl LinearLayout {
-    /// Assembles a layout from validated parts, checking only the 64-bit limits. Inlined so
-    /// the parts are built in place rather than copied.
+    /// Assembles a layout from validated parts, checking only the limits ([`MAX_BITS`],
+    /// [`MAX_DIMS`]). Inlined so the parts are built in place rather than copied.
     #[inline(always)]
     pub(crate) fn from_parts(mut ins: Dims, mut outs: Dims, cols: Columns) -> Result<Self> {
-        check_bits("input", set_starts(&mut ins))?;
-        check_bits("output", set_starts(&mut outs))?;
+        check_dims("input", &mut ins)?;
+        check_dims("output", &mut outs)?;
         Ok(LinearLayout { ins, outs, cols })
     }
 
     /// Recomputes the derived `start` of every dim after dims were edited in place, and
-    /// checks the 64-bit limits.
+    /// checks the limits.
     #[inline]
     pub(crate) fn refresh(&mut self) -> Result<()> {
-        check_bits("input", set_starts(&mut self.ins))?;
-        check_bits("output", set_starts(&mut self.outs))
+        check_dims("input", &mut self.ins)?;
+        check_dims("output", &mut self.outs)
     }
 
     /// The layout with no dimensions: the unit of [`product`](Self::product).
@@ -417,8 +476,8 @@ impl LinearLayout {
         O: IntoIterator<Item = (M, i64)>,
         M: Into<DimName>,
     {
-        let ins = last_wins(bases);
-        let outs = first_wins(out_dims);
+        let ins = last_wins("input", bases)?;
+        let outs = first_wins("output", out_dims)?;
         Self::build(&ins, &outs, require_surjective)
     }
 
@@ -441,8 +500,11 @@ impl LinearLayout {
         O: IntoIterator<Item = M>,
         M: Into<DimName>,
     {
-        let bases = last_wins(bases);
-        let names: Vec<DimName> = out_names.into_iter().map(Into::into).collect();
+        let bases = last_wins("input", bases)?;
+        let names: Vec<DimName> = out_names.into_iter().take(MAX_DIMS + 1).map(Into::into).collect();
+        if names.len() > MAX_DIMS {
+            return Err(too_many_dims("output", names.len()));
+        }
         let sizes: Vec<i64> = (0..names.len())
             .map(|o| {
                 bases
@@ -481,7 +543,7 @@ impl LinearLayout {
         M: Into<DimName>,
     {
         let mut outs = Dims::new();
-        for (name, size) in first_wins(out_dims) {
+        for (name, size) in first_wins("output", out_dims)? {
             let bits = check_size(&name, size.min(i64::MAX as u64) as i64)?;
             outs.push(Dim::new(name, bits));
         }
@@ -492,7 +554,7 @@ impl LinearLayout {
                 bits: out_bits,
             });
         }
-        let bases = last_wins(bases);
+        let bases = last_wins("input", bases)?;
         let in_bits: usize = bases.iter().map(|(_, b)| b.as_ref().len()).sum();
         if in_bits > MAX_BITS as usize {
             return Err(LayoutError::TooManyBits {
@@ -1099,17 +1161,11 @@ impl LinearLayout {
                 _ => self.in_index(name).ok_or_else(mismatch)?,
             };
             // Each in-dim exactly once (with as many inputs as in-dims, no repeat means none is
-            // missing). Past 64 dims, repeats are found by comparing names.
-            let repeated = if i < 64 {
-                let r = seen >> i & 1 == 1;
-                seen |= 1 << i;
-                r
-            } else {
-                inputs[..k].iter().any(|(n, _)| n.as_ref() == name)
-            };
-            if repeated {
+            // missing); there are at most MAX_DIMS <= 64 in-dims, so one bit of `seen` each.
+            if seen >> i & 1 == 1 {
                 return Err(mismatch());
             }
+            seen |= 1 << i;
             let d = &self.ins[i];
             flat |= (value & low_mask(d.bits)).checked_shl(d.start).unwrap_or(0);
         }
@@ -1354,16 +1410,16 @@ mod laws {
 mod tests {
     use super::*;
 
-    /// With more in-dims than the 64-bit "seen" mask covers, a repeated name (and so a missing
-    /// one) is still rejected.
+    /// With as many in-dims as a layout may have, a repeated name (and so a missing one) is
+    /// still rejected.
     #[test]
-    fn apply_rejects_a_repeated_input_past_64_dims() {
-        let names: Vec<String> = (0..70).map(|k| format!("d{k}")).collect();
+    fn apply_rejects_a_repeated_input_at_the_dims_limit() {
+        let names: Vec<String> = (0..MAX_DIMS).map(|k| format!("d{k}")).collect();
         let l =
             LinearLayout::from_bases(names.iter().map(|n| (n.as_str(), vec![])), [("o", 1)], false).unwrap();
         let mut inputs: Vec<(&str, u64)> = names.iter().map(|n| (n.as_str(), 0)).collect();
         assert!(l.apply(&inputs).is_ok());
-        inputs[69] = ("d65", 0);
+        inputs[MAX_DIMS - 1] = ("d30", 0);
         assert!(l.apply(&inputs).is_err());
     }
 }

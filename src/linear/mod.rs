@@ -21,7 +21,7 @@ mod utils;
 pub use algebra::{divide_left, divide_right, supremum};
 pub use column_action::ColumnAction;
 pub use error::LayoutError;
-pub use layout::{LinearLayout, MAX_BITS, Result};
+pub use layout::{LinearLayout, MAX_BITS, MAX_DIMS, Result};
 pub use name::DimName;
 pub use utils::{
     action_remove_broadcasted_regs, basis_mask, basis_permutation_layout, ensure_layout_not_larger_than,

@@ -14,7 +14,8 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::LinearLayout;
+use super::{LinearLayout, MAX_DIMS};
+use crate::limits::LimitExceeded;
 
 struct Bases<'a>(&'a LinearLayout);
 struct Sizes<'a>(&'a LinearLayout);
@@ -71,8 +72,17 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut entries: Vec<(String, T)> = Vec::new();
                 while let Some((k, v)) = map.next_entry::<String, T>()? {
-                    match entries.iter_mut().find(|(n, _)| *n == k) {
-                        Some(slot) => slot.1 = v,
+                    match entries.iter().position(|(n, _)| *n == k) {
+                        Some(i) => entries[i].1 = v,
+                        // Stop at the limit rather than compare every further name with all.
+                        None if entries.len() == MAX_DIMS => {
+                            return Err(de::Error::custom(LimitExceeded::new(
+                                "linear::MAX_DIMS",
+                                "dims of a layout (in_dims or out_dims)",
+                                MAX_DIMS as u64,
+                                MAX_DIMS as u64 + 1,
+                            )));
+                        }
                         None => entries.push((k, v)),
                     }
                 }

@@ -4,7 +4,7 @@
 //! re-label the columns of the matrix or re-pack the fields of a flattened basis.
 
 use super::fields::FieldMap;
-use super::layout::{Columns, Dim, Dims, MAX_BITS, Result, low_mask};
+use super::layout::{Columns, Dim, Dims, MAX_BITS, MAX_DIMS, Result, low_mask, too_many_dims};
 use super::{DimName, LayoutError, LinearLayout};
 
 fn list<N: AsRef<str>>(names: &[N]) -> Vec<DimName> {
@@ -49,6 +49,12 @@ fn resized_dims<N: AsRef<str>>(op: &'static str, new_dims: &[(N, u64)], total_bi
         }
         if dims.iter().any(|d: &Dim| d.name == name) {
             return Err(LayoutError::DuplicateDim { dim: name, side: op });
+        }
+        if dims.len() == MAX_DIMS {
+            return Err(too_many_dims(
+                if op == "reshape_ins" { "input" } else { "output" },
+                new_dims.len(),
+            ));
         }
         bits += size.trailing_zeros();
         dims.push(Dim::new(name, size.trailing_zeros()));

@@ -40,3 +40,4 @@ mod model;
 mod reader;
 
 pub use model::*;
+pub use reader::{MAX_INPUT_BYTES, MAX_MODULES, MAX_OP_RESULTS, MAX_REGION_DEPTH, MAX_VALUES};

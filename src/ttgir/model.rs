@@ -1,8 +1,10 @@
 //! The module model: values, ops, functions and attributes as the reader leaves them.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::encodings::{Aliases, Encoding};
+use crate::limits::LimitExceeded;
 
 /// A TTGIR syntax or reference error, with its 1-based position.
 ///
@@ -20,6 +22,34 @@ pub struct TtgirError {
     pub column: usize,
     /// What is wrong.
     pub message: String,
+    /// The limit exceeded, when that is what is wrong ([`MAX_INPUT_BYTES`](super::MAX_INPUT_BYTES),
+    /// [`MAX_MODULES`](super::MAX_MODULES), [`MAX_REGION_DEPTH`](super::MAX_REGION_DEPTH),
+    /// [`MAX_OP_RESULTS`](super::MAX_OP_RESULTS), [`MAX_VALUES`](super::MAX_VALUES), or
+    /// one of an encoding's).
+    pub limit: Option<LimitExceeded>,
+}
+
+impl TtgirError {
+    /// The same position, with `limit` as what is wrong.
+    pub(crate) fn with_limit(self, limit: LimitExceeded) -> TtgirError {
+        TtgirError {
+            message: limit.to_string(),
+            limit: Some(limit),
+            ..self
+        }
+    }
+}
+
+/// A limit exceeded by the text as a whole (at line 1, column 1).
+impl From<LimitExceeded> for TtgirError {
+    fn from(limit: LimitExceeded) -> Self {
+        TtgirError {
+            line: 1,
+            column: 1,
+            message: limit.to_string(),
+            limit: Some(limit),
+        }
+    }
 }
 
 impl fmt::Display for TtgirError {
@@ -47,8 +77,8 @@ pub struct ValueType {
     pub shape: Vec<u64>,
     /// The element type as written (`f16`, `i32`, `!tt.ptr<f16>`, …).
     pub element: String,
-    /// The encoding, if any.
-    pub encoding: Option<Encoding>,
+    /// The encoding, if any (values whose types name one alias share it).
+    pub encoding: Option<Arc<Encoding>>,
 }
 
 /// The four kinds of [`ValueType`].

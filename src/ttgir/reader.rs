@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use crate::encodings::{Aliases, Encoding, EncodingError, TensorType, parse_aliases};
+use crate::limits::LimitExceeded;
 
 use super::lines::{logical_text, split_modules};
 use super::model::*;
@@ -12,6 +13,65 @@ use super::model::*;
 const DEFAULT_THREADS_PER_WARP: u32 = 32;
 /// Warps of a module without `"ttg.num-warps"` (Triton's `num_warps` default).
 const DEFAULT_NUM_WARPS: u32 = 4;
+
+/// The largest TTGIR text read at once (16 MiB): the reader's time and memory, and those of
+/// the passes over what it read, grow with the text.
+///
+/// ```
+/// use linear_layout::ttgir::{Module, MAX_INPUT_BYTES};
+/// let text = format!("module {{\n}}\n{}", " ".repeat(MAX_INPUT_BYTES));
+/// let err = Module::parse(&text).unwrap_err();
+/// assert_eq!(err.limit.map(|l| l.limit), Some("ttgir::MAX_INPUT_BYTES"));
+/// ```
+pub const MAX_INPUT_BYTES: usize = 16 << 20;
+
+/// The most modules one text may hold (separated by `// -----`).
+///
+/// ```
+/// use linear_layout::ttgir::{Module, MAX_MODULES};
+/// let text = vec!["module {\n}\n"; MAX_MODULES + 1].join("// -----\n");
+/// let err = Module::parse_all(&text).unwrap_err();
+/// assert_eq!(err.limit.map(|l| l.limit), Some("ttgir::MAX_MODULES"));
+/// ```
+pub const MAX_MODULES: usize = 1024;
+
+/// The deepest nesting of regions inside a function: `scf.for` in `scf.if` in `scf.for` …
+/// (the function's own body is depth 0). The analyses walk regions recursively.
+///
+/// ```
+/// use linear_layout::ttgir::{Module, MAX_REGION_DEPTH};
+/// let nested = |depth: usize| format!(
+///     "module {{\n tt.func @f(%c: i1) {{\n{}{}  tt.return\n }}\n}}",
+///     " scf.if %c {\n".repeat(depth), " }\n".repeat(depth));
+/// assert!(Module::parse(&nested(MAX_REGION_DEPTH)).is_ok());
+/// let err = Module::parse(&nested(MAX_REGION_DEPTH + 1)).unwrap_err();
+/// assert_eq!(err.limit.map(|l| l.limit), Some("ttgir::MAX_REGION_DEPTH"));
+/// ```
+pub const MAX_REGION_DEPTH: usize = 32;
+
+/// The most results one op may declare (`%r:4096 = …`, or a list of that many names).
+///
+/// ```
+/// use linear_layout::ttgir::{Module, MAX_OP_RESULTS};
+/// let text = |n: usize| format!("module {{\n tt.func @f() {{\n  %r:{n} = foo.bar : i32\n  tt.return\n }}\n}}");
+/// assert!(Module::parse(&text(MAX_OP_RESULTS)).is_ok());
+/// let err = Module::parse(&text(MAX_OP_RESULTS + 1)).unwrap_err();
+/// assert_eq!((err.line, err.limit.map(|l| l.limit)), (3, Some("ttgir::MAX_OP_RESULTS")));
+/// ```
+pub const MAX_OP_RESULTS: usize = 4096;
+
+/// The most values (function and block arguments, op results) one module may declare
+/// (2^20): [`MAX_OP_RESULTS`] lets a few bytes of text declare thousands, so the text's size
+/// alone does not bound them.
+///
+/// ```
+/// use linear_layout::ttgir::{Module, MAX_OP_RESULTS, MAX_VALUES};
+/// let ops = MAX_VALUES / MAX_OP_RESULTS + 1;
+/// let body = format!("  %r:{MAX_OP_RESULTS} = foo.bar : i32\n").repeat(ops);
+/// let err = Module::parse(&format!("module {{\n tt.func @f() {{\n{body}  tt.return\n }}\n}}")).unwrap_err();
+/// assert_eq!((err.line, err.limit.map(|l| l.limit)), (2 + ops, Some("ttgir::MAX_VALUES")));
+/// ```
+pub const MAX_VALUES: usize = 1 << 20;
 
 /// Ops whose operands and results the reader understands.
 const KNOWN_OPS: &[&str] = &[
@@ -66,15 +126,31 @@ impl Scope {
 }
 
 struct Reader<'a> {
-    /// The logical text (see [`super::lines`]): one op per line, offsets as in the original.
+    /// The logical text of one module (see [`super::lines`]): one op per line, byte `i` at
+    /// byte `offset + i` of the original.
     text: &'a str,
     /// Line starts of the logical text.
     line_starts: Vec<usize>,
+    /// Where the module's text starts in the original.
+    offset: usize,
     /// The original text, for error positions.
     original: &'a str,
     /// Line starts of the original text.
-    original_line_starts: Vec<usize>,
+    original_line_starts: &'a [usize],
     m: Module,
+}
+
+/// The 1-based line and column (in characters) of byte `byte` of `text`.
+fn position(text: &str, line_starts: &[usize], byte: usize) -> (usize, usize) {
+    let line = match line_starts.binary_search(&byte) {
+        Ok(i) => i,
+        Err(i) => i.saturating_sub(1),
+    };
+    let start = line_starts.get(line).copied().unwrap_or(0);
+    let col = text
+        .get(start..byte.min(text.len()))
+        .map_or(0, |s| s.chars().count());
+    (line + 1, col + 1)
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
@@ -255,17 +331,9 @@ fn parse_attr_dict(inner: &str) -> Attrs {
 
 impl<'a> Reader<'a> {
     /// The 1-based line and column in the original text of byte `byte`.
+    /// The line and column in the original text of byte `byte` of the logical text.
     fn pos(&self, byte: usize) -> (usize, usize) {
-        let line = match self.original_line_starts.binary_search(&byte) {
-            Ok(i) => i,
-            Err(i) => i.saturating_sub(1),
-        };
-        let start = self.original_line_starts.get(line).copied().unwrap_or(0);
-        let col = self
-            .original
-            .get(start..byte.min(self.original.len()))
-            .map_or(0, |s| s.chars().count());
-        (line + 1, col + 1)
+        position(self.original, self.original_line_starts, self.offset + byte)
     }
 
     fn err(&self, byte: usize, msg: impl Into<String>) -> TtgirError {
@@ -274,6 +342,7 @@ impl<'a> Reader<'a> {
             line,
             column,
             message: msg.into(),
+            limit: None,
         }
     }
 
@@ -301,8 +370,10 @@ impl<'a> Reader<'a> {
                         line: l,
                         column: (c + column).saturating_sub(1 + shift).max(1),
                         message,
+                        limit: None,
                     }
                 }
+                EncodingError::Limit(l) => self.err(base, "").with_limit(l),
                 other => self.err(base, other.to_string()),
             })?;
             let kind = if tt.memdesc.is_some() {
@@ -347,6 +418,17 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// Past [`MAX_VALUES`], the error at the line starting at byte `base`.
+    fn check_values(&self, base: usize) -> Result<(), TtgirError> {
+        LimitExceeded::check(
+            "ttgir::MAX_VALUES",
+            "values of a module",
+            MAX_VALUES as u64,
+            self.m.values.len() as u64,
+        )
+        .map_err(|l| self.err(base, "").with_limit(l))
+    }
+
     fn new_value(&mut self, name: String, ty: ValueType, def: ValueDef) -> usize {
         self.m.values.push(Value { name, ty, def });
         self.m.values.len() - 1
@@ -384,26 +466,33 @@ impl<'a> Reader<'a> {
 }
 
 /// Result names on the left of `=`: `%a`, `%a, %b`, `%for:2`.
-fn result_names(lhs: &str) -> Option<Vec<String>> {
+/// The result names of an op (`%a, %b` or `%r:3`, which names `%r#0` … `%r#2`); `Err(None)`
+/// for a malformed list, `Err(Some(…))` for more than [`MAX_OP_RESULTS`].
+fn result_names(lhs: &str) -> Result<Vec<String>, Option<LimitExceeded>> {
     let mut out = Vec::new();
     for part in lhs.split(',') {
         let p = part.trim();
         if !p.starts_with('%') || p.len() < 2 {
-            return None;
+            return Err(None);
         }
-        if let Some((n, k)) = p.split_once(':') {
-            let k: usize = k.trim().parse().ok()?;
-            if k > 4096 {
-                return None;
-            }
-            for i in 0..k {
-                out.push(format!("{n}#{i}"));
-            }
+        let (n, k) = match p.split_once(':') {
+            Some((n, k)) => (n, k.trim().parse::<u64>().map_err(|_| None)?),
+            None => (p, 1),
+        };
+        LimitExceeded::check(
+            "ttgir::MAX_OP_RESULTS",
+            "results of one op",
+            MAX_OP_RESULTS as u64,
+            (out.len() as u64).saturating_add(k),
+        )
+        .map_err(Some)?;
+        if p.contains(':') {
+            out.extend((0..k).map(|i| format!("{n}#{i}")));
         } else {
             out.push(p.to_string());
         }
     }
-    Some(out)
+    Ok(out)
 }
 
 impl Module {
@@ -426,6 +515,7 @@ impl Module {
                     "the text holds {} modules separated by '// -----': read them with Module::parse_all",
                     modules.len()
                 ),
+                limit: None,
             });
         }
         Ok(modules.remove(0))
@@ -447,38 +537,67 @@ impl Module {
     /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
     /// ```
     pub fn parse_all(text: &str) -> Result<Vec<Module>, TtgirError> {
+        LimitExceeded::check(
+            "ttgir::MAX_INPUT_BYTES",
+            "bytes of TTGIR text",
+            MAX_INPUT_BYTES as u64,
+            text.len() as u64,
+        )
+        .map_err(TtgirError::from)?;
+        let original_line_starts = line_starts(text);
         let sections = split_modules(text);
         let mut modules = Vec::new();
         for range in &sections {
-            // Everything outside the section becomes blank, so offsets stay those of `text`.
-            let section: std::borrow::Cow<str> = if sections.len() == 1 {
-                text.into()
-            } else {
-                text.char_indices()
-                    .map(|(i, c)| if range.contains(&i) || c == '\n' { c } else { ' ' })
-                    .collect::<String>()
-                    .into()
-            };
-            let logical = logical_text(&section);
+            // Each section is read on its own; positions are shifted back into `text`.
+            let logical = logical_text(&text[range.clone()]);
             if sections.len() > 1 && logical.trim().is_empty() {
                 continue;
             }
-            modules.push(Self::parse_logical(&logical, text)?);
+            if modules.len() == MAX_MODULES {
+                let (line, _) = position(text, &original_line_starts, range.start);
+                return Err(TtgirError {
+                    line,
+                    column: 1,
+                    ..TtgirError::from(LimitExceeded::new(
+                        "ttgir::MAX_MODULES",
+                        "modules in a TTGIR text",
+                        MAX_MODULES as u64,
+                        MAX_MODULES as u64 + 1,
+                    ))
+                });
+            }
+            modules.push(Self::parse_logical(
+                &logical,
+                range.start,
+                text,
+                &original_line_starts,
+            )?);
         }
         if modules.is_empty() {
-            modules.push(Self::parse_logical(&logical_text(text), text)?);
+            modules.push(Self::parse_logical(
+                &logical_text(text),
+                0,
+                text,
+                &original_line_starts,
+            )?);
         }
         Ok(modules)
     }
 
-    /// Parses one module from its logical text (see [`super::lines`]); `original` gives
-    /// error positions.
-    fn parse_logical(logical: &str, original: &str) -> Result<Module, TtgirError> {
+    /// Parses one module from its logical text (see [`super::lines`]), which starts at byte
+    /// `offset` of `original`; `original` and its line starts give error positions.
+    fn parse_logical(
+        logical: &str,
+        offset: usize,
+        original: &str,
+        original_line_starts: &[usize],
+    ) -> Result<Module, TtgirError> {
         let mut r = Reader {
             text: logical,
             line_starts: line_starts(logical),
+            offset,
             original,
-            original_line_starts: line_starts(original),
+            original_line_starts,
             m: Module {
                 num_warps: DEFAULT_NUM_WARPS,
                 threads_per_warp: DEFAULT_THREADS_PER_WARP,
@@ -504,11 +623,8 @@ impl Module {
                     + column.saturating_sub(1);
                 r.err(byte, message)
             }
-            other => TtgirError {
-                line: 1,
-                column: 1,
-                message: other.to_string(),
-            },
+            EncodingError::Limit(l) => r.err(0, "").with_limit(l),
+            other => r.err(0, other.to_string()),
         })?;
         r.run()?;
         r.verify_layouts()?;
@@ -533,7 +649,11 @@ impl<'a> Reader<'a> {
         let mut stack: Vec<Option<usize>> = Vec::new();
         let mut func: Option<usize> = None;
         let mut scope = Scope { names: Vec::new() };
+        // Where the last line that could declare values starts: the values past the limit
+        // are its.
+        let mut last_base = 0;
         while i < n {
+            self.check_values(last_base)?;
             let (start, line) = self.line_text(i);
             i += 1;
             let lead = line.len() - line.trim_start().len();
@@ -542,6 +662,7 @@ impl<'a> Reader<'a> {
             if t.is_empty() || t.starts_with("//") || t.starts_with('#') {
                 continue;
             }
+            last_base = base;
             if !in_module {
                 if let Some(rest) = t.strip_prefix("module") {
                     if self.m.first_line != 0 {
@@ -623,8 +744,19 @@ impl<'a> Reader<'a> {
             if t.ends_with('{') {
                 stack.push(Some(op));
                 // block args were put in a fresh scope by op_line
+                // The function's body is the first entry: regions nested in it are the rest.
+                let depth = stack.len() - 1;
+                if depth > MAX_REGION_DEPTH {
+                    return Err(self.err(base, "").with_limit(LimitExceeded::new(
+                        "ttgir::MAX_REGION_DEPTH",
+                        "regions nested in a function",
+                        MAX_REGION_DEPTH as u64,
+                        depth as u64,
+                    )));
+                }
             }
         }
+        self.check_values(last_base)?;
         if !stack.is_empty() || in_module {
             let end = self.text.len();
             return Err(self.err(end, "unexpected end of input: unclosed region"));
@@ -750,8 +882,10 @@ impl<'a> Reader<'a> {
         }
         let (names, rest, rest_off) = match find_top(body, " = ") {
             Some(eq) if body.starts_with('%') => {
-                let names =
-                    result_names(&body[..eq]).ok_or_else(|| self.err(base, "malformed result list"))?;
+                let names = result_names(&body[..eq]).map_err(|limit| match limit {
+                    Some(l) => self.err(base, "").with_limit(l),
+                    None => self.err(base, "malformed result list"),
+                })?;
                 (names, &body[eq + 3..], eq + 3)
             }
             _ => (Vec::new(), body, 0),
@@ -1078,18 +1212,17 @@ impl Reader<'_> {
     /// warp and warps (`Layout has 64 threads per warp, but the module specifies 32 threads per
     /// warp`).
     fn verify_layouts(&self) -> Result<(), TtgirError> {
-        // A distributed layout's lanes and warps do not depend on the shape: each distinct
-        // encoding is checked once (a module has a handful).
-        let mut checked: Vec<&Encoding> = Vec::new();
+        // A distributed layout's lanes and warps do not depend on the shape: each encoding is
+        // checked once (values naming one alias share it).
+        let mut checked = std::collections::HashSet::new();
         for (k, v) in self.m.values.iter().enumerate() {
             let (TypeKind::Tensor, Some(enc)) = (v.ty.kind, &v.ty.encoding) else {
                 continue;
             };
-            if checked.contains(&enc) {
+            if !checked.insert(std::sync::Arc::as_ptr(enc)) {
                 continue;
             }
-            checked.push(enc);
-            let (lanes, warps) = match enc {
+            let (lanes, warps) = match &**enc {
                 // The common case, straight from the attribute.
                 Encoding::Blocked(b) => (
                     b.threads_per_warp.iter().map(|&x| u64::from(x)).product::<u64>(),
@@ -1121,6 +1254,7 @@ impl Reader<'_> {
                         "{} has an invalid layout: {enc}. Layout has {has} {what}, but the module specifies {want} {what}.",
                         v.name
                     ),
+                    limit: None,
                 });
             }
         }

@@ -34,10 +34,13 @@
 
 use std::collections::HashMap;
 
-use super::{ConvertError, canonical_distributed, check_element_bits, same_tensor};
+use super::{
+    ConvertError, MAX_SIMULATED_ELEMENTS_LOG2, canonical_distributed, check_element_bits, same_tensor,
+};
+use crate::limits::LimitExceeded;
 use crate::linear::gf2::{Echelon, combine, intersection_dim, kernel_dim_under_mask};
 use crate::linear::{LinearLayout, action_remove_broadcasted_regs, largest_vectorisation};
-use crate::target::{LdsOp, PhaseModel, Target};
+use crate::target::{LdsOp, PhaseModel, TARGETS, Target};
 
 /// The algebraic bank-conflict figure of one LDS access pattern.
 ///
@@ -355,6 +358,9 @@ pub(crate) fn algebraic_report(
 /// Brute force: every lane's dword addresses for every LDS instruction, lanes grouped by
 /// phase, distinct dwords counted per bank. Independent of the rank computations of
 /// [`lds_bank_conflicts`]: offsets come from a table built by enumerating the shared layout.
+/// The enumeration is bounded: at most 2^[`MAX_SIMULATED_ELEMENTS_LOG2`] elements and offsets,
+/// four times as many hardware positions, and no more lanes than the widest wave of the target
+/// table.
 ///
 /// ```
 /// use linear_layout::heuristics::convert::simulate_bank_conflicts;
@@ -375,9 +381,27 @@ pub fn simulate_bank_conflicts(
 ) -> Result<SimulatedBanks, ConvertError> {
     let p = prepare(distributed, shared, element_bits, 128)?;
     let n = shared.total_in_bits();
-    if n > 22 || distributed.total_in_bits() > 24 || distributed.total_out_bits() != shared.total_out_bits() {
+    LimitExceeded::check(
+        "heuristics::convert::MAX_SIMULATED_ELEMENTS_LOG2",
+        "log2 of the tensor elements of a simulated access",
+        u64::from(MAX_SIMULATED_ELEMENTS_LOG2),
+        u64::from(shared.total_out_bits()),
+    )?;
+    LimitExceeded::check(
+        "heuristics::convert::MAX_SIMULATED_ELEMENTS_LOG2",
+        "log2 of the offsets of a simulated shared layout",
+        u64::from(MAX_SIMULATED_ELEMENTS_LOG2),
+        u64::from(n),
+    )?;
+    LimitExceeded::check(
+        "heuristics::convert::MAX_SIMULATED_ELEMENTS_LOG2",
+        "log2 of the hardware positions of a simulated distributed layout, less 2",
+        u64::from(MAX_SIMULATED_ELEMENTS_LOG2),
+        u64::from(distributed.total_in_bits().saturating_sub(2)),
+    )?;
+    if distributed.total_out_bits() != shared.total_out_bits() {
         return Err(ConvertError::new(
-            "the simulator handles tensors of at most 2^22 elements",
+            "the distributed and the shared layout must cover tensors of the same size",
         ));
     }
     // tensor position -> offset, by enumeration.
@@ -397,6 +421,18 @@ pub fn simulate_bank_conflicts(
     let reg_bits = dflat.in_dim_size_log2("register")?;
     let lane_bits = dflat.in_dim_size_log2("lane")?;
     let lanes = 1u32 << lane_bits;
+    // The simulator keeps every lane of a wave at once: a layout's lanes must fit the widest
+    // wave of the target table.
+    let widest = TARGETS
+        .iter()
+        .map(|t| t.wave_size)
+        .max()
+        .unwrap_or(target.wave_size);
+    if lanes > widest {
+        return Err(ConvertError::new(format!(
+            "the simulator models waves of at most {widest} lanes; the distributed layout has {lanes}"
+        )));
+    }
     let access_bits = (p.v * u64::from(element_bits)) as u32;
     let span = Echelon::spanning(
         phase_masks(target, op, access_bits, lanes)?

@@ -203,9 +203,11 @@ fn explain(full: &LinearLayout, src: &LinearLayout, kind: ConversionKind) -> Res
     for (name, _) in full.in_dims() {
         let own = outs.iter().position(|(o, _)| o == name.as_str());
         for (i, &col) in full.flat_bases(name)?.iter().enumerate() {
+            // Basis i of an in-dim is the identity when it is bit i of the out-dim of the same
+            // name (an in-dim may have more bases than that out-dim has bits).
             let identity = own.is_some_and(|p| {
                 let off: u32 = outs[..p].iter().map(|(_, b)| b).sum();
-                col == 1u64 << (off + i as u32)
+                (i as u32) < outs[p].1 && col == 1u64 << (off + i as u32)
             });
             if identity {
                 continue;

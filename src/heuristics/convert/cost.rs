@@ -231,9 +231,11 @@ pub fn convert_cost(
             for (i, b) in reg_bases.iter().enumerate() {
                 match (single(b, reg_pos), single(b, lane_pos)) {
                     (Some(r), _) if r as usize == i => {}
+                    // (Lane bit 4 or 5 may be a bit the destination's lanes do not have.)
                     (_, Some(l))
                         if (l == 4 || l == 5)
-                            && single(&lane_bases[l as usize], reg_pos) == Some(i as u32) =>
+                            && lane_bases.get(l as usize).and_then(|lb| single(lb, reg_pos))
+                                == Some(i as u32) =>
                     {
                         swaps.push(l)
                     }

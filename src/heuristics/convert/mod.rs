@@ -70,7 +70,45 @@ pub use swizzle::{SharedPlan, optimal_shared_layout};
 
 use std::fmt;
 
+use crate::limits::LimitExceeded;
 use crate::linear::{LayoutError, LinearLayout};
+
+/// The largest tensor a conversion is priced for, as log2 of its elements (2^40), and the most
+/// hardware positions either layout may have (registers × lanes × warps × blocks, or offsets ×
+/// blocks; registers that repeat elements count). The cost, the classification and the search
+/// for the LDS layout work on the layouts' bases, so their time grows with the number of bits,
+/// not of elements; the counts they report stay far from overflowing.
+///
+/// ```
+/// use linear_layout::heuristics::convert::{convert_cost, MAX_COST_ELEMENTS_LOG2};
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::target::Target;
+/// let big = |bits: u32| LinearLayout::identity_1d(1 << bits, "register", "dim0");
+/// let t = Target::by_name("gfx942")?;
+/// assert!(convert_cost(&big(MAX_COST_ELEMENTS_LOG2)?, &big(MAX_COST_ELEMENTS_LOG2)?, 16, t).is_ok());
+/// let err = convert_cost(&big(MAX_COST_ELEMENTS_LOG2 + 1)?, &big(MAX_COST_ELEMENTS_LOG2 + 1)?, 16, t).unwrap_err();
+/// assert_eq!(err.limit().map(|l| l.limit), Some("heuristics::convert::MAX_COST_ELEMENTS_LOG2"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub const MAX_COST_ELEMENTS_LOG2: u32 = 40;
+
+/// The largest tensor the bank-conflict simulator ([`simulate_bank_conflicts`]) enumerates,
+/// as log2 of its elements (offsets × blocks of the shared layout, 2^22); the distributed
+/// layout may broadcast each element to at most four hardware positions more
+/// (2^([`MAX_SIMULATED_ELEMENTS_LOG2`] + 2) positions in all).
+///
+/// ```
+/// use linear_layout::heuristics::convert::{simulate_bank_conflicts, MAX_SIMULATED_ELEMENTS_LOG2};
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::target::{LdsOp, Target};
+/// let n = 1 << (MAX_SIMULATED_ELEMENTS_LOG2 + 1);
+/// let dist = LinearLayout::identity_1d(n / 64, "register", "dim0")?.product(&LinearLayout::identity_1d(64, "lane", "dim0")?)?;
+/// let smem = LinearLayout::identity_1d(n, "offset", "dim0")?;
+/// let err = simulate_bank_conflicts(&dist, &smem, 32, Target::by_name("gfx942")?, LdsOp::Read).unwrap_err();
+/// assert_eq!(err.limit().map(|l| l.limit), Some("heuristics::convert::MAX_SIMULATED_ELEMENTS_LOG2"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub const MAX_SIMULATED_ELEMENTS_LOG2: u32 = 22;
 
 /// Why a conversion could not be priced.
 ///
@@ -82,6 +120,7 @@ use crate::linear::{LayoutError, LinearLayout};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConvertError {
     message: String,
+    limit: Option<LimitExceeded>,
 }
 
 impl ConvertError {
@@ -94,7 +133,22 @@ impl ConvertError {
     pub fn new(message: impl Into<String>) -> Self {
         ConvertError {
             message: message.into(),
+            limit: None,
         }
+    }
+
+    /// The limit that was exceeded, when that is the reason ([`MAX_COST_ELEMENTS_LOG2`],
+    /// [`MAX_SIMULATED_ELEMENTS_LOG2`], or a limit of the layouts).
+    ///
+    /// ```
+    /// use linear_layout::heuristics::convert::ConvertError;
+    /// use linear_layout::limits::LimitExceeded;
+    /// let e = ConvertError::from(LimitExceeded::new("heuristics::convert::MAX_COST_ELEMENTS_LOG2", "log2 of the elements", 40, 41));
+    /// assert_eq!(e.limit().map(|l| l.got), Some(41));
+    /// assert_eq!(ConvertError::new("x").limit(), None);
+    /// ```
+    pub fn limit(&self) -> Option<&LimitExceeded> {
+        self.limit.as_ref()
     }
 
     /// The message.
@@ -118,7 +172,19 @@ impl std::error::Error for ConvertError {}
 
 impl From<LayoutError> for ConvertError {
     fn from(e: LayoutError) -> Self {
-        ConvertError::new(e.to_string())
+        match e {
+            LayoutError::Limit(l) => l.into(),
+            e => ConvertError::new(e.to_string()),
+        }
+    }
+}
+
+impl From<LimitExceeded> for ConvertError {
+    fn from(limit: LimitExceeded) -> Self {
+        ConvertError {
+            message: limit.to_string(),
+            limit: Some(limit),
+        }
     }
 }
 
@@ -153,11 +219,6 @@ impl Flat {
             }
         }
         let bits = layout.total_out_bits();
-        if bits > 40 {
-            return Err(ConvertError::new(format!(
-                "tensor of 2^{bits} elements is too large"
-            )));
-        }
         let flat = layout.flatten_outs()?;
         let get = |d: &str| -> Result<Vec<u64>, ConvertError> {
             if flat.has_in_dim(d) {
@@ -214,7 +275,8 @@ pub(crate) fn canonical_distributed(layout: &LinearLayout) -> Result<LinearLayou
     Ok(LinearLayout::from_bases(bases, outs, false)?)
 }
 
-/// Checks that two layouts describe the same tensor (same out-dims, in order, same sizes).
+/// Checks that two layouts describe the same tensor (same out-dims, in order, same sizes) of
+/// at most 2^[`MAX_COST_ELEMENTS_LOG2`] elements, with at most as many hardware positions.
 pub(crate) fn same_tensor(a: &LinearLayout, b: &LinearLayout, what: &str) -> Result<(), ConvertError> {
     let da: Vec<(String, u64)> = a.out_dims().map(|(n, s)| (n.to_string(), s)).collect();
     let db: Vec<(String, u64)> = b.out_dims().map(|(n, s)| (n.to_string(), s)).collect();
@@ -223,6 +285,18 @@ pub(crate) fn same_tensor(a: &LinearLayout, b: &LinearLayout, what: &str) -> Res
             "{what}: the two layouts describe different tensors ({da:?} vs {db:?})"
         )));
     }
+    LimitExceeded::check(
+        "heuristics::convert::MAX_COST_ELEMENTS_LOG2",
+        "log2 of the tensor elements of a conversion",
+        u64::from(MAX_COST_ELEMENTS_LOG2),
+        u64::from(a.total_out_bits()),
+    )?;
+    LimitExceeded::check(
+        "heuristics::convert::MAX_COST_ELEMENTS_LOG2",
+        "log2 of the hardware positions (registers x lanes x warps x blocks, or offsets x blocks) of a layout of a conversion",
+        u64::from(MAX_COST_ELEMENTS_LOG2),
+        u64::from(a.total_in_bits().max(b.total_in_bits())),
+    )?;
     Ok(())
 }
 

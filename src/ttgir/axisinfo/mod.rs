@@ -64,7 +64,7 @@ mod expr;
 mod module;
 
 pub use expr::Expr;
-pub use module::analyze;
+pub use module::{MAX_EVALUATIONS, analyze};
 
 /// "Unknown / as large as you like": `highestPowOf2Divisor(0)` = 2^62.
 ///

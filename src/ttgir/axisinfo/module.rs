@@ -1,7 +1,53 @@
 //! AxisInfo over a whole parsed module: every value, in program order, through regions.
 
 use super::{AxisInfo, BinOp, CmpPred, Hints, gcd};
+use crate::limits::LimitExceeded;
 use crate::ttgir::{Constant, Module, TypeKind, attr};
+
+/// The most op evaluations one [`analyze`] may make (2^20). Loops are iterated to a fixed
+/// point, and a loop nested in a loop is iterated again on every iteration of the outer one,
+/// so the work grows with the product of the loops' iteration counts; real kernels nest two
+/// or three loops and stay far below.
+///
+/// ```
+/// use linear_layout::ttgir::{axisinfo, axisinfo::MAX_EVALUATIONS, Module, MAX_REGION_DEPTH};
+/// // Nested loops whose carried value changes on the first iteration (from 0 to 0, 1, 2, …):
+/// // each loop runs twice every time it is reached, so every level doubles the work.
+/// let nested = |depth: usize| {
+///     let mut body = String::from("%c0 = arith.constant 0 : i32\n%c1 = arith.constant 1 : i32\n");
+///     for d in 0..depth {
+///         body += &format!("%r{d} = scf.for %i{d} = %lb to %ub step %st iter_args(%a{d} = %c0) -> (i32) : i32 {{\n");
+///     }
+///     for d in (0..depth).rev() {
+///         body += &format!("%n{d} = arith.addi %a{d}, %c1 : i32\nscf.yield %n{d} : i32\n}}\n");
+///     }
+///     format!("module {{\ntt.func @f(%lb: i32, %ub: i32, %st: i32) {{\n{body}tt.return\n}}\n}}")
+/// };
+/// assert!(axisinfo::analyze(&Module::parse(&nested(4))?).is_ok());
+/// // Nested as deeply as a module may nest regions, the loops would need 2^32 evaluations:
+/// // refused once the budget is spent (`tests/limits.rs` runs it).
+/// assert!(MAX_REGION_DEPTH > MAX_EVALUATIONS.trailing_zeros() as usize);
+/// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+/// ```
+pub const MAX_EVALUATIONS: u64 = 1 << 20;
+
+/// Op evaluations left to an analysis.
+struct Budget(u64);
+
+impl Budget {
+    fn spend(&mut self) -> Result<(), LimitExceeded> {
+        if self.0 == 0 {
+            return Err(LimitExceeded::new(
+                "ttgir::axisinfo::MAX_EVALUATIONS",
+                "op evaluations of an AxisInfo analysis",
+                MAX_EVALUATIONS,
+                MAX_EVALUATIONS + 1,
+            ));
+        }
+        self.0 -= 1;
+        Ok(())
+    }
+}
 
 /// The argument hints of a parsed function argument.
 fn arg_hints(attrs: &crate::ttgir::Attrs, rank: usize) -> Hints {
@@ -18,17 +64,19 @@ fn arg_hints(attrs: &crate::ttgir::Attrs, rank: usize) -> Hints {
 }
 
 /// Runs AxisInfo over a whole parsed module: one entry per value (`None` for values without
-/// an integer/pointer meaning, e.g. memdescs and tokens).
+/// an integer/pointer meaning, e.g. memdescs and tokens). At most [`MAX_EVALUATIONS`] op
+/// evaluations are made; a module that needs more is an error naming that limit.
 ///
 /// ```
 /// use linear_layout::heuristics::{axisinfo, ttgir::Module};
 /// let m = Module::parse("module {\n tt.func @f() {\n %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>\n tt.return\n }\n}")?;
-/// let ai = axisinfo::analyze(&m);
+/// let ai = axisinfo::analyze(&m)?;
 /// assert_eq!(ai[0].as_ref().unwrap().contiguity, vec![64]);
-/// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn analyze(m: &Module) -> Vec<Option<AxisInfo>> {
+pub fn analyze(m: &Module) -> Result<Vec<Option<AxisInfo>>, LimitExceeded> {
     let mut out: Vec<Option<AxisInfo>> = vec![None; m.values.len()];
+    let mut budget = Budget(MAX_EVALUATIONS);
     for f in &m.funcs {
         for (k, &v) in f.args.iter().enumerate() {
             let ty = &m.values[v].ty;
@@ -39,10 +87,10 @@ pub fn analyze(m: &Module) -> Vec<Option<AxisInfo>> {
             }
         }
         for &op in &f.body {
-            eval_op(m, op, &mut out);
+            eval_op(m, op, &mut out, &mut budget)?;
         }
     }
-    out
+    Ok(out)
 }
 
 fn get(out: &[Option<AxisInfo>], m: &Module, v: usize) -> AxisInfo {
@@ -52,56 +100,63 @@ fn get(out: &[Option<AxisInfo>], m: &Module, v: usize) -> AxisInfo {
         .unwrap_or_else(|| AxisInfo::pessimistic(m.values.get(v).map_or(1, |x| x.ty.rank())))
 }
 
-fn eval_op(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
+fn eval_op(
+    m: &Module,
+    oi: usize,
+    out: &mut Vec<Option<AxisInfo>>,
+    budget: &mut Budget,
+) -> Result<(), LimitExceeded> {
+    budget.spend()?;
     let op = &m.ops[oi];
     if op.name == "scf.for" {
-        eval_for(m, oi, out);
-        return;
+        return eval_for(m, oi, out, budget);
     }
     if op.name == "scf.while" {
-        eval_while(m, oi, out);
-        return;
+        return eval_while(m, oi, out, budget);
     }
     if !op.body.is_empty() {
         // Other region ops (`scf.if`, unknown ones): evaluate the bodies; `scf.if` results
         // join what its branches yield, anything else is conservative.
         for &b in &op.body {
-            eval_op(m, b, out);
+            eval_op(m, b, out, budget)?;
         }
-        for (k, &r) in op.results.iter().enumerate() {
+        // Each result joins the values yielded for it, in the order of the yields (one walk
+        // over the yields: a result does not look at every yield again).
+        let mut joined: Vec<Option<AxisInfo>> = vec![None; op.results.len()];
+        if op.name == "scf.if" {
+            for &b in &op.body {
+                let y = &m.ops[b];
+                if y.name != "scf.yield" {
+                    continue;
+                }
+                for (acc, &v) in joined.iter_mut().zip(&y.operands) {
+                    let yv = get(out, m, v);
+                    *acc = Some(match acc.take() {
+                        Some(a) if a.rank() == yv.rank() => a.join(&yv),
+                        Some(a) => a,
+                        None => yv,
+                    });
+                }
+            }
+        }
+        for (&r, acc) in op.results.iter().zip(joined) {
             let t = &m.values[r].ty;
             if !matches!(t.kind, TypeKind::Tensor | TypeKind::Scalar) {
                 continue;
-            }
-            let mut acc: Option<AxisInfo> = None;
-            if op.name == "scf.if" {
-                for &b in &op.body {
-                    let y = &m.ops[b];
-                    if y.name == "scf.yield"
-                        && let Some(&v) = y.operands.get(k)
-                    {
-                        let yv = get(out, m, v);
-                        acc = Some(match acc {
-                            Some(a) if a.rank() == yv.rank() => a.join(&yv),
-                            Some(a) => a,
-                            None => yv,
-                        });
-                    }
-                }
             }
             out[r] = Some(
                 acc.filter(|a| a.rank() == t.rank())
                     .unwrap_or_else(|| AxisInfo::pessimistic(t.rank())),
             );
         }
-        return;
+        return Ok(());
     }
     let Some(&res) = op.results.first() else {
-        return;
+        return Ok(());
     };
     let rty = &m.values[res].ty;
     if !matches!(rty.kind, TypeKind::Tensor | TypeKind::Scalar) {
-        return;
+        return Ok(());
     }
     let shape = rty.shape.clone();
     let rank = rty.rank();
@@ -184,9 +239,15 @@ fn eval_op(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
             out[v] = Some(AxisInfo::pessimistic(t.rank()));
         }
     }
+    Ok(())
 }
 
-fn eval_for(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
+fn eval_for(
+    m: &Module,
+    oi: usize,
+    out: &mut Vec<Option<AxisInfo>>,
+    budget: &mut Budget,
+) -> Result<(), LimitExceeded> {
     let op = &m.ops[oi];
     // Operands: lb, ub, step, inits…
     let lb = op.operands.first().map(|&v| get(out, m, v));
@@ -214,7 +275,7 @@ fn eval_for(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
             }
         }
         for &b in &op.body {
-            eval_op(m, b, out);
+            eval_op(m, b, out, budget)?;
         }
         let Some(y) = yield_op else { break };
         let next: Vec<AxisInfo> = cur
@@ -242,12 +303,18 @@ fn eval_for(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
             out[r] = Some(c.clone());
         }
     }
+    Ok(())
 }
 
 /// `scf.while`: the condition region's arguments join the inits and what the body region
 /// yields; the body's arguments and the op's results are what `scf.condition` forwards. Iterated
 /// to a fixed point as `scf.for` is (the lattice only falls, so it ends).
-fn eval_while(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
+fn eval_while(
+    m: &Module,
+    oi: usize,
+    out: &mut Vec<Option<AxisInfo>>,
+    budget: &mut Budget,
+) -> Result<(), LimitExceeded> {
     let op = &m.ops[oi];
     let n = op.operands.len();
     let before: Vec<usize> = op.block_args.iter().take(n).copied().collect();
@@ -273,7 +340,7 @@ fn eval_while(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
                     }
                 }
                 "scf.yield" => yielded = m.ops[b].operands.iter().map(|&v| get(out, m, v)).collect(),
-                _ => eval_op(m, b, out),
+                _ => eval_op(m, b, out, budget)?,
             }
         }
         let next: Vec<AxisInfo> = cur
@@ -299,4 +366,5 @@ fn eval_while(m: &Module, oi: usize, out: &mut Vec<Option<AxisInfo>>) {
                 .unwrap_or_else(|| AxisInfo::pessimistic(rank)),
         );
     }
+    Ok(())
 }

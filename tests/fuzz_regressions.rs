@@ -1,0 +1,310 @@
+//! The fuzzers' findings, replayed on stable Rust.
+//!
+//! Every input with which a fuzz target of `fuzz/` (cargo-fuzz) found a defect is kept in
+//! `tests/fixtures/fuzz-regressions/<target>/` and run here through the very body the target
+//! runs (`fuzz/src/lib.rs`, included below), as are the seed corpora of `fuzz/seeds/`. A
+//! body panics when the crate panics, overflows or breaks one of the laws the body checks.
+//!
+//! `cargo test --test fuzz_regressions -- --ignored write_seeds` rewrites `fuzz/seeds/` from
+//! the fixtures.
+
+#[path = "../fuzz/src/lib.rs"]
+mod fuzz_bodies;
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use fuzz_bodies::{DEFAULT_PICTURE, TARGETS_BY_NAME, encode_layout, encode_text_layout};
+use linear_layout::encodings::Encoding;
+use linear_layout::linear::LinearLayout;
+use linear_layout::target::TARGETS;
+use serde_json::{Value, json};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs every file under `dir/<target>/` through the target's body; returns how many ran and
+/// the failures (file and panic message).
+fn replay(dir: &Path) -> (usize, Vec<String>) {
+    let mut ran = 0;
+    let mut failures = Vec::new();
+    for (name, body) in TARGETS_BY_NAME {
+        let Ok(entries) = std::fs::read_dir(dir.join(name)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries.map(|e| e.expect("directory entry").path()).collect();
+        files.sort();
+        for file in files.iter().filter(|f| f.is_file()) {
+            let data = std::fs::read(file).expect("readable input");
+            ran += 1;
+            if let Err(panic) = catch_unwind(AssertUnwindSafe(|| body(&data))) {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                failures.push(format!("{}: {message}", file.display()));
+            }
+        }
+    }
+    (ran, failures)
+}
+
+/// Every finding of the fuzzers still passes.
+#[test]
+fn findings_replay() {
+    let (ran, failures) = replay(&root().join("tests/fixtures/fuzz-regressions"));
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} findings fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(ran > 0, "no findings were replayed");
+}
+
+/// Every seed passes too (the fuzzers start from them).
+#[test]
+fn seeds_replay() {
+    let (ran, failures) = replay(&root().join("fuzz/seeds"));
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} seeds fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(ran >= 100, "only {ran} seeds");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeds from the fixtures
+// ---------------------------------------------------------------------------------------------
+
+fn fixture_lines(path: &str) -> Vec<Value> {
+    std::fs::read_to_string(root().join("tests/fixtures").join(path))
+        .expect("fixture")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+/// Every `step`-th element, at most `n`.
+fn spread<T: Clone>(items: &[T], n: usize) -> Vec<T> {
+    let step = items.len().div_ceil(n).max(1);
+    items.iter().step_by(step).take(n).cloned().collect()
+}
+
+/// A layout given as a batch-protocol layout or an encoding, at `shape`, with its text when it
+/// has one.
+fn layout_of(v: &Value, shape: &[u64]) -> Option<(LinearLayout, Option<String>)> {
+    if v.get("in_dims").is_some() {
+        return serde_json::from_value(v.clone()).ok().map(|l| (l, None));
+    }
+    let e = Encoding::from_json(v).ok()?;
+    let l = e.to_linear_layout(shape).ok()?;
+    Some((l, Some(e.with_shape_defaults(shape).to_string())))
+}
+
+fn shape_of(v: &Value) -> Vec<u64> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default()
+}
+
+/// The packed form of a layout, or its text form where it has a text.
+fn layout_seed((l, text): &(LinearLayout, Option<String>), shape: &[u64]) -> Option<Vec<u8>> {
+    match text {
+        Some(t) => Some(encode_text_layout(t, shape)),
+        None => encode_layout(l),
+    }
+}
+
+fn batch_seeds() -> Vec<Vec<u8>> {
+    // One request per tag (the malformed ones are not JSON: each is a tag of its own).
+    let requests =
+        std::fs::read_to_string(root().join("tests/fixtures/diff/requests.jsonl")).expect("fixture");
+    let mut by_tag: BTreeMap<String, String> = BTreeMap::new();
+    for line in requests.lines() {
+        let tag = serde_json::from_str::<Value>(line)
+            .ok()
+            .and_then(|r| r["tag"].as_str().map(str::to_string))
+            .unwrap_or_else(|| line.to_string());
+        by_tag.entry(tag).or_insert_with(|| line.to_string());
+    }
+    let tagged: Vec<String> = by_tag.into_values().collect();
+    let mut seeds: Vec<Vec<u8>> = spread(&tagged, 50).into_iter().map(String::into_bytes).collect();
+    let banks: Vec<Value> = fixture_lines("convert/bank_conflicts_generic32.jsonl")
+        .into_iter()
+        .map(|r| r["request"].clone())
+        .collect();
+    let banks = spread(&banks, 24);
+    for (i, r) in banks.iter().enumerate() {
+        seeds.push(r.to_string().into_bytes());
+        // The same pair as a conversion, on each target in turn.
+        let convert = json!({
+            "id": i, "op": "convert_cost", "src": r["distributed"], "dst": r["distributed"],
+            "shape": r["shape"], "element_bits": r["element_bits"],
+            "target": TARGETS[i % TARGETS.len()].name,
+        });
+        seeds.push(convert.to_string().into_bytes());
+    }
+    for c in spread(&fixture_lines("encodings/cases-seed2.jsonl"), 12) {
+        let r = json!({"id": c["id"], "op": "to_linear_layout", "encoding": c["input"]["encoding"],
+                       "shape": c["input"]["shape"]});
+        seeds.push(r.to_string().into_bytes());
+    }
+    // Several lines at once: blank lines, malformed ones, a request without an id.
+    let three = format!(
+        "{}\n\n{{not json\n{}\r\n[1, 2]\n",
+        tagged[0], r#"{"op": "is_injective", "layout": {"in_dims": {"x": [[1]]}, "out_dims": {"y": 2}}}"#
+    );
+    seeds.push(three.into_bytes());
+    seeds
+}
+
+fn encoding_seeds() -> Vec<Vec<u8>> {
+    let mut by_kind: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in [
+        "encodings/cases-seed1.jsonl",
+        "encodings/cases-seed3.jsonl",
+        "encodings/mma-operands-seed21.jsonl",
+    ] {
+        for c in fixture_lines(file) {
+            if let Some(text) = c["expected"]["mlir"].as_str() {
+                let kind = c["kind"].as_str().unwrap_or("").to_string();
+                by_kind.entry(kind).or_default().push(text.to_string());
+            }
+        }
+    }
+    let mut seeds = Vec::new();
+    for texts in by_kind.values() {
+        for t in spread(texts, 6) {
+            seeds.push(t.clone().into_bytes());
+            if seeds.len() % 5 == 0 {
+                seeds.push(format!("tensor<64x64xf16, {t}>").into_bytes());
+            }
+        }
+    }
+    // The alias block of a few TTGIR files.
+    for file in spread(&mlir_files("heuristics/matmul"), 6) {
+        let text = std::fs::read_to_string(&file).expect("mlir");
+        let aliases: String = text
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        seeds.push(aliases.into_bytes());
+    }
+    seeds
+}
+
+fn mlir_files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures").join(dir))
+        .expect("fixture directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn ttgir_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for (dir, n) in [
+        ("heuristics/coalesce", 16),
+        ("heuristics/matmul", 16),
+        ("heuristics/async_copy", 10),
+        ("heuristics/regions", 20),
+        ("heuristics/stripped", 10),
+        ("heuristics/dot_scaled", 8),
+    ] {
+        for file in spread(&mlir_files(dir), n) {
+            seeds.push(std::fs::read(file).expect("mlir"));
+        }
+    }
+    seeds
+}
+
+fn show_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for (i, c) in fixture_lines("views/cases.jsonl").iter().enumerate() {
+        let shape = shape_of(&c["shape"]);
+        let packed: LinearLayout =
+            serde_json::from_value(json!({"in_dims": c["in_dims"], "out_dims": c["out_dims"]}))
+                .expect("a view fixture's layout");
+        let mut seed = DEFAULT_PICTURE.to_vec();
+        match c["layout"].as_str() {
+            Some(text) if i % 2 == 1 => seed.extend(encode_text_layout(text, &shape)),
+            _ => seed.extend(encode_layout(&packed).expect("standard names")),
+        }
+        seeds.push(seed);
+    }
+    seeds
+}
+
+fn convert_seeds() -> Vec<Vec<u8>> {
+    let banks: Vec<Value> = fixture_lines("convert/bank_conflicts_generic32.jsonl")
+        .into_iter()
+        .map(|r| r["request"].clone())
+        .collect();
+    let mut seeds = Vec::new();
+    let mut by_shape: BTreeMap<Vec<u64>, Vec<(LinearLayout, Option<String>)>> = BTreeMap::new();
+    for r in &banks {
+        let shape = shape_of(&r["shape"]);
+        if let Some(l) = layout_of(&r["distributed"], &shape) {
+            by_shape.entry(shape).or_default().push(l);
+        }
+    }
+    for (i, r) in spread(&banks, 60).iter().enumerate() {
+        let shape = shape_of(&r["shape"]);
+        let (Some(src), Some(shared)) = (
+            layout_of(&r["distributed"], &shape),
+            layout_of(&r["shared"], &shape),
+        ) else {
+            continue;
+        };
+        let others = &by_shape[&shape];
+        let dst = &others[i % others.len()];
+        let bits = r["element_bits"].as_u64().unwrap_or(16);
+        let bits_index = [8, 16, 32, 64].iter().position(|&b| b == bits).unwrap_or(1);
+        let mut seed = vec![(i % TARGETS.len()) as u8, bits_index as u8];
+        let (Some(s), Some(d), Some(m)) = (
+            layout_seed(&src, &shape),
+            layout_seed(dst, &shape),
+            layout_seed(&shared, &shape),
+        ) else {
+            continue;
+        };
+        seed.extend(s);
+        seed.push(0); // the destination is a layout of its own
+        seed.extend(d);
+        seed.extend(m);
+        seeds.push(seed);
+    }
+    seeds
+}
+
+/// Rewrites `fuzz/seeds/` from the fixtures.
+#[test]
+#[ignore = "writes fuzz/seeds; run by hand after the fixtures change"]
+fn write_seeds() {
+    let dir = root().join("fuzz/seeds");
+    let _ = std::fs::remove_dir_all(&dir);
+    let all: [(&str, Vec<Vec<u8>>); 5] = [
+        ("batch_line", batch_seeds()),
+        ("encoding_text", encoding_seeds()),
+        ("ttgir_passes", ttgir_seeds()),
+        ("show", show_seeds()),
+        ("convert_cost", convert_seeds()),
+    ];
+    for (target, seeds) in all {
+        let d = dir.join(target);
+        std::fs::create_dir_all(&d).expect("seed directory");
+        for (i, s) in seeds.iter().enumerate() {
+            std::fs::write(d.join(format!("seed-{i:03}")), s).expect("seed written");
+        }
+        println!("{target}: {} seeds", seeds.len());
+    }
+}
