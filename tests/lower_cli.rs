@@ -89,3 +89,28 @@ fn requests_it_cannot_serve_are_one_line_and_exit_1() {
         );
     }
 }
+
+#[test]
+fn lds_copy_prints_one_module_or_one_error_line() {
+    let shared = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>";
+    let (ok, out, err) = run(&[
+        "lower", "lds-copy", BLOCKED, shared, MFMA, "--shape", "128x128", "--dtype", "f16", "--arch",
+        "gfx950",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("@lds_copy(ptr addrspace(1) %in, ptr addrspace(1) %out, ptr addrspace(1) %regs)"));
+    assert!(out.contains("@llvm.amdgcn.raw.ptr.buffer.load.lds("));
+    // gfx942 loads at most 4 bytes per lane straight into LDS: lanes 8 elements apart are not
+    // the hardware's order.
+    let (ok, out, err) = run(&[
+        "lower", "lds-copy", BLOCKED, shared, MFMA, "--shape", "128x128", "--dtype", "f16", "--arch",
+        "gfx942",
+    ]);
+    assert!(!ok && out.is_empty());
+    assert!(
+        err.starts_with("linear-layout: ")
+            && err.contains("one after another")
+            && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+}

@@ -1,6 +1,7 @@
-//! `linear-layout lower copy|convert …`: AMDGPU kernels (LLVM IR) generated from layouts.
+//! `linear-layout lower copy|convert|lds-copy …`: AMDGPU kernels (LLVM IR) generated from
+//! layouts.
 
-use linear_layout::lower::{Dtype, convert_kernel, copy_kernel};
+use linear_layout::lower::{Dtype, convert_kernel, copy_kernel, lds_copy_kernel};
 use linear_layout::target::Target;
 
 use super::layout_arg::{LAYOUT_HELP, load, parse_shape};
@@ -38,6 +39,23 @@ pub enum KernelArgs {
         #[command(flatten)]
         common: Common,
     },
+    /// `@lds_copy(in, out, regs)`: `in` loaded straight into LDS (direct-to-LDS loads) by the
+    /// threads of SRC, laid out as SHARED, read back into DST's registers; `out` and `regs` as
+    /// for `convert`.
+    LdsCopy {
+        /// The layout of the loading threads (the forms of LAYOUT).
+        #[arg(value_name = "SRC")]
+        src: String,
+        /// The shared layout (a shared encoding, or a layout with in-dim `offset`).
+        #[arg(value_name = "SHARED")]
+        shared: String,
+        /// The layout the tile is read back in.
+        #[arg(value_name = "DST")]
+        dst: String,
+        /// Common options.
+        #[command(flatten)]
+        common: Common,
+    },
 }
 
 /// Options shared by the kernels.
@@ -61,7 +79,9 @@ pub struct Common {
 /// Runs the subcommand; returns the module text (empty when written to a file).
 pub fn run(args: &Args) -> Result<String, String> {
     let common = match &args.kernel {
-        KernelArgs::Copy { common, .. } | KernelArgs::Convert { common, .. } => common,
+        KernelArgs::Copy { common, .. }
+        | KernelArgs::Convert { common, .. }
+        | KernelArgs::LdsCopy { common, .. } => common,
     };
     let shape = parse_shape(&common.shape)?;
     let padded: Vec<u64> = shape
@@ -82,6 +102,12 @@ pub fn run(args: &Args) -> Result<String, String> {
             let s = load(src, Some(&padded), "SRC")?;
             let d = load(dst, Some(&padded), "DST")?;
             convert_kernel(&s.layout, &d.layout, &shape, dtype, target)
+        }
+        KernelArgs::LdsCopy { src, shared, dst, .. } => {
+            let s = load(src, Some(&padded), "SRC")?;
+            let sh = load(shared, Some(&padded), "SHARED")?;
+            let d = load(dst, Some(&padded), "DST")?;
+            lds_copy_kernel(&s.layout, &sh.layout, &d.layout, &shape, dtype, target)
         }
     };
     let ir = kernel.and_then(|k| k.llvm_ir()).map_err(|e| e.to_string())?;

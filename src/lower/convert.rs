@@ -93,7 +93,15 @@ pub fn convert_kernel(
                 .plan
                 .as_ref()
                 .ok_or_else(|| LowerError::new("the cost model gave no LDS plan"))?;
-            lds::round_trip(&mut p, &s, &d, plan, bits, target, &src_vals)?
+            lds::round_trip(
+                &mut p,
+                &s,
+                &d,
+                &lds::Trip::of(plan),
+                bits,
+                target,
+                lds::Source::Registers(&src_vals),
+            )?
         }
     };
     store_through(&mut p, &d, shape, 1, bits, &dst_vals)?;
@@ -122,7 +130,7 @@ fn register_moves(s: &Dist, d: &Dist, src_vals: &[Value]) -> Result<Vec<Value>, 
 }
 
 /// `regs[t·R + r] = register r` for every thread `t`, in vectors of up to 128 bits.
-fn store_registers(p: &mut Program, d: &Dist, bits: u32, vals: &[Value]) {
+pub(crate) fn store_registers(p: &mut Program, d: &Dist, bits: u32, vals: &[Value]) {
     let regs = vals.len();
     let vector = regs.min((128 / bits) as usize).max(1);
     let shift = regs.trailing_zeros();

@@ -25,7 +25,7 @@ use std::fmt::Write as _;
 use super::LowerError;
 use super::program::{GlobalOffset, Op, Program, SwapKind, Value};
 use super::xor_map::XorMap;
-use crate::target::Target;
+use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 
 struct Emitter<'a> {
     p: &'a Program,
@@ -323,6 +323,102 @@ impl Emitter<'_> {
         c
     }
 
+    fn direct_to_lds(&self, target: &Target) -> Result<DirectToLds, LowerError> {
+        target.lowering.direct_to_lds.ok_or_else(|| {
+            LowerError::new(format!(
+                "{} has no loads from global memory straight into LDS",
+                target.name
+            ))
+        })
+    }
+
+    /// A direct-to-LDS load (amdgpu-lowering.md §6). gfx9's form takes one wave-uniform LDS
+    /// base and writes lane `i`'s bytes at `base + i·size`: the address's lane part must be
+    /// exactly that, and the rest (warp bits and constant) goes through `readfirstlane`.
+    fn direct_load(
+        &mut self,
+        target: &Target,
+        buffer: usize,
+        offset: &GlobalOffset,
+        elements: u32,
+        address: &XorMap,
+    ) -> Result<(), LowerError> {
+        let d = self.direct_to_lds(target)?;
+        let element_bits = self
+            .p
+            .buffers
+            .get(buffer)
+            .map(|b| b.element_bits)
+            .ok_or_else(|| LowerError::new("no such buffer"))?;
+        let size = elements * element_bits / 8;
+        if !d.bytes.contains(&size) {
+            return Err(LowerError::new(format!(
+                "{} loads {:?} bytes per lane straight into LDS, not {size}",
+                target.name, d.bytes
+            )));
+        }
+        let off = self.global_offset(offset, u64::from(element_bits / 8))?;
+        match d.address {
+            DirectToLdsAddress::WaveBlock => {
+                let lane_bits = self.p.wave_size.trailing_zeros() as usize;
+                let in_order = address
+                    .cols
+                    .iter()
+                    .take(lane_bits)
+                    .enumerate()
+                    .all(|(q, &c)| c == u64::from(size) << q);
+                if !in_order || address.cols.len() < lane_bits {
+                    return Err(LowerError::new(format!(
+                        "{}'s direct-to-LDS loads write a wave's lanes one after another ({size} B each); this access places them at {:?}",
+                        target.name,
+                        &address.cols[..lane_bits.min(address.cols.len())]
+                    )));
+                }
+                let mut uniform = address.clone();
+                uniform.cols[..lane_bits].fill(0);
+                let base = self.xor_map(&uniform);
+                self.decls
+                    .insert("declare i32 @llvm.amdgcn.readfirstlane.i32(i32)".to_string());
+                let u = self.tmp();
+                self.line(&format!(
+                    "{u} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {base})"
+                ));
+                let l = self.tmp();
+                self.line(&format!("{l} = getelementptr i8, ptr addrspace(3) @lds, i32 {u}"));
+                self.decls.insert(format!(
+                    "declare void @{}(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)",
+                    d.intrinsic
+                ));
+                self.line(&format!(
+                    "call void @{}(ptr addrspace(8) %rsrc{buffer}, ptr addrspace(3) {l}, i32 {size}, i32 {off}, i32 0, i32 0, i32 0)",
+                    d.intrinsic
+                ));
+            }
+            DirectToLdsAddress::PerLane => {
+                if !offset.unmasked() {
+                    return Err(LowerError::new(format!(
+                        "{}'s direct-to-LDS loads have no bounds check: the tensor must fill the layout",
+                        target.name
+                    )));
+                }
+                let name = &self.p.buffers[buffer].name;
+                let g = self.tmp();
+                self.line(&format!(
+                    "{g} = getelementptr i8, ptr addrspace(1) %{name}, i32 {off}"
+                ));
+                let l = self.lds_pointer(address);
+                let intrinsic = format!("{}{}", d.intrinsic, size * 8);
+                self.decls.insert(format!(
+                    "declare void @{intrinsic}(ptr addrspace(1), ptr addrspace(3), i32, i32)"
+                ));
+                self.line(&format!(
+                    "call void @{intrinsic}(ptr addrspace(1) {g}, ptr addrspace(3) {l}, i32 0, i32 0)"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn op(&mut self, op: &Op, target: &Target) -> Result<(), LowerError> {
         match op {
             Op::GlobalLoad { dst, buffer, offset }
@@ -388,6 +484,18 @@ impl Emitter<'_> {
                 let l = self.tmp();
                 self.line(&format!("{l} = call {rty} @{name}(ptr addrspace(3) {p})"));
                 self.scatter(&l, rty, dst)?;
+            }
+            Op::GlobalLoadToLds {
+                buffer,
+                offset,
+                elements,
+                address,
+            } => self.direct_load(target, *buffer, offset, *elements, address)?,
+            Op::WaitDirectLoads => {
+                let (name, arg) = self.direct_to_lds(target)?.wait;
+                let arg_ty = arg.split(' ').next().unwrap_or("i32");
+                self.decls.insert(format!("declare void @{name}({arg_ty})"));
+                self.line(&format!("call void @{name}({arg})"));
             }
             Op::Barrier => {
                 self.decls

@@ -6,6 +6,8 @@
 //! which barrier interval; a read of a byte another wave wrote in the same interval (a missing
 //! barrier), a write over another wave's unread data, a read of a byte nobody wrote, a global
 //! access outside its buffer and two different values stored to one global element are errors.
+//! Direct-to-LDS loads land in LDS only at the next [`Op::WaitDirectLoads`]: a barrier or the
+//! kernel's end with such loads still in flight is an error too.
 //!
 //! ```
 //! use linear_layout::lower::{run, Buffer, GlobalOffset, Op, Program, XorMap};
@@ -215,6 +217,8 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
     // Global stores: element -> value stored, to catch two threads storing different values.
     let mut stored: Vec<Vec<Option<u64>>> = vec![Vec::new(); p.buffers.len()];
     let wave = p.wave_size as usize;
+    // Direct-to-LDS loads not yet waited for: (thread, LDS address, bytes).
+    let mut in_flight: Vec<(usize, u64, Vec<u8>)> = Vec::new();
     for op in &p.ops {
         match op {
             Op::GlobalLoad { dst, buffer, offset }
@@ -313,7 +317,52 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                     }
                 }
             }
-            Op::Barrier => s.interval += 1,
+            Op::GlobalLoadToLds {
+                buffer,
+                offset,
+                elements,
+                address,
+            } => {
+                let b = p
+                    .buffers
+                    .get(*buffer)
+                    .ok_or_else(|| LowerError::new("no such buffer"))?;
+                let n = u64::from(*elements);
+                let len = (n * u64::from(b.element_bits) / 8) as usize;
+                let addresses = address.eval_all(threads);
+                for (t, first) in offset.eval_all(threads).into_iter().enumerate() {
+                    let data = match first {
+                        None => vec![0; len],
+                        Some(first) => {
+                            if first.checked_add(n).is_none_or(|e| e > b.elements) {
+                                return err(format!(
+                                    "thread {t} loads elements {first}..{} of {} ({} elements) into LDS",
+                                    first + n,
+                                    b.name,
+                                    b.elements
+                                ));
+                            }
+                            let at = (first * u64::from(b.element_bits) / 8) as usize;
+                            buffers[*buffer][at..at + len].to_vec()
+                        }
+                    };
+                    in_flight.push((t, addresses[t], data));
+                }
+            }
+            Op::WaitDirectLoads => {
+                for (t, a, data) in std::mem::take(&mut in_flight) {
+                    s.lds_write(t, a, &data)?;
+                }
+            }
+            Op::Barrier => {
+                if !in_flight.is_empty() {
+                    return err(
+                        "a barrier passes while direct-to-LDS loads are in flight (no wait before it)"
+                            .to_string(),
+                    );
+                }
+                s.interval += 1
+            }
             Op::Bpermute { dst, src, lane } => {
                 let sent: Vec<u64> = (0..threads).map(|t| s.get(*src, t)).collect();
                 for (t, l) in lane.eval_all(threads).into_iter().enumerate() {
@@ -374,6 +423,9 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                 }
             }
         }
+    }
+    if !in_flight.is_empty() {
+        return err("the kernel ends with direct-to-LDS loads never waited for".to_string());
     }
     Ok(())
 }

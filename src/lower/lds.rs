@@ -19,6 +19,7 @@ use super::dist::Dist;
 use super::program::{Op, Program, Value};
 use super::xor_map::XorMap;
 use crate::heuristics::convert::SharedPlan;
+use crate::linear::LinearLayout;
 use crate::linear::gf2::{Echelon, combine};
 use crate::target::Target;
 
@@ -29,8 +30,8 @@ struct Shared {
 }
 
 impl Shared {
-    fn of(plan: &SharedPlan) -> Result<Shared, LowerError> {
-        let flat = plan.shared.flatten_outs()?;
+    fn of(shared: &LinearLayout) -> Result<Shared, LowerError> {
+        let flat = shared.flatten_outs()?;
         let get = |d: &str| -> Result<Vec<u64>, LowerError> {
             Ok(if flat.has_in_dim(d) {
                 flat.flat_bases(d)?.to_vec()
@@ -62,6 +63,20 @@ impl Shared {
             .ok_or_else(|| LowerError::new("an element has no place in the plan's shared layout"))?;
         Ok((c & ((1u64 << self.offset_bits) - 1), c >> self.offset_bits))
     }
+}
+
+/// The LDS offsets (elements) of tensor positions in a single-tile shared layout.
+pub(crate) fn shared_offsets(shared: &LinearLayout, positions: &[u64]) -> Result<Vec<u64>, LowerError> {
+    let s = Shared::of(shared)?;
+    positions
+        .iter()
+        .map(|&c| match s.locate(c)? {
+            (o, 0) => Ok(o),
+            _ => Err(LowerError::new(
+                "the shared layout holds the tensor in more than one tile",
+            )),
+        })
+        .collect()
 }
 
 /// One side of the round trip: which registers travel together and where.
@@ -189,33 +204,77 @@ fn exchanged(
     go(p, &bits, 0, c, leaf, memo)
 }
 
+/// One round trip's shape: the shared layout, how many tiles, and the vectors of each side.
+pub(crate) struct Trip<'a> {
+    /// offset (one LDS tile) → tensor, then `reps`.
+    pub shared: &'a LinearLayout,
+    /// Tiles moved one after another.
+    pub reps: u64,
+    /// LDS bytes of one tile.
+    pub lds_bytes: u64,
+    /// Elements per write.
+    pub write_vector: u64,
+    /// Elements per read.
+    pub read_vector: u64,
+    /// The read uses gfx950's `ds_read_b64_tr_bN`.
+    pub read_transposed: bool,
+}
+
+impl<'a> Trip<'a> {
+    /// The round trip the cost model planned.
+    pub(crate) fn of(plan: &'a SharedPlan) -> Trip<'a> {
+        Trip {
+            shared: &plan.shared,
+            reps: plan.reps,
+            lds_bytes: plan.lds_bytes,
+            write_vector: plan.write.vector_elems,
+            read_vector: plan.read.vector_elems,
+            read_transposed: plan.read_transposed,
+        }
+    }
+}
+
+/// What fills LDS.
+pub(crate) enum Source<'a> {
+    /// The source layout's registers, one value per register (`ds_write`).
+    Registers(&'a [Value]),
+    /// Global memory straight into LDS: `buffer`, a dense row-major tensor of `shape`, loaded
+    /// as the source layout's registers would hold it (direct-to-LDS loads, then a wait).
+    Global {
+        /// Index into [`Program::buffers`].
+        buffer: usize,
+        /// The tensor's shape.
+        shape: &'a [u64],
+    },
+}
+
 /// The round trip (module docs); returns one value per destination register.
 pub(crate) fn round_trip(
     p: &mut Program,
     s: &Dist,
     d: &Dist,
-    plan: &SharedPlan,
+    trip: &Trip,
     bits: u32,
     target: &Target,
-    src_vals: &[Value],
+    source: Source,
 ) -> Result<Vec<Value>, LowerError> {
-    if plan.lds_bytes > target.lds_bytes {
+    if trip.lds_bytes > target.lds_bytes {
         return Err(LowerError::new(format!(
             "the round trip needs {} B of LDS; {} has {}",
-            plan.lds_bytes, target.name, target.lds_bytes
+            trip.lds_bytes, target.name, target.lds_bytes
         )));
     }
-    p.lds_bytes = p.lds_bytes.max(plan.lds_bytes);
-    let shared = Shared::of(plan)?;
+    p.lds_bytes = p.lds_bytes.max(trip.lds_bytes);
+    let shared = Shared::of(trip.shared)?;
     let bytes = u64::from(bits / 8);
     let shift = bytes.trailing_zeros();
     let sbits: Vec<usize> = (0..s.reg.len()).filter(|&i| s.reg[i] != 0).collect();
     let dbits: Vec<usize> = (0..d.reg.len()).filter(|&i| d.reg[i] != 0).collect();
     let s_cols: Vec<u64> = sbits.iter().map(|&i| s.reg[i]).collect();
     let d_cols: Vec<u64> = dbits.iter().map(|&i| d.reg[i]).collect();
-    let writer = side(&shared, &s_cols, &s.thread, plan.write.vector_elems, "writer")?;
+    let writer = side(&shared, &s_cols, &s.thread, trip.write_vector, "writer")?;
     // The reader: the destination itself, or the virtual layout of the transposing read.
-    let (reader, chunk) = if plan.read_transposed {
+    let (reader, chunk) = if trip.read_transposed {
         let e = (64 / bits).trailing_zeros() as usize;
         if d_cols.len() < e || s.lane_bits < 4 {
             return Err(LowerError::new(
@@ -230,18 +289,23 @@ pub(crate) fn round_trip(
         (side(&shared, &vreg, &vthread, 1 << e, "reader")?, Some(e))
     } else {
         (
-            side(&shared, &d_cols, &d.thread, plan.read.vector_elems, "reader")?,
+            side(&shared, &d_cols, &d.thread, trip.read_vector, "reader")?,
             None,
         )
     };
-    let src_value = |c: u64| -> Value {
-        let full = sbits
+    // A compact source register (bits over `sbits`) as a register index.
+    let full = |c: u64| -> usize {
+        sbits
             .iter()
             .enumerate()
             .filter(|&(k, _)| c >> k & 1 == 1)
-            .fold(0, |a, (_, &b)| a | 1 << b);
-        src_vals[full]
+            .fold(0, |a, (_, &b)| a | 1 << b)
     };
+    if matches!(source, Source::Global { .. }) && writer.swap.iter().any(|&q| q != 0) {
+        return Err(LowerError::new(
+            "a direct-to-LDS load cannot exchange registers between threads: the source's threads must take part in every round trip",
+        ));
+    }
     // A transposing read assembles each lane's chunk from 16 lanes: they must fetch the same
     // registers, so only thread bits above the 16-lane group may change round trips.
     if chunk.is_some() && reader.swap.iter().take(4).any(|&q| q != 0) {
@@ -252,7 +316,7 @@ pub(crate) fn round_trip(
     let mut write_memo = HashMap::new();
     // What each read slot (compact destination register of thread 0's view) received.
     let mut compact: Vec<Option<Value>> = vec![None; 1 << dbits.len()];
-    for rep in 0..plan.reps {
+    for rep in 0..trip.reps {
         if rep > 0 {
             p.ops.push(Op::Barrier);
         }
@@ -262,11 +326,25 @@ pub(crate) fn round_trip(
                 constant: *off,
             }
             .shifted(shift);
-            let src = members
-                .iter()
-                .map(|&c| exchanged(p, &writer.swap, c, &src_value, &mut write_memo))
-                .collect();
-            p.ops.push(Op::LdsWrite { src, address });
+            match source {
+                Source::Registers(vals) => {
+                    let src_value = |c: u64| vals[full(c)];
+                    let src = members
+                        .iter()
+                        .map(|&c| exchanged(p, &writer.swap, c, &src_value, &mut write_memo))
+                        .collect();
+                    p.ops.push(Op::LdsWrite { src, address });
+                }
+                Source::Global { buffer, shape } => p.ops.push(Op::GlobalLoadToLds {
+                    buffer,
+                    offset: s.offset(full(members[0]), shape),
+                    elements: members.len() as u32,
+                    address,
+                }),
+            }
+        }
+        if matches!(source, Source::Global { .. }) {
+            p.ops.push(Op::WaitDirectLoads);
         }
         p.ops.push(Op::Barrier);
         for (_, off, members) in reader.accesses.iter().filter(|a| a.0 == rep) {

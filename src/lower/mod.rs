@@ -54,8 +54,11 @@
 //! A conversion is the same with a middle part: [`convert_kernel`] loads through the source
 //! layout, converts with the plan `cost` reports (register moves, a lane shuffle, permlane
 //! swaps or a round trip through LDS), and stores through the destination layout.
+//! [`lds_copy_kernel`] loads global memory straight into a shared layout (direct-to-LDS loads)
+//! and reads it back in a distributed one.
 
 mod convert;
+mod direct;
 mod dist;
 mod emit;
 mod interp;
@@ -68,6 +71,7 @@ mod xor_map;
 use std::fmt;
 
 pub use convert::convert_kernel;
+pub use direct::lds_copy_kernel;
 pub use emit::emit_llvm;
 pub use interp::run;
 pub use program::{Buffer, GlobalOffset, Op, Program, SwapKind, Value};

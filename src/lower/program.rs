@@ -199,6 +199,23 @@ pub enum Op {
         /// Byte address (8-byte aligned).
         address: XorMap,
     },
+    /// Loads `elements` consecutive elements of `buffer` starting at `offset` straight into
+    /// LDS at byte `address` (`buffer_load … lds` / `global_load_async_to_lds`), without
+    /// registers. The bytes are in LDS only after [`Op::WaitDirectLoads`]; a masked lane writes
+    /// zeros.
+    GlobalLoadToLds {
+        /// Index into [`Program::buffers`].
+        buffer: usize,
+        /// Element offset of the first element.
+        offset: GlobalOffset,
+        /// Elements per lane.
+        elements: u32,
+        /// LDS byte address per thread (aligned to the access).
+        address: XorMap,
+    },
+    /// Waits until the thread's direct-to-LDS loads have written LDS (`s_waitcnt vmcnt(0)`,
+    /// `s_wait_asynccnt 0`).
+    WaitDirectLoads,
     /// Workgroup barrier with LDS release/acquire fences around it.
     Barrier,
     /// `ds_bpermute_b32`: `dst` = `src` of lane `lane` of the same wave (a 32-bit value).
@@ -262,7 +279,11 @@ impl Op {
             | Op::Unpack { dst, .. } => dst.clone(),
             Op::Bpermute { dst, .. } | Op::SelectOnThreadBit { dst, .. } | Op::Pack { dst, .. } => vec![*dst],
             Op::PermlaneSwap { dst, .. } => dst.to_vec(),
-            Op::GlobalStore { .. } | Op::LdsWrite { .. } | Op::Barrier => Vec::new(),
+            Op::GlobalStore { .. }
+            | Op::LdsWrite { .. }
+            | Op::GlobalLoadToLds { .. }
+            | Op::WaitDirectLoads
+            | Op::Barrier => Vec::new(),
         }
     }
 }
@@ -388,7 +409,8 @@ impl Program {
                 }
                 Op::LdsWrite { src, .. } => (src.clone(), None),
                 Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
-                Op::Barrier => (Vec::new(), None),
+                Op::GlobalLoadToLds { buffer, .. } => (Vec::new(), Some(*buffer)),
+                Op::WaitDirectLoads | Op::Barrier => (Vec::new(), None),
                 Op::Bpermute { dst, src, .. } => (vec![*dst, *src], None),
                 Op::PermlaneSwap { dst, src, .. } => (vec![dst[0], dst[1], src[0], src[1]], None),
                 Op::SelectOnThreadBit { dst, one, zero, .. } => (vec![*dst, *one, *zero], None),
@@ -406,6 +428,7 @@ impl Program {
                     dst.is_empty()
                 }
                 Op::Pack { parts, .. } => parts.is_empty(),
+                Op::GlobalLoadToLds { elements, .. } => *elements == 0,
                 _ => false,
             };
             if empty {
@@ -413,6 +436,11 @@ impl Program {
             }
             if buffer.is_some_and(|b| b >= self.buffers.len()) {
                 return bad("an operation names a buffer the program does not have");
+            }
+            if let Op::GlobalLoadToLds { buffer, elements, .. } = op
+                && u64::from(*elements) * u64::from(self.buffers[*buffer].element_bits) > 128
+            {
+                return bad("a direct-to-LDS load moves at most 128 bits per lane");
             }
             if let Op::PermlaneSwap { kind, .. } = op
                 && self.wave_size < 2 << kind.lane_bit()
@@ -441,6 +469,8 @@ impl Program {
                 Op::LdsWrite { .. } => "lds_write",
                 Op::LdsRead { .. } => "lds_read",
                 Op::LdsReadTransposed { .. } => "lds_read_transposed",
+                Op::GlobalLoadToLds { .. } => "global_load_lds",
+                Op::WaitDirectLoads => "wait_direct_loads",
                 Op::Barrier => "barrier",
                 Op::Bpermute { .. } => "bpermute",
                 Op::PermlaneSwap { .. } => "permlane_swap",

@@ -35,7 +35,56 @@ pub struct LoweringFacts {
     /// `v_permlane16_swap_b32` / `v_permlane32_swap_b32` as LLVM intrinsics (`{i32, i32}`
     /// results), if the family has them (§8 [V 09]).
     pub permlane_swap: Option<(&'static str, &'static str)>,
+    /// The loads that write global memory straight into LDS, if the family has them (§6).
+    pub direct_to_lds: Option<DirectToLds>,
 }
+
+/// Loads from global memory straight into LDS, without registers (amdgpu-lowering.md §6).
+///
+/// ```
+/// use linear_layout::target::{DirectToLdsAddress, Target};
+/// let d = Target::by_name("gfx950")?.lowering.direct_to_lds.unwrap();
+/// assert_eq!(d.address, DirectToLdsAddress::WaveBlock);
+/// assert!(d.bytes.contains(&16));
+/// assert!(!Target::by_name("gfx942")?.lowering.direct_to_lds.unwrap().bytes.contains(&16));
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DirectToLds {
+    /// How each lane's LDS address is given.
+    pub address: DirectToLdsAddress,
+    /// The intrinsic: the full name for [`DirectToLdsAddress::WaveBlock`], the name before the
+    /// width suffix (`b32`, `b128`, …) for [`DirectToLdsAddress::PerLane`].
+    pub intrinsic: &'static str,
+    /// Bytes one lane may load, each a power of two.
+    pub bytes: &'static [u32],
+    /// The intrinsic that waits for every such load of the wave, and its argument.
+    pub wait: (&'static str, &'static str),
+}
+
+/// Where a direct-to-LDS load writes.
+///
+/// ```
+/// use linear_layout::target::DirectToLdsAddress;
+/// assert_ne!(DirectToLdsAddress::WaveBlock, DirectToLdsAddress::PerLane);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum DirectToLdsAddress {
+    /// gfx9's `buffer_load … lds`: one wave-uniform base (in M0); lane `i` writes its `size`
+    /// bytes at `base + i·size`, so a wave fills one contiguous block in lane order.
+    WaveBlock,
+    /// gfx1250's `global_load_async_to_lds`: every lane gives its own LDS address.
+    PerLane,
+}
+
+/// gfx942 / gfx950 `raw.ptr.buffer.load.lds`, counted by `vmcnt` ([V 06, 07]; sizes 12 and 16
+/// only on gfx950, gfx942 crashes llc on them).
+const BUFFER_LOAD_LDS: DirectToLds = DirectToLds {
+    address: DirectToLdsAddress::WaveBlock,
+    intrinsic: "llvm.amdgcn.raw.ptr.buffer.load.lds",
+    bytes: &[1, 2, 4],
+    wait: ("llvm.amdgcn.s.waitcnt", "i32 0"),
+};
 
 /// The `amdgpu-no-*` attributes of amdgpu-lowering.md §3 (what `amdgpu-attributor` infers for a
 /// kernel that uses only its kernarg pointer, the work-item id x and LDS).
@@ -64,14 +113,23 @@ const GFX9: LoweringFacts = LoweringFacts {
     kernel_attributes: NO_IMPLICIT_INPUTS,
     transpose_read_b64: None,
     permlane_swap: None,
+    direct_to_lds: None,
 };
 
-/// CDNA2 (gfx90a).
+/// CDNA2 (gfx90a): its direct-to-LDS loads are not verified with LLVM 22, so none are used.
 pub const CDNA2: LoweringFacts = GFX9;
-/// CDNA3 (gfx942).
-pub const CDNA3: LoweringFacts = GFX9;
-/// CDNA4 (gfx950): adds the transposing LDS reads and the permlane swaps (§7, §8 [V 05, 09]).
+/// CDNA3 (gfx942): 1-, 2- and 4-byte direct-to-LDS loads (§6 [V 06]).
+pub const CDNA3: LoweringFacts = LoweringFacts {
+    direct_to_lds: Some(BUFFER_LOAD_LDS),
+    ..GFX9
+};
+/// CDNA4 (gfx950): adds 16-byte direct-to-LDS loads, the transposing LDS reads and the permlane
+/// swaps (§6, §7, §8 [V 05, 07, 09]).
 pub const CDNA4: LoweringFacts = LoweringFacts {
+    direct_to_lds: Some(DirectToLds {
+        bytes: &[1, 2, 4, 16],
+        ..BUFFER_LOAD_LDS
+    }),
     transpose_read_b64: Some((
         "llvm.amdgcn.ds.read.tr16.b64.v4i16",
         "llvm.amdgcn.ds.read.tr8.b64.v2i32",
@@ -86,8 +144,16 @@ pub const RDNA3: LoweringFacts = LoweringFacts {
 };
 /// RDNA4 (gfx1201).
 pub const RDNA4: LoweringFacts = RDNA3;
-/// GFX12.5 (gfx1250): 45-bit `num_records`, Triton's flags (§4.2 [V probes/vsharp_words.ll]).
+/// GFX12.5 (gfx1250): 45-bit `num_records`, Triton's flags (§4.2 [V probes/vsharp_words.ll]);
+/// `global_load_async_to_lds_b{8,32,64,128}` with per-lane LDS addresses, counted by
+/// `asynccnt` (§6 [V 03]).
 pub const GFX1250: LoweringFacts = LoweringFacts {
     buffer_max_records: (1u64 << 45) - 1,
+    direct_to_lds: Some(DirectToLds {
+        address: DirectToLdsAddress::PerLane,
+        intrinsic: "llvm.amdgcn.global.load.async.to.lds.b",
+        bytes: &[1, 4, 8, 16],
+        wait: ("llvm.amdgcn.s.wait.asynccnt", "i16 0"),
+    }),
     ..GFX9
 };

@@ -41,7 +41,7 @@ pub mod mma;
 mod table;
 
 pub use lds::{LdsOp, PhaseModel, PhaseRule};
-pub use lowering::LoweringFacts;
+pub use lowering::{DirectToLds, DirectToLdsAddress, LoweringFacts};
 pub use matrix::MatrixFacts;
 pub use table::TARGETS;
 
