@@ -2,7 +2,8 @@
 //! 64x64 f32 transpose, blocked <-> MFMA at 128x128 f16), counted the same way: instruction
 //! lines of the kernel body from its label to `s_endpgm`. The `convert` kernels are compared
 //! without their `regs` stores (Triton's kernels only load, convert and store). Prints the table
-//! of BENCHMARKS.md (`cargo test --release --test lower_anchors -- --nocapture`).
+//! of BENCHMARKS.md (`cargo test --release --test lower_anchors -- --nocapture`) and asserts
+//! fewer instructions, no more LDS instructions and no more VGPRs than Triton on every row.
 
 mod lower_common;
 
@@ -118,6 +119,11 @@ fn anchors_beside_triton() {
                 ours < tr["total"].as_u64().unwrap(),
                 "{name} {arch}: {ours} instructions, Triton {}",
                 tr["total"]
+            );
+            assert!(
+                vgprs <= tr["vgpr_count"].as_u64().unwrap(),
+                "{name} {arch}: {vgprs} VGPRs, Triton {}",
+                tr["vgpr_count"]
             );
         }
     }

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::dist::{Dist, load_through, store_through};
+use super::dist::{Dist, Loader, Storer};
 use super::program::{Buffer, GlobalOffset, Op, Program, Value};
 use super::xor_map::XorMap;
 use super::{Dtype, Kernel, LowerError, check_shape, lds, shuffle};
@@ -74,10 +74,15 @@ pub fn convert_kernel(
             element_bits: bits,
         });
     }
-    let src_vals = load_through(&mut p, &s, shape, 0, bits)?;
+    let mut loader = Loader::new(&s, shape, 0, bits)?;
+    let mut storer = Storer::new(&d, shape, 1, bits)?;
     let dst_vals = match cost.kind {
-        ConversionKind::Noop | ConversionKind::Register => register_moves(&s, &d, &src_vals)?,
+        ConversionKind::Noop | ConversionKind::Register => {
+            let src_vals = loader.all(&mut p);
+            register_moves(&s, &d, &src_vals)?
+        }
         ConversionKind::Shuffle => {
+            let src_vals = loader.all(&mut p);
             if cost
                 .instructions
                 .keys()
@@ -97,14 +102,14 @@ pub fn convert_kernel(
                 &mut p,
                 &s,
                 &d,
-                &lds::Trip::of(plan),
-                bits,
+                &lds::Trip::of(plan, bits),
                 target,
-                lds::Source::Registers(&src_vals),
+                lds::Source::Registers(&mut loader),
+                Some(&mut storer),
             )?
         }
     };
-    store_through(&mut p, &d, shape, 1, bits, &dst_vals)?;
+    storer.finish(&mut p, &dst_vals)?;
     store_registers(&mut p, &d, bits, &dst_vals);
     Ok(Kernel { program: p, target })
 }

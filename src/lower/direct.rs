@@ -48,7 +48,7 @@
 //! ```
 
 use super::convert::store_registers;
-use super::dist::{Dist, store_through};
+use super::dist::{Dist, Storer};
 use super::lds::{self, Source, Trip};
 use super::program::{Buffer, Program};
 use super::{Dtype, Kernel, LowerError, check_shape, check_target};
@@ -154,6 +154,7 @@ pub fn lds_copy_kernel(
         write_vector: vector,
         read_vector: read.vector_elems,
         read_transposed: false,
+        element_bits: bits,
     };
     let threads = s.threads().max(target.wave_size);
     let mut p = Program::new("lds_copy", target.wave_size, threads);
@@ -170,16 +171,17 @@ pub fn lds_copy_kernel(
             element_bits: bits,
         });
     }
+    let mut storer = Storer::new(&d, shape, 1, bits)?;
     let dst_vals = lds::round_trip(
         &mut p,
         &s,
         &d,
         &trip,
-        bits,
         target,
         Source::Global { buffer: 0, shape },
+        Some(&mut storer),
     )?;
-    store_through(&mut p, &d, shape, 1, bits, &dst_vals)?;
+    storer.finish(&mut p, &dst_vals)?;
     store_registers(&mut p, &d, bits, &dst_vals);
     Ok(Kernel { program: p, target })
 }

@@ -223,6 +223,73 @@ impl Access {
     }
 }
 
+/// Loads a layout's registers on first use: each vector access is issued right before the
+/// first operation that needs one of its registers, so a register is live only from then on (a
+/// round trip through LDS then holds one tile's worth, not the whole tensor).
+pub(crate) struct Loader<'a> {
+    dist: &'a Dist,
+    shape: &'a [u64],
+    buffer: usize,
+    element_bits: u32,
+    groups: Vec<Vec<usize>>,
+    /// Per distinct register, its access.
+    group_of: Vec<usize>,
+    /// Per register, its value once loaded.
+    loaded: Vec<Option<Value>>,
+}
+
+impl<'a> Loader<'a> {
+    /// A loader of `buffer` (a dense row-major tensor of `shape`) into `dist`'s registers.
+    pub(crate) fn new(
+        dist: &'a Dist,
+        shape: &'a [u64],
+        buffer: usize,
+        element_bits: u32,
+    ) -> Result<Loader<'a>, LowerError> {
+        let vector = dist.global_vector(shape, element_bits)?;
+        let groups = Access::plan(dist, vector).groups;
+        let mut group_of = vec![0; dist.registers()];
+        for (g, group) in groups.iter().enumerate() {
+            for &r in group {
+                group_of[r] = g;
+            }
+        }
+        Ok(Loader {
+            dist,
+            shape,
+            buffer,
+            element_bits,
+            groups,
+            group_of,
+            loaded: vec![None; dist.registers()],
+        })
+    }
+
+    /// Register `r`'s value, loading its access first if no earlier operation needed it.
+    pub(crate) fn value(&mut self, p: &mut Program, r: usize) -> Value {
+        let r = r & self.dist.distinct_mask();
+        if let Some(v) = self.loaded[r] {
+            return v;
+        }
+        let group = &self.groups[self.group_of[r]];
+        let dst = p.values_of(group.len(), self.element_bits);
+        p.ops.push(Op::GlobalLoad {
+            dst: dst.clone(),
+            buffer: self.buffer,
+            offset: self.dist.offset(group[0], self.shape),
+        });
+        for (&g, &v) in group.iter().zip(&dst) {
+            self.loaded[g] = Some(v);
+        }
+        dst[group.iter().position(|&g| g == r).unwrap_or(0)]
+    }
+
+    /// Every register's value (loading what is not loaded yet), register order.
+    pub(crate) fn all(&mut self, p: &mut Program) -> Vec<Value> {
+        (0..self.dist.registers()).map(|r| self.value(p, r)).collect()
+    }
+}
+
 /// Loads `buffer` (a dense row-major tensor of `shape`) into the registers of `dist`; returns
 /// one value per register (broadcast registers share their value).
 pub(crate) fn load_through(
@@ -232,23 +299,81 @@ pub(crate) fn load_through(
     buffer: usize,
     element_bits: u32,
 ) -> Result<Vec<Value>, LowerError> {
-    let vector = dist.global_vector(shape, element_bits)?;
-    let mut by_distinct: Vec<Option<Value>> = vec![None; dist.registers()];
-    for group in Access::plan(dist, vector).groups {
-        let dst = p.values_of(group.len(), element_bits);
-        p.ops.push(Op::GlobalLoad {
-            dst: dst.clone(),
+    Ok(Loader::new(dist, shape, buffer, element_bits)?.all(p))
+}
+
+/// Stores a layout's registers as they become available: a vector access is issued as soon as
+/// all its registers have been offered, so a register need not stay live until the end.
+pub(crate) struct Storer<'a> {
+    dist: &'a Dist,
+    shape: &'a [u64],
+    buffer: usize,
+    groups: Vec<Vec<usize>>,
+    /// Per distinct register, its access.
+    group_of: Vec<usize>,
+    values: Vec<Option<Value>>,
+    stored: Vec<bool>,
+}
+
+impl<'a> Storer<'a> {
+    /// A storer of `dist`'s registers into `buffer` (a dense row-major tensor of `shape`).
+    pub(crate) fn new(
+        dist: &'a Dist,
+        shape: &'a [u64],
+        buffer: usize,
+        element_bits: u32,
+    ) -> Result<Storer<'a>, LowerError> {
+        let vector = dist.global_vector(shape, element_bits)?;
+        let groups = Access::plan(dist, vector).groups;
+        let mut group_of = vec![usize::MAX; dist.registers()];
+        for (g, group) in groups.iter().enumerate() {
+            for &r in group {
+                group_of[r] = g;
+            }
+        }
+        Ok(Storer {
+            dist,
+            shape,
             buffer,
-            offset: dist.offset(group[0], shape),
-        });
-        for (&r, v) in group.iter().zip(dst) {
-            by_distinct[r] = Some(v);
+            stored: vec![false; groups.len()],
+            groups,
+            group_of,
+            values: vec![None; dist.registers()],
+        })
+    }
+
+    /// Register `r` holds `v`; stores its access once every register of it is known. A
+    /// broadcast copy (`r` with zero-column bits) is ignored: its element is stored once.
+    pub(crate) fn offer(&mut self, p: &mut Program, r: usize, v: Value) {
+        let Some(&g) = self.group_of.get(r).filter(|&&g| g != usize::MAX) else {
+            return;
+        };
+        self.values[r] = Some(v);
+        if self.stored[g] {
+            return;
+        }
+        let src: Option<Vec<Value>> = self.groups[g].iter().map(|&m| self.values[m]).collect();
+        if let Some(src) = src {
+            self.stored[g] = true;
+            p.ops.push(Op::GlobalStore {
+                src,
+                buffer: self.buffer,
+                offset: self.dist.offset(self.groups[g][0], self.shape),
+            });
         }
     }
-    let keep = dist.distinct_mask();
-    (0..dist.registers())
-        .map(|r| by_distinct[r & keep].ok_or_else(|| LowerError::new("a register was not loaded")))
-        .collect()
+
+    /// Offers every register of `values` (register order) and checks that all were stored.
+    pub(crate) fn finish(mut self, p: &mut Program, values: &[Value]) -> Result<(), LowerError> {
+        for (r, &v) in values.iter().enumerate() {
+            self.offer(p, r, v);
+        }
+        if self.stored.iter().all(|&s| s) {
+            Ok(())
+        } else {
+            Err(LowerError::new("a register has no value"))
+        }
+    }
 }
 
 /// Stores the registers of `dist` (`values[r]`) into `buffer`, each distinct element once.
@@ -260,22 +385,5 @@ pub(crate) fn store_through(
     element_bits: u32,
     values: &[Value],
 ) -> Result<(), LowerError> {
-    let vector = dist.global_vector(shape, element_bits)?;
-    for group in Access::plan(dist, vector).groups {
-        let src = group
-            .iter()
-            .map(|&r| {
-                values
-                    .get(r)
-                    .copied()
-                    .ok_or_else(|| LowerError::new("a register has no value"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        p.ops.push(Op::GlobalStore {
-            src,
-            buffer,
-            offset: dist.offset(group[0], shape),
-        });
-    }
-    Ok(())
+    Storer::new(dist, shape, buffer, element_bits)?.finish(p, values)
 }

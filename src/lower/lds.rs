@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use super::LowerError;
-use super::dist::Dist;
+use super::dist::{Dist, Loader, Storer};
 use super::program::{Op, Program, Value};
 use super::xor_map::XorMap;
 use crate::heuristics::convert::SharedPlan;
@@ -170,7 +170,7 @@ fn exchanged(
     p: &mut Program,
     swap: &[u64],
     c: u64,
-    leaf: &dyn Fn(u64) -> Value,
+    leaf: &mut dyn FnMut(&mut Program, u64) -> Value,
     memo: &mut HashMap<(usize, u64), Value>,
 ) -> Value {
     fn go(
@@ -178,11 +178,11 @@ fn exchanged(
         bits: &[(u32, u64)],
         i: usize,
         acc: u64,
-        leaf: &dyn Fn(u64) -> Value,
+        leaf: &mut dyn FnMut(&mut Program, u64) -> Value,
         memo: &mut HashMap<(usize, u64), Value>,
     ) -> Value {
         if i == bits.len() {
-            return leaf(acc);
+            return leaf(p, acc);
         }
         if let Some(&v) = memo.get(&(i, acc)) {
             return v;
@@ -218,11 +218,13 @@ pub(crate) struct Trip<'a> {
     pub read_vector: u64,
     /// The read uses gfx950's `ds_read_b64_tr_bN`.
     pub read_transposed: bool,
+    /// Bits per element.
+    pub element_bits: u32,
 }
 
 impl<'a> Trip<'a> {
     /// The round trip the cost model planned.
-    pub(crate) fn of(plan: &'a SharedPlan) -> Trip<'a> {
+    pub(crate) fn of(plan: &'a SharedPlan, element_bits: u32) -> Trip<'a> {
         Trip {
             shared: &plan.shared,
             reps: plan.reps,
@@ -230,14 +232,15 @@ impl<'a> Trip<'a> {
             write_vector: plan.write.vector_elems,
             read_vector: plan.read.vector_elems,
             read_transposed: plan.read_transposed,
+            element_bits,
         }
     }
 }
 
 /// What fills LDS.
-pub(crate) enum Source<'a> {
-    /// The source layout's registers, one value per register (`ds_write`).
-    Registers(&'a [Value]),
+pub(crate) enum Source<'a, 'b> {
+    /// The source layout's registers (`ds_write`), loaded as they are first needed.
+    Registers(&'a mut Loader<'b>),
     /// Global memory straight into LDS: `buffer`, a dense row-major tensor of `shape`, loaded
     /// as the source layout's registers would hold it (direct-to-LDS loads, then a wait).
     Global {
@@ -254,9 +257,9 @@ pub(crate) fn round_trip(
     s: &Dist,
     d: &Dist,
     trip: &Trip,
-    bits: u32,
     target: &Target,
-    source: Source,
+    mut source: Source,
+    mut sink: Option<&mut Storer>,
 ) -> Result<Vec<Value>, LowerError> {
     if trip.lds_bytes > target.lds_bytes {
         return Err(LowerError::new(format!(
@@ -265,6 +268,7 @@ pub(crate) fn round_trip(
         )));
     }
     p.lds_bytes = p.lds_bytes.max(trip.lds_bytes);
+    let bits = trip.element_bits;
     let shared = Shared::of(trip.shared)?;
     let bytes = u64::from(bits / 8);
     let shift = bytes.trailing_zeros();
@@ -293,14 +297,9 @@ pub(crate) fn round_trip(
             None,
         )
     };
-    // A compact source register (bits over `sbits`) as a register index.
-    let full = |c: u64| -> usize {
-        sbits
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| c >> k & 1 == 1)
-            .fold(0, |a, (_, &b)| a | 1 << b)
-    };
+    // Compact registers (bits over the non-zero register columns) as register indices.
+    let full = |c: u64| expand_over(&sbits, c as usize);
+    let expand = |c: usize| expand_over(&dbits, c);
     if matches!(source, Source::Global { .. }) && writer.swap.iter().any(|&q| q != 0) {
         return Err(LowerError::new(
             "a direct-to-LDS load cannot exchange registers between threads: the source's threads must take part in every round trip",
@@ -327,11 +326,11 @@ pub(crate) fn round_trip(
             }
             .shifted(shift);
             match source {
-                Source::Registers(vals) => {
-                    let src_value = |c: u64| vals[full(c)];
+                Source::Registers(ref mut loader) => {
+                    let mut src_value = |p: &mut Program, c: u64| loader.value(p, full(c));
                     let src = members
                         .iter()
-                        .map(|&c| exchanged(p, &writer.swap, c, &src_value, &mut write_memo))
+                        .map(|&c| exchanged(p, &writer.swap, c, &mut src_value, &mut write_memo))
                         .collect();
                     p.ops.push(Op::LdsWrite { src, address });
                 }
@@ -383,15 +382,25 @@ pub(crate) fn round_trip(
                 }
             }
         }
+        // Without exchanges between threads a read register is final: store what is complete.
+        if let Some(sink) = sink.as_deref_mut()
+            && reader.swap.iter().all(|&q| q == 0)
+        {
+            for (c, v) in compact.iter().enumerate() {
+                if let Some(v) = *v {
+                    sink.offer(p, expand(c), v);
+                }
+            }
+        }
     }
     let slots = compact
         .into_iter()
         .collect::<Option<Vec<Value>>>()
         .ok_or_else(|| LowerError::new("a destination register was not read back"))?;
-    let slot = |c: u64| slots[c as usize];
+    let mut slot = |_: &mut Program, c: u64| slots[c as usize];
     let mut read_memo = HashMap::new();
     let compact: Vec<Value> = (0..slots.len() as u64)
-        .map(|c| exchanged(p, &reader.swap, c, &slot, &mut read_memo))
+        .map(|c| exchanged(p, &reader.swap, c, &mut slot, &mut read_memo))
         .collect();
     Ok((0..d.registers())
         .map(|r| {
@@ -403,4 +412,12 @@ pub(crate) fn round_trip(
             compact[c]
         })
         .collect())
+}
+
+/// The register index of a compact register (bits over `bits`).
+fn expand_over(bits: &[usize], c: usize) -> usize {
+    bits.iter()
+        .enumerate()
+        .filter(|&(k, _)| c >> k & 1 == 1)
+        .fold(0, |a, (_, &b)| a | 1 << b)
 }
