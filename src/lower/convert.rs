@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::dist::{Dist, Loader, Storer};
-use super::program::{Buffer, GlobalOffset, Op, Program, Value};
+use super::program::{Buffer, GlobalOffset, Op, Program, Stride, Value};
 use super::xor_map::XorMap;
 use super::{Dtype, Kernel, LowerError, check_shape, lds, shuffle};
 use crate::heuristics::convert::{ConversionKind, convert_cost};
@@ -70,7 +70,7 @@ pub fn convert_kernel(
     ] {
         p.buffers.push(Buffer {
             name: name.into(),
-            elements: n,
+            elements: Some(n),
             element_bits: bits,
         });
     }
@@ -149,7 +149,7 @@ pub(crate) fn store_registers(p: &mut Program, d: &Dist, bits: u32, vals: &[Valu
                     cols: cols.clone(),
                     constant: start as u64,
                 }],
-                strides: vec![1],
+                strides: vec![Stride::Elements(1)],
                 bounds: vec![None],
             },
         });

@@ -167,7 +167,7 @@ pub fn lds_copy_kernel(
     ] {
         p.buffers.push(Buffer {
             name: name.into(),
-            elements: n,
+            elements: Some(n),
             element_bits: bits,
         });
     }

@@ -14,7 +14,7 @@
 //! Zero (broadcast) register bases hold copies: each distinct element is loaded once.
 
 use super::LowerError;
-use super::program::{GlobalOffset, Op, Program, Value};
+use super::program::{GlobalOffset, Op, Program, Stride, Value};
 use super::xor_map::XorMap;
 use crate::linear::LinearLayout;
 
@@ -153,7 +153,7 @@ impl Dist {
                     constant: self.coord(base, d),
                 })
                 .collect(),
-            strides,
+            strides: strides.into_iter().map(Stride::Elements).collect(),
             bounds: (0..n)
                 .map(|d| (shape[d] < 1u64 << self.dim_bits[d]).then_some(shape[d]))
                 .collect(),

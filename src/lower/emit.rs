@@ -23,7 +23,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::LowerError;
-use super::program::{GlobalOffset, Op, Program, SwapKind, Value};
+use super::program::{GlobalOffset, Op, Program, Stride, SwapKind, Value};
 use super::xor_map::XorMap;
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 
@@ -35,6 +35,7 @@ struct Emitter<'a> {
     thread_parts: HashMap<Vec<u64>, String>,
     swizzled: HashMap<(Vec<u64>, u64), String>,
     conditions: HashMap<u32, String>,
+    products: HashMap<(String, String), String>,
     defined: Vec<bool>,
 }
 
@@ -187,31 +188,66 @@ impl Emitter<'_> {
         r
     }
 
+    /// `x · stride` as an operand (computed once per distinct pair).
+    fn times(&mut self, x: &str, stride: Stride) -> Result<String, LowerError> {
+        let (factor, times) = match stride {
+            Stride::Elements(1) => return Ok(x.to_string()),
+            Stride::Elements(k) => (lit(k), 1),
+            Stride::Scalar { index, times } => {
+                let s = self.p.scalars.get(index).ok_or_else(|| {
+                    LowerError::new(format!(
+                        "a stride names scalar argument {index}, which does not exist"
+                    ))
+                })?;
+                (format!("%{}", s.name), times)
+            }
+        };
+        let key = (x.to_string(), format!("{factor}*{times}"));
+        if let Some(r) = self.products.get(&key) {
+            return Ok(r.clone());
+        }
+        let mut r = self.tmp();
+        self.line(&format!("{r} = mul i32 {x}, {factor}"));
+        if times != 1 {
+            let t = self.tmp();
+            self.line(&format!("{t} = mul i32 {r}, {}", lit(times)));
+            r = t;
+        }
+        self.products.insert(key, r.clone());
+        Ok(r)
+    }
+
     /// The byte offset of a global access (masked lanes get `0x80000000`).
     fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<String, LowerError> {
-        let pow2 =
-            o.strides.iter().all(|s| s.is_power_of_two()) && o.bounds.iter().skip(1).all(Option::is_none);
+        let pow2 = o
+            .strides
+            .iter()
+            .all(|s| matches!(s, Stride::Elements(k) if k.is_power_of_two()))
+            && o.bounds.iter().skip(1).all(Option::is_none);
         let shift = bytes.trailing_zeros();
         if pow2 {
             let mut flat = XorMap::constant(0, self.p.thread_bits());
             for (c, s) in o.coords.iter().zip(&o.strides) {
-                let c = c.shifted(s.trailing_zeros());
+                let Stride::Elements(k) = s else {
+                    unreachable!("checked above")
+                };
+                let c = c.shifted(k.trailing_zeros());
                 for (a, b) in flat.cols.iter_mut().zip(&c.cols) {
                     *a ^= b;
                 }
                 flat.constant ^= c.constant;
             }
             let off = self.xor_map(&flat.shifted(shift));
-            return Ok(match o.bounds.first().copied().flatten() {
-                None => off,
-                Some(b) => {
-                    let limit = b.wrapping_mul(o.strides[0]).wrapping_mul(bytes);
+            return Ok(match (o.bounds.first().copied().flatten(), o.strides.first()) {
+                (Some(b), Some(Stride::Elements(k))) => {
+                    let limit = b.wrapping_mul(*k).wrapping_mul(bytes);
                     let m = self.tmp();
                     self.line(&format!("{m} = icmp ult i32 {off}, {}", lit(limit)));
                     let r = self.tmp();
                     self.line(&format!("{r} = select i1 {m}, i32 {off}, i32 -2147483648"));
                     r
                 }
+                _ => off,
             });
         }
         let mut sum: Option<String> = None;
@@ -230,12 +266,25 @@ impl Emitter<'_> {
                     }
                 });
             }
-            let scaled = if *s == 1 {
-                x
+            // A constant no thread bit reaches is added: the thread part's product is shared by
+            // every access and the constant's is uniform (scalar code).
+            let scaled = if c.constant & c.thread_bits() == 0 && *s != Stride::Elements(1) {
+                let thread = XorMap {
+                    cols: c.cols.clone(),
+                    constant: 0,
+                };
+                let t = self.xor_map(&thread);
+                let t = self.times(&t, *s)?;
+                if c.constant == 0 {
+                    t
+                } else {
+                    let k = self.times(&lit(c.constant), *s)?;
+                    let r = self.tmp();
+                    self.line(&format!("{r} = add i32 {t}, {k}"));
+                    r
+                }
             } else {
-                let t = self.tmp();
-                self.line(&format!("{t} = mul i32 {x}, {}", lit(*s)));
-                t
+                self.times(&x, *s)?
             };
             sum = Some(match sum {
                 None => scaled,
@@ -574,13 +623,17 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         thread_parts: HashMap::new(),
         swizzled: HashMap::new(),
         conditions: HashMap::new(),
+        products: HashMap::new(),
         defined: vec![false; p.values.len()],
     };
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());
     e.line("%tid = call i32 @llvm.amdgcn.workitem.id.x(), !range !1");
     for (i, b) in p.buffers.iter().enumerate() {
-        if b.bytes() > target.lowering.buffer_max_records.min(i32::MAX as u64) {
+        // A buffer sized at run time gets the largest range a 32-bit offset reaches below the
+        // masking offset 0x80000000.
+        let records = b.bytes().unwrap_or(0x7FFF_FFFE);
+        if records > target.lowering.buffer_max_records.min(i32::MAX as u64) {
             return Err(LowerError::new(format!(
                 "buffer {} is too large for a buffer resource",
                 b.name
@@ -591,9 +644,8 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
                 .to_string(),
         );
         e.line(&format!(
-            "%rsrc{i} = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) %{}, i16 0, i64 {}, i32 {})",
+            "%rsrc{i} = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) %{}, i16 0, i64 {records}, i32 {})",
             b.name,
-            b.bytes(),
             target.lowering.buffer_flags as i32
         ));
     }
@@ -614,10 +666,14 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
             p.lds_bytes
         );
     }
-    let args: Vec<String> = p
-        .buffers
-        .iter()
-        .map(|b| format!("ptr addrspace(1) %{}", b.name))
+    let mut buffers = p.buffers.iter();
+    let args: Vec<String> = (0..p.buffers.len() + p.scalars.len())
+        .filter_map(
+            |position| match p.scalars.iter().find(|s| s.position == position) {
+                Some(s) => Some(format!("i{} %{}", s.bits, s.name)),
+                None => buffers.next().map(|b| format!("ptr addrspace(1) %{}", b.name)),
+            },
+        )
         .collect();
     let _ = writeln!(
         out,

@@ -10,14 +10,14 @@
 //! kernel's end with such loads still in flight is an error too.
 //!
 //! ```
-//! use linear_layout::lower::{run, Buffer, GlobalOffset, Op, Program, XorMap};
+//! use linear_layout::lower::{run, Buffer, GlobalOffset, Op, Program, Stride, XorMap};
 //! // Each of 64 threads copies element tid.
 //! let mut p = Program::new("copy", 64, 64);
 //! for name in ["in", "out"] {
-//!     p.buffers.push(Buffer { name: name.into(), elements: 64, element_bits: 32 });
+//!     p.buffers.push(Buffer { name: name.into(), elements: Some(64), element_bits: 32 });
 //! }
 //! let x = p.value(32);
-//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![1], bounds: vec![None] };
+//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Stride::Elements(1)], bounds: vec![None] };
 //! p.ops.push(Op::GlobalLoad { dst: vec![x], buffer: 0, offset: at.clone() });
 //! p.ops.push(Op::GlobalStore { src: vec![x], buffer: 1, offset: at });
 //! let input: Vec<u8> = (0..=255).collect();
@@ -175,6 +175,20 @@ fn read_le(bytes: &[u8]) -> u64 {
 /// assert!(run(&p, &mut []).is_ok());
 /// ```
 pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
+    run_with(p, buffers, &[])
+}
+
+/// [`run`] with the values of the program's scalar arguments ([`Program::scalars`], in order).
+/// A buffer sized at run time holds as many elements as its data.
+///
+/// ```
+/// use linear_layout::lower::{run_with, Program, Scalar};
+/// let mut p = Program::new("k", 64, 64);
+/// p.scalars.push(Scalar { name: "n".into(), bits: 32, position: 0 });
+/// assert!(run_with(&p, &mut [], &[7]).is_ok());
+/// assert!(run_with(&p, &mut [], &[]).is_err());
+/// ```
+pub fn run_with(p: &Program, buffers: &mut [Vec<u8>], scalars: &[u64]) -> Result<(), LowerError> {
     if buffers.len() != p.buffers.len() {
         return err(format!(
             "the program takes {} buffers, {} given",
@@ -182,14 +196,28 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
             buffers.len()
         ));
     }
+    if scalars.len() != p.scalars.len() {
+        return err(format!(
+            "the program takes {} scalar arguments, {} given",
+            p.scalars.len(),
+            scalars.len()
+        ));
+    }
+    // Elements of each buffer: as declared, or as many as its data holds.
+    let mut limits = Vec::with_capacity(buffers.len());
     for (b, data) in p.buffers.iter().zip(buffers.iter()) {
-        if (data.len() as u64) < b.bytes() {
-            return err(format!(
-                "buffer {} needs {} bytes, {} given",
-                b.name,
-                b.bytes(),
-                data.len()
-            ));
+        let held = data.len() as u64 * 8 / u64::from(b.element_bits.max(1));
+        match b.elements {
+            Some(n) if held < n => {
+                return err(format!(
+                    "buffer {} needs {} bytes, {} given",
+                    b.name,
+                    b.bytes().unwrap_or(0),
+                    data.len()
+                ));
+            }
+            Some(n) => limits.push(n),
+            None => limits.push(held),
         }
     }
     p.validate()?;
@@ -233,7 +261,7 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                     .ok_or_else(|| LowerError::new("no such buffer"))?;
                 let bits = b.element_bits;
                 let store = matches!(op, Op::GlobalStore { .. });
-                let firsts = offset.eval_all(threads);
+                let firsts = offset.eval_all(threads, scalars);
                 for (t, first) in firsts.into_iter().enumerate() {
                     let Some(first) = first else {
                         if !store {
@@ -242,12 +270,12 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                         continue;
                     };
                     let n = dst.len() as u64;
-                    if first.checked_add(n).is_none_or(|e| e > b.elements) {
+                    if first.checked_add(n).is_none_or(|e| e > limits[*buffer]) {
                         return err(format!(
                             "thread {t} accesses elements {first}..{} of {} ({} elements)",
                             first + n,
                             b.name,
-                            b.elements
+                            limits[*buffer]
                         ));
                     }
                     let at = (first * u64::from(bits) / 8) as usize;
@@ -257,7 +285,7 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                         let w = (bits / 8) as usize;
                         let seen = &mut stored[*buffer];
                         if seen.is_empty() {
-                            seen.resize(b.elements as usize, None);
+                            seen.resize(limits[*buffer] as usize, None);
                         }
                         for i in 0..dst.len() {
                             let v = read_le(&data[i * w..(i + 1) * w]);
@@ -330,16 +358,16 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                 let n = u64::from(*elements);
                 let len = (n * u64::from(b.element_bits) / 8) as usize;
                 let addresses = address.eval_all(threads);
-                for (t, first) in offset.eval_all(threads).into_iter().enumerate() {
+                for (t, first) in offset.eval_all(threads, scalars).into_iter().enumerate() {
                     let data = match first {
                         None => vec![0; len],
                         Some(first) => {
-                            if first.checked_add(n).is_none_or(|e| e > b.elements) {
+                            if first.checked_add(n).is_none_or(|e| e > limits[*buffer]) {
                                 return err(format!(
                                     "thread {t} loads elements {first}..{} of {} ({} elements) into LDS",
                                     first + n,
                                     b.name,
-                                    b.elements
+                                    limits[*buffer]
                                 ));
                             }
                             let at = (first * u64::from(b.element_bits) / 8) as usize;

@@ -73,8 +73,8 @@ use std::fmt;
 pub use convert::convert_kernel;
 pub use direct::lds_copy_kernel;
 pub use emit::emit_llvm;
-pub use interp::run;
-pub use program::{Buffer, GlobalOffset, Op, Program, SwapKind, Value};
+pub use interp::{run, run_with};
+pub use program::{Buffer, GlobalOffset, Op, Program, Scalar, Stride, SwapKind, Value};
 pub use xor_map::{ShiftTerm, XorMap};
 
 use crate::linear::{LayoutError, LinearLayout};
@@ -314,7 +314,7 @@ pub fn copy_kernel(
     for name in ["in", "out"] {
         p.buffers.push(Buffer {
             name: name.into(),
-            elements,
+            elements: Some(elements),
             element_bits: dtype.bits(),
         });
     }

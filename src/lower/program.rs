@@ -17,42 +17,80 @@ use super::xor_map::XorMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Value(pub u32);
 
+/// Elements between consecutive coordinates of one dimension: a constant, or a constant times
+/// a scalar kernel argument (a row stride passed at run time).
+///
+/// ```
+/// use linear_layout::lower::Stride;
+/// assert_eq!(Stride::Elements(4).value(&[]), Some(4));
+/// assert_eq!(Stride::Scalar { index: 0, times: 2 }.value(&[96]), Some(192));
+/// assert_eq!(Stride::Scalar { index: 1, times: 1 }.value(&[96]), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stride {
+    /// A constant.
+    Elements(u64),
+    /// `times ·` scalar argument `index` ([`Program::scalars`]).
+    Scalar {
+        /// Index into [`Program::scalars`].
+        index: usize,
+        /// The constant factor.
+        times: u64,
+    },
+}
+
+impl Stride {
+    /// The stride, given the scalar arguments' values (`None`: an argument is missing).
+    ///
+    /// ```
+    /// use linear_layout::lower::Stride;
+    /// assert_eq!(Stride::Elements(1).value(&[7]), Some(1));
+    /// ```
+    pub fn value(self, scalars: &[u64]) -> Option<u64> {
+        match self {
+            Stride::Elements(s) => Some(s),
+            Stride::Scalar { index, times } => scalars.get(index).map(|&v| v.wrapping_mul(times)),
+        }
+    }
+}
+
 /// A global (buffer) offset in elements: `Σ coords[d] · strides[d]`, masked when a checked
 /// coordinate reaches its bound (then loads read 0 and stores are dropped, as an out-of-range
 /// buffer offset does on the hardware).
 ///
 /// ```
-/// use linear_layout::lower::{GlobalOffset, XorMap};
-/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![1], bounds: vec![Some(1)] };
-/// assert_eq!(o.eval(0), Some(0));
-/// assert_eq!(o.eval(1), None);
+/// use linear_layout::lower::{GlobalOffset, Stride, XorMap};
+/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Stride::Elements(1)], bounds: vec![Some(1)] };
+/// assert_eq!(o.eval(0, &[]), Some(0));
+/// assert_eq!(o.eval(1, &[]), None);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GlobalOffset {
     /// Per dimension, the coordinate (dim0 first).
     pub coords: Vec<XorMap>,
     /// Per dimension, elements between consecutive coordinates.
-    pub strides: Vec<u64>,
+    pub strides: Vec<Stride>,
     /// Per dimension, `Some(n)`: the coordinate must stay below `n`.
     pub bounds: Vec<Option<u64>>,
 }
 
 impl GlobalOffset {
-    /// The element offset for thread `tid`, or `None` when masked.
+    /// The element offset for thread `tid` given the scalar arguments, or `None` when masked
+    /// (or a stride's argument is missing).
     ///
     /// ```
-    /// use linear_layout::lower::{GlobalOffset, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![3, 1], bounds: vec![None, None] };
-    /// assert_eq!(o.eval(1), Some(4));
+    /// use linear_layout::lower::{GlobalOffset, Stride, XorMap};
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Stride::Scalar { index: 0, times: 1 }, Stride::Elements(1)], bounds: vec![None, None] };
+    /// assert_eq!(o.eval(1, &[3]), Some(4));
     /// ```
-    pub fn eval(&self, tid: u64) -> Option<u64> {
+    pub fn eval(&self, tid: u64, scalars: &[u64]) -> Option<u64> {
         let mut off = 0u64;
         for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
             let x = c.eval(tid);
             if b.is_some_and(|b| x >= b) {
                 return None;
             }
-            off = off.wrapping_add(x.wrapping_mul(*s));
+            off = off.wrapping_add(x.wrapping_mul(s.value(scalars)?));
         }
         Some(off)
     }
@@ -60,18 +98,19 @@ impl GlobalOffset {
     /// [`eval`](Self::eval) for threads `0..threads`.
     ///
     /// ```
-    /// use linear_layout::lower::{GlobalOffset, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![1], bounds: vec![Some(1)] };
-    /// assert_eq!(o.eval_all(2), vec![Some(0), None]);
+    /// use linear_layout::lower::{GlobalOffset, Stride, XorMap};
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Stride::Elements(1)], bounds: vec![Some(1)] };
+    /// assert_eq!(o.eval_all(2, &[]), vec![Some(0), None]);
     /// ```
-    pub fn eval_all(&self, threads: usize) -> Vec<Option<u64>> {
+    pub fn eval_all(&self, threads: usize, scalars: &[u64]) -> Vec<Option<u64>> {
         let mut out: Vec<Option<u64>> = vec![Some(0); threads];
         for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
+            let stride = s.value(scalars);
             for (o, x) in out.iter_mut().zip(c.eval_all(threads)) {
-                *o = match (*o, b) {
-                    (Some(_), Some(b)) if x >= *b => None,
-                    (Some(acc), _) => Some(acc.wrapping_add(x.wrapping_mul(*s))),
-                    (None, _) => None,
+                *o = match (*o, b, stride) {
+                    (Some(_), Some(b), _) if x >= *b => None,
+                    (Some(acc), _, Some(s)) => Some(acc.wrapping_add(x.wrapping_mul(s))),
+                    _ => None,
                 };
             }
         }
@@ -81,8 +120,8 @@ impl GlobalOffset {
     /// Whether no coordinate is checked.
     ///
     /// ```
-    /// use linear_layout::lower::{GlobalOffset, XorMap};
-    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![1], bounds: vec![None] }.unmasked());
+    /// use linear_layout::lower::{GlobalOffset, Stride, XorMap};
+    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Stride::Elements(1)], bounds: vec![None] }.unmasked());
     /// ```
     pub fn unmasked(&self) -> bool {
         self.bounds.iter().all(Option::is_none)
@@ -93,29 +132,49 @@ impl GlobalOffset {
 ///
 /// ```
 /// use linear_layout::lower::Buffer;
-/// let b = Buffer { name: "in".into(), elements: 64, element_bits: 16 };
-/// assert_eq!(b.bytes(), 128);
+/// let b = Buffer { name: "in".into(), elements: Some(64), element_bits: 16 };
+/// assert_eq!(b.bytes(), Some(128));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Buffer {
     /// Argument name.
     pub name: String,
-    /// Elements in the buffer.
-    pub elements: u64,
+    /// Elements in the buffer; `None` when only the caller knows (a kernel lowered from TTGIR):
+    /// the buffer resource then covers the largest range a 32-bit offset reaches, and the
+    /// interpreter checks accesses against the data it is given.
+    pub elements: Option<u64>,
     /// Bits per element.
     pub element_bits: u32,
 }
 
 impl Buffer {
-    /// Size in bytes.
+    /// Size in bytes, if known.
     ///
     /// ```
     /// use linear_layout::lower::Buffer;
-    /// assert_eq!(Buffer { name: "x".into(), elements: 3, element_bits: 64 }.bytes(), 24);
+    /// assert_eq!(Buffer { name: "x".into(), elements: Some(3), element_bits: 64 }.bytes(), Some(24));
     /// ```
-    pub fn bytes(&self) -> u64 {
-        (self.elements * u64::from(self.element_bits)).div_ceil(8)
+    pub fn bytes(&self) -> Option<u64> {
+        self.elements
+            .map(|e| (e * u64::from(self.element_bits)).div_ceil(8))
     }
+}
+
+/// A scalar kernel argument (`i32 %stride`).
+///
+/// ```
+/// use linear_layout::lower::Scalar;
+/// let s = Scalar { name: "stride".into(), bits: 32, position: 2 };
+/// assert_eq!(s.position, 2);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scalar {
+    /// Argument name.
+    pub name: String,
+    /// Bits (32 or 64).
+    pub bits: u32,
+    /// Its position among the kernel's arguments (buffers fill the other positions, in order).
+    pub position: usize,
 }
 
 /// Which half-exchange a permlane swap performs.
@@ -306,8 +365,10 @@ pub struct Program {
     pub wave_size: u32,
     /// Threads in the workgroup (a multiple of the wave size).
     pub threads: u32,
-    /// The kernel arguments, in order.
+    /// The buffer arguments, in order.
     pub buffers: Vec<Buffer>,
+    /// The scalar arguments, each with its position in the argument list.
+    pub scalars: Vec<Scalar>,
     /// Bytes of LDS (a module-level `addrspace(3)` array).
     pub lds_bytes: u64,
     /// Bit width of each value, indexed by [`Value`].
@@ -329,6 +390,7 @@ impl Program {
             wave_size,
             threads,
             buffers: Vec::new(),
+            scalars: Vec::new(),
             lds_bytes: 0,
             values: Vec::new(),
             ops: Vec::new(),
@@ -401,6 +463,17 @@ impl Program {
         if self.values.iter().any(|&b| b == 0 || b > 64) {
             return bad("values are 1 to 64 bits wide");
         }
+        let params = self.buffers.len() + self.scalars.len();
+        let mut taken = vec![false; params];
+        for s in &self.scalars {
+            if ![32, 64].contains(&s.bits) {
+                return bad("scalar arguments are 32 or 64 bits wide");
+            }
+            match taken.get_mut(s.position) {
+                Some(t) if !*t => *t = true,
+                _ => return bad("two scalar arguments share a position, or one lies past the argument list"),
+            }
+        }
         let exists = |v: &Value| (v.0 as usize) < self.values.len();
         for op in &self.ops {
             let (used, buffer): (Vec<Value>, Option<usize>) = match op {
@@ -436,6 +509,16 @@ impl Program {
             }
             if buffer.is_some_and(|b| b >= self.buffers.len()) {
                 return bad("an operation names a buffer the program does not have");
+            }
+            if let Op::GlobalLoad { offset, .. }
+            | Op::GlobalStore { offset, .. }
+            | Op::GlobalLoadToLds { offset, .. } = op
+                && offset
+                    .strides
+                    .iter()
+                    .any(|s| matches!(s, Stride::Scalar { index, .. } if *index >= self.scalars.len()))
+            {
+                return bad("a stride names a scalar argument the program does not have");
             }
             if let Op::GlobalLoadToLds { buffer, elements, .. } = op
                 && u64::from(*elements) * u64::from(self.buffers[*buffer].element_bits) > 128

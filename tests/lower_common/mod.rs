@@ -252,7 +252,7 @@ pub fn check(k: &Kernel, dst: &LinearLayout, shape: &[u64], dtype: Dtype, seed: 
         .program
         .buffers
         .iter()
-        .map(|b| vec![0u8; b.bytes() as usize])
+        .map(|b| vec![0u8; b.bytes().unwrap_or(0) as usize])
         .collect();
     buffers[0] = input.clone();
     run(&k.program, &mut buffers).map_err(|e| format!("interpreter: {e}"))?;
