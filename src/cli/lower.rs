@@ -1,8 +1,9 @@
-//! `linear-layout lower copy|convert|lds-copy …`: AMDGPU kernels (LLVM IR) generated from
-//! layouts.
+//! `linear-layout lower copy|convert|lds-copy|ttgir …`: AMDGPU kernels (LLVM IR) generated
+//! from layouts.
 
-use linear_layout::lower::{Dtype, convert_kernel, copy_kernel, lds_copy_kernel};
+use linear_layout::lower::{Dtype, convert_kernel, copy_kernel, lds_copy_kernel, ttgir_kernel};
 use linear_layout::target::Target;
+use linear_layout::ttgir::Module;
 
 use super::layout_arg::{LAYOUT_HELP, load, parse_shape};
 
@@ -39,6 +40,9 @@ pub enum KernelArgs {
         #[command(flatten)]
         common: Common,
     },
+    /// The kernel of a TTGIR file: one `amdgpu_kernel` named as its `tt.func`, its arguments
+    /// in order; an op outside the lowered subset is one error line naming it.
+    Ttgir(TtgirArgs),
     /// `@lds_copy(in, out, regs)`: `in` loaded straight into LDS (direct-to-LDS loads) by the
     /// threads of SRC, laid out as SHARED, read back into DST's registers; `out` and `regs` as
     /// for `convert`.
@@ -56,6 +60,21 @@ pub enum KernelArgs {
         #[command(flatten)]
         common: Common,
     },
+}
+
+/// Arguments of `lower ttgir`.
+#[derive(clap::Args)]
+pub struct TtgirArgs {
+    /// The TTGIR file (Triton's final TTGIR: one module with one `tt.func`); '-' reads standard
+    /// input.
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    /// Target architecture (default: the module's `ttg.target`).
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+    /// Write the module to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<String>,
 }
 
 /// Options shared by the kernels.
@@ -78,40 +97,87 @@ pub struct Common {
 
 /// Runs the subcommand; returns the module text (empty when written to a file).
 pub fn run(args: &Args) -> Result<String, String> {
-    let common = match &args.kernel {
-        KernelArgs::Copy { common, .. }
-        | KernelArgs::Convert { common, .. }
-        | KernelArgs::LdsCopy { common, .. } => common,
-    };
-    let shape = parse_shape(&common.shape)?;
-    let padded: Vec<u64> = shape
-        .iter()
-        .map(|&s| {
-            s.checked_next_power_of_two()
-                .ok_or_else(|| format!("--shape: {s} is too large"))
-        })
-        .collect::<Result<_, _>>()?;
-    let dtype = Dtype::parse(&common.dtype).map_err(|e| e.to_string())?;
-    let target = Target::by_name(&common.arch)?;
-    let kernel = match &args.kernel {
-        KernelArgs::Copy { layout, .. } => {
+    let (common, kernel) = match &args.kernel {
+        KernelArgs::Ttgir(t) => return run_ttgir(t),
+        KernelArgs::Copy { layout, common } => {
+            let (shape, padded, dtype, target) = common.resolve()?;
             let l = load(layout, Some(&padded), "LAYOUT")?;
-            copy_kernel(&l.layout, &shape, dtype, target)
+            (common, copy_kernel(&l.layout, &shape, dtype, target))
         }
-        KernelArgs::Convert { src, dst, .. } => {
+        KernelArgs::Convert { src, dst, common } => {
+            let (shape, padded, dtype, target) = common.resolve()?;
             let s = load(src, Some(&padded), "SRC")?;
             let d = load(dst, Some(&padded), "DST")?;
-            convert_kernel(&s.layout, &d.layout, &shape, dtype, target)
+            (
+                common,
+                convert_kernel(&s.layout, &d.layout, &shape, dtype, target),
+            )
         }
-        KernelArgs::LdsCopy { src, shared, dst, .. } => {
+        KernelArgs::LdsCopy {
+            src,
+            shared,
+            dst,
+            common,
+        } => {
+            let (shape, padded, dtype, target) = common.resolve()?;
             let s = load(src, Some(&padded), "SRC")?;
             let sh = load(shared, Some(&padded), "SHARED")?;
             let d = load(dst, Some(&padded), "DST")?;
-            lds_copy_kernel(&s.layout, &sh.layout, &d.layout, &shape, dtype, target)
+            (
+                common,
+                lds_copy_kernel(&s.layout, &sh.layout, &d.layout, &shape, dtype, target),
+            )
         }
     };
     let ir = kernel.and_then(|k| k.llvm_ir()).map_err(|e| e.to_string())?;
-    match &common.output {
+    write(ir, common.output.as_deref())
+}
+
+impl Common {
+    /// The shape, its power-of-two padding, the dtype and the target.
+    fn resolve(&self) -> Result<(Vec<u64>, Vec<u64>, Dtype, &'static Target), String> {
+        let shape = parse_shape(&self.shape)?;
+        let padded: Vec<u64> = shape
+            .iter()
+            .map(|&s| {
+                s.checked_next_power_of_two()
+                    .ok_or_else(|| format!("--shape: {s} is too large"))
+            })
+            .collect::<Result<_, _>>()?;
+        let dtype = Dtype::parse(&self.dtype).map_err(|e| e.to_string())?;
+        let target = Target::by_name(&self.arch)?;
+        Ok((shape, padded, dtype, target))
+    }
+}
+
+/// `lower ttgir`.
+fn run_ttgir(args: &TtgirArgs) -> Result<String, String> {
+    let text = if args.file == "-" {
+        std::io::read_to_string(std::io::stdin()).map_err(|e| format!("standard input: {e}"))?
+    } else {
+        std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file))?
+    };
+    let module = Module::parse(&text).map_err(|e| format!("{}: {e}", args.file))?;
+    let arch = match (&args.arch, &module.target) {
+        (Some(a), _) => a.clone(),
+        (None, Some(t)) => t.clone(),
+        (None, None) => {
+            return Err(format!(
+                "{}: the module names no ttg.target; give --arch",
+                args.file
+            ));
+        }
+    };
+    let target = Target::by_name(&arch)?;
+    let ir = ttgir_kernel(&module, target)
+        .and_then(|k| k.llvm_ir())
+        .map_err(|e| format!("{}: {e}", args.file))?;
+    write(ir, args.output.as_deref())
+}
+
+/// The module on standard output (returned) or in `output`.
+fn write(ir: String, output: Option<&str>) -> Result<String, String> {
+    match output {
         Some(path) => {
             std::fs::write(path, ir).map_err(|e| format!("{path}: {e}"))?;
             Ok(String::new())

@@ -58,7 +58,6 @@ pub fn convert_kernel(
             d.threads()
         )));
     }
-    let cost = convert_cost(src, dst, bits, target)?;
     let threads = s.threads();
     let mut p = Program::new("convert", target.wave_size, threads);
     let elements: u64 = shape.iter().product();
@@ -76,21 +75,52 @@ pub fn convert_kernel(
     }
     let mut loader = Loader::new(&s, shape, 0, bits)?;
     let mut storer = Storer::new(&d, shape, 1, bits)?;
-    let dst_vals = match cost.kind {
+    let dst_vals = convert(
+        &mut p,
+        src,
+        dst,
+        &s,
+        &d,
+        bits,
+        target,
+        &mut loader,
+        Some(&mut storer),
+    )?;
+    storer.finish(&mut p, &dst_vals)?;
+    store_registers(&mut p, &d, bits, &dst_vals);
+    Ok(Kernel { program: p, target })
+}
+
+/// The conversion `cost` plans, from the source registers `loader` gives (loading them as they
+/// are needed) to the destination's, which `sink` (if any) may store as they are read.
+#[allow(clippy::too_many_arguments)]
+fn convert(
+    p: &mut Program,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    s: &Dist,
+    d: &Dist,
+    bits: u32,
+    target: &Target,
+    loader: &mut Loader,
+    sink: Option<&mut Storer>,
+) -> Result<Vec<Value>, LowerError> {
+    let cost = convert_cost(src, dst, bits, target)?;
+    Ok(match cost.kind {
         ConversionKind::Noop | ConversionKind::Register => {
-            let src_vals = loader.all(&mut p);
-            register_moves(&s, &d, &src_vals)?
+            let src_vals = loader.all(p);
+            register_moves(s, d, &src_vals)?
         }
         ConversionKind::Shuffle => {
-            let src_vals = loader.all(&mut p);
+            let src_vals = loader.all(p);
             if cost
                 .instructions
                 .keys()
                 .any(|k| k.contains("permlane") && k.contains("swap"))
             {
-                shuffle::permlane_swaps(&mut p, &s, &d, bits, &src_vals)?
+                shuffle::permlane_swaps(p, s, d, bits, &src_vals)?
             } else {
-                shuffle::bpermute(&mut p, &s, &d, bits, &src_vals)?
+                shuffle::bpermute(p, s, d, bits, &src_vals)?
             }
         }
         ConversionKind::Lds => {
@@ -99,19 +129,31 @@ pub fn convert_kernel(
                 .as_ref()
                 .ok_or_else(|| LowerError::new("the cost model gave no LDS plan"))?;
             lds::round_trip(
-                &mut p,
-                &s,
-                &d,
+                p,
+                s,
+                d,
                 &lds::Trip::of(plan, bits),
                 target,
-                lds::Source::Registers(&mut loader),
-                Some(&mut storer),
+                lds::Source::Registers(loader),
+                sink,
             )?
         }
-    };
-    storer.finish(&mut p, &dst_vals)?;
-    store_registers(&mut p, &d, bits, &dst_vals);
-    Ok(Kernel { program: p, target })
+    })
+}
+
+/// Converts registers `values` of `src` to registers of `dst` with the plan `cost` reports.
+pub(crate) fn registers(
+    p: &mut Program,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    values: &[Value],
+    bits: u32,
+    target: &Target,
+) -> Result<Vec<Value>, LowerError> {
+    let s = Dist::of(src, target.wave_size)?;
+    let d = Dist::of(dst, target.wave_size)?;
+    let mut loader = Loader::loaded(&s, values, bits);
+    convert(p, src, dst, &s, &d, bits, target, &mut loader, None)
 }
 
 /// Renames values: each destination register takes the source register holding its element in

@@ -145,6 +145,17 @@ impl Dist {
         for d in (0..n.saturating_sub(1)).rev() {
             strides[d] = strides[d + 1] * shape[d + 1];
         }
+        let mut o = self.strided_offset(r, &strides.into_iter().map(Stride::Elements).collect::<Vec<_>>());
+        o.bounds = (0..n)
+            .map(|d| (shape[d] < 1u64 << self.dim_bits[d]).then_some(shape[d]))
+            .collect();
+        o
+    }
+
+    /// The global offset of register `r`'s element, `Σ coordinate·stride` over the dimensions,
+    /// unmasked.
+    pub(crate) fn strided_offset(&self, r: usize, strides: &[Stride]) -> GlobalOffset {
+        let n = self.dim_bits.len();
         let base = self.reg_position(r);
         GlobalOffset {
             coords: (0..n)
@@ -153,10 +164,8 @@ impl Dist {
                     constant: self.coord(base, d),
                 })
                 .collect(),
-            strides: strides.into_iter().map(Stride::Elements).collect(),
-            bounds: (0..n)
-                .map(|d| (shape[d] < 1u64 << self.dim_bits[d]).then_some(shape[d]))
-                .collect(),
+            strides: strides.to_vec(),
+            bounds: vec![None; n],
         }
     }
 
@@ -228,41 +237,96 @@ impl Access {
 /// round trip through LDS then holds one tile's worth, not the whole tensor).
 pub(crate) struct Loader<'a> {
     dist: &'a Dist,
-    shape: &'a [u64],
     buffer: usize,
     element_bits: u32,
     groups: Vec<Vec<usize>>,
+    /// Per access, the offset of its first element.
+    offsets: Vec<GlobalOffset>,
     /// Per distinct register, its access.
     group_of: Vec<usize>,
     /// Per register, its value once loaded.
     loaded: Vec<Option<Value>>,
 }
 
+/// The accesses of a layout's distinct registers in vectors of `vector` elements, each with
+/// its offset; and per register, its access.
+fn accesses(
+    dist: &Dist,
+    vector: usize,
+    offset: impl Fn(usize) -> GlobalOffset,
+) -> (Vec<Vec<usize>>, Vec<GlobalOffset>, Vec<usize>) {
+    let groups = Access::plan(dist, vector).groups;
+    let offsets = groups.iter().map(|g| offset(g[0])).collect();
+    let mut group_of = vec![usize::MAX; dist.registers()];
+    for (g, group) in groups.iter().enumerate() {
+        for &r in group {
+            group_of[r] = g;
+        }
+    }
+    (groups, offsets, group_of)
+}
+
 impl<'a> Loader<'a> {
     /// A loader of `buffer` (a dense row-major tensor of `shape`) into `dist`'s registers.
     pub(crate) fn new(
         dist: &'a Dist,
-        shape: &'a [u64],
+        shape: &[u64],
         buffer: usize,
         element_bits: u32,
     ) -> Result<Loader<'a>, LowerError> {
         let vector = dist.global_vector(shape, element_bits)?;
-        let groups = Access::plan(dist, vector).groups;
-        let mut group_of = vec![0; dist.registers()];
-        for (g, group) in groups.iter().enumerate() {
-            for &r in group {
-                group_of[r] = g;
-            }
-        }
-        Ok(Loader {
+        Ok(Self::with(
             dist,
-            shape,
+            accesses(dist, vector, |r| dist.offset(r, shape)),
+            buffer,
+            element_bits,
+        ))
+    }
+
+    /// A loader of `buffer` at `Σ coordinate·stride` in vectors of `vector` elements.
+    pub(crate) fn strided(
+        dist: &'a Dist,
+        strides: &[Stride],
+        vector: usize,
+        buffer: usize,
+        element_bits: u32,
+    ) -> Loader<'a> {
+        Self::with(
+            dist,
+            accesses(dist, vector, |r| dist.strided_offset(r, strides)),
+            buffer,
+            element_bits,
+        )
+    }
+
+    fn with(
+        dist: &'a Dist,
+        (groups, offsets, group_of): (Vec<Vec<usize>>, Vec<GlobalOffset>, Vec<usize>),
+        buffer: usize,
+        element_bits: u32,
+    ) -> Loader<'a> {
+        Loader {
+            dist,
             buffer,
             element_bits,
             groups,
+            offsets,
             group_of,
             loaded: vec![None; dist.registers()],
-        })
+        }
+    }
+
+    /// A loader whose registers already hold `values` (register order): it never loads.
+    pub(crate) fn loaded(dist: &'a Dist, values: &[Value], element_bits: u32) -> Loader<'a> {
+        Loader {
+            dist,
+            buffer: 0,
+            element_bits,
+            groups: Vec::new(),
+            offsets: Vec::new(),
+            group_of: Vec::new(),
+            loaded: values.iter().copied().map(Some).collect(),
+        }
     }
 
     /// Register `r`'s value, loading its access first if no earlier operation needed it.
@@ -271,12 +335,13 @@ impl<'a> Loader<'a> {
         if let Some(v) = self.loaded[r] {
             return v;
         }
-        let group = &self.groups[self.group_of[r]];
+        let g = self.group_of[r];
+        let group = &self.groups[g];
         let dst = p.values_of(group.len(), self.element_bits);
         p.ops.push(Op::GlobalLoad {
             dst: dst.clone(),
             buffer: self.buffer,
-            offset: self.dist.offset(group[0], self.shape),
+            offset: self.offsets[g].clone(),
         });
         for (&g, &v) in group.iter().zip(&dst) {
             self.loaded[g] = Some(v);
@@ -304,42 +369,55 @@ pub(crate) fn load_through(
 
 /// Stores a layout's registers as they become available: a vector access is issued as soon as
 /// all its registers have been offered, so a register need not stay live until the end.
-pub(crate) struct Storer<'a> {
-    dist: &'a Dist,
-    shape: &'a [u64],
+pub(crate) struct Storer {
     buffer: usize,
     groups: Vec<Vec<usize>>,
+    /// Per access, the offset of its first element.
+    offsets: Vec<GlobalOffset>,
     /// Per distinct register, its access.
     group_of: Vec<usize>,
     values: Vec<Option<Value>>,
     stored: Vec<bool>,
 }
 
-impl<'a> Storer<'a> {
+impl Storer {
     /// A storer of `dist`'s registers into `buffer` (a dense row-major tensor of `shape`).
     pub(crate) fn new(
-        dist: &'a Dist,
-        shape: &'a [u64],
+        dist: &Dist,
+        shape: &[u64],
         buffer: usize,
         element_bits: u32,
-    ) -> Result<Storer<'a>, LowerError> {
+    ) -> Result<Storer, LowerError> {
         let vector = dist.global_vector(shape, element_bits)?;
-        let groups = Access::plan(dist, vector).groups;
-        let mut group_of = vec![usize::MAX; dist.registers()];
-        for (g, group) in groups.iter().enumerate() {
-            for &r in group {
-                group_of[r] = g;
-            }
-        }
-        Ok(Storer {
+        Ok(Self::with(
             dist,
-            shape,
+            accesses(dist, vector, |r| dist.offset(r, shape)),
+            buffer,
+        ))
+    }
+
+    /// A storer into `buffer` at `Σ coordinate·stride` in vectors of `vector` elements.
+    pub(crate) fn strided(dist: &Dist, strides: &[Stride], vector: usize, buffer: usize) -> Storer {
+        Self::with(
+            dist,
+            accesses(dist, vector, |r| dist.strided_offset(r, strides)),
+            buffer,
+        )
+    }
+
+    fn with(
+        dist: &Dist,
+        (groups, offsets, group_of): (Vec<Vec<usize>>, Vec<GlobalOffset>, Vec<usize>),
+        buffer: usize,
+    ) -> Storer {
+        Storer {
             buffer,
             stored: vec![false; groups.len()],
             groups,
+            offsets,
             group_of,
             values: vec![None; dist.registers()],
-        })
+        }
     }
 
     /// Register `r` holds `v`; stores its access once every register of it is known. A
@@ -358,7 +436,7 @@ impl<'a> Storer<'a> {
             p.ops.push(Op::GlobalStore {
                 src,
                 buffer: self.buffer,
-                offset: self.dist.offset(self.groups[g][0], self.shape),
+                offset: self.offsets[g].clone(),
             });
         }
     }

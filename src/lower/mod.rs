@@ -66,6 +66,7 @@ mod lds;
 pub mod mma;
 mod program;
 mod shuffle;
+mod ttgir;
 mod xor_map;
 
 use std::fmt;
@@ -75,6 +76,7 @@ pub use direct::lds_copy_kernel;
 pub use emit::emit_llvm;
 pub use interp::{run, run_with};
 pub use program::{Buffer, GlobalOffset, Op, Program, Scalar, Stride, SwapKind, Value};
+pub use ttgir::ttgir_kernel;
 pub use xor_map::{ShiftTerm, XorMap};
 
 use crate::linear::{LayoutError, LinearLayout};
