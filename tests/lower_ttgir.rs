@@ -1,0 +1,221 @@
+//! `lower ttgir` on Triton 3.6's own TTGIR for the anchor kernels (tests/fixtures/lower/ttgir):
+//! each lowers for its arch, runs in the interpreter with the arguments its case gives (row
+//! strides, random data) and computes what the kernel's Python source defines; llc accepts it,
+//! and beside Triton's instruction counts (printed as the table of BENCHMARKS.md with
+//! `cargo test --release --test lower_ttgir -- --nocapture`) ours are smaller for the copies and
+//! transposes.
+
+mod lower_common;
+
+use linear_layout::lower::{Kernel, run_with, ttgir_kernel};
+use linear_layout::target::Target;
+use linear_layout::ttgir::Module;
+use lower_common::{Rng, asm_counts, compile, llc};
+use serde_json::Value as Json;
+
+const DIR: &str = "tests/fixtures/lower/ttgir";
+
+/// The references the lowering covers so far (the matmul tiles need `tt.dot`).
+const COVERED: [&str; 3] = ["copy2d", "copy_same_stride", "transpose"];
+
+fn cases() -> Vec<Json> {
+    let text = std::fs::read_to_string(format!("{DIR}/cases.json")).unwrap();
+    let all: Vec<Json> = serde_json::from_str(&text).unwrap();
+    all.into_iter()
+        .filter(|c| COVERED.contains(&c["reference"].as_str().unwrap()))
+        .collect()
+}
+
+fn lower(case: &Json) -> Kernel {
+    let file = format!("{DIR}/{}", case["file"].as_str().unwrap());
+    let m = Module::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let t = Target::by_name(case["arch"].as_str().unwrap()).unwrap();
+    ttgir_kernel(&m, t).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+fn int(case: &Json, name: &str) -> usize {
+    case["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == name)
+        .and_then(|a| a["value"].as_u64())
+        .unwrap() as usize
+}
+
+/// Runs the kernel and checks every output element against the reference (copies move bits,
+/// so the data is random bit patterns).
+fn check(case: &Json, k: &Kernel) -> Result<(), String> {
+    let mut r = Rng(case["seed"].as_u64().unwrap_or(1) | 1);
+    let args = case["args"].as_array().unwrap();
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    let mut scalars = Vec::new();
+    let mut elem_bytes = 0;
+    for a in args {
+        if a["kind"] == "ptr" {
+            elem_bytes = match a["dtype"].as_str().unwrap() {
+                "f16" => 2,
+                "f32" => 4,
+                other => panic!("dtype {other}"),
+            };
+            let n = a["elems"].as_u64().unwrap() as usize * elem_bytes;
+            let data = if a["init"] == "random" {
+                (0..n).map(|_| r.next() as u8).collect()
+            } else {
+                vec![0; n]
+            };
+            buffers.push(data);
+        } else {
+            scalars.push(a["value"].as_u64().unwrap());
+        }
+    }
+    let src = buffers[0].clone();
+    run_with(&k.program, &mut buffers, &scalars).map_err(|e| format!("interpreter: {e}"))?;
+    let (bm, bn) = (
+        case["constexprs"]["BM"].as_u64().unwrap() as usize,
+        case["constexprs"]["BN"].as_u64().unwrap() as usize,
+    );
+    let mut want = vec![0u8; buffers[1].len()];
+    let mut put = |to: usize, from: usize| {
+        want[to * elem_bytes..(to + 1) * elem_bytes]
+            .copy_from_slice(&src[from * elem_bytes..(from + 1) * elem_bytes]);
+    };
+    for row in 0..bm {
+        for col in 0..bn {
+            match case["reference"].as_str().unwrap() {
+                "copy2d" => put(
+                    row * int(case, "stride_d") + col,
+                    row * int(case, "stride_s") + col,
+                ),
+                "copy_same_stride" => put(row * int(case, "stride") + col, row * int(case, "stride") + col),
+                "transpose" => put(
+                    col * int(case, "stride_d") + row,
+                    row * int(case, "stride_s") + col,
+                ),
+                other => return Err(format!("no reference {other}")),
+            }
+        }
+    }
+    if buffers[1] != want {
+        let bad = (0..want.len()).find(|&i| buffers[1][i] != want[i]).unwrap_or(0) / elem_bytes;
+        return Err(format!("dst differs from the reference (first at element {bad})"));
+    }
+    Ok(())
+}
+
+#[test]
+fn anchor_kernels_compute_what_their_sources_say() {
+    let cases = cases();
+    assert_eq!(cases.len(), 14);
+    for case in &cases {
+        let k = lower(case);
+        check(case, &k).unwrap_or_else(|e| panic!("{}: {e}", case["id"]));
+    }
+}
+
+#[test]
+fn a_wrong_stride_is_caught() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c["reference"] == "transpose")
+        .unwrap();
+    let mut k = lower(&case);
+    // The store's row stride read from the other scalar argument.
+    let store = k
+        .program
+        .ops
+        .iter_mut()
+        .rev()
+        .find_map(|op| match op {
+            linear_layout::lower::Op::GlobalStore { offset, .. } => Some(offset),
+            _ => None,
+        })
+        .unwrap();
+    for s in &mut store.strides {
+        if let linear_layout::lower::Stride::Scalar { index, .. } = s {
+            *index = 1 - *index;
+        }
+    }
+    assert!(check(&case, &k).is_err());
+}
+
+/// Body instruction lines, as codegen-anchor.md counts them (`s_endpgm` included).
+fn total(asm: &str) -> u64 {
+    let (mut inside, mut n) = (false, 0);
+    for line in asm.lines() {
+        let code = line.trim().split(';').next().unwrap_or("").trim();
+        if !inside {
+            inside = code.ends_with(':') && !code.starts_with('.') && !code.starts_with('$');
+            continue;
+        }
+        if code.is_empty() || code.starts_with('.') || code.ends_with(':') {
+            continue;
+        }
+        n += 1;
+        if code.starts_with("s_endpgm") {
+            break;
+        }
+    }
+    n
+}
+
+fn metadata(asm: &str, key: &str) -> u64 {
+    asm.lines()
+        .find_map(|l| l.trim().strip_prefix(key).and_then(|v| v.trim().parse().ok()))
+        .unwrap_or(0)
+}
+
+#[test]
+fn llc_accepts_the_anchor_kernels_beside_tritons_counts() {
+    let Some(llc) = llc() else { return };
+    let dir = std::env::temp_dir().join(format!("linear-layout-lower-ttgir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    println!(
+        "| kernel | arch | ours: total | Triton: total | ours: global | Triton: global | ours: LDS | Triton: LDS | ours: barriers | Triton: barriers | ours: VGPRs | Triton: VGPRs | ours: LDS bytes | Triton: LDS bytes |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for case in cases() {
+        let arch = case["arch"].as_str().unwrap();
+        let t = Target::by_name(arch).unwrap();
+        let k = lower(&case);
+        let name = case["file"].as_str().unwrap().split('.').next().unwrap();
+        let asm = compile(llc, &k.llvm_ir().unwrap(), t, &dir, &format!("{name}_{arch}")).unwrap();
+        let counts = asm_counts(&asm);
+        let family = |prefixes: &[&str]| -> u64 {
+            counts
+                .iter()
+                .filter(|(m, _)| prefixes.iter().any(|p| m.starts_with(p)))
+                .map(|(_, n)| n)
+                .sum()
+        };
+        let fixture: Json = serde_json::from_str(
+            &std::fs::read_to_string(format!("{DIR}/triton-counts.{arch}.json")).unwrap(),
+        )
+        .unwrap();
+        let tr = &fixture["kernels"][name];
+        let ours = total(&asm);
+        let global = family(&["buffer_load", "buffer_store", "global_load", "global_store"]);
+        let lds = family(&["ds_read", "ds_write"]);
+        let barriers = counts.get("s_barrier").copied().unwrap_or(0);
+        let vgprs = metadata(&asm, ".vgpr_count:");
+        let lds_bytes = metadata(&asm, ".group_segment_fixed_size:");
+        let t_global = tr["global_load"].as_u64().unwrap() + tr["global_store"].as_u64().unwrap();
+        let t_lds = tr["ds_read"].as_u64().unwrap() + tr["ds_write"].as_u64().unwrap();
+        println!(
+            "| {name} | {arch} | {ours} | {} | {global} | {t_global} | {lds} | {t_lds} | {barriers} | {} | {vgprs} | {} | {lds_bytes} | {} |",
+            tr["total"], tr["s_barrier"], tr["vgpr_count"], tr["lds_bytes"]
+        );
+        assert!(
+            global <= t_global,
+            "{name} {arch}: {global} global accesses, Triton {t_global}"
+        );
+        if !name.starts_with("d_cvt") {
+            assert!(
+                ours < tr["total"].as_u64().unwrap(),
+                "{name} {arch}: {ours} instructions, Triton {}",
+                tr["total"]
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
