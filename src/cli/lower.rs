@@ -133,9 +133,12 @@ pub fn run(args: &Args) -> Result<String, String> {
     write(ir, common.output.as_deref())
 }
 
+/// The shape, its power-of-two padding, the dtype and the target.
+type Resolved = (Vec<u64>, Vec<u64>, Dtype, &'static Target);
+
 impl Common {
     /// The shape, its power-of-two padding, the dtype and the target.
-    fn resolve(&self) -> Result<(Vec<u64>, Vec<u64>, Dtype, &'static Target), String> {
+    fn resolve(&self) -> Result<Resolved, String> {
         let shape = parse_shape(&self.shape)?;
         let padded: Vec<u64> = shape
             .iter()

@@ -151,7 +151,7 @@ enum Sym {
     },
     /// Data in registers: one value per register of `layout`.
     Data {
-        layout: LinearLayout,
+        layout: Box<LinearLayout>,
         values: Vec<Value>,
     },
 }
@@ -345,7 +345,13 @@ impl Lowering<'_> {
         let dist = Dist::of(&layout, self.target.wave_size)?;
         let vector = self.vector(&dist, &shape, bits, &strides, ptr)?;
         let values = Loader::strided(&dist, &strides, vector, buffer, bits).all(&mut self.p);
-        self.define(op, Sym::Data { layout, values })
+        self.define(
+            op,
+            Sym::Data {
+                layout: Box::new(layout),
+                values,
+            },
+        )
     }
 
     fn store(
@@ -439,7 +445,10 @@ impl Lowering<'_> {
                             .map_or_else(|| fail(op, "converts elements that are not 8 to 64 bits"), Ok)?;
                         let values =
                             convert::registers(&mut self.p, &layout, &dst, &values, bits, self.target)?;
-                        Sym::Data { layout: dst, values }
+                        Sym::Data {
+                            layout: Box::new(dst),
+                            values,
+                        }
                     }
                     // Index arithmetic does not depend on the layout.
                     other => other,
