@@ -141,6 +141,21 @@ fn convert(
     })
 }
 
+/// The conversion `cost` plans of `src → dst` (each with its analysis), the source registers
+/// coming from `loader` as they are needed and the destination's going to `sink` as they are
+/// read: a load → convert → store streams one round trip at a time.
+pub(crate) fn streaming(
+    p: &mut Program,
+    (src, s): (&LinearLayout, &Dist),
+    (dst, d): (&LinearLayout, &Dist),
+    bits: u32,
+    target: &Target,
+    loader: &mut Loader,
+    sink: Option<&mut Storer>,
+) -> Result<Vec<Value>, LowerError> {
+    convert(p, src, dst, s, d, bits, target, loader, sink)
+}
+
 /// Converts registers `values` of `src` to registers of `dst` with the plan `cost` reports.
 pub(crate) fn registers(
     p: &mut Program,

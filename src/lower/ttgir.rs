@@ -12,6 +12,12 @@
 //! registers; `ttg.convert_layout` of data is the conversion `cost` plans (register moves, lane
 //! shuffles or a round trip through LDS).
 //!
+//! A load is issued where its data is first needed, and a load → `convert_layout` → store
+//! chain streams: each round trip through LDS loads its registers right before writing them and
+//! stores what it read right away, so a thread holds one round trip's registers (Triton holds
+//! the whole tile). Loads of a buffer still happen before the stores to it; pointer arguments
+//! are taken not to alias one another.
+//!
 //! # Worked example
 //!
 //! A 64×64 f32 copy with a runtime row stride: `offsets = rows·stride + cols` is affine
@@ -154,6 +160,22 @@ enum Sym {
         layout: Box<LinearLayout>,
         values: Vec<Value>,
     },
+    /// A load not issued yet, perhaps converted: issued where it is first needed, so that a
+    /// load → convert_layout → store streams through one round trip at a time.
+    Pending(Box<Pending>),
+}
+
+/// A deferred load (and conversion).
+#[derive(Clone, Debug)]
+struct Pending {
+    /// The loaded layout.
+    layout: LinearLayout,
+    buffer: usize,
+    strides: Vec<Stride>,
+    vector: usize,
+    bits: u32,
+    /// The layout it is converted to, if any.
+    converted: Option<LinearLayout>,
 }
 
 /// Where an access's addresses come from, for AxisInfo.
@@ -172,6 +194,8 @@ struct Lowering<'a> {
     /// Per scalar argument, its divisibility (`tt.divisibility`, 1 when absent).
     divisibility: Vec<u64>,
     syms: Vec<Option<Sym>>,
+    /// Per value, how many operands name it.
+    users: Vec<usize>,
     p: Program,
 }
 
@@ -344,14 +368,48 @@ impl Lowering<'_> {
         let bits = self.p.buffers[buffer].element_bits;
         let dist = Dist::of(&layout, self.target.wave_size)?;
         let vector = self.vector(&dist, &shape, bits, &strides, ptr)?;
-        let values = Loader::strided(&dist, &strides, vector, buffer, bits).all(&mut self.p);
         self.define(
             op,
-            Sym::Data {
-                layout: Box::new(layout),
-                values,
-            },
+            Sym::Pending(Box::new(Pending {
+                layout,
+                buffer,
+                strides,
+                vector,
+                bits,
+                converted: None,
+            })),
         )
+    }
+
+    /// Value `v` in registers: a deferred load is issued (and converted) now, once.
+    fn data(&mut self, op: &Op, v: usize) -> Result<(Box<LinearLayout>, Vec<Value>), LowerError> {
+        match self.sym(op, v)?.clone() {
+            Sym::Data { layout, values } => Ok((layout, values)),
+            Sym::Pending(pending) => {
+                let dist = Dist::of(&pending.layout, self.target.wave_size)?;
+                let mut values = Loader::strided(
+                    &dist,
+                    &pending.strides,
+                    pending.vector,
+                    pending.buffer,
+                    pending.bits,
+                )
+                .all(&mut self.p);
+                let mut layout = pending.layout;
+                if let Some(dst) = pending.converted {
+                    values =
+                        convert::registers(&mut self.p, &layout, &dst, &values, pending.bits, self.target)?;
+                    layout = dst;
+                }
+                let layout = Box::new(layout);
+                self.syms[v] = Some(Sym::Data {
+                    layout: layout.clone(),
+                    values: values.clone(),
+                });
+                Ok((layout, values))
+            }
+            _ => fail(op, format!("{} is not data", self.m.values[v].name)),
+        }
     }
 
     fn store(
@@ -362,11 +420,40 @@ impl Lowering<'_> {
         strides: Vec<Stride>,
         ptr: Address,
     ) -> Result<(), LowerError> {
-        let Sym::Data { layout, values } = self.sym(op, data)?.clone() else {
-            return fail(op, "stores data that is not in registers");
-        };
         let shape = self.m.values[data].ty.shape.clone();
         let bits = self.p.buffers[buffer].element_bits;
+        // Loads of the buffer written here happen before the store, as the program says.
+        for v in 0..self.syms.len() {
+            if v != data
+                && let Some(Sym::Pending(pending)) = &self.syms[v]
+                && pending.buffer == buffer
+            {
+                self.data(op, v)?;
+            }
+        }
+        // A converted load stored once: loads, round trips and stores interleave.
+        if let Sym::Pending(pending) = self.sym(op, data)?.clone()
+            && let Some(dst) = &pending.converted
+            && self.users[data] == 1
+        {
+            let s = Dist::of(&pending.layout, self.target.wave_size)?;
+            let d = Dist::of(dst, self.target.wave_size)?;
+            let vector = self.vector(&d, &shape, bits, &strides, ptr)?;
+            let mut loader =
+                Loader::strided(&s, &pending.strides, pending.vector, pending.buffer, pending.bits);
+            let mut storer = Storer::strided(&d, &strides, vector, buffer);
+            let values = convert::streaming(
+                &mut self.p,
+                (&pending.layout, &s),
+                (dst, &d),
+                pending.bits,
+                self.target,
+                &mut loader,
+                Some(&mut storer),
+            )?;
+            return storer.finish(&mut self.p, &values);
+        }
+        let (layout, values) = self.data(op, data)?;
         let dist = Dist::of(&layout, self.target.wave_size)?;
         let vector = self.vector(&dist, &shape, bits, &strides, ptr)?;
         Storer::strided(&dist, &strides, vector, buffer).finish(&mut self.p, &values)
@@ -430,15 +517,20 @@ impl Lowering<'_> {
             }
             "tt.broadcast" => {
                 let sym = self.operand(op, 0)?.clone();
-                if let Sym::Data { .. } = sym {
+                if let Sym::Data { .. } | Sym::Pending(_) = sym {
                     return fail(op, "broadcasts of data are not lowered yet");
                 }
                 self.define(op, sym)?;
             }
             "ttg.convert_layout" => {
+                let r = op.results[0];
                 let sym = match self.operand(op, 0)?.clone() {
-                    Sym::Data { layout, values } => {
-                        let r = op.results[0];
+                    Sym::Pending(mut pending) if pending.converted.is_none() => {
+                        pending.converted = Some(self.layout(op, r)?);
+                        Sym::Pending(pending)
+                    }
+                    Sym::Data { .. } | Sym::Pending(_) => {
+                        let (layout, values) = self.data(op, op.operands[0])?;
                         let dst = self.layout(op, r)?;
                         let bits = element_bits(&self.m.values[r].ty.element)
                             .filter(|b| [8, 16, 32, 64].contains(b))
@@ -592,6 +684,7 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
         axis,
         divisibility: Vec::new(),
         syms: vec![None; m.values.len()],
+        users: m.users().iter().map(Vec::len).collect(),
         p: Program::new(&func.name, target.wave_size, threads),
     };
     for (position, (&v, attrs)) in func.args.iter().zip(&func.arg_attrs).enumerate() {
