@@ -12,7 +12,7 @@ use super::dist::{Dist, load_through, store_through};
 use super::program::{Buffer, GlobalOffset, Op, Program, Value};
 use super::xor_map::XorMap;
 use super::{Dtype, Kernel, LowerError, check_shape, lds, shuffle};
-use crate::heuristics::convert::{ConversionKind, convert_cost};
+use crate::heuristics::convert::{ConversionKind, ConvertCost, convert_cost};
 use crate::linear::LinearLayout;
 use crate::target::Target;
 
@@ -75,17 +75,33 @@ pub fn convert_kernel(
         });
     }
     let src_vals = load_through(&mut p, &s, shape, 0, bits)?;
-    let dst_vals = match cost.kind {
-        ConversionKind::Noop | ConversionKind::Register => register_moves(&s, &d, &src_vals)?,
+    let dst_vals = convert_values(&mut p, &s, &d, &cost, bits, target, &src_vals)?;
+    store_through(&mut p, &d, shape, 1, bits, &dst_vals)?;
+    store_registers(&mut p, &d, bits, &dst_vals);
+    Ok(Kernel { program: p, target })
+}
+
+/// Converts `src_vals` (registers of `s`) into registers of `d` with the tier `cost` names.
+pub(crate) fn convert_values(
+    p: &mut Program,
+    s: &Dist,
+    d: &Dist,
+    cost: &ConvertCost,
+    bits: u32,
+    target: &Target,
+    src_vals: &[Value],
+) -> Result<Vec<Value>, LowerError> {
+    match cost.kind {
+        ConversionKind::Noop | ConversionKind::Register => register_moves(s, d, src_vals),
         ConversionKind::Shuffle => {
             if cost
                 .instructions
                 .keys()
                 .any(|k| k.contains("permlane") && k.contains("swap"))
             {
-                shuffle::permlane_swaps(&mut p, &s, &d, bits, &src_vals)?
+                shuffle::permlane_swaps(p, s, d, bits, src_vals)
             } else {
-                shuffle::bpermute(&mut p, &s, &d, bits, &src_vals)?
+                shuffle::bpermute(p, s, d, bits, src_vals)
             }
         }
         ConversionKind::Lds => {
@@ -93,12 +109,9 @@ pub fn convert_kernel(
                 .plan
                 .as_ref()
                 .ok_or_else(|| LowerError::new("the cost model gave no LDS plan"))?;
-            lds::round_trip(&mut p, &s, &d, plan, bits, target, &src_vals)?
+            lds::round_trip(p, s, d, plan, bits, target, src_vals)
         }
-    };
-    store_through(&mut p, &d, shape, 1, bits, &dst_vals)?;
-    store_registers(&mut p, &d, bits, &dst_vals);
-    Ok(Kernel { program: p, target })
+    }
 }
 
 /// Renames values: each destination register takes the source register holding its element in

@@ -189,6 +189,24 @@ fn exchanged(
     go(p, &bits, 0, c, leaf, memo)
 }
 
+/// One conversion through LDS: source and destination layouts, the plan, and where in LDS its
+/// tile lives (`base`, a byte offset aligned to a power of two at least the tile's size, so
+/// that it is added to the swizzled offsets by `or`).
+pub(crate) struct Transfer<'a> {
+    /// The layout the values are in.
+    pub s: &'a Dist,
+    /// The layout they are wanted in.
+    pub d: &'a Dist,
+    /// The cost model's shared layout and access widths.
+    pub plan: &'a SharedPlan,
+    /// Bits per element.
+    pub bits: u32,
+    /// Byte offset of the tile in LDS.
+    pub base: u64,
+    /// One value per source register.
+    pub src_vals: &'a [Value],
+}
+
 /// The round trip (module docs); returns one value per destination register.
 pub(crate) fn round_trip(
     p: &mut Program,
@@ -199,13 +217,32 @@ pub(crate) fn round_trip(
     target: &Target,
     src_vals: &[Value],
 ) -> Result<Vec<Value>, LowerError> {
-    if plan.lds_bytes > target.lds_bytes {
-        return Err(LowerError::new(format!(
-            "the round trip needs {} B of LDS; {} has {}",
-            plan.lds_bytes, target.name, target.lds_bytes
-        )));
-    }
-    p.lds_bytes = p.lds_bytes.max(plan.lds_bytes);
+    let t = Transfer {
+        s,
+        d,
+        plan,
+        bits,
+        base: 0,
+        src_vals,
+    };
+    let mut out = round_trips(p, &[t], target)?;
+    out.pop()
+        .ok_or_else(|| LowerError::new("a round trip without a result"))
+}
+
+/// A transfer's accesses, planned.
+struct Planned<'a> {
+    t: &'a Transfer<'a>,
+    writer: Side,
+    reader: Side,
+    chunk: Option<usize>,
+    sbits: Vec<usize>,
+    dbits: Vec<usize>,
+    shift: u32,
+}
+
+fn planned<'a>(t: &'a Transfer<'a>) -> Result<Planned<'a>, LowerError> {
+    let (s, d, plan, bits) = (t.s, t.d, t.plan, t.bits);
     let shared = Shared::of(plan)?;
     let bytes = u64::from(bits / 8);
     let shift = bytes.trailing_zeros();
@@ -234,14 +271,6 @@ pub(crate) fn round_trip(
             None,
         )
     };
-    let src_value = |c: u64| -> Value {
-        let full = sbits
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| c >> k & 1 == 1)
-            .fold(0, |a, (_, &b)| a | 1 << b);
-        src_vals[full]
-    };
     // A transposing read assembles each lane's chunk from 16 lanes: they must fetch the same
     // registers, so only thread bits above the 16-lane group may change round trips.
     if chunk.is_some() && reader.swap.iter().take(4).any(|&q| q != 0) {
@@ -249,80 +278,141 @@ pub(crate) fn round_trip(
             "a transposing read whose lanes within a 16-lane group change round trips",
         ));
     }
-    let mut write_memo = HashMap::new();
+    Ok(Planned {
+        t,
+        writer,
+        reader,
+        chunk,
+        sbits,
+        dbits,
+        shift,
+    })
+}
+
+/// Several round trips at once, each in its own part of LDS (`Transfer::base`): in each
+/// round, every transfer writes its tile, one barrier passes, every transfer reads its tile
+/// back. Returns, per transfer, one value per destination register.
+pub(crate) fn round_trips(
+    p: &mut Program,
+    transfers: &[Transfer],
+    target: &Target,
+) -> Result<Vec<Vec<Value>>, LowerError> {
+    let mut top = 0u64;
+    for t in transfers {
+        let bytes = t.plan.lds_bytes.next_power_of_two();
+        if t.base % bytes != 0 {
+            return Err(LowerError::new(
+                "a round trip's LDS tile is not aligned to its size",
+            ));
+        }
+        top = top.max(t.base + t.plan.lds_bytes);
+    }
+    if top > target.lds_bytes {
+        return Err(LowerError::new(format!(
+            "the round trip needs {top} B of LDS; {} has {}",
+            target.name, target.lds_bytes
+        )));
+    }
+    p.lds_bytes = p.lds_bytes.max(top);
+    let plans = transfers.iter().map(planned).collect::<Result<Vec<_>, _>>()?;
+    let mut write_memos: Vec<HashMap<(usize, u64), Value>> = vec![HashMap::new(); plans.len()];
     // What each read slot (compact destination register of thread 0's view) received.
-    let mut compact: Vec<Option<Value>> = vec![None; 1 << dbits.len()];
-    for rep in 0..plan.reps {
+    let mut compacts: Vec<Vec<Option<Value>>> =
+        plans.iter().map(|x| vec![None; 1 << x.dbits.len()]).collect();
+    let rounds = transfers.iter().map(|t| t.plan.reps).max().unwrap_or(0);
+    for rep in 0..rounds {
         if rep > 0 {
             p.ops.push(Op::Barrier);
         }
-        for (_, off, members) in writer.accesses.iter().filter(|a| a.0 == rep) {
-            let address = XorMap {
-                cols: writer.thread.clone(),
-                constant: *off,
+        for (x, memo) in plans.iter().zip(&mut write_memos) {
+            let src_value = |c: u64| -> Value {
+                let full = x
+                    .sbits
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| c >> k & 1 == 1)
+                    .fold(0, |a, (_, &b)| a | 1 << b);
+                x.t.src_vals[full]
+            };
+            for (_, off, members) in x.writer.accesses.iter().filter(|a| a.0 == rep) {
+                let mut address = XorMap {
+                    cols: x.writer.thread.clone(),
+                    constant: *off,
+                }
+                .shifted(x.shift);
+                address.constant |= x.t.base;
+                let src = members
+                    .iter()
+                    .map(|&c| exchanged(p, &x.writer.swap, c, &src_value, memo))
+                    .collect();
+                p.ops.push(Op::LdsWrite { src, address });
             }
-            .shifted(shift);
-            let src = members
-                .iter()
-                .map(|&c| exchanged(p, &writer.swap, c, &src_value, &mut write_memo))
-                .collect();
-            p.ops.push(Op::LdsWrite { src, address });
         }
         p.ops.push(Op::Barrier);
-        for (_, off, members) in reader.accesses.iter().filter(|a| a.0 == rep) {
-            let address = XorMap {
-                cols: reader.thread.clone(),
-                constant: *off,
-            }
-            .shifted(shift);
-            let dst = p.values_of(members.len(), bits);
-            match chunk {
-                None => {
-                    p.ops.push(Op::LdsRead {
-                        dst: dst.clone(),
-                        address,
-                    });
-                    for (&c, v) in members.iter().zip(dst) {
-                        compact[c as usize] = Some(v);
-                    }
+        for (x, compact) in plans.iter().zip(&mut compacts) {
+            for (_, off, members) in x.reader.accesses.iter().filter(|a| a.0 == rep) {
+                let mut address = XorMap {
+                    cols: x.reader.thread.clone(),
+                    constant: *off,
                 }
-                Some(e) => {
-                    p.ops.push(Op::LdsReadTransposed {
-                        dst: dst.clone(),
-                        address,
-                    });
-                    // Virtual registers above the chunk are destination registers e..; element
-                    // j of the chunk is destination register j (its low e bits).
-                    let high = members[0] >> e << e;
-                    if members.iter().enumerate().any(|(j, &c)| c != high | j as u64) {
-                        return Err(LowerError::new(
-                            "the transposing read's chunk is not the destination's first registers",
-                        ));
+                .shifted(x.shift);
+                address.constant |= x.t.base;
+                let dst = p.values_of(members.len(), x.t.bits);
+                match x.chunk {
+                    None => {
+                        p.ops.push(Op::LdsRead {
+                            dst: dst.clone(),
+                            address,
+                        });
+                        for (&c, v) in members.iter().zip(dst) {
+                            compact[c as usize] = Some(v);
+                        }
                     }
-                    for (j, v) in dst.into_iter().enumerate() {
-                        compact[(high | j as u64) as usize] = Some(v);
+                    Some(e) => {
+                        p.ops.push(Op::LdsReadTransposed {
+                            dst: dst.clone(),
+                            address,
+                        });
+                        // Virtual registers above the chunk are destination registers e..;
+                        // element j of the chunk is destination register j (its low e bits).
+                        let high = members[0] >> e << e;
+                        if members.iter().enumerate().any(|(j, &c)| c != high | j as u64) {
+                            return Err(LowerError::new(
+                                "the transposing read's chunk is not the destination's first registers",
+                            ));
+                        }
+                        for (j, v) in dst.into_iter().enumerate() {
+                            compact[(high | j as u64) as usize] = Some(v);
+                        }
                     }
                 }
             }
         }
     }
-    let slots = compact
-        .into_iter()
-        .collect::<Option<Vec<Value>>>()
-        .ok_or_else(|| LowerError::new("a destination register was not read back"))?;
-    let slot = |c: u64| slots[c as usize];
-    let mut read_memo = HashMap::new();
-    let compact: Vec<Value> = (0..slots.len() as u64)
-        .map(|c| exchanged(p, &reader.swap, c, &slot, &mut read_memo))
-        .collect();
-    Ok((0..d.registers())
-        .map(|r| {
-            let c = dbits
-                .iter()
-                .enumerate()
-                .filter(|&(_, &b)| r >> b & 1 == 1)
-                .fold(0usize, |a, (k, _)| a | 1 << k);
-            compact[c]
-        })
-        .collect())
+    let mut out = Vec::with_capacity(plans.len());
+    for (x, compact) in plans.iter().zip(compacts) {
+        let slots = compact
+            .into_iter()
+            .collect::<Option<Vec<Value>>>()
+            .ok_or_else(|| LowerError::new("a destination register was not read back"))?;
+        let slot = |c: u64| slots[c as usize];
+        let mut read_memo = HashMap::new();
+        let compact: Vec<Value> = (0..slots.len() as u64)
+            .map(|c| exchanged(p, &x.reader.swap, c, &slot, &mut read_memo))
+            .collect();
+        out.push(
+            (0..x.t.d.registers())
+                .map(|r| {
+                    let c = x
+                        .dbits
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &b)| r >> b & 1 == 1)
+                        .fold(0usize, |a, (k, _)| a | 1 << k);
+                    compact[c]
+                })
+                .collect(),
+        );
+    }
+    Ok(out)
 }
