@@ -135,18 +135,65 @@ const TYPES: &[(&str, &str)] = &[
     ("f8E5M2", "f32"),
 ];
 
+/// A type name of the matmul: one of its types (`f16`, `bf16`, `f32`, `f64`, `i8`, `i32`, the
+/// Triton fp8 names), or `fp8` / `bf8` for the 8-bit float flavour (E4M3 / E5M2) the target's
+/// matrix instructions take (FNUZ on gfx942, OCP on gfx950 and gfx12).
+///
+/// ```
+/// use linear_layout::lower::matmul::resolve_type;
+/// use linear_layout::target::Target;
+/// assert_eq!(resolve_type("fp8", Target::by_name("gfx942")?)?, "f8E4M3FNUZ");
+/// assert_eq!(resolve_type("bf8", Target::by_name("gfx950")?)?, "f8E5M2");
+/// assert_eq!(resolve_type("f16", Target::by_name("gfx950")?)?, "f16");
+/// assert!(resolve_type("fp8", Target::by_name("gfx90a")?).is_err());
+/// assert!(resolve_type("f4", Target::by_name("gfx90a")?).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn resolve_type(name: &str, target: &Target) -> Result<&'static str, LowerError> {
+    let flavours: &[&'static str] = match name {
+        "fp8" => &["f8E4M3FNUZ", "f8E4M3FN"],
+        "bf8" => &["f8E5M2FNUZ", "f8E5M2"],
+        "i32" => return Ok("i32"),
+        _ => {
+            return TYPES
+                .iter()
+                .find(|(t, _)| *t == name)
+                .map(|(t, _)| *t)
+                .ok_or_else(|| unknown_type(name));
+        }
+    };
+    let (mfma, wmma) = versions(target);
+    flavours
+        .iter()
+        .find(|f| {
+            MMA_INSTRUCTIONS
+                .iter()
+                .any(|i| i.ab == **f && i.available(mfma, wmma))
+        })
+        .copied()
+        .ok_or_else(|| {
+            LowerError::new(format!(
+                "{}: no matrix instruction takes {name} ({})",
+                target.name,
+                flavours.join(" or ")
+            ))
+        })
+}
+
+fn unknown_type(name: &str) -> LowerError {
+    let names: Vec<&str> = TYPES.iter().map(|(t, _)| *t).collect();
+    LowerError::new(format!(
+        "unknown matmul type '{name}' (known: {}, fp8, bf8)",
+        names.join(", ")
+    ))
+}
+
 fn accumulator_of(dtype: &str) -> Result<&'static str, LowerError> {
     TYPES
         .iter()
         .find(|(t, _)| *t == dtype)
         .map(|(_, a)| *a)
-        .ok_or_else(|| {
-            let names: Vec<&str> = TYPES.iter().map(|(t, _)| *t).collect();
-            LowerError::new(format!(
-                "unknown matmul type '{dtype}' (known: {})",
-                names.join(", ")
-            ))
-        })
+        .ok_or_else(|| unknown_type(dtype))
 }
 
 /// The MFMA / WMMA versions whose instructions a target can run (`tt.dot`'s, or the
