@@ -1,7 +1,7 @@
 //! `linear-layout lower copy|convert|matmul …`: AMDGPU kernels (LLVM IR) generated from
 //! layouts.
 
-use linear_layout::lower::matmul::{MatmulOptions, matmul_kernel, resolve_type};
+use linear_layout::lower::matmul::{MatmulOptions, accumulator_of, matmul_kernel, resolve_type};
 use linear_layout::lower::{Dtype, Kernel, LowerError, convert_kernel, copy_kernel};
 use linear_layout::target::Target;
 
@@ -57,9 +57,10 @@ pub struct MatmulArgs {
     /// a Triton name such as f8E4M3FNUZ.
     #[arg(long, default_value = "f16", value_name = "T")]
     pub dtype: String,
-    /// Output type: the accumulator's (f32 for floats, i32 for i8, f64 for f64) or T.
-    #[arg(long, default_value = "f32", value_name = "U")]
-    pub acc: String,
+    /// Output type: the accumulator's (f32 for floats, i32 for i8, f64 for f64; the default)
+    /// or T (f16, bf16, i8: converted).
+    #[arg(long, value_name = "U")]
+    pub acc: Option<String>,
     /// Warps of the workgroup (1, 2, 4, 8 or 16).
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub warps: u32,
@@ -153,7 +154,11 @@ fn matmul(m: &MatmulArgs) -> Result<Result<Kernel, LowerError>, String> {
     };
     let target = Target::by_name(&m.arch)?;
     let dtype = resolve_type(&m.dtype, target).map_err(|e| e.to_string())?;
-    let acc = resolve_type(&m.acc, target).map_err(|e| e.to_string())?;
+    let acc = match &m.acc {
+        Some(a) => resolve_type(a, target),
+        None => accumulator_of(dtype),
+    }
+    .map_err(|e| e.to_string())?;
     let options = MatmulOptions {
         nonkdim: m.nonkdim,
         kpack: m.kpack,

@@ -7,8 +7,8 @@
 //!    encoding (MFMA or WMMA, its tile, `warpsPerCTA`, `isTransposed`) and the two
 //!    dot-operand encodings (`kWidth`, with `--nonkdim` / `--kpack` as Triton takes them). On
 //!    gfx1250, where Triton 3.6 maps a plain dot to FMA, the kernel uses the hardware's WMMA v3
-//!    tile instead (16×16, K of the table's instruction, 16-bit operands in `kWidth` = its
-//!    elements per lane), warps as [`warps_per_tile`] spreads them.
+//!    tile instead (16×16, K of the table's instruction, `kWidth` its elements per lane up to
+//!    16), warps as [`warps_per_tile`] spreads them (`--nonkdim` and `--kpack` do not apply).
 //! 2. **Loads.** A (`M × K`) and B (`K × N`), both row-major, are loaded in the coalesced
 //!    blocked layouts of the coalesce heuristic ([`blocked_for`]: up to 128 bits per thread
 //!    along the row, lanes and warps row-major).
@@ -66,7 +66,7 @@ use super::dist::{Dist, load_through, store_through};
 use super::lds::{Transfer, round_trips};
 use super::mma::plan_dot;
 use super::program::{Buffer, Op, Program, Value};
-use super::{Kernel, LowerError, check_target, numeric};
+use super::{Kernel, LowerError, check_target};
 use crate::encodings::{AmdWmma, DotOperand, Encoding};
 use crate::heuristics::coalesce::blocked_for;
 use crate::heuristics::convert::{ConversionKind, ConvertCost, convert_cost};
@@ -188,7 +188,15 @@ fn unknown_type(name: &str) -> LowerError {
     ))
 }
 
-fn accumulator_of(dtype: &str) -> Result<&'static str, LowerError> {
+/// The type a product of `dtype` accumulates in (`f32`, `i32` for `i8`, `f64` for `f64`).
+///
+/// ```
+/// use linear_layout::lower::matmul::accumulator_of;
+/// assert_eq!(accumulator_of("bf16")?, "f32");
+/// assert_eq!(accumulator_of("i8")?, "i32");
+/// # Ok::<(), linear_layout::lower::LowerError>(())
+/// ```
+pub fn accumulator_of(dtype: &str) -> Result<&'static str, LowerError> {
     TYPES
         .iter()
         .find(|(t, _)| *t == dtype)
@@ -281,7 +289,9 @@ fn wmma_hardware_choice(
         Encoding::DotOperand(DotOperand {
             op_idx,
             parent: Arc::new(result.clone()),
-            k_width: 1 << instr.operand.elements_log2,
+            // Each lane's elements in runs of at most 16 along K (the encoding's largest
+            // kWidth): 8-bit operands take two runs, A and B alike.
+            k_width: (1 << instr.operand.elements_log2).min(16),
         })
     };
     Ok((operand(0), operand(1), result))
@@ -311,27 +321,30 @@ pub fn matmul_layouts(
     let mut spec = DotSpec::new(target.name, dtype, dtype, acc, &[m, n], k, warps);
     spec.nonkdim = options.nonkdim;
     spec.kpack = options.kpack;
-    let choice = choose(&spec).map_err(|e| LowerError::new(e.to_string()))?;
-    let (a, b, result) = match choice.kind {
-        DotKind::Mfma | DotKind::Wmma => {
-            if choice.a_elem != dtype || choice.b_elem != dtype || choice.c_elem != acc {
-                return Err(LowerError::new(format!(
-                    "{}: the heuristic computes a {dtype} dot in {} × {} → {}; the matmul kernel does not convert operands",
-                    target.name, choice.a_elem, choice.b_elem, choice.c_elem
-                )));
-            }
-            (choice.a, choice.b, choice.result)
-        }
-        DotKind::Fma if target.matrix.mfma_version.is_none() && target.matrix.wmma_version.is_none() => {
-            wmma_hardware_choice(m, n, dtype, acc, warps, target)?
-        }
-        _ => {
+    let no_dot_unit = target.matrix.mfma_version.is_none() && target.matrix.wmma_version.is_none();
+    let (a, b, result) = if no_dot_unit {
+        wmma_hardware_choice(m, n, dtype, acc, warps, target)?
+    } else {
+        let choice = choose(&spec).map_err(|e| {
+            LowerError::new(format!(
+                "{}: no matrix instruction for a {m}×{n}×{k} {dtype} dot ({e})",
+                target.name
+            ))
+        })?;
+        if !matches!(choice.kind, DotKind::Mfma | DotKind::Wmma) {
             return Err(LowerError::new(format!(
                 "{}: no matrix instruction fits a {m}×{n}×{k} {dtype} dot ({})",
                 target.name,
                 choice.reasons.join("; ")
             )));
         }
+        if choice.a_elem != dtype || choice.b_elem != dtype || choice.c_elem != acc {
+            return Err(LowerError::new(format!(
+                "{}: the heuristic computes a {dtype} dot in {} × {} → {}; the matmul kernel does not convert operands",
+                target.name, choice.a_elem, choice.b_elem, choice.c_elem
+            )));
+        }
+        (choice.a, choice.b, choice.result)
     };
     let instruction = instruction_for(&result, dtype, acc, target)?;
     let layout = |e: &Encoding, shape: &[u64]| {
@@ -402,10 +415,17 @@ pub fn matmul_kernel(
             "a {dtype} product accumulates in {acc}: the output type is {acc} or {dtype}, not '{out}'"
         )));
     }
-    let out_ty: &'static str = if out == acc {
-        acc
-    } else {
-        TYPES.iter().find(|(t, _)| *t == out).map_or(acc, |(t, _)| *t)
+    // The narrow outputs LLVM converts to in one instruction (`fptrunc`, `trunc`).
+    let out_ty: &'static str = match out {
+        _ if out == acc => acc,
+        "f16" => "f16",
+        "bf16" => "bf16",
+        "i8" => "i8",
+        _ => {
+            return Err(LowerError::new(format!(
+                "a {acc} accumulator is not converted to {out} (narrow outputs: f16, bf16, i8)"
+            )));
+        }
     };
     for (name, x) in [("M", m), ("N", n), ("K", k)] {
         if !x.is_power_of_two() {
@@ -515,9 +535,6 @@ pub fn matmul_kernel(
             })
             .collect()
     };
-    if numeric::decode(out_ty, 0).is_none() {
-        return Err(LowerError::new(format!("no numbers of type {out_ty}")));
-    }
     store_through(&mut p, &dc, &[m, n], 2, out_bits, &results)?;
     Ok(Kernel { program: p, target })
 }
