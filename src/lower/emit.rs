@@ -487,11 +487,19 @@ impl Emitter<'_> {
             }
             Op::Convert { dst, src, from, to } => {
                 let (ft, tt) = (llvm_number(from)?, llvm_number(to)?);
-                let (fb, tb) = (self.p.value_bits(*src), self.p.value_bits(*dst));
-                let mut x = self.val(*src)?;
-                if ft != format!("i{fb}") {
+                let (fb, tb) = (self.p.value_bits(src[0]), self.p.value_bits(dst[0]));
+                let vector = |t: &str| {
+                    if src.len() == 1 {
+                        t.to_string()
+                    } else {
+                        format!("<{} x {t}>", src.len())
+                    }
+                };
+                let (fv, tv) = (vector(ft), vector(tt));
+                let (mut x, xt) = self.gather(src)?;
+                if xt != fv {
                     let t = self.tmp();
-                    self.line(&format!("{t} = bitcast i{fb} {x} to {ft}"));
+                    self.line(&format!("{t} = bitcast {xt} {x} to {fv}"));
                     x = t;
                 }
                 let float = |t: &str| !t.starts_with('i');
@@ -504,9 +512,8 @@ impl Emitter<'_> {
                     (false, true) => "sitofp",
                 };
                 let y = self.tmp();
-                self.line(&format!("{y} = {cast} {ft} {x} to {tt}"));
-                let d = self.define(*dst)?;
-                self.line(&format!("{d} = bitcast {tt} {y} to i{tb}"));
+                self.line(&format!("{y} = {cast} {fv} {x} to {tv}"));
+                self.scatter(&y, &tv, dst)?;
             }
         }
         Ok(())

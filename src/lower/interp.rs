@@ -401,12 +401,14 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
                 }
             }
             Op::Convert { dst, src, from, to } => {
-                for t in 0..threads {
-                    let x = numeric::decode(from, s.get(*src, t))
-                        .ok_or_else(|| LowerError::new(format!("no numbers of type {from}")))?;
-                    let y = numeric::encode(to, x)
-                        .ok_or_else(|| LowerError::new(format!("{x} does not fit {to}")))?;
-                    s.set(*dst, t, y);
+                for (&d, &v) in dst.iter().zip(src) {
+                    for t in 0..threads {
+                        let x = numeric::decode(from, s.get(v, t))
+                            .ok_or_else(|| LowerError::new(format!("no numbers of type {from}")))?;
+                        let y = numeric::encode(to, x)
+                            .ok_or_else(|| LowerError::new(format!("{x} does not fit {to}")))?;
+                        s.set(d, t, y);
+                    }
                 }
             }
             Op::Unpack { dst, src } => {

@@ -391,7 +391,7 @@ fn coalesced(rows: u64, cols: u64, bits: u32, warps: u32, wave: u32) -> Result<L
 /// let k = matmul_kernel(128, 128, 64, "f16", "f16", 4, Target::by_name("gfx942")?, MatmulOptions::default())?;
 /// let counts = k.program.op_counts();
 /// assert_eq!((counts["mma"], counts["barrier"]), (32, 1)); // per wave: 4×4 tiles / 4 warps × 8 steps of K
-/// assert_eq!(counts["convert"], 64); // each thread's 64 results to f16
+/// assert_eq!(counts["convert"], 16); // each thread's 64 results to f16, 4 at a time
 /// // An accumulator type the instruction cannot produce is refused.
 /// let e = matmul_kernel(32, 32, 32, "f16", "i32", 1, Target::by_name("gfx942")?, MatmulOptions::default());
 /// assert!(e.unwrap_err().message().contains("accumulates in f32"));
@@ -521,19 +521,20 @@ pub fn matmul_kernel(
     let results = if out_ty == acc {
         results
     } else {
-        results
-            .into_iter()
-            .map(|src| {
-                let dst = p.value(out_bits);
-                p.ops.push(Op::Convert {
-                    dst,
-                    src,
-                    from: acc,
-                    to: out_ty,
-                });
-                dst
-            })
-            .collect()
+        // In vectors of consecutive registers (neighbours along a row of the tile): packed
+        // conversions where the target has them.
+        let mut out = Vec::with_capacity(results.len());
+        for src in results.chunks(4) {
+            let dst = p.values_of(src.len(), out_bits);
+            p.ops.push(Op::Convert {
+                dst: dst.clone(),
+                src: src.to_vec(),
+                from: acc,
+                to: out_ty,
+            });
+            out.extend(dst);
+        }
+        out
     };
     store_through(&mut p, &dc, &[m, n], 2, out_bits, &results)?;
     Ok(Kernel { program: p, target })

@@ -260,14 +260,15 @@ pub enum Op {
         /// Accumulator registers; empty for a zero accumulator.
         c: Vec<Value>,
     },
-    /// Converts a number between element types (`f32 → f16` rounds to nearest even, `i32 → i8`
-    /// keeps the low bits); type names as in the instruction table (`f32`, `f16`, `bf16`, `i32`,
-    /// `i8`, …).
+    /// Converts numbers between element types, element by element (`f32 → f16` rounds to
+    /// nearest even, `i32 → i8` keeps the low bits); type names as in the instruction table
+    /// (`f32`, `f16`, `bf16`, `i32`, `i8`, …). A vector converts as one operation (the packed
+    /// conversions where the target has them).
     Convert {
-        /// Result.
-        dst: Value,
-        /// Operand.
-        src: Value,
+        /// Results.
+        dst: Vec<Value>,
+        /// Operands, one per result.
+        src: Vec<Value>,
         /// The operand's type.
         from: &'static str,
         /// The result's type.
@@ -289,11 +290,11 @@ impl Op {
             | Op::LdsRead { dst, .. }
             | Op::LdsReadTransposed { dst, .. }
             | Op::Unpack { dst, .. }
-            | Op::Mma { dst, .. } => dst.clone(),
-            Op::Bpermute { dst, .. }
-            | Op::SelectOnThreadBit { dst, .. }
-            | Op::Pack { dst, .. }
-            | Op::Convert { dst, .. } => vec![*dst],
+            | Op::Mma { dst, .. }
+            | Op::Convert { dst, .. } => dst.clone(),
+            Op::Bpermute { dst, .. } | Op::SelectOnThreadBit { dst, .. } | Op::Pack { dst, .. } => {
+                vec![*dst]
+            }
             Op::PermlaneSwap { dst, .. } => dst.to_vec(),
             Op::GlobalStore { .. } | Op::LdsWrite { .. } | Op::Barrier => Vec::new(),
         }
@@ -430,7 +431,7 @@ impl Program {
                 Op::Mma { dst, a, b, c, .. } => {
                     (dst.iter().chain(a).chain(b).chain(c).copied().collect(), None)
                 }
-                Op::Convert { dst, src, .. } => (vec![*dst, *src], None),
+                Op::Convert { dst, src, .. } => (dst.iter().chain(src).copied().collect(), None),
             };
             if !used.iter().all(exists) {
                 return bad("an operation uses a value the program does not have");
@@ -491,8 +492,10 @@ impl Program {
             Op::Convert { dst, src, from, to } => {
                 element_bits(from) > 0
                     && element_bits(to) > 0
-                    && self.value_bits(*src) == element_bits(from)
-                    && self.value_bits(*dst) == element_bits(to)
+                    && !dst.is_empty()
+                    && dst.len() == src.len()
+                    && widths(src, element_bits(from))
+                    && widths(dst, element_bits(to))
             }
             _ => true,
         };
