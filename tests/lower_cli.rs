@@ -61,7 +61,7 @@ fn matmul_prints_one_module() {
     assert_eq!(out.matches("define amdgpu_kernel").count(), 1);
     assert!(out.contains("@matmul(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c)"));
     assert!(out.contains("@llvm.amdgcn.mfma.f32.32x32x16.bf16("));
-    assert!(out.contains("fptrunc float"));
+    assert!(out.contains("fptrunc <4 x float>"));
     let (ok, out, _) = run(&[
         "lower", "matmul", "--mnk", "32x32x32", "--dtype", "fp8", "--arch", "gfx1201",
     ]);
