@@ -321,6 +321,16 @@ pub fn matmul_layouts(
     let mut spec = DotSpec::new(target.name, dtype, dtype, acc, &[m, n], k, warps);
     spec.nonkdim = options.nonkdim;
     spec.kpack = options.kpack;
+    // The dot's own blocked layout, which the heuristic keeps when it falls back to FMA: then
+    // its reasons say why no instruction fits.
+    spec.blocked = Some(blocked_for(
+        &[m, n],
+        &[1, 1],
+        &[1, 0],
+        warps,
+        target.wave_size,
+        vec![],
+    ));
     let no_dot_unit = target.matrix.mfma_version.is_none() && target.matrix.wmma_version.is_none();
     let (a, b, result) = if no_dot_unit {
         wmma_hardware_choice(m, n, dtype, acc, warps, target)?
