@@ -14,8 +14,9 @@
 //!    along the row, lanes and warps row-major).
 //! 3. **Into the operand layouts.** Each operand is converted with the plan
 //!    [`convert_cost`] prices; for a round trip through LDS that is the swizzled shared layout of
-//!    [`optimal_shared_layout`](crate::heuristics::convert::optimal_shared_layout) (not Triton's
-//!    `swizzled_shared` choice: the cost model's is never more expensive). A's and B's tiles live
+//!    [`optimal_shared_layout`](crate::heuristics::convert::optimal_shared_layout), the cost
+//!    model's choice rather than Triton's `swizzled_shared` (BENCHMARKS.md compares the
+//!    resulting kernel with Triton's). A's and B's tiles live
 //!    in LDS side by side (B at the next power of two past A's tile), so both are written before
 //!    one barrier and read after it.
 //! 4. **The chain.** [`plan_dot`] maps the three layouts onto instruction calls; each call

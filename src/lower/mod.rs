@@ -54,6 +54,11 @@
 //! A conversion is the same with a middle part: [`convert_kernel`] loads through the source
 //! layout, converts with the plan `cost` reports (register moves, a lane shuffle, permlane
 //! swaps or a round trip through LDS), and stores through the destination layout.
+//!
+//! A matmul tile adds the matrix instructions: [`matmul::matmul_kernel`] loads A and B, converts
+//! them into their dot-operand layouts through LDS, issues the MFMA / WMMA calls
+//! [`mma::plan_dot`] derives from the three layouts ([`Op::Mma`], executed by the interpreter
+//! from the instructions' own lane layouts) and stores C from the accumulator layout.
 
 mod convert;
 mod dist;
