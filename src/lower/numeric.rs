@@ -140,13 +140,14 @@ mod tests {
                 assert_eq!(decode(ty, encode(ty, x).unwrap()), Some(x), "{ty} {v}");
             }
         }
-        // Fractions and subnormals of f16 too.
-        for x in [0.5, 0.25, 6.0e-8, 65504.0] {
-            assert_eq!(
-                decode("f16", encode("f16", x).unwrap()),
-                Some(x.max(2f64.powi(-24)))
-            );
+        // Fractions, subnormals and the largest finite f16 too; halfway between the two
+        // smallest subnormals rounds to the even one.
+        let tiny = 2f64.powi(-24);
+        for x in [0.5, 0.25, tiny, 3.0 * tiny, 2f64.powi(-14), 65504.0] {
+            assert_eq!(decode("f16", encode("f16", x).unwrap()), Some(x));
         }
+        assert_eq!(encode("f16", 2.5 * tiny), Some(2));
+        assert_eq!(encode("f16", 1e6), None);
     }
 
     /// Law: encoding a decoded pattern gives the pattern back (every finite f16 and fp8).
