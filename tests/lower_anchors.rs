@@ -9,6 +9,7 @@ mod lower_common;
 
 use linear_layout::encodings::Encoding;
 use linear_layout::linear::LinearLayout;
+use linear_layout::lower::matmul::{MatmulOptions, matmul_kernel};
 use linear_layout::lower::{Dtype, Kernel, Op, convert_kernel, copy_kernel};
 use linear_layout::target::Target;
 use lower_common::*;
@@ -124,6 +125,81 @@ fn anchors_beside_triton() {
                 vgprs <= tr["vgpr_count"].as_u64().unwrap(),
                 "{name} {arch}: {vgprs} VGPRs, Triton {}",
                 tr["vgpr_count"]
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The 128×128×64 f16 matmul tile beside Triton's (f32 out and f16 out with 4 warps, f16 out
+/// with 8): prints the matmul table of BENCHMARKS.md. Asserts what the kernel meets: the fewest
+/// matrix instructions for the shape (one per instruction tile and step of K, shared by the
+/// warps; gfx950's 32x32x16 halves them), no more LDS instructions than Triton, one barrier.
+#[test]
+fn matmul_beside_triton() {
+    let Some(llc) = llc() else { return };
+    let fixture: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/fixtures/lower/triton_anchor_counts.json").unwrap(),
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("linear-layout-matmul-anchors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    println!(
+        "| tile | arch | ours: total | Triton: total | ours: v_mfma | Triton: v_mfma | ours: ds_read | Triton: ds_read | ours: ds_write | Triton: ds_write | ours: v_cvt | Triton: v_cvt | ours: VGPRs | Triton: VGPRs |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for arch in ["gfx942", "gfx950"] {
+        let t = Target::by_name(arch).unwrap();
+        for (name, out, warps) in [
+            ("matmul_f32out_w4", "f32", 4u32),
+            ("matmul_f16out_w4", "f16", 4),
+            ("matmul_f16out_w8", "f16", 8),
+        ] {
+            let k = matmul_kernel(128, 128, 64, "f16", out, warps, t, MatmulOptions::default()).unwrap();
+            let Some(Op::Mma { instruction: i, .. }) =
+                k.program.ops.iter().find(|op| matches!(op, Op::Mma { .. }))
+            else {
+                panic!("{name} {arch}: no matrix instruction");
+            };
+            let fewest =
+                (128 / u64::from(i.m)) * (128 / u64::from(i.n)) * (64 / u64::from(i.k)) / u64::from(warps);
+            let asm = compile(llc, &k.llvm_ir().unwrap(), t, &dir, &format!("{name}_{arch}")).unwrap();
+            let counts = asm_counts(&asm);
+            let sum = |prefixes: &[&str]| -> u64 {
+                counts
+                    .iter()
+                    .filter(|(m, _)| prefixes.iter().any(|p| m.starts_with(p)))
+                    .map(|(_, n)| n)
+                    .sum()
+            };
+            let (mfma, reads, writes, cvt) = (
+                sum(&["v_mfma"]),
+                sum(&["ds_read", "ds_load"]),
+                sum(&["ds_write", "ds_store"]),
+                sum(&["v_cvt"]),
+            );
+            let tr = &fixture[arch][name];
+            let field = |f: &str| tr[f].as_u64().unwrap();
+            println!(
+                "| 128x128x64 f16, {out} out, {warps} warps | {arch} | {} | {} | {mfma} | {} | {reads} | {} | {writes} | {} | {cvt} | {} | {} | {} |",
+                total(&asm),
+                field("total"),
+                field("v_mfma"),
+                field("ds_read"),
+                field("ds_write"),
+                field("v_cvt"),
+                metadata(&asm, ".vgpr_count:"),
+                field("vgpr_count")
+            );
+            assert_eq!(mfma, fewest, "{name} {arch}");
+            assert!(mfma <= field("v_mfma"), "{name} {arch}");
+            assert!(
+                reads + writes <= field("ds_read") + field("ds_write"),
+                "{name} {arch}: {reads} + {writes} LDS instructions"
+            );
+            assert!(
+                counts.get("s_barrier").copied().unwrap_or(0) <= field("s_barrier"),
+                "{name} {arch}"
             );
         }
     }

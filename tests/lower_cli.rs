@@ -52,6 +52,24 @@ fn copy_and_convert_print_one_module() {
 }
 
 #[test]
+fn matmul_prints_one_module() {
+    let (ok, out, _) = run(&[
+        "lower", "matmul", "--mnk", "64x64x32", "--dtype", "bf16", "--acc", "bf16", "--warps", "4", "--arch",
+        "gfx950",
+    ]);
+    assert!(ok);
+    assert_eq!(out.matches("define amdgpu_kernel").count(), 1);
+    assert!(out.contains("@matmul(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c)"));
+    assert!(out.contains("@llvm.amdgcn.mfma.f32.32x32x16.bf16("));
+    assert!(out.contains("fptrunc <4 x float>"));
+    let (ok, out, _) = run(&[
+        "lower", "matmul", "--mnk", "32x32x32", "--dtype", "fp8", "--arch", "gfx1201",
+    ]);
+    assert!(ok);
+    assert!(out.contains("@llvm.amdgcn.wmma.f32.16x16x16.fp8.fp8.v8f32.v2i32("));
+}
+
+#[test]
 fn requests_it_cannot_serve_are_one_line_and_exit_1() {
     for args in [
         vec![
@@ -79,6 +97,16 @@ fn requests_it_cannot_serve_are_one_line_and_exit_1() {
             "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 16], warpsPerCTA = [2, 1], order = [1, 0]}>",
             "--shape",
             "128x128",
+        ],
+        vec!["lower", "matmul", "--mnk", "64x64", "--arch", "gfx942"],
+        vec![
+            "lower", "matmul", "--mnk", "64x64x32", "--dtype", "f64", "--arch", "gfx1100",
+        ],
+        vec![
+            "lower", "matmul", "--mnk", "64x64x32", "--dtype", "fp8", "--arch", "gfx90a",
+        ],
+        vec![
+            "lower", "matmul", "--mnk", "64x64x32", "--acc", "i32", "--arch", "gfx942",
         ],
     ] {
         let (ok, out, err) = run(&args);

@@ -1,7 +1,10 @@
-//! `linear-layout lower copy|convert|lds-copy|ttgir …`: AMDGPU kernels (LLVM IR) generated
+//! `linear-layout lower copy|convert|lds-copy|matmul|ttgir …`: AMDGPU kernels (LLVM IR) generated
 //! from layouts.
 
-use linear_layout::lower::{Dtype, convert_kernel, copy_kernel, lds_copy_kernel, ttgir_kernel};
+use linear_layout::lower::matmul::{MatmulOptions, accumulator_of, matmul_kernel, resolve_type};
+use linear_layout::lower::{
+    Dtype, Kernel, LowerError, convert_kernel, copy_kernel, lds_copy_kernel, ttgir_kernel,
+};
 use linear_layout::target::Target;
 use linear_layout::ttgir::Module;
 
@@ -40,6 +43,11 @@ pub enum KernelArgs {
         #[command(flatten)]
         common: Common,
     },
+    /// `@matmul(a, b, c)`: C (M×N, type U) = A (M×K, type T) · B (K×N, type T), all
+    /// row-major, with the MFMA / WMMA instructions the accelerate-matmul heuristic picks:
+    /// coalesced loads, both operands through LDS into their dot-operand layouts, the
+    /// instruction chain, C stored from the accumulator layout.
+    Matmul(MatmulArgs),
     /// The kernel of a TTGIR file: one `amdgpu_kernel` named as its `tt.func`, its arguments
     /// in order; an op outside the lowered subset is one error line naming it.
     Ttgir(TtgirArgs),
@@ -60,6 +68,37 @@ pub enum KernelArgs {
         #[command(flatten)]
         common: Common,
     },
+}
+
+/// Options of `lower matmul`.
+#[derive(clap::Args)]
+pub struct MatmulArgs {
+    /// The tile, e.g. 128x128x64 (powers of two).
+    #[arg(long, value_name = "MxNxK")]
+    pub mnk: String,
+    /// Operand type: f16, bf16, f32, f64, i8, fp8 or bf8 (the target's 8-bit float flavour), or
+    /// a Triton name such as f8E4M3FNUZ.
+    #[arg(long, default_value = "f16", value_name = "T")]
+    pub dtype: String,
+    /// Output type: the accumulator's (f32 for floats, i32 for i8, f64 for f64; the default)
+    /// or T (f16, bf16, i8: converted).
+    #[arg(long, value_name = "U")]
+    pub acc: Option<String>,
+    /// Warps of the workgroup (1, 2, 4, 8 or 16).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub warps: u32,
+    /// Target architecture.
+    #[arg(long, default_value = "gfx942", value_name = "ARCH")]
+    pub arch: String,
+    /// Forces the MFMA tile (16 or 32), as Triton's `matrix_instr_nonkdim`.
+    #[arg(long, default_value_t = 0, value_name = "X")]
+    pub nonkdim: u32,
+    /// Triton's `kpack` (1 or 2).
+    #[arg(long, default_value_t = 1, value_name = "Y")]
+    pub kpack: u32,
+    /// Write the module to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<String>,
 }
 
 /// Arguments of `lower ttgir`.
@@ -99,6 +138,10 @@ pub struct Common {
 pub fn run(args: &Args) -> Result<String, String> {
     let (common, kernel) = match &args.kernel {
         KernelArgs::Ttgir(t) => return run_ttgir(t),
+        KernelArgs::Matmul(m) => {
+            let ir = matmul(m)?.and_then(|k| k.llvm_ir()).map_err(|e| e.to_string())?;
+            return write(ir, m.output.as_deref());
+        }
         KernelArgs::Copy { layout, common } => {
             let (shape, padded, dtype, target) = common.resolve()?;
             let l = load(layout, Some(&padded), "LAYOUT")?;
@@ -151,6 +194,36 @@ impl Common {
         let target = Target::by_name(&self.arch)?;
         Ok((shape, padded, dtype, target))
     }
+}
+
+/// `lower matmul`: the kernel, or why the request is malformed.
+fn matmul(m: &MatmulArgs) -> Result<Result<Kernel, LowerError>, String> {
+    let sides: Vec<u64> = m
+        .mnk
+        .split(['x', 'X'])
+        .map(|x| x.trim().parse::<u64>().ok().filter(|&v| v > 0))
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    let [rows, cols, depth] = sides[..] else {
+        return Err(format!(
+            "--mnk {}: expected three sizes like 128x128x64 (positive integers)",
+            m.mnk
+        ));
+    };
+    let target = Target::by_name(&m.arch)?;
+    let dtype = resolve_type(&m.dtype, target).map_err(|e| e.to_string())?;
+    let acc = match &m.acc {
+        Some(a) => resolve_type(a, target),
+        None => accumulator_of(dtype),
+    }
+    .map_err(|e| e.to_string())?;
+    let options = MatmulOptions {
+        nonkdim: m.nonkdim,
+        kpack: m.kpack,
+    };
+    Ok(matmul_kernel(
+        rows, cols, depth, dtype, acc, m.warps, target, options,
+    ))
 }
 
 /// `lower ttgir`.

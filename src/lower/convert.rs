@@ -132,7 +132,7 @@ fn convert(
                 p,
                 s,
                 d,
-                &lds::Trip::of(plan, bits),
+                lds::Trip::of(plan, bits),
                 target,
                 lds::Source::Registers(loader),
                 sink,

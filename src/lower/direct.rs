@@ -176,7 +176,7 @@ pub fn lds_copy_kernel(
         &mut p,
         &s,
         &d,
-        &trip,
+        trip,
         target,
         Source::Global { buffer: 0, shape },
         Some(&mut storer),

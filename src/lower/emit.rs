@@ -51,6 +51,19 @@ fn ty(n: usize, bits: u32) -> String {
     }
 }
 
+/// The LLVM type of a number type of the instruction table.
+fn llvm_number(ty: &str) -> Result<&'static str, LowerError> {
+    Ok(match ty {
+        "f64" => "double",
+        "f32" => "float",
+        "f16" => "half",
+        "bf16" => "bfloat",
+        "i32" => "i32",
+        "i8" => "i8",
+        _ => return Err(LowerError::new(format!("no conversion to or from {ty}"))),
+    })
+}
+
 /// The type a buffer intrinsic moves for `total` bits, and its name suffix.
 fn buffer_ty(total: u32) -> Result<(&'static str, &'static str), LowerError> {
     Ok(match total {
@@ -599,8 +612,79 @@ impl Emitter<'_> {
                 let bits = self.p.value_bits(*src);
                 self.scatter(&s, &format!("i{bits}"), dst)?;
             }
+            Op::Mma {
+                instruction: i,
+                dst,
+                a,
+                b,
+                c,
+            } => {
+                let a = self.operand(a, i.ab_llvm)?;
+                let b = self.operand(b, i.ab_llvm)?;
+                let c = if c.is_empty() {
+                    format!("{} zeroinitializer", i.acc_llvm)
+                } else {
+                    self.operand(c, i.acc_llvm)?
+                };
+                let args = i.call.arguments(&a, &b, &c);
+                // The declaration: each argument's type (its text without the value).
+                let types: Vec<&str> = args
+                    .split(", ")
+                    .map(|x| x.rsplit_once(' ').map_or(x, |(t, _)| t))
+                    .collect();
+                self.decls.insert(format!(
+                    "declare {} @{}({})",
+                    i.acc_llvm,
+                    i.intrinsic,
+                    types.join(", ")
+                ));
+                let r = self.tmp();
+                self.line(&format!("{r} = call {} @{}({args})", i.acc_llvm, i.intrinsic));
+                self.scatter(&r, i.acc_llvm, dst)?;
+            }
+            Op::Convert { dst, src, from, to } => {
+                let (ft, tt) = (llvm_number(from)?, llvm_number(to)?);
+                let (fb, tb) = (self.p.value_bits(src[0]), self.p.value_bits(dst[0]));
+                let vector = |t: &str| {
+                    if src.len() == 1 {
+                        t.to_string()
+                    } else {
+                        format!("<{} x {t}>", src.len())
+                    }
+                };
+                let (fv, tv) = (vector(ft), vector(tt));
+                let (mut x, xt) = self.gather(src)?;
+                if xt != fv {
+                    let t = self.tmp();
+                    self.line(&format!("{t} = bitcast {xt} {x} to {fv}"));
+                    x = t;
+                }
+                let float = |t: &str| !t.starts_with('i');
+                let cast = match (float(ft), float(tt)) {
+                    (true, true) if fb > tb => "fptrunc",
+                    (true, true) => "fpext",
+                    (false, false) if fb > tb => "trunc",
+                    (false, false) => "sext",
+                    (true, false) => "fptosi",
+                    (false, true) => "sitofp",
+                };
+                let y = self.tmp();
+                self.line(&format!("{y} = {cast} {fv} {x} to {tv}"));
+                self.scatter(&y, &tv, dst)?;
+            }
         }
         Ok(())
+    }
+
+    /// A matrix-instruction operand of LLVM type `t` (`type value`) from its elements.
+    fn operand(&mut self, vals: &[Value], t: &str) -> Result<String, LowerError> {
+        let (v, vt) = self.gather(vals)?;
+        if vt == t {
+            return Ok(format!("{t} {v}"));
+        }
+        let c = self.tmp();
+        self.line(&format!("{c} = bitcast {vt} {v} to {t}"));
+        Ok(format!("{t} {c}"))
     }
 }
 

@@ -27,8 +27,8 @@
 //! # Ok::<(), linear_layout::lower::LowerError>(())
 //! ```
 
-use super::LowerError;
 use super::program::{Op, Program, SwapKind, Value};
+use super::{LowerError, mma, numeric};
 
 const NEVER: u32 = u32::MAX;
 const MANY: u32 = u32::MAX - 1;
@@ -436,6 +436,56 @@ pub fn run_with(p: &Program, buffers: &mut [Vec<u8>], scalars: &[u64]) -> Result
                         .rev()
                         .fold(0u64, |a, &v| (a << (w % 64)) | s.get(v, t));
                     s.set(*dst, t, x);
+                }
+            }
+            Op::Mma {
+                instruction: i,
+                dst,
+                a,
+                b,
+                c,
+            } => {
+                for w in 0..threads / wave {
+                    let lanes = w * wave..(w + 1) * wave;
+                    let read = |vals: &[Value], ty: &str| -> Result<Vec<Vec<f64>>, LowerError> {
+                        lanes
+                            .clone()
+                            .map(|t| {
+                                vals.iter()
+                                    .map(|&v| {
+                                        numeric::decode(ty, s.get(v, t)).ok_or_else(|| {
+                                            LowerError::new(format!("no numbers of type {ty}"))
+                                        })
+                                    })
+                                    .collect()
+                            })
+                            .collect()
+                    };
+                    let (va, vb) = (read(a, i.ab)?, read(b, i.ab)?);
+                    let vc = if c.is_empty() {
+                        vec![vec![0.0; dst.len()]; wave]
+                    } else {
+                        read(c, i.acc)?
+                    };
+                    let d = mma::execute(i, &va, &vb, &vc);
+                    for (t, regs) in lanes.zip(d) {
+                        for (&v, x) in dst.iter().zip(regs) {
+                            let bits = numeric::encode(i.acc, x)
+                                .ok_or_else(|| LowerError::new(format!("{x} is no {}", i.acc)))?;
+                            s.set(v, t, bits);
+                        }
+                    }
+                }
+            }
+            Op::Convert { dst, src, from, to } => {
+                for (&d, &v) in dst.iter().zip(src) {
+                    for t in 0..threads {
+                        let x = numeric::decode(from, s.get(v, t))
+                            .ok_or_else(|| LowerError::new(format!("no numbers of type {from}")))?;
+                        let y = numeric::encode(to, x)
+                            .ok_or_else(|| LowerError::new(format!("{x} does not fit {to}")))?;
+                        s.set(d, t, y);
+                    }
                 }
             }
             Op::Unpack { dst, src } => {

@@ -251,23 +251,62 @@ pub(crate) enum Source<'a, 'b> {
     },
 }
 
+/// One conversion through LDS: the layouts, the round trip, where in LDS its tile lives
+/// (`base`, a byte offset aligned to a power of two at least the tile's size, so that it is
+/// `or`ed into the swizzled offsets), where the values come from and where they may go as they
+/// are read.
+pub(crate) struct Transfer<'a, 'b> {
+    /// The layout the values are in.
+    pub s: &'a Dist,
+    /// The layout they are wanted in.
+    pub d: &'a Dist,
+    /// The shared layout and access widths.
+    pub trip: Trip<'a>,
+    /// Byte offset of the tile in LDS.
+    pub base: u64,
+    /// What fills LDS.
+    pub source: Source<'a, 'b>,
+    /// Where destination vectors are stored as soon as they are read, if anywhere.
+    pub sink: Option<&'a mut Storer>,
+}
+
 /// The round trip (module docs); returns one value per destination register.
 pub(crate) fn round_trip(
     p: &mut Program,
     s: &Dist,
     d: &Dist,
-    trip: &Trip,
+    trip: Trip,
     target: &Target,
-    mut source: Source,
-    mut sink: Option<&mut Storer>,
+    source: Source,
+    sink: Option<&mut Storer>,
 ) -> Result<Vec<Value>, LowerError> {
-    if trip.lds_bytes > target.lds_bytes {
-        return Err(LowerError::new(format!(
-            "the round trip needs {} B of LDS; {} has {}",
-            trip.lds_bytes, target.name, target.lds_bytes
-        )));
-    }
-    p.lds_bytes = p.lds_bytes.max(trip.lds_bytes);
+    let t = Transfer {
+        s,
+        d,
+        trip,
+        base: 0,
+        source,
+        sink,
+    };
+    round_trips(p, &mut [t], target)?
+        .pop()
+        .ok_or_else(|| LowerError::new("a round trip without a result"))
+}
+
+/// A transfer's accesses, planned.
+struct Planned {
+    writer: Side,
+    reader: Side,
+    /// Elements of a transposing read's chunk (log2), if the read transposes.
+    chunk: Option<usize>,
+    sbits: Vec<usize>,
+    dbits: Vec<usize>,
+    shift: u32,
+    bits: u32,
+}
+
+fn planned(t: &Transfer) -> Result<Planned, LowerError> {
+    let (s, d, trip) = (t.s, t.d, &t.trip);
     let bits = trip.element_bits;
     let shared = Shared::of(trip.shared)?;
     let bytes = u64::from(bits / 8);
@@ -297,14 +336,6 @@ pub(crate) fn round_trip(
             None,
         )
     };
-    // Compact registers (bits over the non-zero register columns) as register indices.
-    let full = |c: u64| expand_over(&sbits, c as usize);
-    let expand = |c: usize| expand_over(&dbits, c);
-    if matches!(source, Source::Global { .. }) && writer.swap.iter().any(|&q| q != 0) {
-        return Err(LowerError::new(
-            "a direct-to-LDS load cannot exchange registers between threads: the source's threads must take part in every round trip",
-        ));
-    }
     // A transposing read assembles each lane's chunk from 16 lanes: they must fetch the same
     // registers, so only thread bits above the 16-lane group may change round trips.
     if chunk.is_some() && reader.swap.iter().take(4).any(|&q| q != 0) {
@@ -312,106 +343,169 @@ pub(crate) fn round_trip(
             "a transposing read whose lanes within a 16-lane group change round trips",
         ));
     }
-    let mut write_memo = HashMap::new();
+    if matches!(t.source, Source::Global { .. }) && writer.swap.iter().any(|&q| q != 0) {
+        return Err(LowerError::new(
+            "a direct-to-LDS load cannot exchange registers between threads: the source's threads must take part in every round trip",
+        ));
+    }
+    Ok(Planned {
+        writer,
+        reader,
+        chunk,
+        sbits,
+        dbits,
+        shift,
+        bits,
+    })
+}
+
+/// Several round trips at once, each in its own part of LDS ([`Transfer::base`]): in each
+/// round, every transfer writes its tile, one barrier passes, every transfer reads its tile
+/// back. Returns, per transfer, one value per destination register.
+pub(crate) fn round_trips(
+    p: &mut Program,
+    transfers: &mut [Transfer],
+    target: &Target,
+) -> Result<Vec<Vec<Value>>, LowerError> {
+    let mut top = 0u64;
+    for t in transfers.iter() {
+        let bytes = t.trip.lds_bytes.next_power_of_two();
+        if t.base % bytes != 0 {
+            return Err(LowerError::new(
+                "a round trip's LDS tile is not aligned to its size",
+            ));
+        }
+        top = top.max(t.base + t.trip.lds_bytes);
+    }
+    if top > target.lds_bytes {
+        return Err(LowerError::new(format!(
+            "the round trip needs {top} B of LDS; {} has {}",
+            target.name, target.lds_bytes
+        )));
+    }
+    p.lds_bytes = p.lds_bytes.max(top);
+    let plans = transfers.iter().map(planned).collect::<Result<Vec<_>, _>>()?;
+    let mut write_memos: Vec<HashMap<(usize, u64), Value>> = vec![HashMap::new(); plans.len()];
     // What each read slot (compact destination register of thread 0's view) received.
-    let mut compact: Vec<Option<Value>> = vec![None; 1 << dbits.len()];
-    for rep in 0..trip.reps {
+    let mut compacts: Vec<Vec<Option<Value>>> =
+        plans.iter().map(|x| vec![None; 1 << x.dbits.len()]).collect();
+    let direct = transfers
+        .iter()
+        .any(|t| matches!(t.source, Source::Global { .. }));
+    let rounds = transfers.iter().map(|t| t.trip.reps).max().unwrap_or(0);
+    for rep in 0..rounds {
         if rep > 0 {
             p.ops.push(Op::Barrier);
         }
-        for (_, off, members) in writer.accesses.iter().filter(|a| a.0 == rep) {
-            let address = XorMap {
-                cols: writer.thread.clone(),
-                constant: *off,
-            }
-            .shifted(shift);
-            match source {
-                Source::Registers(ref mut loader) => {
-                    let mut src_value = |p: &mut Program, c: u64| loader.value(p, full(c));
-                    let src = members
-                        .iter()
-                        .map(|&c| exchanged(p, &writer.swap, c, &mut src_value, &mut write_memo))
-                        .collect();
-                    p.ops.push(Op::LdsWrite { src, address });
+        for ((x, t), memo) in plans.iter().zip(transfers.iter_mut()).zip(&mut write_memos) {
+            // Compact registers (bits over the non-zero register columns) as register indices.
+            let full = |c: u64| expand_over(&x.sbits, c as usize);
+            for (_, off, members) in x.writer.accesses.iter().filter(|a| a.0 == rep) {
+                let mut address = XorMap {
+                    cols: x.writer.thread.clone(),
+                    constant: *off,
                 }
-                Source::Global { buffer, shape } => p.ops.push(Op::GlobalLoadToLds {
-                    buffer,
-                    offset: s.offset(full(members[0]), shape),
-                    elements: members.len() as u32,
-                    address,
-                }),
+                .shifted(x.shift);
+                address.constant |= t.base;
+                match &mut t.source {
+                    Source::Registers(loader) => {
+                        let mut src_value = |p: &mut Program, c: u64| loader.value(p, full(c));
+                        let src = members
+                            .iter()
+                            .map(|&c| exchanged(p, &x.writer.swap, c, &mut src_value, memo))
+                            .collect();
+                        p.ops.push(Op::LdsWrite { src, address });
+                    }
+                    Source::Global { buffer, shape } => p.ops.push(Op::GlobalLoadToLds {
+                        buffer: *buffer,
+                        offset: t.s.offset(full(members[0]), shape),
+                        elements: members.len() as u32,
+                        address,
+                    }),
+                }
             }
         }
-        if matches!(source, Source::Global { .. }) {
+        if direct {
             p.ops.push(Op::WaitDirectLoads);
         }
         p.ops.push(Op::Barrier);
-        for (_, off, members) in reader.accesses.iter().filter(|a| a.0 == rep) {
-            let address = XorMap {
-                cols: reader.thread.clone(),
-                constant: *off,
-            }
-            .shifted(shift);
-            let dst = p.values_of(members.len(), bits);
-            match chunk {
-                None => {
-                    p.ops.push(Op::LdsRead {
-                        dst: dst.clone(),
-                        address,
-                    });
-                    for (&c, v) in members.iter().zip(dst) {
-                        compact[c as usize] = Some(v);
+        for ((x, t), compact) in plans.iter().zip(transfers.iter_mut()).zip(&mut compacts) {
+            for (_, off, members) in x.reader.accesses.iter().filter(|a| a.0 == rep) {
+                let mut address = XorMap {
+                    cols: x.reader.thread.clone(),
+                    constant: *off,
+                }
+                .shifted(x.shift);
+                address.constant |= t.base;
+                let dst = p.values_of(members.len(), x.bits);
+                match x.chunk {
+                    None => {
+                        p.ops.push(Op::LdsRead {
+                            dst: dst.clone(),
+                            address,
+                        });
+                        for (&c, v) in members.iter().zip(dst) {
+                            compact[c as usize] = Some(v);
+                        }
+                    }
+                    Some(e) => {
+                        p.ops.push(Op::LdsReadTransposed {
+                            dst: dst.clone(),
+                            address,
+                        });
+                        // Virtual registers above the chunk are destination registers e..;
+                        // element j of the chunk is destination register j (its low e bits).
+                        let high = members[0] >> e << e;
+                        if members.iter().enumerate().any(|(j, &c)| c != high | j as u64) {
+                            return Err(LowerError::new(
+                                "the transposing read's chunk is not the destination's first registers",
+                            ));
+                        }
+                        for (j, v) in dst.into_iter().enumerate() {
+                            compact[(high | j as u64) as usize] = Some(v);
+                        }
                     }
                 }
-                Some(e) => {
-                    p.ops.push(Op::LdsReadTransposed {
-                        dst: dst.clone(),
-                        address,
-                    });
-                    // Virtual registers above the chunk are destination registers e..; element
-                    // j of the chunk is destination register j (its low e bits).
-                    let high = members[0] >> e << e;
-                    if members.iter().enumerate().any(|(j, &c)| c != high | j as u64) {
-                        return Err(LowerError::new(
-                            "the transposing read's chunk is not the destination's first registers",
-                        ));
-                    }
-                    for (j, v) in dst.into_iter().enumerate() {
-                        compact[(high | j as u64) as usize] = Some(v);
-                    }
-                }
             }
-        }
-        // Without exchanges between threads a read register is final: store what is complete.
-        if let Some(sink) = sink.as_deref_mut()
-            && reader.swap.iter().all(|&q| q == 0)
-        {
-            for (c, v) in compact.iter().enumerate() {
-                if let Some(v) = *v {
-                    sink.offer(p, expand(c), v);
+            // Without exchanges between threads a read register is final: store what is
+            // complete.
+            if let Some(sink) = t.sink.as_deref_mut()
+                && x.reader.swap.iter().all(|&q| q == 0)
+            {
+                for (c, v) in compact.iter().enumerate() {
+                    if let Some(v) = *v {
+                        sink.offer(p, expand_over(&x.dbits, c), v);
+                    }
                 }
             }
         }
     }
-    let slots = compact
-        .into_iter()
-        .collect::<Option<Vec<Value>>>()
-        .ok_or_else(|| LowerError::new("a destination register was not read back"))?;
-    let mut slot = |_: &mut Program, c: u64| slots[c as usize];
-    let mut read_memo = HashMap::new();
-    let compact: Vec<Value> = (0..slots.len() as u64)
-        .map(|c| exchanged(p, &reader.swap, c, &mut slot, &mut read_memo))
-        .collect();
-    Ok((0..d.registers())
-        .map(|r| {
-            let c = dbits
-                .iter()
-                .enumerate()
-                .filter(|&(_, &b)| r >> b & 1 == 1)
-                .fold(0usize, |a, (k, _)| a | 1 << k);
-            compact[c]
-        })
-        .collect())
+    let mut out = Vec::with_capacity(plans.len());
+    for ((x, t), compact) in plans.iter().zip(transfers.iter()).zip(compacts) {
+        let slots = compact
+            .into_iter()
+            .collect::<Option<Vec<Value>>>()
+            .ok_or_else(|| LowerError::new("a destination register was not read back"))?;
+        let mut slot = |_: &mut Program, c: u64| slots[c as usize];
+        let mut read_memo = HashMap::new();
+        let compact: Vec<Value> = (0..slots.len() as u64)
+            .map(|c| exchanged(p, &x.reader.swap, c, &mut slot, &mut read_memo))
+            .collect();
+        out.push(
+            (0..t.d.registers())
+                .map(|r| {
+                    let c = x
+                        .dbits
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &b)| r >> b & 1 == 1)
+                        .fold(0usize, |a, (k, _)| a | 1 << k);
+                    compact[c]
+                })
+                .collect(),
+        );
+    }
+    Ok(out)
 }
 
 /// The register index of a compact register (bits over `bits`).

@@ -56,6 +56,11 @@
 //! swaps or a round trip through LDS), and stores through the destination layout.
 //! [`lds_copy_kernel`] loads global memory straight into a shared layout (direct-to-LDS loads)
 //! and reads it back in a distributed one.
+//!
+//! A matmul tile adds the matrix instructions: [`matmul::matmul_kernel`] loads A and B, converts
+//! them into their dot-operand layouts through LDS, issues the MFMA / WMMA calls
+//! [`mma::plan_dot`] derives from the three layouts ([`Op::Mma`], executed by the interpreter
+//! from the instructions' own lane layouts) and stores C from the accumulator layout.
 
 mod convert;
 mod direct;
@@ -63,7 +68,9 @@ mod dist;
 mod emit;
 mod interp;
 mod lds;
+pub mod matmul;
 pub mod mma;
+pub mod numeric;
 mod program;
 mod shuffle;
 mod ttgir;

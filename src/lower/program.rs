@@ -7,6 +7,7 @@
 //! ([`emit_llvm`](super::emit_llvm)) and an execution on the CPU ([`run`](super::run)).
 
 use super::xor_map::XorMap;
+use crate::target::mma::{MmaInstruction, element_bits};
 
 /// A per-thread SSA value of a [`Program`].
 ///
@@ -320,6 +321,35 @@ pub enum Op {
         /// Value split.
         src: Value,
     },
+    /// One matrix instruction of the wave: `dst = a·b + c` on the instruction's tile, each
+    /// lane's operand elements and result registers placed as the instruction's lane layouts
+    /// say ([`MmaInstruction::operand_bases`], [`MmaInstruction::acc_bases`]).
+    Mma {
+        /// The instruction.
+        instruction: &'static MmaInstruction,
+        /// Result registers (one value per accumulator register, the instruction's `acc` type).
+        dst: Vec<Value>,
+        /// First operand's elements (the instruction's `ab` type), element 0 first.
+        a: Vec<Value>,
+        /// Second operand's elements.
+        b: Vec<Value>,
+        /// Accumulator registers; empty for a zero accumulator.
+        c: Vec<Value>,
+    },
+    /// Converts numbers between element types, element by element (`f32 → f16` rounds to
+    /// nearest even, `i32 → i8` keeps the low bits); type names as in the instruction table
+    /// (`f32`, `f16`, `bf16`, `i32`, `i8`, …). A vector converts as one operation (the packed
+    /// conversions where the target has them).
+    Convert {
+        /// Results.
+        dst: Vec<Value>,
+        /// Operands, one per result.
+        src: Vec<Value>,
+        /// The operand's type.
+        from: &'static str,
+        /// The result's type.
+        to: &'static str,
+    },
 }
 
 impl Op {
@@ -335,8 +365,12 @@ impl Op {
             Op::GlobalLoad { dst, .. }
             | Op::LdsRead { dst, .. }
             | Op::LdsReadTransposed { dst, .. }
-            | Op::Unpack { dst, .. } => dst.clone(),
-            Op::Bpermute { dst, .. } | Op::SelectOnThreadBit { dst, .. } | Op::Pack { dst, .. } => vec![*dst],
+            | Op::Unpack { dst, .. }
+            | Op::Mma { dst, .. }
+            | Op::Convert { dst, .. } => dst.clone(),
+            Op::Bpermute { dst, .. } | Op::SelectOnThreadBit { dst, .. } | Op::Pack { dst, .. } => {
+                vec![*dst]
+            }
             Op::PermlaneSwap { dst, .. } => dst.to_vec(),
             Op::GlobalStore { .. }
             | Op::LdsWrite { .. }
@@ -489,6 +523,10 @@ impl Program {
                 Op::SelectOnThreadBit { dst, one, zero, .. } => (vec![*dst, *one, *zero], None),
                 Op::Pack { dst, parts } => (parts.iter().copied().chain([*dst]).collect(), None),
                 Op::Unpack { dst, src } => (dst.iter().copied().chain([*src]).collect(), None),
+                Op::Mma { dst, a, b, c, .. } => {
+                    (dst.iter().chain(a).chain(b).chain(c).copied().collect(), None)
+                }
+                Op::Convert { dst, src, .. } => (dst.iter().chain(src).copied().collect(), None),
             };
             if !used.iter().all(exists) {
                 return bad("an operation uses a value the program does not have");
@@ -525,6 +563,9 @@ impl Program {
             {
                 return bad("a direct-to-LDS load moves at most 128 bits per lane");
             }
+            if let Op::Mma { .. } | Op::Convert { .. } = op {
+                self.check_numeric(op)?;
+            }
             if let Op::PermlaneSwap { kind, .. } = op
                 && self.wave_size < 2 << kind.lane_bit()
             {
@@ -532,6 +573,50 @@ impl Program {
             }
         }
         Ok(())
+    }
+
+    /// A matrix instruction's operands have its element counts and widths, a conversion's its
+    /// types' widths.
+    fn check_numeric(&self, op: &Op) -> Result<(), super::LowerError> {
+        let widths = |vals: &[Value], bits: u32| vals.iter().all(|&v| self.value_bits(v) == bits);
+        let ok = match op {
+            Op::Mma {
+                instruction: i,
+                dst,
+                a,
+                b,
+                c,
+            } => {
+                let (ab, acc) = (element_bits(i.ab), element_bits(i.acc));
+                let elems = 1usize << i.operand.elements_log2;
+                let regs = i.acc_bases(i.wave).0.len();
+                i.wave == self.wave_size
+                    && a.len() == elems
+                    && b.len() == elems
+                    && dst.len() == 1 << regs
+                    && (c.is_empty() || c.len() == dst.len())
+                    && widths(a, ab)
+                    && widths(b, ab)
+                    && widths(dst, acc)
+                    && widths(c, acc)
+            }
+            Op::Convert { dst, src, from, to } => {
+                element_bits(from) > 0
+                    && element_bits(to) > 0
+                    && !dst.is_empty()
+                    && dst.len() == src.len()
+                    && widths(src, element_bits(from))
+                    && widths(dst, element_bits(to))
+            }
+            _ => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(super::LowerError::new(
+                "a matrix instruction or conversion has operands of the wrong count or width",
+            ))
+        }
     }
 
     /// Counts operations by kind (`global_load`, `lds_write`, `bpermute`, …), what the
@@ -560,6 +645,8 @@ impl Program {
                 Op::SelectOnThreadBit { .. } => "select",
                 Op::Pack { .. } => "pack",
                 Op::Unpack { .. } => "unpack",
+                Op::Mma { .. } => "mma",
+                Op::Convert { .. } => "convert",
             };
             *m.entry(k).or_insert(0) += 1;
         }

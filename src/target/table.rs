@@ -143,6 +143,7 @@ const GENERIC32: Target = Target {
     matrix: MatrixFacts {
         mfma_version: None,
         wmma_version: None,
+        wmma_hardware: None,
         v_dot: false,
         v_dot2_bf16: false,
     },
@@ -172,6 +173,7 @@ const GFX90A: Target = Target {
     matrix: MatrixFacts {
         mfma_version: Some(2),
         wmma_version: None,
+        wmma_hardware: None,
         v_dot: true,
         v_dot2_bf16: false,
     },
@@ -203,6 +205,7 @@ const GFX942: Target = Target {
     matrix: MatrixFacts {
         mfma_version: Some(3),
         wmma_version: None,
+        wmma_hardware: None,
         v_dot: true,
         v_dot2_bf16: false,
     },
@@ -240,6 +243,7 @@ const GFX950: Target = Target {
     matrix: MatrixFacts {
         mfma_version: Some(4),
         wmma_version: None,
+        wmma_hardware: None,
         v_dot: true,
         v_dot2_bf16: true,
     },
@@ -272,6 +276,7 @@ const GFX1100: Target = Target {
     matrix: MatrixFacts {
         mfma_version: None,
         wmma_version: Some(1),
+        wmma_hardware: Some(1),
         v_dot: true,
         v_dot2_bf16: false,
     },
@@ -303,6 +308,7 @@ const GFX1201: Target = Target {
     matrix: MatrixFacts {
         mfma_version: None,
         wmma_version: Some(2),
+        wmma_hardware: Some(2),
         v_dot: true,
         v_dot2_bf16: false,
     },
@@ -337,6 +343,7 @@ const GFX1250: Target = Target {
     matrix: MatrixFacts {
         mfma_version: None,
         wmma_version: None,
+        wmma_hardware: Some(3),
         v_dot: false,
         v_dot2_bf16: false,
     },

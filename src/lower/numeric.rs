@@ -1,0 +1,166 @@
+//! Numbers in the element types of the matrix instructions: their bit patterns to and from
+//! `f64`, what the interpreter computes with.
+//!
+//! Every type of the instruction table fits `f64` exactly (the widest, `f64` and `i32`, are
+//! exact by construction), so decoding is exact; encoding rounds to nearest, ties to even (the
+//! hardware's conversion), and integers wrap to their width (`i32 → i8` keeps the low byte).
+//! The 8-bit floats are minifloats: `f8E4M3FN` (bias 7, no infinities), `f8E5M2` (bias 15),
+//! and the `FNUZ` variants (bias 8 / 16, one NaN at `0x80`, no negative zero).
+//!
+//! ```
+//! use linear_layout::lower::numeric::{decode, encode};
+//! assert_eq!(encode("f16", 1.5), Some(0x3e00));
+//! assert_eq!(decode("bf16", 0xc040), Some(-3.0));
+//! assert_eq!(decode("f8E4M3FNUZ", encode("f8E4M3FNUZ", -2.0).unwrap()), Some(-2.0));
+//! assert_eq!(encode("i8", -1.0), Some(0xff));
+//! assert_eq!(decode("q7", 0), None); // not a type of the table
+//! ```
+
+/// (exponent bits, mantissa bits, bias, FNUZ) of a floating-point type narrower than `f64`.
+fn float_format(ty: &str) -> Option<(u32, u32, i32, bool)> {
+    Some(match ty {
+        "f32" => (8, 23, 127, false),
+        "f16" => (5, 10, 15, false),
+        "bf16" => (8, 7, 127, false),
+        "f8E4M3FN" => (4, 3, 7, false),
+        "f8E5M2" => (5, 2, 15, false),
+        "f8E4M3FNUZ" => (4, 3, 8, true),
+        "f8E5M2FNUZ" => (5, 2, 16, true),
+        _ => return None,
+    })
+}
+
+/// The value of the bit pattern `x` of type `ty` (`None` for a type the table does not use).
+///
+/// ```
+/// use linear_layout::lower::numeric::decode;
+/// assert_eq!(decode("f32", 0x4040_0000), Some(3.0));
+/// assert_eq!(decode("i8", 0xfe), Some(-2.0));
+/// assert_eq!(decode("f8E5M2", 0x3c), Some(1.0));
+/// ```
+pub fn decode(ty: &str, x: u64) -> Option<f64> {
+    match ty {
+        "f64" => return Some(f64::from_bits(x)),
+        "i32" => return Some(f64::from(x as u32 as i32)),
+        "i8" => return Some(f64::from(x as u8 as i8)),
+        _ => {}
+    }
+    let (e_bits, m_bits, bias, fnuz) = float_format(ty)?;
+    let negative = x >> (e_bits + m_bits) & 1 == 1;
+    let sign = if negative { -1.0 } else { 1.0 };
+    let e = (x >> m_bits) & ((1 << e_bits) - 1);
+    let m = (x & ((1 << m_bits) - 1)) as f64;
+    let all_ones = e == (1 << e_bits) - 1;
+    if fnuz && negative && e == 0 && m == 0.0 {
+        return Some(f64::NAN);
+    }
+    if !fnuz && all_ones {
+        // f8E4M3FN has no infinities: only S.1111.111 is NaN.
+        if e_bits == 4 {
+            if m as u64 == (1 << m_bits) - 1 {
+                return Some(f64::NAN);
+            }
+        } else {
+            return Some(if m == 0.0 { sign * f64::INFINITY } else { f64::NAN });
+        }
+    }
+    let scale = |p: i32| 2f64.powi(p);
+    Some(if e == 0 {
+        sign * m * scale(1 - bias - m_bits as i32)
+    } else {
+        sign * (1.0 + m * scale(-(m_bits as i32))) * scale(e as i32 - bias)
+    })
+}
+
+/// The bit pattern of `v` in type `ty`, rounded to nearest even (`None` for a type the table
+/// does not use, or a value that is not finite or too large for a narrow float).
+///
+/// ```
+/// use linear_layout::lower::numeric::encode;
+/// assert_eq!(encode("bf16", 1.0), Some(0x3f80));
+/// assert_eq!(encode("f16", 2049.0), Some(0x6800)); // 2049 rounds to 2048 (ties to even)
+/// assert_eq!(encode("i32", -3.0), Some(0xffff_fffd));
+/// ```
+pub fn encode(ty: &str, v: f64) -> Option<u64> {
+    match ty {
+        "f64" => return Some(v.to_bits()),
+        "f32" => return Some(u64::from((v as f32).to_bits())),
+        "i32" => return Some(u64::from(v as i64 as u32)),
+        "i8" => return Some(u64::from(v as i64 as u8)),
+        _ => {}
+    }
+    let (e_bits, m_bits, bias, fnuz) = float_format(ty)?;
+    if !v.is_finite() {
+        return None;
+    }
+    let sign = u64::from(v.is_sign_negative()) << (e_bits + m_bits);
+    let a = v.abs();
+    if a == 0.0 {
+        return Some(if fnuz { 0 } else { sign });
+    }
+    // The smallest normal exponent; below it the spacing stays that of the subnormals.
+    let exp = (a.log2().floor() as i32).max(1 - bias);
+    let quantum = 2f64.powi(exp - m_bits as i32);
+    let mut q = (a / quantum).round_ties_even() as u64; // 1.m as an integer (or 0.m)
+    let mut e = exp + bias;
+    if q >> (m_bits + 1) != 0 {
+        // Rounding carried into the next binade.
+        q >>= 1;
+        e += 1;
+    }
+    let biased = if q >> m_bits == 0 { 0 } else { e as u64 };
+    let max_biased = (1u64 << e_bits) - if fnuz || e_bits == 4 { 1 } else { 2 };
+    if biased > max_biased {
+        return None;
+    }
+    Some(sign | biased << m_bits | (q & ((1 << m_bits) - 1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Law: every small integer survives encode → decode in every type that holds it.
+    #[test]
+    fn small_integers_round_trip() {
+        for ty in [
+            "f64",
+            "f32",
+            "f16",
+            "bf16",
+            "i32",
+            "i8",
+            "f8E4M3FN",
+            "f8E5M2",
+            "f8E4M3FNUZ",
+            "f8E5M2FNUZ",
+        ] {
+            for v in -8..=8 {
+                let x = f64::from(v);
+                assert_eq!(decode(ty, encode(ty, x).unwrap()), Some(x), "{ty} {v}");
+            }
+        }
+        // Fractions, subnormals and the largest finite f16 too; halfway between the two
+        // smallest subnormals rounds to the even one.
+        let tiny = 2f64.powi(-24);
+        for x in [0.5, 0.25, tiny, 3.0 * tiny, 2f64.powi(-14), 65504.0] {
+            assert_eq!(decode("f16", encode("f16", x).unwrap()), Some(x));
+        }
+        assert_eq!(encode("f16", 2.5 * tiny), Some(2));
+        assert_eq!(encode("f16", 1e6), None);
+    }
+
+    /// Law: encoding a decoded pattern gives the pattern back (every finite f16 and fp8).
+    #[test]
+    fn finite_patterns_round_trip() {
+        for (ty, n) in [("f16", 1u64 << 16), ("f8E4M3FN", 256), ("f8E5M2FNUZ", 256)] {
+            for x in 0..n {
+                let v = decode(ty, x).unwrap();
+                if !v.is_finite() {
+                    continue;
+                }
+                assert_eq!(encode(ty, v), Some(x), "{ty} {x:#x}");
+            }
+        }
+    }
+}
