@@ -65,7 +65,7 @@ use std::sync::Arc;
 use super::convert::streaming;
 use super::dist::{Dist, Loader, store_through};
 use super::lds::{Source, Transfer, Trip, round_trips};
-use super::mma::plan_dot;
+use super::mma::{DotPlan, plan_dot};
 use super::program::{Buffer, Op, Program, Value};
 use super::{Kernel, LowerError, check_target};
 use crate::encodings::{AmdWmma, DotOperand, Encoding};
@@ -215,7 +215,7 @@ fn versions(t: &Target) -> (Option<u32>, Option<u32>) {
 }
 
 /// The table's instruction for a result encoding and types on `target`.
-fn instruction_for(
+pub(crate) fn instruction_for(
     result: &Encoding,
     ab: &str,
     acc: &str,
@@ -493,43 +493,7 @@ pub fn matmul_kernel(
         bits,
         target,
     )?;
-    // The chain: one call per tile and step of K, each tile's first from a zero accumulator.
-    let mut current: Vec<Option<Value>> = vec![None; dc.registers()];
-    for call in &plan.calls {
-        let pick = |vals: &[Value], regs: &[u32]| -> Result<Vec<Value>, LowerError> {
-            regs.iter()
-                .map(|&r| {
-                    vals.get(r as usize)
-                        .copied()
-                        .ok_or_else(|| LowerError::new("a call names a register the operand does not have"))
-                })
-                .collect()
-        };
-        let (a, b) = (pick(&a_vals, &call.a)?, pick(&b_vals, &call.b)?);
-        let (a, b) = if plan.swapped { (b, a) } else { (a, b) };
-        let c: Option<Vec<Value>> = call
-            .c
-            .iter()
-            .map(|&r| current.get(r as usize).copied().flatten())
-            .collect();
-        let dst = p.values_of(call.c.len(), acc_bits);
-        for (&r, &v) in call.c.iter().zip(&dst) {
-            if let Some(slot) = current.get_mut(r as usize) {
-                *slot = Some(v);
-            }
-        }
-        p.ops.push(Op::Mma {
-            instruction: l.instruction,
-            dst,
-            a,
-            b,
-            c: c.unwrap_or_default(),
-        });
-    }
-    let results = current
-        .into_iter()
-        .collect::<Option<Vec<Value>>>()
-        .ok_or_else(|| LowerError::new("an accumulator register is written by no instruction"))?;
+    let results = chain(&mut p, &plan, &a_vals, &b_vals, None, dc.registers(), acc_bits)?;
     let results = if out_ty == acc {
         results
     } else {
@@ -550,6 +514,73 @@ pub fn matmul_kernel(
     };
     store_through(&mut p, &dc, &[m, n], 2, out_bits, &results)?;
     Ok(Kernel { program: p, target })
+}
+
+/// The instruction chain of `plan`: one call per tile and step of K, each tile's first from
+/// `acc` (or from zero without one); returns the `registers` accumulator registers.
+pub(crate) fn chain(
+    p: &mut Program,
+    plan: &DotPlan,
+    a_vals: &[Value],
+    b_vals: &[Value],
+    acc: Option<&[Value]>,
+    registers: usize,
+    acc_bits: u32,
+) -> Result<Vec<Value>, LowerError> {
+    let mut current: Vec<Option<Value>> = match acc {
+        Some(vals) if vals.len() == registers => vals.iter().copied().map(Some).collect(),
+        Some(_) => {
+            return Err(LowerError::new(
+                "the accumulator has another register count than the result",
+            ));
+        }
+        None => vec![None; registers],
+    };
+    let mut started = vec![acc.is_some(); registers];
+    for call in &plan.calls {
+        let pick = |vals: &[Value], regs: &[u32]| -> Result<Vec<Value>, LowerError> {
+            regs.iter()
+                .map(|&r| {
+                    vals.get(r as usize)
+                        .copied()
+                        .ok_or_else(|| LowerError::new("a call names a register the operand does not have"))
+                })
+                .collect()
+        };
+        let (a, b) = (pick(a_vals, &call.a)?, pick(b_vals, &call.b)?);
+        let (a, b) = if plan.swapped { (b, a) } else { (a, b) };
+        let from_zero = call
+            .c
+            .iter()
+            .all(|&r| !started.get(r as usize).copied().unwrap_or(false));
+        let c: Vec<Value> = if from_zero {
+            Vec::new()
+        } else {
+            call.c
+                .iter()
+                .map(|&r| current.get(r as usize).copied().flatten())
+                .collect::<Option<Vec<Value>>>()
+                .ok_or_else(|| LowerError::new("a call reads an accumulator register no call wrote"))?
+        };
+        let dst = p.values_of(call.c.len(), acc_bits);
+        for (&r, &v) in call.c.iter().zip(&dst) {
+            if let (Some(slot), Some(s)) = (current.get_mut(r as usize), started.get_mut(r as usize)) {
+                *slot = Some(v);
+                *s = true;
+            }
+        }
+        p.ops.push(Op::Mma {
+            instruction: plan.instruction,
+            dst,
+            a,
+            b,
+            c,
+        });
+    }
+    current
+        .into_iter()
+        .collect::<Option<Vec<Value>>>()
+        .ok_or_else(|| LowerError::new("an accumulator register is written by no instruction"))
 }
 
 /// A's and B's registers in their operand layouts: round trips through LDS batched behind one

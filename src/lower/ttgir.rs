@@ -66,12 +66,19 @@
 //! ```
 
 use super::dist::{Dist, Loader, Storer};
+use super::lds::{Source, Transfer, Trip, round_trips};
+use super::matmul::{chain, instruction_for};
+use super::mma::plan_dot;
 use super::program::{Buffer, Program, Scalar, Stride, Value};
 use super::{Kernel, LowerError, check_target, convert};
+use crate::heuristics::convert::lds_bank_conflicts;
 use crate::linear::LinearLayout;
+use crate::target::LdsOp;
 use crate::target::Target;
 use crate::ttgir::axisinfo::{AxisInfo, analyze};
 use crate::ttgir::{AttrValue, Constant, Module, Op, TypeKind, attr, element_bits};
+
+use super::program::Op as ProgramOp;
 
 /// An integer known up to scalar arguments: `constant + Σ factor·argument`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,9 +167,28 @@ enum Sym {
         layout: Box<LinearLayout>,
         values: Vec<Value>,
     },
+    /// A float splat of zero: a dot's initial accumulator.
+    Zeros,
+    /// A tile in LDS (`ttg.local_alloc`): the registers that fill it, its shared layout and
+    /// where it lives.
+    Shared(Box<SharedTile>),
     /// A load not issued yet, perhaps converted: issued where it is first needed, so that a
     /// load → convert_layout → store streams through one round trip at a time.
     Pending(Box<Pending>),
+}
+
+/// A tile in LDS.
+#[derive(Clone, Debug)]
+struct SharedTile {
+    /// The layout of the registers it is written from, and their values.
+    layout: LinearLayout,
+    values: Vec<Value>,
+    /// offset → tensor.
+    shared: LinearLayout,
+    /// Byte offset in LDS, and bytes.
+    base: u64,
+    bytes: u64,
+    bits: u32,
 }
 
 /// A deferred load (and conversion).
@@ -196,11 +222,20 @@ struct Lowering<'a> {
     syms: Vec<Option<Sym>>,
     /// Per value, how many operands name it.
     users: Vec<usize>,
+    /// LDS bytes allocated so far (`ttg.local_alloc`).
+    lds_top: u64,
     p: Program,
 }
 
 fn fail<T>(op: &Op, what: impl std::fmt::Display) -> Result<T, LowerError> {
     Err(LowerError::new(format!("line {}: {}: {what}", op.line, op.name)))
+}
+
+/// The instruction table's name of a float or integer element type.
+fn numeric_type(name: &str) -> Option<&'static str> {
+    ["f64", "f32", "f16", "bf16", "i32", "i8"]
+        .into_iter()
+        .find(|&t| t == name)
 }
 
 /// A kernel argument's name as an LLVM identifier that none of the emitted names can take.
@@ -459,6 +494,41 @@ impl Lowering<'_> {
         Storer::strided(&dist, &strides, vector, buffer).finish(&mut self.p, &values)
     }
 
+    /// Bits of value `v`'s elements (8 to 64).
+    fn bits(&self, op: &Op, v: usize) -> Result<u32, LowerError> {
+        element_bits(&self.m.values[v].ty.element)
+            .filter(|b| [8, 16, 32, 64].contains(b))
+            .map_or_else(|| fail(op, "elements that are not 8 to 64 bits wide"), Ok)
+    }
+
+    /// A tile written to LDS and read back in `dst`: one round trip in its own part of LDS.
+    fn through_lds(&mut self, tile: &SharedTile, dst: &LinearLayout) -> Result<Vec<Value>, LowerError> {
+        let s = Dist::of(&tile.layout, self.target.wave_size)?;
+        let d = Dist::of(dst, self.target.wave_size)?;
+        let write = lds_bank_conflicts(&tile.layout, &tile.shared, tile.bits, self.target, LdsOp::Write)?;
+        let read = lds_bank_conflicts(dst, &tile.shared, tile.bits, self.target, LdsOp::Read)?;
+        let mut loader = Loader::loaded(&s, &tile.values, tile.bits);
+        let transfer = Transfer {
+            s: &s,
+            d: &d,
+            trip: Trip {
+                shared: &tile.shared,
+                reps: 1,
+                lds_bytes: tile.bytes,
+                write_vector: write.vector_elems,
+                read_vector: read.vector_elems,
+                read_transposed: false,
+                element_bits: tile.bits,
+            },
+            base: tile.base,
+            source: Source::Registers(&mut loader),
+            sink: None,
+        };
+        round_trips(&mut self.p, &mut [transfer], self.target)?
+            .pop()
+            .ok_or_else(|| LowerError::new("a round trip without a result"))
+    }
+
     fn op(&mut self, i: usize) -> Result<bool, LowerError> {
         let op = &self.m.ops[i];
         let rank = op.results.first().map_or(0, |&r| self.rank(r));
@@ -480,6 +550,7 @@ impl Lowering<'_> {
             }
             "arith.constant" => match (&op.constant, rank) {
                 (Some(Constant::Int(c)), 0) => self.define(op, Sym::Int(Lin::constant(*c)))?,
+                (Some(Constant::Float(z)), 1..) if *z == 0.0 => self.define(op, Sym::Zeros)?,
                 (Some(Constant::Int(c)), _) => self.define(
                     op,
                     Sym::Affine {
@@ -640,6 +711,115 @@ impl Lowering<'_> {
                 let (buffer, strides) = self.pointer(op, base, &constant, &coef)?;
                 self.store(op, data, buffer, strides, ptr)?;
             }
+            "amdg.in_thread_transpose" => {
+                // A permutation of each thread's registers: a conversion the cost model plans
+                // as register moves.
+                let (layout, values) = self.data(op, op.operands[0])?;
+                let r = op.results[0];
+                let dst = self.layout(op, r)?;
+                let bits = self.bits(op, r)?;
+                let values = convert::registers(&mut self.p, &layout, &dst, &values, bits, self.target)?;
+                self.define(
+                    op,
+                    Sym::Data {
+                        layout: Box::new(dst),
+                        values,
+                    },
+                )?;
+            }
+            "ttg.local_alloc" => {
+                let Some(&src) = op.operands.first() else {
+                    return fail(op, "an allocation without a value to hold is not lowered yet");
+                };
+                let (layout, values) = self.data(op, src)?;
+                let r = op.results[0];
+                let shared = self.layout(op, r)?;
+                let bits = self.bits(op, r)?;
+                let bytes = shared.in_dim_size("offset")? * u64::from(bits / 8);
+                let align = bytes.next_power_of_two();
+                let base = self.lds_top.div_ceil(align) * align;
+                self.lds_top = base + bytes;
+                self.define(
+                    op,
+                    Sym::Shared(Box::new(SharedTile {
+                        layout: *layout,
+                        values,
+                        shared,
+                        base,
+                        bytes,
+                        bits,
+                    })),
+                )?;
+            }
+            "ttg.local_dealloc" => {}
+            "ttg.local_load" => {
+                let Sym::Shared(tile) = self.operand(op, 0)?.clone() else {
+                    return fail(op, "reads a buffer that is not a tile written by ttg.local_alloc");
+                };
+                let r = op.results[0];
+                let dst = self.layout(op, r)?;
+                let values = self.through_lds(&tile, &dst)?;
+                self.define(
+                    op,
+                    Sym::Data {
+                        layout: Box::new(dst),
+                        values,
+                    },
+                )?;
+            }
+            "tt.dot" => {
+                let r = op.results[0];
+                let (la, va) = self.data(op, op.operands[0])?;
+                let (lb, vb) = self.data(op, op.operands[1])?;
+                let lc = self.layout(op, r)?;
+                let acc = match self.operand(op, 2)? {
+                    Sym::Zeros => None,
+                    _ => Some(self.data(op, op.operands[2])?.1),
+                };
+                let ab = self.m.values[op.operands[0]].ty.element.clone();
+                let acc_ty = self.m.values[r].ty.element.clone();
+                let encoding = self.m.values[r]
+                    .ty
+                    .encoding
+                    .clone()
+                    .map_or_else(|| fail(op, "the result has no encoding"), Ok)?;
+                let instr = instruction_for(&encoding, &ab, &acc_ty, self.target)?;
+                let plan = plan_dot(&la, &lb, &lc, instr, self.target.wave_size)?;
+                let registers = Dist::of(&lc, self.target.wave_size)?.registers();
+                let acc_bits = self.bits(op, r)?;
+                let values = chain(&mut self.p, &plan, &va, &vb, acc.as_deref(), registers, acc_bits)?;
+                self.define(
+                    op,
+                    Sym::Data {
+                        layout: Box::new(lc),
+                        values,
+                    },
+                )?;
+            }
+            "arith.truncf" | "arith.extf" => {
+                let (layout, values) = self.data(op, op.operands[0])?;
+                let r = op.results[0];
+                let from = numeric_type(&self.m.values[op.operands[0]].ty.element).map_or_else(
+                    || fail(op, "converts from an element type that is not lowered"),
+                    Ok,
+                )?;
+                let to = numeric_type(&self.m.values[r].ty.element)
+                    .map_or_else(|| fail(op, "converts to an element type that is not lowered"), Ok)?;
+                let bits = self.bits(op, r)?;
+                // In vectors of four registers: packed conversions where the target has them.
+                let mut out = Vec::with_capacity(values.len());
+                for src in values.chunks(4) {
+                    let dst = self.p.values_of(src.len(), bits);
+                    self.p.ops.push(ProgramOp::Convert {
+                        dst: dst.clone(),
+                        src: src.to_vec(),
+                        from,
+                        to,
+                    });
+                    out.extend(dst);
+                }
+                self.define(op, Sym::Data { layout, values: out })?;
+            }
             _ => return fail(op, "is not lowered (yet)"),
         }
         Ok(true)
@@ -685,6 +865,7 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
         divisibility: Vec::new(),
         syms: vec![None; m.values.len()],
         users: m.users().iter().map(Vec::len).collect(),
+        lds_top: 0,
         p: Program::new(&func.name, target.wave_size, threads),
     };
     for (position, (&v, attrs)) in func.args.iter().zip(&func.arg_attrs).enumerate() {

@@ -325,12 +325,15 @@ pub fn attr<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a AttrValue> {
 /// ```
 /// use linear_layout::ttgir::Constant;
 /// assert_eq!(Constant::Int(64), Constant::Int(64));
+/// assert_ne!(Constant::Float(0.0), Constant::Other);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Constant {
     /// An integer (scalar or `dense<v>` splat).
     Int(i64),
-    /// A float or non-splat constant.
+    /// A float (scalar or `dense<v>` splat), e.g. `dense<0.000000e+00>`.
+    Float(f64),
+    /// A non-splat constant.
     Other,
 }
 

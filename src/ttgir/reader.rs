@@ -1009,10 +1009,14 @@ impl<'a> Reader<'a> {
         // Constant.
         if opname == "arith.constant" {
             let v = opnd_text.trim();
-            let c = if let Some(r) = v.strip_prefix("dense<").and_then(|r| r.strip_suffix('>')) {
-                parse_int(r).map_or(Constant::Other, Constant::Int)
-            } else {
-                parse_int(v).map_or(Constant::Other, Constant::Int)
+            let splat = v
+                .strip_prefix("dense<")
+                .and_then(|r| r.strip_suffix('>'))
+                .unwrap_or(v);
+            let c = match (parse_int(splat), splat.trim().parse::<f64>()) {
+                (Some(i), _) => Constant::Int(i),
+                (None, Ok(f)) => Constant::Float(f),
+                _ => Constant::Other,
             };
             op.constant = Some(c);
         }
