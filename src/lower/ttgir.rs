@@ -231,6 +231,49 @@ fn fail<T>(op: &Op, what: impl std::fmt::Display) -> Result<T, LowerError> {
     Err(LowerError::new(format!("line {}: {}: {what}", op.line, op.name)))
 }
 
+/// The layout whose lanes supply the addresses of `ds_read_b64_tr_b{8,16}` reading `dst`: its
+/// registers are `dst`'s first lanes (the chunk's elements), its lanes the rest of the 16-lane
+/// group, then `dst`'s first registers, then the upper lanes. `None` where the target has no such
+/// read or the layout does not fit it.
+fn transposing_view(
+    dst: &LinearLayout,
+    bits: u32,
+    target: &Target,
+) -> Result<Option<LinearLayout>, LowerError> {
+    if !target.instructions.ds_read_tr_b64 || !(bits == 8 || bits == 16) {
+        return Ok(None);
+    }
+    let e = (64 / bits).trailing_zeros() as usize;
+    let bases = |d: &str| -> Result<Vec<Vec<i64>>, LowerError> {
+        Ok(if dst.has_in_dim(d) {
+            dst.bases(d)?
+                .into_iter()
+                .map(|b| b.into_iter().map(|x| x as i64).collect())
+                .collect()
+        } else {
+            Vec::new()
+        })
+    };
+    let (reg, lane, warp) = (bases("register")?, bases("lane")?, bases("warp")?);
+    if lane.len() < 4 || reg.len() < e {
+        return Ok(None);
+    }
+    let mut vreg = lane[..e].to_vec();
+    vreg.extend_from_slice(&reg[e..]);
+    let mut vlane = lane[e..4].to_vec();
+    vlane.extend_from_slice(&reg[..e]);
+    vlane.extend_from_slice(&lane[4..]);
+    if vreg.iter().any(|b| b.iter().all(|&x| x == 0)) {
+        return Ok(None);
+    }
+    let outs: Vec<(String, i64)> = dst.out_dims().map(|(n, s)| (n.to_string(), s as i64)).collect();
+    Ok(Some(LinearLayout::from_bases(
+        [("register", vreg), ("lane", vlane), ("warp", warp)],
+        outs,
+        false,
+    )?))
+}
+
 /// The instruction table's name of a float or integer element type.
 fn numeric_type(name: &str) -> Option<&'static str> {
     ["f64", "f32", "f16", "bf16", "i32", "i8"]
@@ -507,6 +550,19 @@ impl Lowering<'_> {
         let d = Dist::of(dst, self.target.wave_size)?;
         let write = lds_bank_conflicts(&tile.layout, &tile.shared, tile.bits, self.target, LdsOp::Write)?;
         let read = lds_bank_conflicts(dst, &tile.shared, tile.bits, self.target, LdsOp::Read)?;
+        // gfx950's transposing reads, where they take fewer instructions: lane s of each 16
+        // supplies the address of the 64-bit chunk lane L receives as its registers j, so the
+        // chunk's elements must be consecutive in the shared layout along the addressing lanes.
+        let regs = 1u64 << d.reg.iter().filter(|&&c| c != 0).count();
+        let plain_reads = regs / read.vector_elems.max(1);
+        let read_transposed = match transposing_view(dst, tile.bits, self.target)? {
+            Some(view) => {
+                let r = lds_bank_conflicts(&view, &tile.shared, tile.bits, self.target, LdsOp::Read)?;
+                r.vector_elems * u64::from(tile.bits) >= 64
+                    && (regs * u64::from(tile.bits) / 64).max(1) < plain_reads
+            }
+            None => false,
+        };
         let mut loader = Loader::loaded(&s, &tile.values, tile.bits);
         let transfer = Transfer {
             s: &s,
@@ -517,7 +573,7 @@ impl Lowering<'_> {
                 lds_bytes: tile.bytes,
                 write_vector: write.vector_elems,
                 read_vector: read.vector_elems,
-                read_transposed: false,
+                read_transposed,
                 element_bits: tile.bits,
             },
             base: tile.base,
