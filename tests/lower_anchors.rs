@@ -18,32 +18,6 @@ fn layout(attr: &str, shape: &[u64]) -> LinearLayout {
     attr.parse::<Encoding>().unwrap().to_linear_layout(shape).unwrap()
 }
 
-/// Body instruction lines, as codegen-anchor.md counts them (`s_endpgm` included).
-fn total(asm: &str) -> u64 {
-    let (mut inside, mut n) = (false, 0);
-    for line in asm.lines() {
-        let code = line.trim().split(';').next().unwrap_or("").trim();
-        if !inside {
-            inside = code.ends_with(':') && !code.starts_with('.') && !code.starts_with('$');
-            continue;
-        }
-        if code.is_empty() || code.starts_with('.') || code.ends_with(':') {
-            continue;
-        }
-        n += 1;
-        if code.starts_with("s_endpgm") {
-            break;
-        }
-    }
-    n
-}
-
-fn metadata(asm: &str, key: &str) -> u64 {
-    asm.lines()
-        .find_map(|l| l.trim().strip_prefix(key).and_then(|v| v.trim().parse().ok()))
-        .unwrap_or(0)
-}
-
 #[test]
 fn anchors_beside_triton() {
     let Some(llc) = llc() else { return };

@@ -11,7 +11,7 @@ use linear_layout::lower::numeric::{decode, encode};
 use linear_layout::lower::{Kernel, run_with, ttgir_kernel};
 use linear_layout::target::Target;
 use linear_layout::ttgir::Module;
-use lower_common::{Rng, asm_counts, compile, llc};
+use lower_common::{Rng, asm_counts, compile, llc, metadata, total};
 use serde_json::Value as Json;
 
 const DIR: &str = "tests/fixtures/lower/ttgir";
@@ -202,32 +202,6 @@ fn a_wrong_stride_is_caught() {
         }
     }
     assert!(check(&case, &k).is_err());
-}
-
-/// Body instruction lines, as codegen-anchor.md counts them (`s_endpgm` included).
-fn total(asm: &str) -> u64 {
-    let (mut inside, mut n) = (false, 0);
-    for line in asm.lines() {
-        let code = line.trim().split(';').next().unwrap_or("").trim();
-        if !inside {
-            inside = code.ends_with(':') && !code.starts_with('.') && !code.starts_with('$');
-            continue;
-        }
-        if code.is_empty() || code.starts_with('.') || code.ends_with(':') {
-            continue;
-        }
-        n += 1;
-        if code.starts_with("s_endpgm") {
-            break;
-        }
-    }
-    n
-}
-
-fn metadata(asm: &str, key: &str) -> u64 {
-    asm.lines()
-        .find_map(|l| l.trim().strip_prefix(key).and_then(|v| v.trim().parse().ok()))
-        .unwrap_or(0)
 }
 
 #[test]

@@ -60,19 +60,7 @@ pub fn convert_kernel(
     }
     let threads = s.threads();
     let mut p = Program::new("convert", target.wave_size, threads);
-    let elements: u64 = shape.iter().product();
-    let regs = d.registers() as u64;
-    for (name, n) in [
-        ("in", elements),
-        ("out", elements),
-        ("regs", u64::from(threads) * regs),
-    ] {
-        p.buffers.push(Buffer {
-            name: name.into(),
-            elements: Some(n),
-            element_bits: bits,
-        });
-    }
+    in_out_regs(&mut p, shape, &d, bits);
     let mut loader = Loader::new(&s, shape, 0, bits)?;
     let mut storer = Storer::new(&d, shape, 1, bits)?;
     let dst_vals = convert(
@@ -169,6 +157,19 @@ pub(crate) fn registers(
     let d = Dist::of(dst, target.wave_size)?;
     let mut loader = Loader::loaded(&s, values, bits);
     convert(p, src, dst, &s, &d, bits, target, &mut loader, None)
+}
+
+/// The buffers `in, out` (the tensor of `shape`) and `regs` (every thread's registers of `d`).
+pub(crate) fn in_out_regs(p: &mut Program, shape: &[u64], d: &Dist, bits: u32) {
+    let elements: u64 = shape.iter().product();
+    let regs = u64::from(p.threads) * d.registers() as u64;
+    for (name, n) in [("in", elements), ("out", elements), ("regs", regs)] {
+        p.buffers.push(Buffer {
+            name: name.into(),
+            elements: Some(n),
+            element_bits: bits,
+        });
+    }
 }
 
 /// Renames values: each destination register takes the source register holding its element in

@@ -47,10 +47,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::convert::store_registers;
+use super::convert::{in_out_regs, store_registers};
 use super::dist::{Dist, Storer};
 use super::lds::{self, Source, Trip};
-use super::program::{Buffer, Program};
+use super::program::Program;
 use super::{Dtype, Kernel, LowerError, check_shape, check_target};
 use crate::heuristics::convert::lds_bank_conflicts;
 use crate::linear::LinearLayout;
@@ -158,19 +158,7 @@ pub fn lds_copy_kernel(
     };
     let threads = s.threads().max(target.wave_size);
     let mut p = Program::new("lds_copy", target.wave_size, threads);
-    let elements: u64 = shape.iter().product();
-    let regs = d.registers() as u64;
-    for (name, n) in [
-        ("in", elements),
-        ("out", elements),
-        ("regs", u64::from(threads) * regs),
-    ] {
-        p.buffers.push(Buffer {
-            name: name.into(),
-            elements: Some(n),
-            element_bits: bits,
-        });
-    }
+    in_out_regs(&mut p, shape, &d, bits);
     let mut storer = Storer::new(&d, shape, 1, bits)?;
     let dst_vals = lds::round_trip(
         &mut p,

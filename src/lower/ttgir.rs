@@ -332,6 +332,17 @@ impl Lowering<'_> {
         }
     }
 
+    /// Defines the result of `op` as registers `values` of `layout`.
+    fn define_data(&mut self, op: &Op, layout: LinearLayout, values: Vec<Value>) -> Result<(), LowerError> {
+        self.define(
+            op,
+            Sym::Data {
+                layout: Box::new(layout),
+                values,
+            },
+        )
+    }
+
     /// The layout of value `v` (a tensor with an encoding).
     fn layout(&self, op: &Op, v: usize) -> Result<LinearLayout, LowerError> {
         let ty = &self.m.values[v].ty;
@@ -775,13 +786,7 @@ impl Lowering<'_> {
                 let dst = self.layout(op, r)?;
                 let bits = self.bits(op, r)?;
                 let values = convert::registers(&mut self.p, &layout, &dst, &values, bits, self.target)?;
-                self.define(
-                    op,
-                    Sym::Data {
-                        layout: Box::new(dst),
-                        values,
-                    },
-                )?;
+                self.define_data(op, dst, values)?;
             }
             "ttg.local_alloc" => {
                 let Some(&src) = op.operands.first() else {
@@ -815,13 +820,7 @@ impl Lowering<'_> {
                 let r = op.results[0];
                 let dst = self.layout(op, r)?;
                 let values = self.through_lds(&tile, &dst)?;
-                self.define(
-                    op,
-                    Sym::Data {
-                        layout: Box::new(dst),
-                        values,
-                    },
-                )?;
+                self.define_data(op, dst, values)?;
             }
             "tt.dot" => {
                 let r = op.results[0];
@@ -844,13 +843,7 @@ impl Lowering<'_> {
                 let registers = Dist::of(&lc, self.target.wave_size)?.registers();
                 let acc_bits = self.bits(op, r)?;
                 let values = chain(&mut self.p, &plan, &va, &vb, acc.as_deref(), registers, acc_bits)?;
-                self.define(
-                    op,
-                    Sym::Data {
-                        layout: Box::new(lc),
-                        values,
-                    },
-                )?;
+                self.define_data(op, lc, values)?;
             }
             "arith.truncf" | "arith.extf" => {
                 let (layout, values) = self.data(op, op.operands[0])?;

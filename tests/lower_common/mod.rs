@@ -475,3 +475,30 @@ pub fn cases(per_target: usize, seed: u64) -> Vec<Case> {
     }
     out
 }
+
+/// Body instruction lines, as codegen-anchor.md counts them (`s_endpgm` included).
+pub fn total(asm: &str) -> u64 {
+    let (mut inside, mut n) = (false, 0);
+    for line in asm.lines() {
+        let code = line.trim().split(';').next().unwrap_or("").trim();
+        if !inside {
+            inside = code.ends_with(':') && !code.starts_with('.') && !code.starts_with('$');
+            continue;
+        }
+        if code.is_empty() || code.starts_with('.') || code.ends_with(':') {
+            continue;
+        }
+        n += 1;
+        if code.starts_with("s_endpgm") {
+            break;
+        }
+    }
+    n
+}
+
+/// A number from the kernel metadata of llc's assembly (`.vgpr_count:`, …), 0 if absent.
+pub fn metadata(asm: &str, key: &str) -> u64 {
+    asm.lines()
+        .find_map(|l| l.trim().strip_prefix(key).and_then(|v| v.trim().parse().ok()))
+        .unwrap_or(0)
+}
