@@ -258,3 +258,46 @@ fn llc_accepts_the_anchor_kernels_beside_tritons_counts() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every TTGIR file of the fixtures (the heuristics corpus included) for every target: the
+/// lowering answers or says why, with no panic; what it answers runs in the interpreter.
+#[test]
+fn any_ttgir_lowers_or_says_why() {
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "mlir" || x == "ttgir") {
+                out.push(p);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    files(std::path::Path::new("tests/fixtures"), &mut paths);
+    paths.sort();
+    assert!(paths.len() > 1000);
+    let (mut lowered, mut refused) = (0, 0);
+    for path in &paths {
+        let Ok(modules) = Module::parse_all(&std::fs::read_to_string(path).unwrap()) else {
+            continue;
+        };
+        for m in &modules {
+            for t in lower_common::targets() {
+                match ttgir_kernel(m, t) {
+                    Ok(k) => {
+                        k.program.validate().unwrap();
+                        k.llvm_ir().unwrap();
+                        lowered += 1;
+                    }
+                    Err(e) => {
+                        assert!(!e.to_string().is_empty());
+                        refused += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{lowered} lowered, {refused} refused");
+    assert!(lowered >= 22 && refused > 0);
+}

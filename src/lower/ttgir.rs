@@ -274,6 +274,28 @@ fn transposing_view(
     )?))
 }
 
+/// The operands and results (at least) an op the lowering handles has.
+fn arity(name: &str) -> Option<(usize, usize)> {
+    Some(match name {
+        "tt.make_range" | "arith.constant" => (0, 1),
+        "tt.splat"
+        | "tt.expand_dims"
+        | "tt.broadcast"
+        | "ttg.convert_layout"
+        | "amdg.in_thread_transpose"
+        | "ttg.local_alloc"
+        | "ttg.local_load"
+        | "arith.truncf"
+        | "arith.extf"
+        | "tt.load" => (1, 1),
+        "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" => (2, 1),
+        "tt.store" => (2, 0),
+        "amdg.buffer_store" => (3, 0),
+        "tt.dot" => (3, 1),
+        _ => return None,
+    })
+}
+
 /// The instruction table's name of a float or integer element type.
 fn numeric_type(name: &str) -> Option<&'static str> {
     ["f64", "f32", "f16", "bf16", "i32", "i8"]
@@ -454,6 +476,9 @@ impl Lowering<'_> {
             .ok_or_else(|| LowerError::new("a load without result"))?;
         let layout = self.layout(op, r)?;
         let shape = self.m.values[r].ty.shape.clone();
+        if strides.len() != shape.len() {
+            return fail(op, "the address has another rank than the result");
+        }
         let bits = self.p.buffers[buffer].element_bits;
         let dist = Dist::of(&layout, self.target.wave_size)?;
         let vector = self.vector(&dist, &shape, bits, &strides, ptr)?;
@@ -510,6 +535,9 @@ impl Lowering<'_> {
         ptr: Address,
     ) -> Result<(), LowerError> {
         let shape = self.m.values[data].ty.shape.clone();
+        if strides.len() != shape.len() {
+            return fail(op, "the address has another rank than the data");
+        }
         let bits = self.p.buffers[buffer].element_bits;
         // Loads of the buffer written here happen before the store, as the program says.
         for v in 0..self.syms.len() {
@@ -598,6 +626,18 @@ impl Lowering<'_> {
 
     fn op(&mut self, i: usize) -> Result<bool, LowerError> {
         let op = &self.m.ops[i];
+        if let Some((operands, results)) = arity(&op.name)
+            && (op.operands.len() < operands || op.results.len() < results)
+        {
+            return fail(
+                op,
+                format!(
+                    "takes {operands} operands and {results} results, not {} and {}",
+                    op.operands.len(),
+                    op.results.len()
+                ),
+            );
+        }
         let rank = op.results.first().map_or(0, |&r| self.rank(r));
         match op.name.as_str() {
             "tt.return" => return Ok(false),
@@ -650,6 +690,9 @@ impl Lowering<'_> {
                     _ => return fail(op, "needs an axis inside the result"),
                 };
                 let (base, constant, mut coef) = self.affine(op, 0, rank.saturating_sub(1))?;
+                if axis > coef.len() {
+                    return fail(op, "the axis lies beyond the operand's dimensions");
+                }
                 coef.insert(axis, Lin::constant(0));
                 self.define(op, Sym::Affine { base, constant, coef })?;
             }
