@@ -2,8 +2,8 @@
 //! each lowers for its arch, runs in the interpreter with the arguments its case gives (row
 //! strides, random data) and computes what the kernel's Python source defines; llc accepts it,
 //! and beside Triton's instruction counts (printed as the table of BENCHMARKS.md with
-//! `cargo test --release --test lower_ttgir -- --nocapture`) ours are smaller for the copies and
-//! transposes, with no more global accesses anywhere.
+//! `cargo test --release --test lower_ttgir -- --nocapture`) ours are smaller on all but the
+//! 8-warp matmul tiles, with no more global accesses anywhere.
 
 mod lower_common;
 
@@ -248,7 +248,8 @@ fn llc_accepts_the_anchor_kernels_beside_tritons_counts() {
             global <= t_global,
             "{name} {arch}: {global} global accesses, Triton {t_global}"
         );
-        if name.starts_with("a_") || name.starts_with("b_") {
+        // The 8-warp matmul tiles are not there yet (BENCHMARKS.md says why).
+        if !name.ends_with("_w8") {
             assert!(
                 ours < tr["total"].as_u64().unwrap(),
                 "{name} {arch}: {ours} instructions, Triton {}",

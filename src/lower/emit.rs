@@ -230,8 +230,84 @@ impl Emitter<'_> {
         Ok(r)
     }
 
-    /// The byte offset of a global access (masked lanes get `0x80000000`).
-    fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<String, LowerError> {
+    /// The byte offset of a global access as the buffer instructions take it: a per-thread
+    /// part (masked lanes get `0x80000000`) and a uniform part (`soffset`, `"0"` when none).
+    ///
+    /// When every coordinate's constant is disjoint from its thread part, the thread parts'
+    /// products are shared by all accesses, constants times constant strides become a constant
+    /// LLVM folds into the instruction's offset field, and constants times argument strides
+    /// become the uniform part — scalar code, no vector instruction per access.
+    fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<(String, String), LowerError> {
+        let shift = bytes.trailing_zeros();
+        let separable = o.unmasked()
+            && o.strides.iter().any(|s| matches!(s, Stride::Scalar { .. }))
+            && o.coords.iter().all(|c| c.constant & c.thread_bits() == 0);
+        if !separable {
+            return Ok((self.thread_offset(o, bytes)?, "0".to_string()));
+        }
+        let mut threads: Option<String> = None;
+        let mut immediate = 0u64;
+        let mut uniform: Option<String> = None;
+        let add = |e: &mut Self, acc: Option<String>, x: String| -> Option<String> {
+            Some(match acc {
+                None => x,
+                Some(prev) => {
+                    let t = e.tmp();
+                    e.line(&format!("{t} = add i32 {prev}, {x}"));
+                    t
+                }
+            })
+        };
+        for (c, s) in o.coords.iter().zip(&o.strides) {
+            if c.cols.iter().any(|&x| x != 0) {
+                let thread = XorMap {
+                    cols: c.cols.clone(),
+                    constant: 0,
+                };
+                let t = self.xor_map(&thread);
+                let t = self.times(&t, *s)?;
+                threads = add(self, threads, t);
+            }
+            if c.constant != 0 {
+                match *s {
+                    Stride::Elements(k) => immediate = immediate.wrapping_add(c.constant.wrapping_mul(k)),
+                    Stride::Scalar { .. } => {
+                        let k = self.times(&lit(c.constant), *s)?;
+                        uniform = add(self, uniform, k);
+                    }
+                }
+            }
+        }
+        let shifted = |e: &mut Self, x: String| -> String {
+            if shift == 0 {
+                x
+            } else {
+                let t = e.tmp();
+                e.line(&format!("{t} = shl i32 {x}, {shift}"));
+                t
+            }
+        };
+        let base = match threads {
+            Some(t) => shifted(self, t),
+            None => "0".to_string(),
+        };
+        let voffset = if immediate == 0 {
+            base
+        } else {
+            let t = self.tmp();
+            self.line(&format!("{t} = add i32 {base}, {}", lit(immediate << shift)));
+            t
+        };
+        let soffset = match uniform {
+            Some(u) => shifted(self, u),
+            None => "0".to_string(),
+        };
+        Ok((voffset, soffset))
+    }
+
+    /// The byte offset of a global access, all of it per thread (masked lanes get
+    /// `0x80000000`).
+    fn thread_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<String, LowerError> {
         let pow2 = o
             .strides
             .iter()
@@ -419,7 +495,7 @@ impl Emitter<'_> {
                 target.name, d.bytes
             )));
         }
-        let off = self.global_offset(offset, u64::from(element_bits / 8))?;
+        let (off, soff) = self.global_offset(offset, u64::from(element_bits / 8))?;
         match d.address {
             DirectToLdsAddress::WaveBlock => {
                 let lane_bits = self.p.wave_size.trailing_zeros() as usize;
@@ -452,7 +528,7 @@ impl Emitter<'_> {
                     d.intrinsic
                 ));
                 self.line(&format!(
-                    "call void @{}(ptr addrspace(8) %rsrc{buffer}, ptr addrspace(3) {l}, i32 {size}, i32 {off}, i32 0, i32 0, i32 0)",
+                    "call void @{}(ptr addrspace(8) %rsrc{buffer}, ptr addrspace(3) {l}, i32 {size}, i32 {off}, i32 {soff}, i32 0, i32 0)",
                     d.intrinsic
                 ));
             }
@@ -464,6 +540,13 @@ impl Emitter<'_> {
                     )));
                 }
                 let name = &self.p.buffers[buffer].name;
+                let off = if soff == "0" {
+                    off
+                } else {
+                    let t = self.tmp();
+                    self.line(&format!("{t} = add i32 {off}, {soff}"));
+                    t
+                };
                 let g = self.tmp();
                 self.line(&format!(
                     "{g} = getelementptr i8, ptr addrspace(1) %{name}, i32 {off}"
@@ -494,7 +577,7 @@ impl Emitter<'_> {
                 }
                 let bits = self.p.value_bits(dst[0]);
                 let (ity, suffix) = buffer_ty(bits * dst.len() as u32)?;
-                let off = self.global_offset(offset, u64::from(bits / 8))?;
+                let (off, soff) = self.global_offset(offset, u64::from(bits / 8))?;
                 let rsrc = format!("%rsrc{buffer}");
                 if matches!(op, Op::GlobalStore { .. }) {
                     let (v, t) = self.gather(dst)?;
@@ -506,11 +589,11 @@ impl Emitter<'_> {
                         c
                     };
                     self.decls.insert(format!("declare void @llvm.amdgcn.raw.ptr.buffer.store.{suffix}({ity}, ptr addrspace(8), i32, i32, i32)"));
-                    self.line(&format!("call void @llvm.amdgcn.raw.ptr.buffer.store.{suffix}({ity} {v}, ptr addrspace(8) {rsrc}, i32 {off}, i32 0, i32 0)"));
+                    self.line(&format!("call void @llvm.amdgcn.raw.ptr.buffer.store.{suffix}({ity} {v}, ptr addrspace(8) {rsrc}, i32 {off}, i32 {soff}, i32 0)"));
                 } else {
                     self.decls.insert(format!("declare {ity} @llvm.amdgcn.raw.ptr.buffer.load.{suffix}(ptr addrspace(8), i32, i32, i32)"));
                     let l = self.tmp();
-                    self.line(&format!("{l} = call {ity} @llvm.amdgcn.raw.ptr.buffer.load.{suffix}(ptr addrspace(8) {rsrc}, i32 {off}, i32 0, i32 0)"));
+                    self.line(&format!("{l} = call {ity} @llvm.amdgcn.raw.ptr.buffer.load.{suffix}(ptr addrspace(8) {rsrc}, i32 {off}, i32 {soff}, i32 0)"));
                     self.scatter(&l, ity, dst)?;
                 }
             }
