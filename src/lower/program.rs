@@ -3,8 +3,10 @@
 //! A [`Program`] is a straight-line list of [`Op`]s over typed per-thread values ([`Value`]:
 //! an integer of 8, 16, 32, 64 or 128 bits per thread). Registers are unrolled, so the only
 //! thing that differs between threads is the thread id, and every address or lane index is an
-//! [`XorMap`] of it. Two things are derived from a program: LLVM IR text
-//! ([`emit_llvm`](super::emit_llvm)) and an execution on the CPU ([`run`](super::run)).
+//! [`XorMap`] of it — a global offset's coordinates too, their strides constants or constants
+//! times a scalar argument ([`Stride`], a row stride passed at run time). Two things are
+//! derived from a program: LLVM IR text ([`emit_llvm`](super::emit_llvm)) and an execution on
+//! the CPU ([`run`](super::run), [`run_with`](super::run_with) for the scalar arguments).
 
 use super::xor_map::XorMap;
 use crate::target::mma::{MmaInstruction, element_bits};
