@@ -112,3 +112,35 @@ fn arbitrary_layouts_lower_or_fail_cleanly() {
     eprintln!("{ok} lowered, {refused} refused");
     assert!(ok > 0 && refused > 0);
 }
+
+/// A layout that holds only some of its tensor's elements (not surjective) would leave the
+/// others uncopied: both kernels refuse it and say why.
+#[test]
+fn layouts_missing_elements_are_refused() {
+    use linear_layout::linear::LinearLayout;
+    use linear_layout::target::Target;
+    let t = Target::by_name("gfx942").unwrap();
+    // Two elements, one lane holding element 0 only.
+    let partial = LinearLayout::from_bases(
+        [("register", vec![]), ("lane", vec![]), ("warp", vec![])],
+        [("dim0", 2)],
+        false,
+    )
+    .unwrap();
+    let whole = LinearLayout::identity_1d(2, "lane", "dim0").unwrap();
+    let e = copy_kernel(&partial, &[2], Dtype::F64, t).unwrap_err();
+    assert!(
+        e.message().contains("reaches 1 of its tensor's 2 elements"),
+        "{e}"
+    );
+    for (src, dst) in [(&partial, &whole), (&whole, &partial)] {
+        let e = convert_kernel(src, dst, &[2], Dtype::I8, t).unwrap_err();
+        assert!(
+            e.message().contains("reaches 1 of its tensor's 2 elements"),
+            "{e}"
+        );
+    }
+    // The whole layout lowers, and copies both elements.
+    let k = copy_kernel(&whole, &[2], Dtype::F64, t).unwrap();
+    check(&k, &whole, &[2], Dtype::F64, 7).unwrap();
+}

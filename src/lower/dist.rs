@@ -60,6 +60,13 @@ impl Dist {
                 layout.total_out_size()
             )));
         }
+        if !layout.is_surjective() {
+            return Err(LowerError::new(format!(
+                "the layout reaches {} of its tensor's {} elements; a distributed layout holds every element",
+                1u64 << layout.rank().min(63),
+                layout.total_out_size()
+            )));
+        }
         let flat = layout.flatten_outs()?;
         let cols = |d: &str| -> Result<Vec<u64>, LowerError> {
             Ok(if flat.has_in_dim(d) {
