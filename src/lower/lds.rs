@@ -209,8 +209,8 @@ pub(crate) fn round_trip(
     let shared = Shared::of(plan)?;
     let bytes = u64::from(bits / 8);
     let shift = bytes.trailing_zeros();
-    let sbits: Vec<usize> = (0..s.reg.len()).filter(|&i| s.reg[i] != 0).collect();
-    let dbits: Vec<usize> = (0..d.reg.len()).filter(|&i| d.reg[i] != 0).collect();
+    let (sbits, _) = independent(&s.reg);
+    let (dbits, d_span) = independent(&d.reg);
     let s_cols: Vec<u64> = sbits.iter().map(|&i| s.reg[i]).collect();
     let d_cols: Vec<u64> = dbits.iter().map(|&i| d.reg[i]).collect();
     let writer = side(&shared, &s_cols, &s.thread, plan.write.vector_elems, "writer")?;
@@ -315,14 +315,27 @@ pub(crate) fn round_trip(
     let compact: Vec<Value> = (0..slots.len() as u64)
         .map(|c| exchanged(p, &reader.swap, c, &slot, &mut read_memo))
         .collect();
-    Ok((0..d.registers())
+    (0..d.registers())
         .map(|r| {
-            let c = dbits
-                .iter()
-                .enumerate()
-                .filter(|&(_, &b)| r >> b & 1 == 1)
-                .fold(0usize, |a, (k, _)| a | 1 << k);
-            compact[c]
+            let c = d_span.solve(d.reg_position(r)).ok_or_else(|| {
+                LowerError::new("a destination register's element is in no register read back")
+            })?;
+            Ok(compact[c as usize])
         })
-        .collect())
+        .collect()
+}
+
+/// The register bits whose columns are independent of the ones before them (zero columns
+/// and repeats of other registers' elements left out): each distinct element of a thread
+/// travels once. Returns those bits and the columns' solver (a position → the compact index
+/// over those bits).
+fn independent(reg: &[u64]) -> (Vec<usize>, Echelon) {
+    let mut span = Echelon::new();
+    let mut bits = Vec::new();
+    for (i, &c) in reg.iter().enumerate() {
+        if span.insert(c, bits.len() as u32) {
+            bits.push(i);
+        }
+    }
+    (bits, span)
 }
