@@ -471,7 +471,7 @@ pub fn convert_cost(data: &[u8]) {
 
 /// Tensors of more elements than this are not lowered by the `lower` target: the interpreter
 /// runs every kernel the target generates, and larger tensors would only slow the fuzzer down
-/// (the crate's own bound, far above, is checked by the unit tests of `lower`).
+/// (the lowering's own bound, 2^24 elements, lies far above).
 pub const LOWER_MAX_ELEMENTS: u64 = 1 << 12;
 
 /// Kernels whose layouts have more hardware positions (registers × threads) than this are
