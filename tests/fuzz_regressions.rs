@@ -15,9 +15,12 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use fuzz_bodies::{DEFAULT_PICTURE, TARGETS_BY_NAME, encode_layout, encode_text_layout};
+use fuzz_bodies::{
+    DEFAULT_PICTURE, LOWER_MAX_ELEMENTS, TARGETS_BY_NAME, encode_layout, encode_text_layout, shape_code,
+};
 use linear_layout::encodings::Encoding;
 use linear_layout::linear::LinearLayout;
+use linear_layout::lower::Dtype;
 use linear_layout::target::TARGETS;
 use serde_json::{Value, json};
 
@@ -286,18 +289,124 @@ fn convert_seeds() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// A lowering case's padded (power-of-two) shape and tensor shape, halved along the largest
+/// dimensions until the tensor has at most [`LOWER_MAX_ELEMENTS`] elements (the `lower`
+/// target's bound); a masked dimension stays masked in proportion.
+fn lower_shapes(shape: &[u64]) -> (Vec<u64>, Vec<u64>) {
+    let mut padded: Vec<u64> = shape.iter().map(|s| s.next_power_of_two()).collect();
+    let mut shape = shape.to_vec();
+    while padded.iter().product::<u64>() > LOWER_MAX_ELEMENTS {
+        let d = (0..padded.len())
+            .max_by_key(|&d| (padded[d], d))
+            .expect("a dimension");
+        padded[d] /= 2;
+        shape[d] = shape[d].div_ceil(2).max(padded[d] / 2 + 1).min(padded[d]);
+    }
+    (padded, shape)
+}
+
+/// A lowering fixture's layout (attribute text or batch-protocol JSON) at `padded`, in the
+/// fuzz input's form.
+fn lower_layout(text: &str, padded: &[u64]) -> Option<(LinearLayout, Vec<u8>)> {
+    if text.starts_with('{') {
+        let l: LinearLayout = serde_json::from_str(text).ok()?;
+        let bytes = encode_layout(&l)?;
+        return Some((l, bytes));
+    }
+    let e: Encoding = text.parse().ok()?;
+    let l = e.to_linear_layout(padded).ok()?;
+    Some((l, encode_text_layout(text, padded)))
+}
+
+fn lower_seeds() -> Vec<Vec<u8>> {
+    let text =
+        std::fs::read_to_string(root().join("tests/fixtures/lower/emulator-cases.json")).expect("fixture");
+    let cases: Vec<Value> = serde_json::from_str(&text).expect("JSON");
+    let mut pairs: Vec<(String, String, String, Vec<u64>, String)> = Vec::new();
+    for c in &cases {
+        let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
+        let src = if c["form"] == "copy" {
+            s("layout")
+        } else {
+            s("src")
+        };
+        let dst = if c["form"] == "copy" {
+            s("layout")
+        } else {
+            s("dst")
+        };
+        pairs.push((s("arch"), s("dtype"), src, shape_of(&c["shape"]), dst));
+    }
+    // The anchor kernels' layouts, each way round, on their archs.
+    let text = std::fs::read_to_string(root().join("tests/fixtures/lower/triton_anchor_counts.json"))
+        .expect("fixture");
+    let anchors: Value = serde_json::from_str(&text).expect("JSON");
+    for (arch, kernels) in anchors.as_object().expect("archs") {
+        for k in kernels.as_object().expect("kernels").values() {
+            let layouts: Vec<String> = k["layouts"]
+                .as_array()
+                .expect("layouts")
+                .iter()
+                .filter_map(|l| l.as_str()?.split_once(" = ").map(|(_, t)| t.to_string()))
+                .collect();
+            let (first, last) = (layouts[0].clone(), layouts[layouts.len() - 1].clone());
+            pairs.push((
+                arch.clone(),
+                "f16".into(),
+                first.clone(),
+                vec![128, 128],
+                last.clone(),
+            ));
+            pairs.push((arch.clone(), "f32".into(), last, vec![64, 64], first));
+        }
+    }
+    let mut seeds = Vec::new();
+    for (i, (arch, dtype, src, shape, dst)) in pairs.iter().enumerate() {
+        let (padded, shape) = lower_shapes(shape);
+        let (Some((s, sb)), Some((_, db))) = (lower_layout(src, &padded), lower_layout(dst, &padded)) else {
+            panic!("a lowering fixture's layouts at {padded:?}: {src} / {dst}");
+        };
+        let t = TARGETS.iter().position(|t| t.name == arch).expect("a target row");
+        let d = Dtype::ALL
+            .iter()
+            .position(|d| d.name() == dtype)
+            .expect("a dtype");
+        let codes: Vec<u8> = s
+            .out_dims()
+            .zip(&shape)
+            .flat_map(|((_, size), &n)| shape_code(n, size).to_le_bytes())
+            .collect();
+        // The pair as given (mode 0), and the source with two of its bases exchanged (mode 2).
+        let mut seed = vec![t as u8, d as u8];
+        seed.extend(&sb);
+        seed.push(0);
+        seed.extend(&db);
+        seed.extend(&codes);
+        seed.extend((i as u16).to_le_bytes());
+        seeds.push(seed);
+        let mut seed = vec![t as u8, d as u8];
+        seed.extend(&sb);
+        seed.extend([2, 1, i as u8, (i * 7 + 3) as u8]);
+        seed.extend(&codes);
+        seed.extend((i as u16 + 1).to_le_bytes());
+        seeds.push(seed);
+    }
+    seeds
+}
+
 /// Rewrites `fuzz/seeds/` from the fixtures.
 #[test]
 #[ignore = "writes fuzz/seeds; run by hand after the fixtures change"]
 fn write_seeds() {
     let dir = root().join("fuzz/seeds");
     let _ = std::fs::remove_dir_all(&dir);
-    let all: [(&str, Vec<Vec<u8>>); 5] = [
+    let all: [(&str, Vec<Vec<u8>>); 6] = [
         ("batch_line", batch_seeds()),
         ("encoding_text", encoding_seeds()),
         ("ttgir_passes", ttgir_seeds()),
         ("show", show_seeds()),
         ("convert_cost", convert_seeds()),
+        ("lower", lower_seeds()),
     ];
     for (target, seeds) in all {
         let d = dir.join(target);

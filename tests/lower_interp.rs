@@ -112,3 +112,97 @@ fn arbitrary_layouts_lower_or_fail_cleanly() {
     eprintln!("{ok} lowered, {refused} refused");
     assert!(ok > 0 && refused > 0);
 }
+
+/// A layout that holds only some of its tensor's elements (not surjective) would leave the
+/// others uncopied: both kernels refuse it and say why.
+#[test]
+fn layouts_missing_elements_are_refused() {
+    use linear_layout::linear::LinearLayout;
+    use linear_layout::target::Target;
+    let t = Target::by_name("gfx942").unwrap();
+    // Two elements, one lane holding element 0 only.
+    let partial = LinearLayout::from_bases(
+        [("register", vec![]), ("lane", vec![]), ("warp", vec![])],
+        [("dim0", 2)],
+        false,
+    )
+    .unwrap();
+    let whole = LinearLayout::identity_1d(2, "lane", "dim0").unwrap();
+    let e = copy_kernel(&partial, &[2], Dtype::F64, t).unwrap_err();
+    assert!(
+        e.message().contains("reaches 1 of its tensor's 2 elements"),
+        "{e}"
+    );
+    for (src, dst) in [(&partial, &whole), (&whole, &partial)] {
+        let e = convert_kernel(src, dst, &[2], Dtype::I8, t).unwrap_err();
+        assert!(
+            e.message().contains("reaches 1 of its tensor's 2 elements"),
+            "{e}"
+        );
+    }
+    // The whole layout lowers, and copies both elements.
+    let k = copy_kernel(&whole, &[2], Dtype::F64, t).unwrap();
+    check(&k, &whole, &[2], Dtype::F64, 7).unwrap();
+}
+
+/// In-dims of up to 64 bits (broadcasts) are refused with their size, not an overflow.
+#[test]
+fn in_dims_of_64_bits_are_refused_by_size() {
+    use linear_layout::linear::LinearLayout;
+    use linear_layout::target::Target;
+    let t = Target::by_name("gfx1100").unwrap();
+    for (dim, what) in [
+        ("lane", "2^64 lanes per warp"),
+        ("register", "2^64 registers per thread"),
+        ("warp", "2^69 threads"),
+    ] {
+        let l = LinearLayout::from_bases(
+            [(dim, vec![vec![]; 64])],
+            std::iter::empty::<(&str, i64)>(),
+            false,
+        )
+        .unwrap();
+        let e = copy_kernel(&l, &[], Dtype::F16, t).unwrap_err();
+        assert!(e.message().contains(what), "{dim}: {e}");
+    }
+}
+
+/// Registers that repeat an element as a combination of other registers (not a zero basis)
+/// travel through LDS once: the round trip writes each distinct element once and every
+/// destination register reads its element back.
+#[test]
+fn round_trips_of_registers_repeating_elements() {
+    use linear_layout::heuristics::convert::ConversionKind;
+    use linear_layout::linear::LinearLayout;
+    use linear_layout::target::Target;
+    let t = Target::by_name("gfx950").unwrap();
+    // Both warps hold the whole 2x2 tensor; registers 1 and 2 hold the same element (register
+    // bits 0 and 1 both step dim1).
+    let src = LinearLayout::from_bases(
+        [
+            ("register", vec![vec![0, 1], vec![0, 1], vec![1, 0]]),
+            ("lane", vec![]),
+            ("warp", vec![vec![0, 0]]),
+        ],
+        [("dim0", 2), ("dim1", 2)],
+        false,
+    )
+    .unwrap();
+    // Warp w holds column w; its registers repeat elements too.
+    let dst = LinearLayout::from_bases(
+        [
+            ("register", vec![vec![1, 0], vec![1, 0], vec![0, 0]]),
+            ("lane", vec![]),
+            ("warp", vec![vec![0, 1]]),
+        ],
+        [("dim0", 2), ("dim1", 2)],
+        false,
+    )
+    .unwrap();
+    for dtype in Dtype::ALL {
+        let cost = convert_cost(&src, &dst, dtype.bits(), t).unwrap();
+        assert_eq!(cost.kind, ConversionKind::Lds);
+        let k = convert_kernel(&src, &dst, &[2, 2], dtype, t).unwrap_or_else(|e| panic!("{dtype:?}: {e}"));
+        check(&k, &dst, &[2, 2], dtype, 11).unwrap_or_else(|e| panic!("{dtype:?}: {e}"));
+    }
+}

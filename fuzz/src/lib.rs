@@ -8,10 +8,10 @@
 //!   `ok` (and a string `error` when false), the request's `id` echoed;
 //! * `encoding_text`: what parses prints back to text that parses to the same value;
 //! * `ttgir_passes`: every op a pass handles is reported, decided or undecided;
-//! * `show`, `convert_cost`: nothing beyond returning.
-//!
-//! The lowering of arbitrary layout pairs gets its body here (`lower`) once
-//! `linear_layout::lower` has its public entry point.
+//! * `show`, `convert_cost`: nothing beyond returning;
+//! * `lower`: a kernel that is generated passes [`Program::validate`](linear_layout::lower::Program::validate),
+//!   has LLVM IR, and run by the interpreter computes `out = in` and (a conversion) every
+//!   destination register as the destination layout places it.
 //!
 //! Layouts are decoded from the bytes by [`layout`], in one of two forms chosen by the first
 //! byte: packed bases (cheap for the fuzzer to mutate bit by bit), or Triton's attribute text
@@ -23,6 +23,7 @@ use linear_layout::encodings::{AliasDef, Encoding, TensorType, parse_aliases};
 use linear_layout::heuristics::convert;
 use linear_layout::heuristics::passes::{self, Pass, PassOptions, Report};
 use linear_layout::linear::LinearLayout;
+use linear_layout::lower::{self, Dtype, Kernel};
 use linear_layout::target::{LdsOp, TARGETS, Target};
 use linear_layout::ttgir::Module;
 use linear_layout::view::{self, PictureOptions};
@@ -38,6 +39,7 @@ pub const TARGETS_BY_NAME: &[(&str, Body)] = &[
     ("ttgir_passes", ttgir_passes),
     ("show", show),
     ("convert_cost", convert_cost),
+    ("lower", lower),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -464,5 +466,179 @@ pub fn convert_cost(data: &[u8]) {
         }
         let _ = convert::triton_bank_conflicts(&src, &shared, bits);
         let _ = convert::simulate_bank_conflicts(&src, &shared, bits, target, LdsOp::Read);
+    }
+}
+
+/// Tensors of more elements than this are not lowered by the `lower` target: the interpreter
+/// runs every kernel the target generates, and larger tensors would only slow the fuzzer down
+/// (the lowering's own bound, 2^24 elements, lies far above).
+pub const LOWER_MAX_ELEMENTS: u64 = 1 << 12;
+
+/// Kernels whose layouts have more hardware positions (registers × threads) than this are
+/// generated, validated and emitted by the `lower` target but not run in the interpreter, for
+/// the same reason.
+pub const LOWER_MAX_RUN_POSITIONS: u64 = 1 << 16;
+
+/// How the destination of a conversion is read: a layout of its own, one over the source's
+/// out-dims, or the source with some of its register, lane and warp bases exchanged.
+fn destination(b: &mut Bytes, src: &LinearLayout) -> Result<LinearLayout, String> {
+    match b.byte() % 3 {
+        0 => layout(b),
+        1 => {
+            let outs: Vec<(String, i64)> = src.out_dims().map(|(n, s)| (n.to_string(), s as i64)).collect();
+            layout_over(b, Some(&outs))
+        }
+        _ => {
+            let names: Vec<String> = src.in_dim_names().map(|n| n.to_string()).collect();
+            let mut groups: Vec<Vec<Vec<u64>>> =
+                names.iter().map(|n| src.bases(n).unwrap_or_default()).collect();
+            let slots: Vec<(usize, usize)> = groups
+                .iter()
+                .enumerate()
+                .flat_map(|(g, v)| (0..v.len()).map(move |i| (g, i)))
+                .collect();
+            if !slots.is_empty() {
+                for _ in 0..b.byte() % 8 {
+                    let (x, y) = (
+                        usize::from(b.byte()) % slots.len(),
+                        usize::from(b.byte()) % slots.len(),
+                    );
+                    let (a, c) = (slots[x], slots[y]);
+                    let t = std::mem::take(&mut groups[a.0][a.1]);
+                    groups[a.0][a.1] = std::mem::replace(&mut groups[c.0][c.1], t);
+                }
+            }
+            let ins = names.iter().zip(groups).map(|(n, g)| {
+                let g: Vec<Vec<i64>> = g
+                    .into_iter()
+                    .map(|v| v.into_iter().map(|x| x as i64).collect())
+                    .collect();
+                (n.as_str(), g)
+            });
+            LinearLayout::from_bases(ins, src.out_dims().map(|(n, s)| (n.to_string(), s as i64)), false)
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// The tensor's shape: per out-dim of `l` a 16-bit code, with its top bit clear a size that
+/// rounds up to the out-dim's (`size - code % (size / 2)`), set any size (`code & 0x7fff`).
+fn lower_shape(b: &mut Bytes, l: &LinearLayout) -> Vec<u64> {
+    l.out_dims()
+        .map(|(_, size)| {
+            let code = b.u16();
+            if code & 0x8000 != 0 {
+                u64::from(code & 0x7fff)
+            } else {
+                size - u64::from(code) % (size / 2).max(1)
+            }
+        })
+        .collect()
+}
+
+/// The 16-bit code [`lower_shape`] reads back as `shape` for an out-dim of `size` elements.
+pub fn shape_code(shape: u64, size: u64) -> u16 {
+    if shape <= size && shape * 2 > size {
+        (size - shape) as u16
+    } else {
+        0x8000 | shape.min(0x7fff) as u16
+    }
+}
+
+/// A layout pair, a shape, a dtype and a target: the copy kernel of the source and the
+/// conversion kernel, each (when generated) validated, emitted and run (see the module docs).
+pub fn lower(data: &[u8]) {
+    let mut b = Bytes::new(data);
+    let target: &'static Target = &TARGETS[usize::from(b.byte()) % TARGETS.len()];
+    let dtype = Dtype::ALL[usize::from(b.byte()) % Dtype::ALL.len()];
+    let Ok(src) = layout(&mut b) else { return };
+    let Ok(dst) = destination(&mut b, &src) else {
+        return;
+    };
+    if src.total_out_size() > LOWER_MAX_ELEMENTS || dst.total_out_size() > LOWER_MAX_ELEMENTS {
+        return;
+    }
+    let shape = lower_shape(&mut b, &src);
+    let seed = u64::from(b.u16()) | 1;
+    if let Ok(k) = lower::copy_kernel(&src, &shape, dtype, target) {
+        check_kernel(&k, &src, &shape, dtype, seed);
+    }
+    if let Ok(k) = lower::convert_kernel(&src, &dst, &shape, dtype, target) {
+        check_kernel(&k, &dst, &shape, dtype, seed);
+    }
+}
+
+/// The law of a generated kernel (see the module docs); `dst` is the layout it stores through.
+fn check_kernel(k: &Kernel, dst: &LinearLayout, shape: &[u64], dtype: Dtype, seed: u64) {
+    let p = &k.program;
+    if let Err(e) = p.validate() {
+        panic!("a generated program is invalid: {e}");
+    }
+    if let Err(e) = k.llvm_ir() {
+        panic!("a generated program has no LLVM IR: {e}");
+    }
+    let positions = dst.total_in_size().max(u64::from(p.threads));
+    if positions > LOWER_MAX_RUN_POSITIONS {
+        return;
+    }
+    let bytes = (dtype.bits() / 8) as usize;
+    let elements: u64 = shape.iter().product();
+    let mut x = seed;
+    let input: Vec<u8> = (0..elements as usize * bytes)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let mut buffers: Vec<Vec<u8>> = p.buffers.iter().map(|b| vec![0u8; b.bytes().unwrap_or(0) as usize]).collect();
+    assert!(buffers.len() >= 2, "a kernel has an input and an output");
+    buffers[0] = input.clone();
+    if let Err(e) = lower::run(p, &mut buffers) {
+        panic!("the interpreter refuses a generated {} kernel: {e}", p.name);
+    }
+    if buffers[1] != input {
+        let bad = (0..input.len()).find(|&i| buffers[1][i] != input[i]).unwrap_or(0) / bytes;
+        panic!("{}: out != in (first differing element {bad})", p.name);
+    }
+    if buffers.len() < 3 {
+        return;
+    }
+    let has = |d: &str| dst.has_in_dim(d);
+    let regs = if has("register") {
+        dst.in_dim_size("register").unwrap_or(1)
+    } else {
+        1
+    };
+    let wave = u64::from(p.wave_size);
+    for t in 0..u64::from(p.threads) {
+        for r in 0..regs {
+            let inputs: Vec<(&str, u64)> = [
+                ("register", r),
+                ("lane", t % wave),
+                ("warp", t / wave),
+                ("block", 0),
+            ]
+            .into_iter()
+            .filter(|(d, _)| has(d))
+            .collect();
+            let coords = dst
+                .apply(&inputs)
+                .expect("the destination applies to its own in-dims");
+            let mut off = 0u64;
+            let mut inside = true;
+            for (&c, &s) in coords.iter().zip(shape) {
+                inside &= c < s;
+                off = off * s + c;
+            }
+            let want: &[u8] = if inside {
+                &input[off as usize * bytes..(off as usize + 1) * bytes]
+            } else {
+                &[0u8; 8][..bytes]
+            };
+            let at = ((t * regs + r) as usize) * bytes;
+            assert_eq!(&buffers[2][at..at + bytes], want, "regs[{t}*{regs}+{r}] is wrong");
+        }
     }
 }

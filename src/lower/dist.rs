@@ -23,6 +23,15 @@ pub(crate) const MAX_ELEMENTS: u64 = 1 << 24;
 /// Largest register count per thread (registers are unrolled).
 pub(crate) const MAX_REGISTERS: u64 = 1 << 12;
 
+/// `2^bits` in decimal, or as `2^bits` past what a `u64` holds (a layout has up to 64 bits of
+/// one in-dim).
+fn power_of_two(bits: usize) -> String {
+    match 1u64.checked_shl(bits as u32) {
+        Some(n) if bits < 64 => n.to_string(),
+        _ => format!("2^{bits}"),
+    }
+}
+
 /// A distributed layout, flattened.
 #[derive(Clone, Debug)]
 pub(crate) struct Dist {
@@ -60,6 +69,13 @@ impl Dist {
                 layout.total_out_size()
             )));
         }
+        if !layout.is_surjective() {
+            return Err(LowerError::new(format!(
+                "the layout reaches {} of its tensor's {} elements; a distributed layout holds every element",
+                1u64 << layout.rank().min(63),
+                layout.total_out_size()
+            )));
+        }
         let flat = layout.flatten_outs()?;
         let cols = |d: &str| -> Result<Vec<u64>, LowerError> {
             Ok(if flat.has_in_dim(d) {
@@ -78,13 +94,13 @@ impl Dist {
         if lane.len() > lane_bits {
             return Err(LowerError::new(format!(
                 "the layout has {} lanes per warp; the target's waves have {wave_size}",
-                1u64 << lane.len()
+                power_of_two(lane.len())
             )));
         }
-        if 1u64 << reg.len().min(63) > MAX_REGISTERS {
+        if reg.len() > MAX_REGISTERS.trailing_zeros() as usize {
             return Err(LowerError::new(format!(
                 "{} registers per thread is more than the {MAX_REGISTERS} the lowering unrolls",
-                1u64 << reg.len().min(63)
+                power_of_two(reg.len())
             )));
         }
         let mut thread = lane;
@@ -93,7 +109,7 @@ impl Dist {
         if thread.len() > 10 {
             return Err(LowerError::new(format!(
                 "{} threads per workgroup is more than 1024",
-                1u64 << thread.len().min(63)
+                power_of_two(thread.len())
             )));
         }
         Ok(Dist {

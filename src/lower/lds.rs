@@ -301,6 +301,9 @@ struct Planned {
     chunk: Option<usize>,
     sbits: Vec<usize>,
     dbits: Vec<usize>,
+    /// Solver of the destination's independent register columns: a position → its compact
+    /// register.
+    d_span: Echelon,
     shift: u32,
     bits: u32,
 }
@@ -311,8 +314,8 @@ fn planned(t: &Transfer) -> Result<Planned, LowerError> {
     let shared = Shared::of(trip.shared)?;
     let bytes = u64::from(bits / 8);
     let shift = bytes.trailing_zeros();
-    let sbits: Vec<usize> = (0..s.reg.len()).filter(|&i| s.reg[i] != 0).collect();
-    let dbits: Vec<usize> = (0..d.reg.len()).filter(|&i| d.reg[i] != 0).collect();
+    let (sbits, _) = independent(&s.reg);
+    let (dbits, d_span) = independent(&d.reg);
     let s_cols: Vec<u64> = sbits.iter().map(|&i| s.reg[i]).collect();
     let d_cols: Vec<u64> = dbits.iter().map(|&i| d.reg[i]).collect();
     let writer = side(&shared, &s_cols, &s.thread, trip.write_vector, "writer")?;
@@ -354,6 +357,7 @@ fn planned(t: &Transfer) -> Result<Planned, LowerError> {
         chunk,
         sbits,
         dbits,
+        d_span,
         shift,
         bits,
     })
@@ -494,18 +498,30 @@ pub(crate) fn round_trips(
         out.push(
             (0..t.d.registers())
                 .map(|r| {
-                    let c = x
-                        .dbits
-                        .iter()
-                        .enumerate()
-                        .filter(|&(_, &b)| r >> b & 1 == 1)
-                        .fold(0usize, |a, (k, _)| a | 1 << k);
-                    compact[c]
+                    let c = x.d_span.solve(t.d.reg_position(r)).ok_or_else(|| {
+                        LowerError::new("a destination register's element is in no register read back")
+                    })?;
+                    Ok(compact[c as usize])
                 })
-                .collect(),
+                .collect::<Result<Vec<Value>, LowerError>>()?,
         );
     }
     Ok(out)
+}
+
+/// The register bits whose columns are independent of the ones before them (zero columns
+/// and repeats of other registers' elements left out): each distinct element of a thread
+/// travels once. Returns those bits and the columns' solver (a position → the compact index
+/// over those bits).
+fn independent(reg: &[u64]) -> (Vec<usize>, Echelon) {
+    let mut span = Echelon::new();
+    let mut bits = Vec::new();
+    for (i, &c) in reg.iter().enumerate() {
+        if span.insert(c, bits.len() as u32) {
+            bits.push(i);
+        }
+    }
+    (bits, span)
 }
 
 /// The register index of a compact register (bits over `bits`).

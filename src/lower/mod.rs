@@ -295,7 +295,8 @@ pub(crate) fn check_shape(layout: &LinearLayout, shape: &[u64]) -> Result<(), Lo
 ///
 /// `shape` is the tensor (dense, row-major, `dim0` slowest); the layout covers it rounded up to
 /// powers of two, and elements beyond `shape` are masked (their loads read 0, their stores are
-/// dropped).
+/// dropped). A layout that leaves an element of its tensor in no register (not surjective) is
+/// refused: the element would never be copied.
 ///
 /// ```
 /// use linear_layout::linear::LinearLayout;
