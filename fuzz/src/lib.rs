@@ -592,7 +592,11 @@ fn check_kernel(k: &Kernel, dst: &LinearLayout, shape: &[u64], dtype: Dtype, see
             x as u8
         })
         .collect();
-    let mut buffers: Vec<Vec<u8>> = p.buffers.iter().map(|b| vec![0u8; b.bytes().unwrap_or(0) as usize]).collect();
+    let mut buffers: Vec<Vec<u8>> = p
+        .buffers
+        .iter()
+        .map(|b| vec![0u8; b.bytes().unwrap_or(0) as usize])
+        .collect();
     assert!(buffers.len() >= 2, "a kernel has an input and an output");
     buffers[0] = input.clone();
     if let Err(e) = lower::run(p, &mut buffers) {
