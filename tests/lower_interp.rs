@@ -204,5 +204,18 @@ fn round_trips_of_registers_repeating_elements() {
         assert_eq!(cost.kind, ConversionKind::Lds);
         let k = convert_kernel(&src, &dst, &[2, 2], dtype, t).unwrap_or_else(|e| panic!("{dtype:?}: {e}"));
         check(&k, &dst, &[2, 2], dtype, 11).unwrap_or_else(|e| panic!("{dtype:?}: {e}"));
+        // The price counts the accesses the code makes: each distinct element once.
+        let plan = cost.plan.as_ref().unwrap();
+        let counts = k.program.op_counts();
+        assert_eq!(
+            counts["lds_write"],
+            plan.write.instructions * plan.reps,
+            "{dtype:?}"
+        );
+        assert_eq!(
+            counts["lds_read"],
+            plan.read.instructions * plan.reps,
+            "{dtype:?}"
+        );
     }
 }

@@ -71,6 +71,7 @@ pub use swizzle::{SharedPlan, optimal_shared_layout};
 use std::fmt;
 
 use crate::limits::LimitExceeded;
+use crate::linear::gf2::Echelon;
 use crate::linear::{LayoutError, LinearLayout};
 
 /// The largest tensor a conversion is priced for, as log2 of its elements (2^40), and the most
@@ -239,6 +240,20 @@ impl Flat {
     /// Drops the zero (broadcast) register bases.
     pub(crate) fn without_broadcast_regs(mut self) -> Flat {
         self.reg.retain(|&r| r != 0);
+        self
+    }
+
+    /// Only the registers that hold elements no earlier register combination holds (zero
+    /// columns and combinations of other registers left out): each distinct element of a thread
+    /// once, which is what an LDS round trip moves.
+    pub(crate) fn distinct_regs(mut self) -> Flat {
+        let mut span = Echelon::new();
+        let mut k = 0u32;
+        self.reg.retain(|&r| {
+            let new = span.insert(r, k);
+            k += u32::from(new);
+            new
+        });
         self
     }
 }

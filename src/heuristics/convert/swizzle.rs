@@ -461,8 +461,8 @@ pub fn optimal_shared_layout(
     same_tensor(src, dst, "optimal_shared_layout")?;
     let src_c = canonical_distributed(src)?;
     let dst_c = canonical_distributed(dst)?;
-    let s = Flat::of(&src_c)?.without_broadcast_regs();
-    let d = Flat::of(&dst_c)?.without_broadcast_regs();
+    let s = Flat::of(&src_c)?.distinct_regs();
+    let d = Flat::of(&dst_c)?.distinct_regs();
     if Echelon::spanning(s.block.iter().copied()).rank() as usize
         != s.block.iter().filter(|&&b| b != 0).count()
         || s.block != d.block
