@@ -14,7 +14,7 @@
 //! Zero (broadcast) register bases hold copies: each distinct element is loaded once.
 
 use super::LowerError;
-use super::program::{GlobalOffset, Op, Program, Stride, Value};
+use super::program::{Extent, GlobalOffset, Op, Program, Value};
 use super::xor_map::XorMap;
 use crate::linear::LinearLayout;
 
@@ -161,16 +161,21 @@ impl Dist {
         for d in (0..n.saturating_sub(1)).rev() {
             strides[d] = strides[d + 1] * shape[d + 1];
         }
-        let mut o = self.strided_offset(r, &strides.into_iter().map(Stride::Elements).collect::<Vec<_>>());
-        o.bounds = (0..n)
-            .map(|d| (shape[d] < 1u64 << self.dim_bits[d]).then_some(shape[d]))
+        let bounds: Vec<Option<Extent>> = (0..n)
+            .map(|d| (shape[d] < 1u64 << self.dim_bits[d]).then_some(Extent::Elements(shape[d])))
             .collect();
-        o
+        let strides: Vec<Extent> = strides.into_iter().map(Extent::Elements).collect();
+        self.strided_offset(r, &strides, &bounds)
     }
 
     /// The global offset of register `r`'s element, `Σ coordinate·stride` over the dimensions,
-    /// unmasked.
-    pub(crate) fn strided_offset(&self, r: usize, strides: &[Stride]) -> GlobalOffset {
+    /// masked where a coordinate reaches its bound.
+    pub(crate) fn strided_offset(
+        &self,
+        r: usize,
+        strides: &[Extent],
+        bounds: &[Option<Extent>],
+    ) -> GlobalOffset {
         let n = self.dim_bits.len();
         let base = self.reg_position(r);
         GlobalOffset {
@@ -181,7 +186,7 @@ impl Dist {
                 })
                 .collect(),
             strides: strides.to_vec(),
-            bounds: vec![None; n],
+            bounds: bounds.to_vec(),
         }
     }
 
@@ -299,17 +304,18 @@ impl<'a> Loader<'a> {
         ))
     }
 
-    /// A loader of `buffer` at `Σ coordinate·stride` in vectors of `vector` elements.
+    /// A loader of `buffer` at `Σ coordinate·stride`, masked by the bounds, in vectors of
+    /// `vector` elements.
     pub(crate) fn strided(
         dist: &'a Dist,
-        strides: &[Stride],
+        (strides, bounds): (&[Extent], &[Option<Extent>]),
         vector: usize,
         buffer: usize,
         element_bits: u32,
     ) -> Loader<'a> {
         Self::with(
             dist,
-            accesses(dist, vector, |r| dist.strided_offset(r, strides)),
+            accesses(dist, vector, |r| dist.strided_offset(r, strides, bounds)),
             buffer,
             element_bits,
         )
@@ -412,11 +418,17 @@ impl Storer {
         ))
     }
 
-    /// A storer into `buffer` at `Σ coordinate·stride` in vectors of `vector` elements.
-    pub(crate) fn strided(dist: &Dist, strides: &[Stride], vector: usize, buffer: usize) -> Storer {
+    /// A storer into `buffer` at `Σ coordinate·stride`, masked by the bounds, in vectors of
+    /// `vector` elements.
+    pub(crate) fn strided(
+        dist: &Dist,
+        (strides, bounds): (&[Extent], &[Option<Extent>]),
+        vector: usize,
+        buffer: usize,
+    ) -> Storer {
         Self::with(
             dist,
-            accesses(dist, vector, |r| dist.strided_offset(r, strides)),
+            accesses(dist, vector, |r| dist.strided_offset(r, strides, bounds)),
             buffer,
         )
     }

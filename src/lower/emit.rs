@@ -23,7 +23,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::LowerError;
-use super::program::{GlobalOffset, Op, Program, Stride, SwapKind, Value};
+use super::program::{Extent, GlobalOffset, Op, Program, SwapKind, Value};
 use super::xor_map::XorMap;
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 
@@ -202,11 +202,11 @@ impl Emitter<'_> {
     }
 
     /// `x · stride` as an operand (computed once per distinct pair).
-    fn times(&mut self, x: &str, stride: Stride) -> Result<String, LowerError> {
+    fn times(&mut self, x: &str, stride: Extent) -> Result<String, LowerError> {
         let (factor, times) = match stride {
-            Stride::Elements(1) => return Ok(x.to_string()),
-            Stride::Elements(k) => (lit(k), 1),
-            Stride::Scalar { index, times } => {
+            Extent::Elements(1) => return Ok(x.to_string()),
+            Extent::Elements(k) => (lit(k), 1),
+            Extent::Scalar { index, times } => {
                 let s = self.p.scalars.get(index).ok_or_else(|| {
                     LowerError::new(format!(
                         "a stride names scalar argument {index}, which does not exist"
@@ -240,7 +240,7 @@ impl Emitter<'_> {
     fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<(String, String), LowerError> {
         let shift = bytes.trailing_zeros();
         let separable = o.unmasked()
-            && o.strides.iter().any(|s| matches!(s, Stride::Scalar { .. }))
+            && o.strides.iter().any(|s| matches!(s, Extent::Scalar { .. }))
             && o.coords.iter().all(|c| c.constant & c.thread_bits() == 0);
         if !separable {
             return Ok((self.thread_offset(o, bytes)?, "0".to_string()));
@@ -270,8 +270,8 @@ impl Emitter<'_> {
             }
             if c.constant != 0 {
                 match *s {
-                    Stride::Elements(k) => immediate = immediate.wrapping_add(c.constant.wrapping_mul(k)),
-                    Stride::Scalar { .. } => {
+                    Extent::Elements(k) => immediate = immediate.wrapping_add(c.constant.wrapping_mul(k)),
+                    Extent::Scalar { .. } => {
                         let k = self.times(&lit(c.constant), *s)?;
                         uniform = add(self, uniform, k);
                     }
@@ -311,13 +311,14 @@ impl Emitter<'_> {
         let pow2 = o
             .strides
             .iter()
-            .all(|s| matches!(s, Stride::Elements(k) if k.is_power_of_two()))
-            && o.bounds.iter().skip(1).all(Option::is_none);
+            .all(|s| matches!(s, Extent::Elements(k) if k.is_power_of_two()))
+            && o.bounds.iter().skip(1).all(Option::is_none)
+            && !matches!(o.bounds.first(), Some(Some(Extent::Scalar { .. })));
         let shift = bytes.trailing_zeros();
         if pow2 {
             let mut flat = XorMap::constant(0, self.p.thread_bits());
             for (c, s) in o.coords.iter().zip(&o.strides) {
-                let Stride::Elements(k) = s else {
+                let Extent::Elements(k) = s else {
                     unreachable!("checked above")
                 };
                 let c = c.shifted(k.trailing_zeros());
@@ -328,7 +329,7 @@ impl Emitter<'_> {
             }
             let off = self.xor_map(&flat.shifted(shift));
             return Ok(match (o.bounds.first().copied().flatten(), o.strides.first()) {
-                (Some(b), Some(Stride::Elements(k))) => {
+                (Some(Extent::Elements(b)), Some(Extent::Elements(k))) => {
                     let limit = b.wrapping_mul(*k).wrapping_mul(bytes);
                     let m = self.tmp();
                     self.line(&format!("{m} = icmp ult i32 {off}, {}", lit(limit)));
@@ -345,7 +346,11 @@ impl Emitter<'_> {
             let x = self.xor_map(c);
             if let Some(b) = b {
                 let m = self.tmp();
-                self.line(&format!("{m} = icmp ult i32 {x}, {}", lit(*b)));
+                let bound = match *b {
+                    Extent::Elements(k) => lit(k),
+                    scaled => self.times(&lit(1), scaled)?,
+                };
+                self.line(&format!("{m} = icmp ult i32 {x}, {bound}"));
                 mask = Some(match mask {
                     None => m,
                     Some(prev) => {
@@ -357,7 +362,7 @@ impl Emitter<'_> {
             }
             // A constant no thread bit reaches is added: the thread part's product is shared by
             // every access and the constant's is uniform (scalar code).
-            let scaled = if c.constant & c.thread_bits() == 0 && *s != Stride::Elements(1) {
+            let scaled = if c.constant & c.thread_bits() == 0 && *s != Extent::Elements(1) {
                 let thread = XorMap {
                     cols: c.cols.clone(),
                     constant: 0,

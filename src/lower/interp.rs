@@ -10,14 +10,14 @@
 //! kernel's end with such loads still in flight is an error too.
 //!
 //! ```
-//! use linear_layout::lower::{run, Buffer, GlobalOffset, Op, Program, Stride, XorMap};
+//! use linear_layout::lower::{run, Buffer, GlobalOffset, Op, Program, Extent, XorMap};
 //! // Each of 64 threads copies element tid.
 //! let mut p = Program::new("copy", 64, 64);
 //! for name in ["in", "out"] {
 //!     p.buffers.push(Buffer { name: name.into(), elements: Some(64), element_bits: 32 });
 //! }
 //! let x = p.value(32);
-//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Stride::Elements(1)], bounds: vec![None] };
+//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None] };
 //! p.ops.push(Op::GlobalLoad { dst: vec![x], buffer: 0, offset: at.clone() });
 //! p.ops.push(Op::GlobalStore { src: vec![x], buffer: 1, offset: at });
 //! let input: Vec<u8> = (0..=255).collect();

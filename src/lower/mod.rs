@@ -82,7 +82,7 @@ pub use convert::convert_kernel;
 pub use direct::lds_copy_kernel;
 pub use emit::emit_llvm;
 pub use interp::{run, run_with};
-pub use program::{Buffer, GlobalOffset, Op, Program, Scalar, Stride, SwapKind, Value};
+pub use program::{Buffer, Extent, GlobalOffset, Op, Program, Scalar, SwapKind, Value};
 pub use ttgir::ttgir_kernel;
 pub use xor_map::{ShiftTerm, XorMap};
 

@@ -4,7 +4,7 @@
 //! an integer of 8, 16, 32, 64 or 128 bits per thread). Registers are unrolled, so the only
 //! thing that differs between threads is the thread id, and every address or lane index is an
 //! [`XorMap`] of it — a global offset's coordinates too, their strides constants or constants
-//! times a scalar argument ([`Stride`], a row stride passed at run time). Two things are
+//! times a scalar argument ([`Extent`], a row stride passed at run time). Two things are
 //! derived from a program: LLVM IR text ([`emit_llvm`](super::emit_llvm)) and an execution on
 //! the CPU ([`run`](super::run), [`run_with`](super::run_with) for the scalar arguments).
 
@@ -20,17 +20,18 @@ use crate::target::mma::{MmaInstruction, element_bits};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Value(pub u32);
 
-/// Elements between consecutive coordinates of one dimension: a constant, or a constant times
-/// a scalar kernel argument (a row stride passed at run time).
+/// A count of elements fixed for the whole kernel: a constant, or a constant times a scalar
+/// argument. It is what a global offset's strides (a row stride passed at run time) and bounds
+/// (a tensor's size passed at run time) are.
 ///
 /// ```
-/// use linear_layout::lower::Stride;
-/// assert_eq!(Stride::Elements(4).value(&[]), Some(4));
-/// assert_eq!(Stride::Scalar { index: 0, times: 2 }.value(&[96]), Some(192));
-/// assert_eq!(Stride::Scalar { index: 1, times: 1 }.value(&[96]), None);
+/// use linear_layout::lower::Extent;
+/// assert_eq!(Extent::Elements(4).value(&[]), Some(4));
+/// assert_eq!(Extent::Scalar { index: 0, times: 2 }.value(&[96]), Some(192));
+/// assert_eq!(Extent::Scalar { index: 1, times: 1 }.value(&[96]), None);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stride {
+pub enum Extent {
     /// A constant.
     Elements(u64),
     /// `times ·` scalar argument `index` ([`Program::scalars`]).
@@ -42,17 +43,17 @@ pub enum Stride {
     },
 }
 
-impl Stride {
-    /// The stride, given the scalar arguments' values (`None`: an argument is missing).
+impl Extent {
+    /// The count, given the scalar arguments' values (`None`: an argument is missing).
     ///
     /// ```
-    /// use linear_layout::lower::Stride;
-    /// assert_eq!(Stride::Elements(1).value(&[7]), Some(1));
+    /// use linear_layout::lower::Extent;
+    /// assert_eq!(Extent::Elements(1).value(&[7]), Some(1));
     /// ```
     pub fn value(self, scalars: &[u64]) -> Option<u64> {
         match self {
-            Stride::Elements(s) => Some(s),
-            Stride::Scalar { index, times } => scalars.get(index).map(|&v| v.wrapping_mul(times)),
+            Extent::Elements(s) => Some(s),
+            Extent::Scalar { index, times } => scalars.get(index).map(|&v| v.wrapping_mul(times)),
         }
     }
 }
@@ -62,8 +63,8 @@ impl Stride {
 /// buffer offset does on the hardware).
 ///
 /// ```
-/// use linear_layout::lower::{GlobalOffset, Stride, XorMap};
-/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Stride::Elements(1)], bounds: vec![Some(1)] };
+/// use linear_layout::lower::{GlobalOffset, Extent, XorMap};
+/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))] };
 /// assert_eq!(o.eval(0, &[]), Some(0));
 /// assert_eq!(o.eval(1, &[]), None);
 /// ```
@@ -72,9 +73,9 @@ pub struct GlobalOffset {
     /// Per dimension, the coordinate (dim0 first).
     pub coords: Vec<XorMap>,
     /// Per dimension, elements between consecutive coordinates.
-    pub strides: Vec<Stride>,
+    pub strides: Vec<Extent>,
     /// Per dimension, `Some(n)`: the coordinate must stay below `n`.
-    pub bounds: Vec<Option<u64>>,
+    pub bounds: Vec<Option<Extent>>,
 }
 
 impl GlobalOffset {
@@ -82,15 +83,17 @@ impl GlobalOffset {
     /// (or a stride's argument is missing).
     ///
     /// ```
-    /// use linear_layout::lower::{GlobalOffset, Stride, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Stride::Scalar { index: 0, times: 1 }, Stride::Elements(1)], bounds: vec![None, None] };
+    /// use linear_layout::lower::{GlobalOffset, Extent, XorMap};
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None] };
     /// assert_eq!(o.eval(1, &[3]), Some(4));
     /// ```
     pub fn eval(&self, tid: u64, scalars: &[u64]) -> Option<u64> {
         let mut off = 0u64;
         for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
             let x = c.eval(tid);
-            if b.is_some_and(|b| x >= b) {
+            if let Some(b) = b
+                && x >= b.value(scalars)?
+            {
                 return None;
             }
             off = off.wrapping_add(x.wrapping_mul(s.value(scalars)?));
@@ -101,17 +104,18 @@ impl GlobalOffset {
     /// [`eval`](Self::eval) for threads `0..threads`.
     ///
     /// ```
-    /// use linear_layout::lower::{GlobalOffset, Stride, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Stride::Elements(1)], bounds: vec![Some(1)] };
+    /// use linear_layout::lower::{GlobalOffset, Extent, XorMap};
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))] };
     /// assert_eq!(o.eval_all(2, &[]), vec![Some(0), None]);
     /// ```
     pub fn eval_all(&self, threads: usize, scalars: &[u64]) -> Vec<Option<u64>> {
         let mut out: Vec<Option<u64>> = vec![Some(0); threads];
         for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
             let stride = s.value(scalars);
+            let bound = b.map(|b| b.value(scalars).unwrap_or(0));
             for (o, x) in out.iter_mut().zip(c.eval_all(threads)) {
-                *o = match (*o, b, stride) {
-                    (Some(_), Some(b), _) if x >= *b => None,
+                *o = match (*o, bound, stride) {
+                    (Some(_), Some(b), _) if x >= b => None,
                     (Some(acc), _, Some(s)) => Some(acc.wrapping_add(x.wrapping_mul(s))),
                     _ => None,
                 };
@@ -123,8 +127,8 @@ impl GlobalOffset {
     /// Whether no coordinate is checked.
     ///
     /// ```
-    /// use linear_layout::lower::{GlobalOffset, Stride, XorMap};
-    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Stride::Elements(1)], bounds: vec![None] }.unmasked());
+    /// use linear_layout::lower::{GlobalOffset, Extent, XorMap};
+    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None] }.unmasked());
     /// ```
     pub fn unmasked(&self) -> bool {
         self.bounds.iter().all(Option::is_none)
@@ -556,9 +560,10 @@ impl Program {
                 && offset
                     .strides
                     .iter()
-                    .any(|s| matches!(s, Stride::Scalar { index, .. } if *index >= self.scalars.len()))
+                    .chain(offset.bounds.iter().flatten())
+                    .any(|s| matches!(s, Extent::Scalar { index, .. } if *index >= self.scalars.len()))
             {
-                return bad("a stride names a scalar argument the program does not have");
+                return bad("a stride or bound names a scalar argument the program does not have");
             }
             if let Op::GlobalLoadToLds { buffer, elements, .. } = op
                 && u64::from(*elements) * u64::from(self.buffers[*buffer].element_bits) > 128

@@ -69,7 +69,7 @@ use super::dist::{Dist, Loader, Storer};
 use super::lds::{Source, Transfer, Trip, round_trips};
 use super::matmul::{chain, instruction_for};
 use super::mma::plan_dot;
-use super::program::{Buffer, Program, Scalar, Stride, Value};
+use super::program::{Buffer, Extent, Program, Scalar, Value};
 use super::{Kernel, LowerError, check_target, convert};
 use crate::heuristics::convert::lds_bank_conflicts;
 use crate::linear::LinearLayout;
@@ -136,10 +136,10 @@ impl Lin {
     }
 
     /// As a stride: a non-negative constant, or a positive constant times one argument.
-    fn stride(&self) -> Option<Stride> {
+    fn stride(&self) -> Option<Extent> {
         match (self.constant, self.terms.as_slice()) {
-            (c, []) if c >= 0 => Some(Stride::Elements(c as u64)),
-            (0, [(index, times)]) if *times > 0 => Some(Stride::Scalar {
+            (c, []) if c >= 0 => Some(Extent::Elements(c as u64)),
+            (0, [(index, times)]) if *times > 0 => Some(Extent::Scalar {
                 index: *index,
                 times: *times as u64,
             }),
@@ -167,8 +167,11 @@ enum Sym {
         layout: Box<LinearLayout>,
         values: Vec<Value>,
     },
-    /// A float splat of zero: a dot's initial accumulator.
+    /// A float splat of zero: a dot's initial accumulator, a masked load's `other`.
     Zeros,
+    /// A mask that bounds coordinates: per dimension, `Some(n)` when the coordinate must stay
+    /// below `n` (`arith.cmpi slt` of a range against a splat, `andi`-ed, expanded, broadcast).
+    Mask(Vec<Option<Extent>>),
     /// A tile in LDS (`ttg.local_alloc`): the registers that fill it, its shared layout and
     /// where it lives.
     Shared(Box<SharedTile>),
@@ -197,7 +200,8 @@ struct Pending {
     /// The loaded layout.
     layout: LinearLayout,
     buffer: usize,
-    strides: Vec<Stride>,
+    strides: Vec<Extent>,
+    bounds: Vec<Option<Extent>>,
     vector: usize,
     bits: u32,
     /// The layout it is converted to, if any.
@@ -288,7 +292,8 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "arith.truncf"
         | "arith.extf"
         | "tt.load" => (1, 1),
-        "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" => (2, 1),
+        "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" | "arith.cmpi"
+        | "arith.andi" => (2, 1),
         "tt.store" => (2, 0),
         "amdg.buffer_store" => (3, 0),
         "tt.dot" => (3, 1),
@@ -394,7 +399,7 @@ impl Lowering<'_> {
         base: Option<usize>,
         constant: &Lin,
         coef: &[Lin],
-    ) -> Result<(usize, Vec<Stride>), LowerError> {
+    ) -> Result<(usize, Vec<Extent>), LowerError> {
         let Some(buffer) = base else {
             return fail(op, "the address is not a pointer argument plus offsets");
         };
@@ -407,7 +412,7 @@ impl Lowering<'_> {
         let strides = coef
             .iter()
             .map(|c| c.stride())
-            .collect::<Option<Vec<Stride>>>()
+            .collect::<Option<Vec<Extent>>>()
             .map_or_else(
                 || {
                     fail(
@@ -429,12 +434,12 @@ impl Lowering<'_> {
         dist: &Dist,
         shape: &[u64],
         bits: u32,
-        strides: &[Stride],
+        strides: &[Extent],
         address: Address,
     ) -> Result<usize, LowerError> {
         let mut v = dist.global_vector(shape, bits)? as u64;
         let last = strides.len().saturating_sub(1);
-        if strides.last() != Some(&Stride::Elements(1)) {
+        if strides.last() != Some(&Extent::Elements(1)) {
             return Ok(1);
         }
         let bytes = u64::from(bits / 8).max(1);
@@ -458,8 +463,8 @@ impl Lowering<'_> {
         }
         for s in &strides[..last] {
             let div = match *s {
-                Stride::Elements(k) => 1u64 << k.trailing_zeros().min(63),
-                Stride::Scalar { index, times } => {
+                Extent::Elements(k) => 1u64 << k.trailing_zeros().min(63),
+                Extent::Scalar { index, times } => {
                     self.divisibility[index].saturating_mul(1u64 << times.trailing_zeros().min(63))
                 }
             };
@@ -468,7 +473,8 @@ impl Lowering<'_> {
         Ok(v.max(1) as usize)
     }
 
-    fn load(&mut self, op: &Op, buffer: usize, strides: Vec<Stride>, ptr: Address) -> Result<(), LowerError> {
+    fn load(&mut self, op: &Op, buffer: usize, strides: Vec<Extent>, ptr: Address) -> Result<(), LowerError> {
+        let bounds = self.bounds(op, strides.len())?;
         let r = op
             .results
             .first()
@@ -481,13 +487,16 @@ impl Lowering<'_> {
         }
         let bits = self.p.buffers[buffer].element_bits;
         let dist = Dist::of(&layout, self.target.wave_size)?;
-        let vector = self.vector(&dist, &shape, bits, &strides, ptr)?;
+        let vector = self
+            .vector(&dist, &shape, bits, &strides, ptr)?
+            .min(self.mask_vector(op, &bounds));
         self.define(
             op,
             Sym::Pending(Box::new(Pending {
                 layout,
                 buffer,
                 strides,
+                bounds,
                 vector,
                 bits,
                 converted: None,
@@ -503,7 +512,7 @@ impl Lowering<'_> {
                 let dist = Dist::of(&pending.layout, self.target.wave_size)?;
                 let mut values = Loader::strided(
                     &dist,
-                    &pending.strides,
+                    (&pending.strides, &pending.bounds),
                     pending.vector,
                     pending.buffer,
                     pending.bits,
@@ -531,13 +540,15 @@ impl Lowering<'_> {
         op: &Op,
         data: usize,
         buffer: usize,
-        strides: Vec<Stride>,
+        strides: Vec<Extent>,
         ptr: Address,
     ) -> Result<(), LowerError> {
         let shape = self.m.values[data].ty.shape.clone();
         if strides.len() != shape.len() {
             return fail(op, "the address has another rank than the data");
         }
+        let bounds = self.bounds(op, strides.len())?;
+        let masked = self.mask_vector(op, &bounds);
         let bits = self.p.buffers[buffer].element_bits;
         // Loads of the buffer written here happen before the store, as the program says.
         for v in 0..self.syms.len() {
@@ -555,10 +566,15 @@ impl Lowering<'_> {
         {
             let s = Dist::of(&pending.layout, self.target.wave_size)?;
             let d = Dist::of(dst, self.target.wave_size)?;
-            let vector = self.vector(&d, &shape, bits, &strides, ptr)?;
-            let mut loader =
-                Loader::strided(&s, &pending.strides, pending.vector, pending.buffer, pending.bits);
-            let mut storer = Storer::strided(&d, &strides, vector, buffer);
+            let vector = self.vector(&d, &shape, bits, &strides, ptr)?.min(masked);
+            let mut loader = Loader::strided(
+                &s,
+                (&pending.strides, &pending.bounds),
+                pending.vector,
+                pending.buffer,
+                pending.bits,
+            );
+            let mut storer = Storer::strided(&d, (&strides, &bounds), vector, buffer);
             let values = convert::streaming(
                 &mut self.p,
                 (&pending.layout, &s),
@@ -572,8 +588,52 @@ impl Lowering<'_> {
         }
         let (layout, values) = self.data(op, data)?;
         let dist = Dist::of(&layout, self.target.wave_size)?;
-        let vector = self.vector(&dist, &shape, bits, &strides, ptr)?;
-        Storer::strided(&dist, &strides, vector, buffer).finish(&mut self.p, &values)
+        let vector = self.vector(&dist, &shape, bits, &strides, ptr)?.min(masked);
+        Storer::strided(&dist, (&strides, &bounds), vector, buffer).finish(&mut self.p, &values)
+    }
+
+    /// The bounds of a load's or store's mask (none without one); a load's `other` must be zero,
+    /// what a masked buffer access reads.
+    fn bounds(&self, op: &Op, rank: usize) -> Result<Vec<Option<Extent>>, LowerError> {
+        if let Some(i) = op.other {
+            let zero = match self.operand(op, i)? {
+                Sym::Zeros => true,
+                Sym::Affine {
+                    base: None,
+                    constant,
+                    coef,
+                } => constant.is_zero() && coef.iter().all(Lin::is_zero),
+                _ => false,
+            };
+            if !zero {
+                return fail(op, "a masked load whose `other` is not zero is not lowered yet");
+            }
+        }
+        let Some(i) = op.mask else {
+            return Ok(vec![None; rank]);
+        };
+        match self.operand(op, i)? {
+            Sym::Mask(b) if b.len() == rank => Ok(b.clone()),
+            Sym::Mask(_) => fail(op, "the mask has another rank than the access"),
+            _ => fail(
+                op,
+                "a mask that is not a conjunction of coordinate bounds is not lowered yet",
+            ),
+        }
+    }
+
+    /// Elements per vector a mask allows: a bound on the last dimension may cut a vector, so
+    /// vectors are no longer than the mask's AxisInfo constancy there.
+    fn mask_vector(&self, op: &Op, bounds: &[Option<Extent>]) -> usize {
+        if bounds.last().is_none_or(Option::is_none) {
+            return usize::MAX;
+        }
+        op.mask
+            .and_then(|i| op.operands.get(i))
+            .and_then(|&v| self.axis.get(v))
+            .and_then(Option::as_ref)
+            .and_then(|info| info.constancy.last().copied())
+            .map_or(1, |c| c.max(1) as usize)
     }
 
     /// Bits of value `v`'s elements (8 to 64).
@@ -689,6 +749,15 @@ impl Lowering<'_> {
                     Some(AttrValue::Int(a)) if (*a as usize) < rank => *a as usize,
                     _ => return fail(op, "needs an axis inside the result"),
                 };
+                if let Sym::Mask(b) = self.operand(op, 0)? {
+                    let mut b = b.clone();
+                    if axis > b.len() {
+                        return fail(op, "the axis lies beyond the operand's dimensions");
+                    }
+                    b.insert(axis, None);
+                    self.define(op, Sym::Mask(b))?;
+                    return Ok(true);
+                }
                 let (base, constant, mut coef) = self.affine(op, 0, rank.saturating_sub(1))?;
                 if axis > coef.len() {
                     return fail(op, "the axis lies beyond the operand's dimensions");
@@ -767,9 +836,6 @@ impl Lowering<'_> {
                 self.define(op, sym)?;
             }
             "tt.load" | "amdg.buffer_load" => {
-                if op.mask.is_some() || op.other.is_some() {
-                    return fail(op, "masked loads are not lowered yet");
-                }
                 let (base, constant, coef, ptr) = if op.name == "tt.load" {
                     let (b, c, k) = self.affine(op, 0, rank)?;
                     (b, c, k, Address::Pointers(op.operands[0]))
@@ -790,9 +856,6 @@ impl Lowering<'_> {
                 self.load(op, buffer, strides, ptr)?;
             }
             "tt.store" | "amdg.buffer_store" => {
-                if op.mask.is_some() {
-                    return fail(op, "masked stores are not lowered yet");
-                }
                 let (data, base, constant, coef, ptr) = if op.name == "tt.store" {
                     let data = op
                         .operands
@@ -820,6 +883,58 @@ impl Lowering<'_> {
                 };
                 let (buffer, strides) = self.pointer(op, base, &constant, &coef)?;
                 self.store(op, data, buffer, strides, ptr)?;
+            }
+            "arith.cmpi" => {
+                let predicate = op.keyword.as_deref().unwrap_or("");
+                if !["slt", "ult"].contains(&predicate) {
+                    return fail(
+                        op,
+                        format!("comparisons `{predicate}` are not lowered yet (masks: slt, ult)"),
+                    );
+                }
+                let (b0, c0, k0) = self.affine(op, 0, rank)?;
+                let (b1, c1, k1) = self.affine(op, 1, rank)?;
+                // coordinate_d + c0 < n  ⇔  coordinate_d < n − c0.
+                let dims: Vec<usize> = (0..k0.len()).filter(|&d| !k0[d].is_zero()).collect();
+                let (true, [d], true) = (
+                    b0.is_none() && b1.is_none(),
+                    dims.as_slice(),
+                    k1.iter().all(Lin::is_zero),
+                ) else {
+                    return fail(
+                        op,
+                        "a comparison that does not bound one coordinate by a splat is not lowered yet",
+                    );
+                };
+                let bound = c1.add(&c0, -1).stride();
+                let (true, Some(bound)) = (k0[*d] == Lin::constant(1), bound) else {
+                    return fail(
+                        op,
+                        "a bound that is not a constant or an argument is not lowered yet",
+                    );
+                };
+                let mut b = vec![None; rank];
+                b[*d] = Some(bound);
+                self.define(op, Sym::Mask(b))?;
+            }
+            "arith.andi" => {
+                let (Sym::Mask(a), Sym::Mask(b)) = (self.operand(op, 0)?, self.operand(op, 1)?) else {
+                    return fail(op, "integer `andi` other than of masks is not lowered yet");
+                };
+                let merged = a
+                    .iter()
+                    .zip(b)
+                    .map(|(x, y)| match (x, y) {
+                        (None, y) => Some(*y),
+                        (x, None) => Some(*x),
+                        (Some(x), Some(y)) if x == y => Some(Some(*x)),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>();
+                let Some(merged) = merged else {
+                    return fail(op, "two different bounds on one coordinate are not lowered yet");
+                };
+                self.define(op, Sym::Mask(merged))?;
             }
             "amdg.in_thread_transpose" => {
                 // A permutation of each thread's registers: a conversion the cost model plans
