@@ -46,18 +46,7 @@ pub fn convert_kernel(
     check_shape(src, shape)?;
     check_shape(dst, shape)?;
     let bits = dtype.bits();
-    let s = Dist::of(src, target.wave_size)?;
-    let d = Dist::of(dst, target.wave_size)?;
-    if s.dim_bits != d.dim_bits {
-        return Err(LowerError::new("the two layouts describe different tensors"));
-    }
-    if s.thread.len() != d.thread.len() {
-        return Err(LowerError::new(format!(
-            "the source runs {} threads, the destination {}",
-            s.threads(),
-            d.threads()
-        )));
-    }
+    let (s, d) = source_and_destination(src, dst, target.wave_size)?;
     let threads = s.threads();
     let mut p = Program::new("convert", target.wave_size, threads);
     in_out_regs(&mut p, shape, &d, bits);
@@ -157,6 +146,28 @@ pub(crate) fn registers(
     let d = Dist::of(dst, target.wave_size)?;
     let mut loader = Loader::loaded(&s, values, bits);
     convert(p, src, dst, &s, &d, bits, target, &mut loader, None)
+}
+
+/// The two layouts of a conversion, analysed: they must describe one tensor over one number of
+/// threads.
+pub(crate) fn source_and_destination(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    wave_size: u32,
+) -> Result<(Dist, Dist), LowerError> {
+    let s = Dist::of(src, wave_size)?;
+    let d = Dist::of(dst, wave_size)?;
+    if s.dim_bits != d.dim_bits {
+        return Err(LowerError::new("the two layouts describe different tensors"));
+    }
+    if s.thread.len() != d.thread.len() {
+        return Err(LowerError::new(format!(
+            "the source runs {} threads, the destination {}",
+            s.threads(),
+            d.threads()
+        )));
+    }
+    Ok((s, d))
 }
 
 /// The buffers `in, out` (the tensor of `shape`) and `regs` (every thread's registers of `d`).

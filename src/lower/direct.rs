@@ -47,8 +47,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::convert::{in_out_regs, store_registers};
-use super::dist::{Dist, Storer};
+use super::convert::{in_out_regs, source_and_destination, store_registers};
+use super::dist::Storer;
 use super::lds::{self, Source, Trip};
 use super::program::Program;
 use super::{Dtype, Kernel, LowerError, check_shape, check_target};
@@ -94,18 +94,7 @@ pub fn lds_copy_kernel(
     check_shape(dst, shape)?;
     let bits = dtype.bits();
     let bytes = u64::from(bits / 8);
-    let s = Dist::of(src, target.wave_size)?;
-    let d = Dist::of(dst, target.wave_size)?;
-    if s.dim_bits != d.dim_bits {
-        return Err(LowerError::new("the two layouts describe different tensors"));
-    }
-    if s.thread.len() != d.thread.len() {
-        return Err(LowerError::new(format!(
-            "the source runs {} threads, the destination {}",
-            s.threads(),
-            d.threads()
-        )));
-    }
+    let (s, d) = source_and_destination(src, dst, target.wave_size)?;
     let distinct: Vec<u64> = s.reg.iter().copied().filter(|&c| c != 0).collect();
     let reg_offsets = lds::shared_offsets(shared, &distinct)?;
     let thread_offsets = lds::shared_offsets(shared, &s.thread)?;
