@@ -394,7 +394,8 @@ fn reported(r: &Report) -> usize {
         + r.undecided.len()
 }
 
-/// TTGIR text: every module read, then every pass on every arch.
+/// TTGIR text: every module read, then every pass on every arch, and the module lowered
+/// (`lower::ttgir_kernel`) for every arch: a kernel it produces validates and emits LLVM IR.
 pub fn ttgir_passes(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let Ok(modules) = Module::parse_all(&text) else {
@@ -418,6 +419,12 @@ pub fn ttgir_passes(data: &[u8]) {
                     .filter(|o| handled(pass).contains(&o.name.as_str()))
                     .count();
                 assert_eq!(reported(&report), seen, "{pass:?} on {arch}: an op is missing");
+            }
+            if let Ok(t) = Target::by_name(arch)
+                && let Ok(k) = lower::ttgir_kernel(m, t)
+            {
+                k.program.validate().expect("a lowered kernel validates");
+                k.llvm_ir().expect("a lowered kernel emits");
             }
         }
     }

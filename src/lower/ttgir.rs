@@ -913,6 +913,9 @@ impl Lowering<'_> {
                         "a bound that is not a constant or an argument is not lowered yet",
                     );
                 };
+                if k0.len() != rank {
+                    return fail(op, "the compared values have another rank than the result");
+                }
                 let mut b = vec![None; rank];
                 b[*d] = Some(bound);
                 self.define(op, Sym::Mask(b))?;
