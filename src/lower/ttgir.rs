@@ -504,6 +504,23 @@ impl Lowering<'_> {
         )
     }
 
+    /// Value `v` in registers, each as wide as its type's elements says (a module whose types
+    /// disagree with what computed them is refused, not lowered).
+    fn typed_data(&mut self, op: &Op, v: usize) -> Result<(Box<LinearLayout>, Vec<Value>), LowerError> {
+        let bits = self.bits(op, v)?;
+        let (layout, values) = self.data(op, v)?;
+        if values.iter().any(|&x| self.p.value_bits(x) != bits) {
+            return fail(
+                op,
+                format!(
+                    "{} holds elements of another width than its type",
+                    self.m.values[v].name
+                ),
+            );
+        }
+        Ok((layout, values))
+    }
+
     /// Value `v` in registers: a deferred load is issued (and converted) now, once.
     fn data(&mut self, op: &Op, v: usize) -> Result<(Box<LinearLayout>, Vec<Value>), LowerError> {
         match self.sym(op, v)?.clone() {
@@ -564,6 +581,9 @@ impl Lowering<'_> {
             && let Some(dst) = &pending.converted
             && self.users[data] == 1
         {
+            if pending.bits != bits {
+                return fail(op, "stores elements of another width than the pointer's");
+            }
             let s = Dist::of(&pending.layout, self.target.wave_size)?;
             let d = Dist::of(dst, self.target.wave_size)?;
             let vector = self.vector(&d, &shape, bits, &strides, ptr)?.min(masked);
@@ -586,7 +606,10 @@ impl Lowering<'_> {
             )?;
             return storer.finish(&mut self.p, &values);
         }
-        let (layout, values) = self.data(op, data)?;
+        let (layout, values) = self.typed_data(op, data)?;
+        if values.iter().any(|&v| self.p.value_bits(v) != bits) {
+            return fail(op, "stores elements of another width than the pointer's");
+        }
         let dist = Dist::of(&layout, self.target.wave_size)?;
         let vector = self.vector(&dist, &shape, bits, &strides, ptr)?.min(masked);
         Storer::strided(&dist, (&strides, &bounds), vector, buffer).finish(&mut self.p, &values)
@@ -780,7 +803,7 @@ impl Lowering<'_> {
                         Sym::Pending(pending)
                     }
                     Sym::Data { .. } | Sym::Pending(_) => {
-                        let (layout, values) = self.data(op, op.operands[0])?;
+                        let (layout, values) = self.typed_data(op, op.operands[0])?;
                         let dst = self.layout(op, r)?;
                         let bits = element_bits(&self.m.values[r].ty.element)
                             .filter(|b| [8, 16, 32, 64].contains(b))
@@ -942,7 +965,7 @@ impl Lowering<'_> {
             "amdg.in_thread_transpose" => {
                 // A permutation of each thread's registers: a conversion the cost model plans
                 // as register moves.
-                let (layout, values) = self.data(op, op.operands[0])?;
+                let (layout, values) = self.typed_data(op, op.operands[0])?;
                 let r = op.results[0];
                 let dst = self.layout(op, r)?;
                 let bits = self.bits(op, r)?;
@@ -953,10 +976,13 @@ impl Lowering<'_> {
                 let Some(&src) = op.operands.first() else {
                     return fail(op, "an allocation without a value to hold is not lowered yet");
                 };
-                let (layout, values) = self.data(op, src)?;
+                let (layout, values) = self.typed_data(op, src)?;
                 let r = op.results[0];
                 let shared = self.layout(op, r)?;
                 let bits = self.bits(op, r)?;
+                if bits != self.bits(op, src)? {
+                    return fail(op, "the buffer's elements have another width than the value's");
+                }
                 let bytes = shared.in_dim_size("offset")? * u64::from(bits / 8);
                 let align = bytes.next_power_of_two();
                 let base = self.lds_top.div_ceil(align) * align;
@@ -985,12 +1011,12 @@ impl Lowering<'_> {
             }
             "tt.dot" => {
                 let r = op.results[0];
-                let (la, va) = self.data(op, op.operands[0])?;
-                let (lb, vb) = self.data(op, op.operands[1])?;
+                let (la, va) = self.typed_data(op, op.operands[0])?;
+                let (lb, vb) = self.typed_data(op, op.operands[1])?;
                 let lc = self.layout(op, r)?;
                 let acc = match self.operand(op, 2)? {
                     Sym::Zeros => None,
-                    _ => Some(self.data(op, op.operands[2])?.1),
+                    _ => Some(self.typed_data(op, op.operands[2])?.1),
                 };
                 let ab = self.m.values[op.operands[0]].ty.element.clone();
                 let acc_ty = self.m.values[r].ty.element.clone();
@@ -1007,7 +1033,7 @@ impl Lowering<'_> {
                 self.define_data(op, lc, values)?;
             }
             "arith.truncf" | "arith.extf" => {
-                let (layout, values) = self.data(op, op.operands[0])?;
+                let (layout, values) = self.typed_data(op, op.operands[0])?;
                 let r = op.results[0];
                 let from = numeric_type(&self.m.values[op.operands[0]].ty.element).map_or_else(
                     || fail(op, "converts from an element type that is not lowered"),
