@@ -308,20 +308,23 @@ impl Emitter<'_> {
     /// The byte offset of a global access, all of it per thread (masked lanes get
     /// `0x80000000`).
     fn thread_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<String, LowerError> {
-        let pow2 = o
+        // Power-of-two constant strides: the offset is one XOR map shifted per dimension.
+        let shifts: Option<Vec<u32>> = o
             .strides
             .iter()
-            .all(|s| matches!(s, Extent::Elements(k) if k.is_power_of_two()))
-            && o.bounds.iter().skip(1).all(Option::is_none)
-            && !matches!(o.bounds.first(), Some(Some(Extent::Scalar { .. })));
+            .map(|s| match s {
+                Extent::Elements(k) if k.is_power_of_two() => Some(k.trailing_zeros()),
+                _ => None,
+            })
+            .collect();
         let shift = bytes.trailing_zeros();
-        if pow2 {
+        if let Some(shifts) = shifts
+            && o.bounds.iter().skip(1).all(Option::is_none)
+            && !matches!(o.bounds.first(), Some(Some(Extent::Scalar { .. })))
+        {
             let mut flat = XorMap::constant(0, self.p.thread_bits());
-            for (c, s) in o.coords.iter().zip(&o.strides) {
-                let Extent::Elements(k) = s else {
-                    unreachable!("checked above")
-                };
-                let c = c.shifted(k.trailing_zeros());
+            for (c, &k) in o.coords.iter().zip(&shifts) {
+                let c = c.shifted(k);
                 for (a, b) in flat.cols.iter_mut().zip(&c.cols) {
                     *a ^= b;
                 }
