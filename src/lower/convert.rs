@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::dist::{Dist, Loader, Storer};
-use super::program::{Buffer, Extent, GlobalOffset, Op, Program, Value};
+use super::program::{Buffer, Extent, GlobalOffset, Op, Program, Uniform, Value};
 use super::xor_map::XorMap;
 use super::{Dtype, Kernel, LowerError, check_shape, lds, shuffle};
 use crate::heuristics::convert::{ConversionKind, convert_cost};
@@ -220,6 +220,7 @@ pub(crate) fn store_registers(p: &mut Program, d: &Dist, bits: u32, vals: &[Valu
                 }],
                 strides: vec![Extent::Elements(1)],
                 bounds: vec![None],
+                base: Uniform::default(),
             },
         });
     }

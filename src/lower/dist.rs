@@ -14,7 +14,7 @@
 //! Zero (broadcast) register bases hold copies: each distinct element is loaded once.
 
 use super::LowerError;
-use super::program::{Extent, GlobalOffset, Op, Program, Value};
+use super::program::{Extent, GlobalOffset, Op, Program, Uniform, Value};
 use super::xor_map::XorMap;
 use crate::linear::LinearLayout;
 
@@ -165,17 +165,19 @@ impl Dist {
             .map(|d| (shape[d] < 1u64 << self.dim_bits[d]).then_some(Extent::Elements(shape[d])))
             .collect();
         let strides: Vec<Extent> = strides.into_iter().map(Extent::Elements).collect();
-        self.strided_offset(r, &strides, &bounds)
+        self.strided_offset(
+            r,
+            &Addressing {
+                strides,
+                bounds,
+                base: Uniform::default(),
+            },
+        )
     }
 
-    /// The global offset of register `r`'s element, `Σ coordinate·stride` over the dimensions,
-    /// masked where a coordinate reaches its bound.
-    pub(crate) fn strided_offset(
-        &self,
-        r: usize,
-        strides: &[Extent],
-        bounds: &[Option<Extent>],
-    ) -> GlobalOffset {
+    /// The global offset of register `r`'s element, `base + Σ coordinate·stride` over the
+    /// dimensions, masked where a coordinate reaches its bound.
+    pub(crate) fn strided_offset(&self, r: usize, a: &Addressing) -> GlobalOffset {
         let n = self.dim_bits.len();
         let base = self.reg_position(r);
         GlobalOffset {
@@ -185,8 +187,9 @@ impl Dist {
                     constant: self.coord(base, d),
                 })
                 .collect(),
-            strides: strides.to_vec(),
-            bounds: bounds.to_vec(),
+            strides: a.strides.clone(),
+            bounds: a.bounds.clone(),
+            base: a.base.clone(),
         }
     }
 
@@ -267,6 +270,17 @@ pub(crate) struct Loader<'a> {
     group_of: Vec<usize>,
     /// Per register, its value once loaded.
     loaded: Vec<Option<Value>>,
+    /// The bits a masked element reads.
+    other: u64,
+}
+
+/// Where a tensor lives in a global buffer: element `c` is at `base + Σ c_d·strides[d]`, and
+/// exists only where every bounded coordinate is below its bound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Addressing {
+    pub(crate) strides: Vec<Extent>,
+    pub(crate) bounds: Vec<Option<Extent>>,
+    pub(crate) base: Uniform,
 }
 
 /// The accesses of a layout's distinct registers in vectors of `vector` elements, each with
@@ -304,21 +318,23 @@ impl<'a> Loader<'a> {
         ))
     }
 
-    /// A loader of `buffer` at `Σ coordinate·stride`, masked by the bounds, in vectors of
-    /// `vector` elements.
+    /// A loader of `buffer` at `base + Σ coordinate·stride`, masked by the bounds (a masked
+    /// element reads the bits `other`), in vectors of `vector` elements.
     pub(crate) fn strided(
         dist: &'a Dist,
-        (strides, bounds): (&[Extent], &[Option<Extent>]),
+        (addressing, other): (&Addressing, u64),
         vector: usize,
         buffer: usize,
         element_bits: u32,
     ) -> Loader<'a> {
-        Self::with(
+        let mut loader = Self::with(
             dist,
-            accesses(dist, vector, |r| dist.strided_offset(r, strides, bounds)),
+            accesses(dist, vector, |r| dist.strided_offset(r, addressing)),
             buffer,
             element_bits,
-        )
+        );
+        loader.other = other;
+        loader
     }
 
     fn with(
@@ -335,6 +351,7 @@ impl<'a> Loader<'a> {
             offsets,
             group_of,
             loaded: vec![None; dist.registers()],
+            other: 0,
         }
     }
 
@@ -348,6 +365,7 @@ impl<'a> Loader<'a> {
             offsets: Vec::new(),
             group_of: Vec::new(),
             loaded: values.iter().copied().map(Some).collect(),
+            other: 0,
         }
     }
 
@@ -364,6 +382,7 @@ impl<'a> Loader<'a> {
             dst: dst.clone(),
             buffer: self.buffer,
             offset: self.offsets[g].clone(),
+            other: self.other,
         });
         for (&g, &v) in group.iter().zip(&dst) {
             self.loaded[g] = Some(v);
@@ -418,17 +437,12 @@ impl Storer {
         ))
     }
 
-    /// A storer into `buffer` at `Σ coordinate·stride`, masked by the bounds, in vectors of
-    /// `vector` elements.
-    pub(crate) fn strided(
-        dist: &Dist,
-        (strides, bounds): (&[Extent], &[Option<Extent>]),
-        vector: usize,
-        buffer: usize,
-    ) -> Storer {
+    /// A storer into `buffer` at `base + Σ coordinate·stride`, masked by the bounds, in
+    /// vectors of `vector` elements.
+    pub(crate) fn strided(dist: &Dist, addressing: &Addressing, vector: usize, buffer: usize) -> Storer {
         Self::with(
             dist,
-            accesses(dist, vector, |r| dist.strided_offset(r, strides, bounds)),
+            accesses(dist, vector, |r| dist.strided_offset(r, addressing)),
             buffer,
         )
     }

@@ -23,7 +23,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::LowerError;
-use super::program::{Extent, GlobalOffset, Op, Program, SwapKind, Value};
+use super::program::{
+    ArithOp, DppCtrl, Extent, GlobalOffset, Op, Program, SwapKind, Uniform, UniformInput, Value,
+};
 use super::xor_map::XorMap;
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 
@@ -37,6 +39,10 @@ struct Emitter<'a> {
     conditions: HashMap<u32, String>,
     products: HashMap<(String, String), String>,
     defined: Vec<bool>,
+    /// Lines at the top of the kernel: workgroup-uniform values, computed once.
+    prologue: String,
+    uniforms: HashMap<Uniform, String>,
+    inputs: HashMap<UniformInput, String>,
 }
 
 fn lit(c: u64) -> String {
@@ -62,6 +68,17 @@ fn llvm_number(ty: &str) -> Result<&'static str, LowerError> {
         "i8" => "i8",
         _ => return Err(LowerError::new(format!("no conversion to or from {ty}"))),
     })
+}
+
+/// The name suffix of an LLVM float type in intrinsic names.
+fn llvm_suffix(t: &str) -> String {
+    match t {
+        "double" => "f64".to_string(),
+        "float" => "f32".to_string(),
+        "half" => "f16".to_string(),
+        "bfloat" => "bf16".to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// The type a buffer intrinsic moves for `total` bits, and its name suffix.
@@ -201,19 +218,116 @@ impl Emitter<'_> {
         r
     }
 
+    fn prologue_line(&mut self, s: &str) {
+        self.prologue.push_str("  ");
+        self.prologue.push_str(s);
+        self.prologue.push('\n');
+    }
+
+    /// A uniform input as an `i32` operand, read once at the top of the kernel.
+    fn input(&mut self, x: UniformInput) -> Result<String, LowerError> {
+        if let Some(r) = self.inputs.get(&x) {
+            return Ok(r.clone());
+        }
+        const AXES: [&str; 3] = ["x", "y", "z"];
+        let r = self.tmp();
+        match x {
+            UniformInput::Argument(index) => {
+                let s = self
+                    .p
+                    .scalars
+                    .get(index)
+                    .ok_or_else(|| LowerError::new(format!("scalar argument {index} does not exist")))?;
+                if s.bits == 32 {
+                    return Ok(format!("%{}", s.name));
+                }
+                let line = format!("{r} = trunc i{} %{} to i32", s.bits, s.name);
+                self.prologue_line(&line);
+            }
+            UniformInput::ProgramId(a) => {
+                let axis = AXES
+                    .get(a as usize)
+                    .ok_or_else(|| LowerError::new(format!("no workgroup axis {a}")))?;
+                self.decls
+                    .insert(format!("declare i32 @llvm.amdgcn.workgroup.id.{axis}()"));
+                self.prologue_line(&format!("{r} = call i32 @llvm.amdgcn.workgroup.id.{axis}()"));
+            }
+            UniformInput::NumPrograms(a) => {
+                if a > 2 {
+                    return Err(LowerError::new(format!("no workgroup axis {a}")));
+                }
+                // The dispatch packet holds the grid in work-items (x, y, z at bytes 12, 16,
+                // 20); workgroups are `threads` wide along x and one deep along y and z.
+                self.decls
+                    .insert("declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()".to_string());
+                let (d, g, n) = (self.tmp(), self.tmp(), self.tmp());
+                self.prologue_line(&format!(
+                    "{d} = call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()"
+                ));
+                self.prologue_line(&format!(
+                    "{g} = getelementptr i8, ptr addrspace(4) {d}, i64 {}",
+                    12 + 4 * u32::from(a)
+                ));
+                self.prologue_line(&format!("{n} = load i32, ptr addrspace(4) {g}, align 4"));
+                let threads = if a == 0 { self.p.threads } else { 1 };
+                self.prologue_line(&format!("{r} = udiv i32 {n}, {threads}"));
+            }
+        }
+        self.inputs.insert(x, r.clone());
+        Ok(r)
+    }
+
+    /// A uniform polynomial as an `i32` operand, computed once at the top of the kernel.
+    fn uniform(&mut self, u: &Uniform) -> Result<String, LowerError> {
+        if let Some(c) = u.as_constant() {
+            return Ok(lit(c as u64));
+        }
+        if let Some(r) = self.uniforms.get(u) {
+            return Ok(r.clone());
+        }
+        let mut sum: Option<String> = None;
+        for (factor, inputs) in &u.terms {
+            let mut term: Option<String> = None;
+            for &x in inputs {
+                let x = self.input(x)?;
+                term = Some(match term {
+                    None => x,
+                    Some(t) => {
+                        let r = self.tmp();
+                        self.prologue_line(&format!("{r} = mul i32 {t}, {x}"));
+                        r
+                    }
+                });
+            }
+            let term = match term {
+                None => lit(*factor as u64),
+                Some(t) if *factor == 1 => t,
+                Some(t) => {
+                    let r = self.tmp();
+                    self.prologue_line(&format!("{r} = mul i32 {t}, {}", lit(*factor as u64)));
+                    r
+                }
+            };
+            sum = Some(match sum {
+                None => term,
+                Some(s) => {
+                    let r = self.tmp();
+                    self.prologue_line(&format!("{r} = add i32 {s}, {term}"));
+                    r
+                }
+            });
+        }
+        let r = sum.unwrap_or_else(|| "0".to_string());
+        self.uniforms.insert(u.clone(), r.clone());
+        Ok(r)
+    }
+
     /// `x · stride` as an operand (computed once per distinct pair).
     fn times(&mut self, x: &str, stride: Extent) -> Result<String, LowerError> {
         let (factor, times) = match stride {
             Extent::Elements(1) => return Ok(x.to_string()),
             Extent::Elements(k) => (lit(k), 1),
-            Extent::Scalar { index, times } => {
-                let s = self.p.scalars.get(index).ok_or_else(|| {
-                    LowerError::new(format!(
-                        "a stride names scalar argument {index}, which does not exist"
-                    ))
-                })?;
-                (format!("%{}", s.name), times)
-            }
+            Extent::Scalar { index, times } => (self.input(UniformInput::Argument(index))?, times),
         };
         let key = (x.to_string(), format!("{factor}*{times}"));
         if let Some(r) = self.products.get(&key) {
@@ -238,6 +352,21 @@ impl Emitter<'_> {
     /// LLVM folds into the instruction's offset field, and constants times argument strides
     /// become the uniform part — scalar code, no vector instruction per access.
     fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<(String, String), LowerError> {
+        let (voffset, soffset) = self.coordinate_offset(o, bytes)?;
+        if o.base.is_zero() {
+            return Ok((voffset, soffset));
+        }
+        let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;
+        if soffset == "0" {
+            return Ok((voffset, base));
+        }
+        let t = self.tmp();
+        self.line(&format!("{t} = add i32 {soffset}, {base}"));
+        Ok((voffset, t))
+    }
+
+    /// [`global_offset`](Self::global_offset) without the base.
+    fn coordinate_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<(String, String), LowerError> {
         let shift = bytes.trailing_zeros();
         let separable = o.unmasked()
             && o.strides.iter().any(|s| matches!(s, Extent::Scalar { .. }))
@@ -574,7 +703,9 @@ impl Emitter<'_> {
 
     fn op(&mut self, op: &Op, target: &Target) -> Result<(), LowerError> {
         match op {
-            Op::GlobalLoad { dst, buffer, offset }
+            Op::GlobalLoad {
+                dst, buffer, offset, ..
+            }
             | Op::GlobalStore {
                 src: dst,
                 buffer,
@@ -600,8 +731,27 @@ impl Emitter<'_> {
                     self.line(&format!("call void @llvm.amdgcn.raw.ptr.buffer.store.{suffix}({ity} {v}, ptr addrspace(8) {rsrc}, i32 {off}, i32 {soff}, i32 0)"));
                 } else {
                     self.decls.insert(format!("declare {ity} @llvm.amdgcn.raw.ptr.buffer.load.{suffix}(ptr addrspace(8), i32, i32, i32)"));
-                    let l = self.tmp();
+                    let mut l = self.tmp();
                     self.line(&format!("{l} = call {ity} @llvm.amdgcn.raw.ptr.buffer.load.{suffix}(ptr addrspace(8) {rsrc}, i32 {off}, i32 {soff}, i32 0)"));
+                    if let Op::GlobalLoad { other, .. } = op
+                        && *other != 0
+                        && !offset.unmasked()
+                    {
+                        // Masked lanes address 0x80000000 (see `thread_offset`).
+                        let (m, o, r) = (self.tmp(), self.tmp(), self.tmp());
+                        let t = ty(dst.len(), bits);
+                        self.line(&format!("{m} = icmp ne i32 {off}, -2147483648"));
+                        self.line(&format!("{o} = bitcast {ity} {l} to {t}"));
+                        let splat = if dst.len() == 1 {
+                            format!("{}", *other as i64)
+                        } else {
+                            format!("splat (i{bits} {})", *other as i64)
+                        };
+                        self.line(&format!("{r} = select i1 {m}, {t} {o}, {t} {splat}"));
+                        let back = self.tmp();
+                        self.line(&format!("{back} = bitcast {t} {r} to {ity}"));
+                        l = back;
+                    }
                     self.scatter(&l, ity, dst)?;
                 }
             }
@@ -665,6 +815,21 @@ impl Emitter<'_> {
                     .insert("declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)".to_string());
                 self.line(&format!(
                     "{d} = call i32 @llvm.amdgcn.ds.bpermute(i32 {a}, i32 {s})"
+                ));
+            }
+            Op::Dpp { dst, src, ctrl } => {
+                let xmask = matches!(ctrl, DppCtrl::RowXmask(_));
+                if !target.instructions.dpp || (xmask && !target.instructions.permlane16) {
+                    return Err(LowerError::new(format!("{} has no DPP {ctrl:?}", target.name)));
+                }
+                let s = self.val(*src)?;
+                let d = self.define(*dst)?;
+                self.decls.insert(
+                    "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)".to_string(),
+                );
+                self.line(&format!(
+                    "{d} = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 {s}, i32 {}, i32 15, i32 15, i1 false)",
+                    ctrl.code()
                 ));
             }
             Op::PermlaneSwap { kind, dst, src } => {
@@ -763,6 +928,84 @@ impl Emitter<'_> {
                 self.line(&format!("{y} = {cast} {fv} {x} to {tv}"));
                 self.scatter(&y, &tv, dst)?;
             }
+            Op::Arith { op, ty, dst, src } => self.arith(*op, ty, *dst, src)?,
+        }
+        Ok(())
+    }
+
+    /// One element-wise operation: float operands bitcast to the number type, the result back.
+    fn arith(&mut self, op: ArithOp, ty: &str, dst: Value, src: &[Value]) -> Result<(), LowerError> {
+        let bits = self.p.value_bits(dst);
+        let int = format!("i{bits}");
+        let float = !ty.starts_with('i');
+        let t = if float {
+            llvm_number(ty)?.to_string()
+        } else {
+            int.clone()
+        };
+        let mut args = Vec::with_capacity(src.len());
+        for &v in src {
+            let x = self.val(v)?;
+            args.push(if float {
+                let c = self.tmp();
+                self.line(&format!("{c} = bitcast {int} {x} to {t}"));
+                c
+            } else {
+                x
+            });
+        }
+        // Integers compute straight into the result; floats into a temporary cast back.
+        let r = if float { self.tmp() } else { self.define(dst)? };
+        let (a, b) = (&args[0], args.get(1).map_or("", String::as_str));
+        match op {
+            ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Div => {
+                let name = match op {
+                    ArithOp::Add => "add",
+                    ArithOp::Sub => "sub",
+                    ArithOp::Mul => "mul",
+                    _ => "div",
+                };
+                let prefix = if float { "f" } else { "" };
+                self.line(&format!("{r} = {prefix}{name} {t} {a}, {b}"));
+            }
+            ArithOp::Max | ArithOp::Min => {
+                let name = match (op, float) {
+                    (ArithOp::Max, true) => "maxnum",
+                    (ArithOp::Max, false) => "smax",
+                    (_, true) => "minnum",
+                    (_, false) => "smin",
+                };
+                let suffix = if float { llvm_suffix(&t) } else { int.clone() };
+                self.decls
+                    .insert(format!("declare {t} @llvm.{name}.{suffix}({t}, {t})"));
+                self.line(&format!("{r} = call {t} @llvm.{name}.{suffix}({t} {a}, {t} {b})"));
+            }
+            ArithOp::Exp => {
+                // e^x = 2^(x·log2 e), in f32 (v_exp_f32).
+                let wide = t != "float";
+                let x = if wide {
+                    let e = self.tmp();
+                    self.line(&format!("{e} = fpext {t} {a} to float"));
+                    e
+                } else {
+                    a.clone()
+                };
+                let m = self.tmp();
+                self.line(&format!("{m} = fmul float {x}, 0x3FF7154760000000"));
+                self.decls
+                    .insert("declare float @llvm.exp2.f32(float)".to_string());
+                if wide {
+                    let p = self.tmp();
+                    self.line(&format!("{p} = call float @llvm.exp2.f32(float {m})"));
+                    self.line(&format!("{r} = fptrunc float {p} to {t}"));
+                } else {
+                    self.line(&format!("{r} = call float @llvm.exp2.f32(float {m})"));
+                }
+            }
+        }
+        if float {
+            let d = self.define(dst)?;
+            self.line(&format!("{d} = bitcast {t} {r} to {int}"));
         }
         Ok(())
     }
@@ -800,6 +1043,9 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         conditions: HashMap::new(),
         products: HashMap::new(),
         defined: vec![false; p.values.len()],
+        prologue: String::new(),
+        uniforms: HashMap::new(),
+        inputs: HashMap::new(),
     };
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());
@@ -857,6 +1103,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         args.join(", ")
     );
     let _ = writeln!(out, "entry:");
+    out.push_str(&e.prologue);
     out.push_str(&e.body);
     let _ = writeln!(out, "  ret void\n}}\n");
     for d in &e.decls {

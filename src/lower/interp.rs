@@ -10,15 +10,15 @@
 //! kernel's end with such loads still in flight is an error too.
 //!
 //! ```
-//! use linear_layout::lower::{run, Buffer, GlobalOffset, Op, Program, Extent, XorMap};
+//! use linear_layout::lower::{run, Buffer, GlobalOffset, Op, Program, Extent, Uniform, XorMap};
 //! // Each of 64 threads copies element tid.
 //! let mut p = Program::new("copy", 64, 64);
 //! for name in ["in", "out"] {
 //!     p.buffers.push(Buffer { name: name.into(), elements: Some(64), element_bits: 32 });
 //! }
 //! let x = p.value(32);
-//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None] };
-//! p.ops.push(Op::GlobalLoad { dst: vec![x], buffer: 0, offset: at.clone() });
+//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default() };
+//! p.ops.push(Op::GlobalLoad { dst: vec![x], buffer: 0, offset: at.clone(), other: 0 });
 //! p.ops.push(Op::GlobalStore { src: vec![x], buffer: 1, offset: at });
 //! let input: Vec<u8> = (0..=255).collect();
 //! let mut buffers = vec![input.clone(), vec![0; 256]];
@@ -27,7 +27,7 @@
 //! # Ok::<(), linear_layout::lower::LowerError>(())
 //! ```
 
-use super::program::{Op, Program, SwapKind, Value};
+use super::program::{ArithOp, Launch, Op, Program, SwapKind, Value};
 use super::{LowerError, mma, numeric};
 
 const NEVER: u32 = u32::MAX;
@@ -53,6 +53,40 @@ struct State<'a> {
 
 fn mask(bits: u32) -> u64 {
     if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
+}
+
+/// `op` on the bit patterns `args` of type `ty` (`bits` wide): integers wrap, floats round to
+/// nearest even from the exact result (a 64-bit float holds every sum, product and quotient of
+/// two narrower floats exactly enough for that).
+fn arith(op: ArithOp, ty: &str, bits: u32, args: &[u64]) -> Option<u64> {
+    let (a, b) = (*args.first()?, args.get(1).copied().unwrap_or(0));
+    if ty.starts_with('i') {
+        let sext = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
+        let (x, y) = (sext(a), sext(b));
+        let r = match op {
+            ArithOp::Add => x.wrapping_add(y),
+            ArithOp::Sub => x.wrapping_sub(y),
+            ArithOp::Mul => x.wrapping_mul(y),
+            ArithOp::Max => x.max(y),
+            ArithOp::Min => x.min(y),
+            ArithOp::Div | ArithOp::Exp => return None,
+        };
+        return Some(r as u64 & mask(bits));
+    }
+    let (x, y) = (numeric::decode(ty, a)?, numeric::decode(ty, b)?);
+    let r = match op {
+        ArithOp::Add => x + y,
+        ArithOp::Sub => x - y,
+        ArithOp::Mul => x * y,
+        ArithOp::Div => x / y,
+        ArithOp::Max => x.max(y),
+        ArithOp::Min => x.min(y),
+        ArithOp::Exp => f64::from((x as f32) * std::f32::consts::LOG2_E).exp2(),
+    };
+    if ty == "f64" {
+        return Some(r.to_bits());
+    }
+    numeric::encode(ty, r)
 }
 
 fn err<T>(msg: String) -> Result<T, LowerError> {
@@ -189,6 +223,27 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
 /// assert!(run_with(&p, &mut [], &[]).is_err());
 /// ```
 pub fn run_with(p: &Program, buffers: &mut [Vec<u8>], scalars: &[u64]) -> Result<(), LowerError> {
+    run_launch(p, buffers, &Launch::single(scalars.to_vec()))
+}
+
+/// [`run`] as workgroup `launch.workgroup` of a grid of `launch.grid` workgroups, with the
+/// scalar arguments `launch.scalars` (other workgroups do not run: what they would store is not
+/// in the buffers).
+///
+/// ```
+/// use linear_layout::lower::{run_launch, Launch, Program};
+/// let p = Program::new("k", 64, 64);
+/// let l = Launch { scalars: vec![], workgroup: [5, 0, 0], grid: [4, 1, 1] };
+/// assert!(run_launch(&p, &mut [], &l).is_err()); // workgroup 5 of 4
+/// ```
+pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Result<(), LowerError> {
+    let scalars = launch.scalars.as_slice();
+    if launch.workgroup.iter().zip(&launch.grid).any(|(w, g)| w >= g) {
+        return err(format!(
+            "workgroup {:?} lies outside the grid {:?}",
+            launch.workgroup, launch.grid
+        ));
+    }
     if buffers.len() != p.buffers.len() {
         return err(format!(
             "the program takes {} buffers, {} given",
@@ -249,23 +304,29 @@ pub fn run_with(p: &Program, buffers: &mut [Vec<u8>], scalars: &[u64]) -> Result
     let mut in_flight: Vec<(usize, u64, Vec<u8>)> = Vec::new();
     for op in &p.ops {
         match op {
-            Op::GlobalLoad { dst, buffer, offset }
+            Op::GlobalLoad {
+                dst, buffer, offset, ..
+            }
             | Op::GlobalStore {
                 src: dst,
                 buffer,
                 offset,
             } => {
+                let other = match op {
+                    Op::GlobalLoad { other, .. } => *other,
+                    _ => 0,
+                };
                 let b = p
                     .buffers
                     .get(*buffer)
                     .ok_or_else(|| LowerError::new("no such buffer"))?;
                 let bits = b.element_bits;
                 let store = matches!(op, Op::GlobalStore { .. });
-                let firsts = offset.eval_all(threads, scalars);
+                let firsts = offset.eval_all(threads, launch);
                 for (t, first) in firsts.into_iter().enumerate() {
                     let Some(first) = first else {
                         if !store {
-                            dst.iter().for_each(|&v| s.set(v, t, 0));
+                            dst.iter().for_each(|&v| s.set(v, t, other));
                         }
                         continue;
                     };
@@ -358,7 +419,7 @@ pub fn run_with(p: &Program, buffers: &mut [Vec<u8>], scalars: &[u64]) -> Result
                 let n = u64::from(*elements);
                 let len = (n * u64::from(b.element_bits) / 8) as usize;
                 let addresses = address.eval_all(threads);
-                for (t, first) in offset.eval_all(threads, scalars).into_iter().enumerate() {
+                for (t, first) in offset.eval_all(threads, launch).into_iter().enumerate() {
                     let data = match first {
                         None => vec![0; len],
                         Some(first) => {
@@ -396,6 +457,13 @@ pub fn run_with(p: &Program, buffers: &mut [Vec<u8>], scalars: &[u64]) -> Result
                 for (t, l) in lane.eval_all(threads).into_iter().enumerate() {
                     let from = t - t % wave + (l % wave as u64) as usize;
                     s.set(*dst, t, sent[from]);
+                }
+            }
+            Op::Dpp { dst, src, ctrl } => {
+                let sent: Vec<u64> = (0..threads).map(|t| s.get(*src, t)).collect();
+                for t in 0..threads {
+                    let lane = (t % wave) as u32;
+                    s.set(*dst, t, sent[t - t % wave + ctrl.source_lane(lane) as usize]);
                 }
             }
             Op::PermlaneSwap { kind, dst, src } => {
@@ -486,6 +554,15 @@ pub fn run_with(p: &Program, buffers: &mut [Vec<u8>], scalars: &[u64]) -> Result
                             .ok_or_else(|| LowerError::new(format!("{x} does not fit {to}")))?;
                         s.set(d, t, y);
                     }
+                }
+            }
+            Op::Arith { op, ty, dst, src } => {
+                let bits = p.value_bits(*dst);
+                for t in 0..threads {
+                    let args: Vec<u64> = src.iter().map(|&v| s.get(v, t)).collect();
+                    let y = arith(*op, ty, bits, &args)
+                        .ok_or_else(|| LowerError::new(format!("no arithmetic on numbers of type {ty}")))?;
+                    s.set(*dst, t, y);
                 }
             }
             Op::Unpack { dst, src } => {

@@ -81,8 +81,11 @@ use std::fmt;
 pub use convert::convert_kernel;
 pub use direct::lds_copy_kernel;
 pub use emit::emit_llvm;
-pub use interp::{run, run_with};
-pub use program::{Buffer, Extent, GlobalOffset, Op, Program, Scalar, SwapKind, Value};
+pub use interp::{run, run_launch, run_with};
+pub use program::{
+    ArithOp, Buffer, DppCtrl, Extent, GlobalOffset, Launch, Op, Program, Scalar, SwapKind, Uniform,
+    UniformInput, Value,
+};
 pub use ttgir::ttgir_kernel;
 pub use xor_map::{ShiftTerm, XorMap};
 

@@ -73,11 +73,13 @@ pub fn decode(ty: &str, x: u64) -> Option<f64> {
 }
 
 /// The bit pattern of `v` in type `ty`, rounded to nearest even (`None` for a type the table
-/// does not use, or a value that is not finite or too large for a narrow float).
+/// does not use, or a value that is not finite or too large for an 8-bit float; `f16` and
+/// `bf16` have infinities and NaN).
 ///
 /// ```
 /// use linear_layout::lower::numeric::encode;
 /// assert_eq!(encode("bf16", 1.0), Some(0x3f80));
+/// assert_eq!(encode("f16", f64::NEG_INFINITY), Some(0xfc00));
 /// assert_eq!(encode("f16", 2049.0), Some(0x6800)); // 2049 rounds to 2048 (ties to even)
 /// assert_eq!(encode("i32", -3.0), Some(0xffff_fffd));
 /// ```
@@ -91,7 +93,12 @@ pub fn encode(ty: &str, v: f64) -> Option<u64> {
     }
     let (e_bits, m_bits, bias, fnuz) = float_format(ty)?;
     if !v.is_finite() {
-        return None;
+        let sign = u64::from(v.is_sign_negative()) << (e_bits + m_bits);
+        return match ty {
+            "f16" | "bf16" if v.is_nan() => Some((((1 << (e_bits + 1)) - 1) << (m_bits - 1)) as u64),
+            "f16" | "bf16" => Some(sign | ((1 << e_bits) - 1) << m_bits),
+            _ => None,
+        };
     }
     let sign = u64::from(v.is_sign_negative()) << (e_bits + m_bits);
     let a = v.abs();

@@ -4,9 +4,12 @@
 //! an integer of 8, 16, 32, 64 or 128 bits per thread). Registers are unrolled, so the only
 //! thing that differs between threads is the thread id, and every address or lane index is an
 //! [`XorMap`] of it — a global offset's coordinates too, their strides constants or constants
-//! times a scalar argument ([`Extent`], a row stride passed at run time). Two things are
-//! derived from a program: LLVM IR text ([`emit_llvm`](super::emit_llvm)) and an execution on
-//! the CPU ([`run`](super::run), [`run_with`](super::run_with) for the scalar arguments).
+//! times a scalar argument ([`Extent`], a row stride passed at run time), plus a part the same
+//! for the whole workgroup ([`Uniform`]: a polynomial in the scalar arguments and the
+//! workgroup's id, such as `pid · 64 · stride`). Two things are derived from a program: LLVM IR
+//! text ([`emit_llvm`](super::emit_llvm)) and an execution on the CPU ([`run`](super::run),
+//! [`run_with`](super::run_with) for the scalar arguments, [`run_launch`](super::run_launch)
+//! for any workgroup of a grid).
 
 use super::xor_map::XorMap;
 use crate::target::mma::{MmaInstruction, element_bits};
@@ -58,15 +61,240 @@ impl Extent {
     }
 }
 
-/// A global (buffer) offset in elements: `Σ coords[d] · strides[d]`, masked when a checked
+/// What a workgroup-uniform integer is made of: a scalar argument, the workgroup's id or the
+/// number of workgroups along an axis.
+///
+/// ```
+/// use linear_layout::lower::{Launch, UniformInput};
+/// let l = Launch { scalars: vec![96], workgroup: [3, 0, 0], grid: [8, 1, 1] };
+/// assert_eq!(UniformInput::ProgramId(0).value(&l), Some(3));
+/// assert_eq!(UniformInput::Argument(0).value(&l), Some(96));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UniformInput {
+    /// Scalar argument `i` ([`Program::scalars`]).
+    Argument(usize),
+    /// The workgroup's id along axis 0, 1 or 2 (`tt.get_program_id`).
+    ProgramId(u8),
+    /// Workgroups along axis 0, 1 or 2 (`tt.get_num_programs`).
+    NumPrograms(u8),
+}
+
+impl UniformInput {
+    /// Its value in `launch` (`None`: an argument or axis that does not exist).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Launch, UniformInput};
+    /// assert_eq!(UniformInput::NumPrograms(1).value(&Launch::single(vec![])), Some(1));
+    /// assert_eq!(UniformInput::ProgramId(3).value(&Launch::single(vec![])), None);
+    /// ```
+    pub fn value(self, launch: &Launch) -> Option<u64> {
+        match self {
+            UniformInput::Argument(i) => launch.scalars.get(i).copied(),
+            UniformInput::ProgramId(a) => launch.workgroup.get(a as usize).map(|&x| u64::from(x)),
+            UniformInput::NumPrograms(a) => launch.grid.get(a as usize).map(|&x| u64::from(x)),
+        }
+    }
+}
+
+/// One workgroup's view of a launch: the scalar arguments, its id and the grid (workgroups per
+/// axis).
+///
+/// ```
+/// use linear_layout::lower::Launch;
+/// let l = Launch::single(vec![7]);
+/// assert_eq!((l.workgroup, l.grid), ([0; 3], [1; 3]));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The scalar arguments' values ([`Program::scalars`], in order).
+    pub scalars: Vec<u64>,
+    /// The workgroup's id per axis.
+    pub workgroup: [u32; 3],
+    /// Workgroups per axis.
+    pub grid: [u32; 3],
+}
+
+impl Launch {
+    /// Workgroup 0 of a grid of one.
+    ///
+    /// ```
+    /// use linear_layout::lower::Launch;
+    /// assert_eq!(Launch::single(vec![1, 2]).scalars, vec![1, 2]);
+    /// ```
+    pub fn single(scalars: Vec<u64>) -> Launch {
+        Launch {
+            scalars,
+            workgroup: [0; 3],
+            grid: [1; 3],
+        }
+    }
+}
+
+/// A workgroup-uniform integer: `Σ factor · Π inputs`, a polynomial in the [`UniformInput`]s
+/// with wrapping 64-bit coefficients (the hardware computes it in 32 bits). Each term's inputs
+/// are sorted, no two terms have the same inputs, and no factor is zero, so equal polynomials
+/// compare equal.
+///
+/// ```
+/// use linear_layout::lower::{Launch, Uniform, UniformInput};
+/// // pid · 64 · stride + 5
+/// let pid = Uniform::input(UniformInput::ProgramId(0));
+/// let stride = Uniform::input(UniformInput::Argument(0));
+/// let u = pid.mul(&Uniform::constant(64)).mul(&stride).add(&Uniform::constant(5), 1);
+/// let l = Launch { scalars: vec![100], workgroup: [2, 0, 0], grid: [4, 1, 1] };
+/// assert_eq!(u.value(&l), Some(2 * 64 * 100 + 5));
+/// assert_eq!(u.add(&u, -1), Uniform::default());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Uniform {
+    /// `(factor, inputs)` per term; a term without inputs is the constant.
+    pub terms: Vec<(i64, Vec<UniformInput>)>,
+}
+
+impl Uniform {
+    /// The constant `c`.
+    ///
+    /// ```
+    /// use linear_layout::lower::Uniform;
+    /// assert_eq!(Uniform::constant(3).as_constant(), Some(3));
+    /// ```
+    pub fn constant(c: i64) -> Uniform {
+        Uniform::default().add_term(c, Vec::new())
+    }
+
+    /// One input.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Uniform, UniformInput};
+    /// assert_eq!(Uniform::input(UniformInput::ProgramId(0)).as_constant(), None);
+    /// ```
+    pub fn input(x: UniformInput) -> Uniform {
+        Uniform::default().add_term(1, vec![x])
+    }
+
+    fn add_term(mut self, factor: i64, mut inputs: Vec<UniformInput>) -> Uniform {
+        inputs.sort();
+        match self.terms.iter_mut().find(|(_, i)| *i == inputs) {
+            Some(t) => t.0 = t.0.wrapping_add(factor),
+            None => self.terms.push((factor, inputs)),
+        }
+        self.terms.retain(|t| t.0 != 0);
+        self.terms.sort_by(|a, b| a.1.cmp(&b.1));
+        self
+    }
+
+    /// `self + sign · o`.
+    ///
+    /// ```
+    /// use linear_layout::lower::Uniform;
+    /// assert_eq!(Uniform::constant(3).add(&Uniform::constant(1), -1), Uniform::constant(2));
+    /// ```
+    pub fn add(&self, o: &Uniform, sign: i64) -> Uniform {
+        o.terms.iter().fold(self.clone(), |acc, (f, i)| {
+            acc.add_term(f.wrapping_mul(sign), i.clone())
+        })
+    }
+
+    /// The product.
+    ///
+    /// ```
+    /// use linear_layout::lower::Uniform;
+    /// assert_eq!(Uniform::constant(3).mul(&Uniform::constant(4)), Uniform::constant(12));
+    /// ```
+    pub fn mul(&self, o: &Uniform) -> Uniform {
+        let mut out = Uniform::default();
+        for (f, i) in &self.terms {
+            for (g, j) in &o.terms {
+                out = out.add_term(f.wrapping_mul(*g), i.iter().chain(j).copied().collect());
+            }
+        }
+        out
+    }
+
+    /// Whether it is 0.
+    ///
+    /// ```
+    /// use linear_layout::lower::Uniform;
+    /// assert!(Uniform::constant(0).is_zero());
+    /// ```
+    pub fn is_zero(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Its value when it reads no input.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Uniform, UniformInput};
+    /// assert_eq!(Uniform::default().as_constant(), Some(0));
+    /// assert_eq!(Uniform::input(UniformInput::Argument(0)).as_constant(), None);
+    /// ```
+    pub fn as_constant(&self) -> Option<i64> {
+        match self.terms.as_slice() {
+            [] => Some(0),
+            [(c, i)] if i.is_empty() => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// As an [`Extent`]: a non-negative constant, or a positive constant times one argument.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Extent, Uniform, UniformInput};
+    /// let s = Uniform::input(UniformInput::Argument(1)).mul(&Uniform::constant(2));
+    /// assert_eq!(s.extent(), Some(Extent::Scalar { index: 1, times: 2 }));
+    /// assert_eq!(Uniform::constant(-1).extent(), None);
+    /// ```
+    pub fn extent(&self) -> Option<Extent> {
+        if let Some(c) = self.as_constant() {
+            return u64::try_from(c).ok().map(Extent::Elements);
+        }
+        match self.terms.as_slice() {
+            [(f, i)] if *f > 0 => match i.as_slice() {
+                [UniformInput::Argument(index)] => Some(Extent::Scalar {
+                    index: *index,
+                    times: *f as u64,
+                }),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Its value in `launch`, wrapping (`None`: an input does not exist).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Launch, Uniform, UniformInput};
+    /// let u = Uniform::input(UniformInput::Argument(0)).add(&Uniform::constant(-1), 1);
+    /// assert_eq!(u.value(&Launch::single(vec![10])), Some(9));
+    /// ```
+    pub fn value(&self, launch: &Launch) -> Option<i64> {
+        let mut sum = 0i64;
+        for (f, inputs) in &self.terms {
+            let mut t = *f;
+            for x in inputs {
+                t = t.wrapping_mul(x.value(launch)? as i64);
+            }
+            sum = sum.wrapping_add(t);
+        }
+        Some(sum)
+    }
+
+    /// Every input it reads.
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = UniformInput> + '_ {
+        self.terms.iter().flat_map(|(_, i)| i.iter().copied())
+    }
+}
+
+/// A global (buffer) offset in elements: `base + Σ coords[d] · strides[d]`, masked when a checked
 /// coordinate reaches its bound (then loads read 0 and stores are dropped, as an out-of-range
 /// buffer offset does on the hardware).
 ///
 /// ```
-/// use linear_layout::lower::{GlobalOffset, Extent, XorMap};
-/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))] };
-/// assert_eq!(o.eval(0, &[]), Some(0));
-/// assert_eq!(o.eval(1, &[]), None);
+/// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
+/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::constant(8) };
+/// assert_eq!(o.eval(0, &Launch::single(vec![])), Some(8));
+/// assert_eq!(o.eval(1, &Launch::single(vec![])), None);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GlobalOffset {
@@ -76,19 +304,22 @@ pub struct GlobalOffset {
     pub strides: Vec<Extent>,
     /// Per dimension, `Some(n)`: the coordinate must stay below `n`.
     pub bounds: Vec<Option<Extent>>,
+    /// Elements added for the whole workgroup (the bounds check the coordinates only).
+    pub base: Uniform,
 }
 
 impl GlobalOffset {
-    /// The element offset for thread `tid` given the scalar arguments, or `None` when masked
-    /// (or a stride's argument is missing).
+    /// The element offset for thread `tid` in `launch`, or `None` when masked (or an input is
+    /// missing).
     ///
     /// ```
-    /// use linear_layout::lower::{GlobalOffset, Extent, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None] };
-    /// assert_eq!(o.eval(1, &[3]), Some(4));
+    /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None], base: Uniform::default() };
+    /// assert_eq!(o.eval(1, &Launch::single(vec![3])), Some(4));
     /// ```
-    pub fn eval(&self, tid: u64, scalars: &[u64]) -> Option<u64> {
-        let mut off = 0u64;
+    pub fn eval(&self, tid: u64, launch: &Launch) -> Option<u64> {
+        let scalars = launch.scalars.as_slice();
+        let mut off = self.base.value(launch)? as u64;
         for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
             let x = c.eval(tid);
             if let Some(b) = b
@@ -104,12 +335,14 @@ impl GlobalOffset {
     /// [`eval`](Self::eval) for threads `0..threads`.
     ///
     /// ```
-    /// use linear_layout::lower::{GlobalOffset, Extent, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))] };
-    /// assert_eq!(o.eval_all(2, &[]), vec![Some(0), None]);
+    /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::default() };
+    /// assert_eq!(o.eval_all(2, &Launch::single(vec![])), vec![Some(0), None]);
     /// ```
-    pub fn eval_all(&self, threads: usize, scalars: &[u64]) -> Vec<Option<u64>> {
-        let mut out: Vec<Option<u64>> = vec![Some(0); threads];
+    pub fn eval_all(&self, threads: usize, launch: &Launch) -> Vec<Option<u64>> {
+        let scalars = launch.scalars.as_slice();
+        let base = self.base.value(launch);
+        let mut out: Vec<Option<u64>> = vec![base.map(|b| b as u64); threads];
         for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
             let stride = s.value(scalars);
             let bound = b.map(|b| b.value(scalars).unwrap_or(0));
@@ -127,8 +360,8 @@ impl GlobalOffset {
     /// Whether no coordinate is checked.
     ///
     /// ```
-    /// use linear_layout::lower::{GlobalOffset, Extent, XorMap};
-    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None] }.unmasked());
+    /// use linear_layout::lower::{GlobalOffset, Extent, Uniform, XorMap};
+    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default() }.unmasked());
     /// ```
     pub fn unmasked(&self) -> bool {
         self.bounds.iter().all(Option::is_none)
@@ -214,6 +447,119 @@ impl SwapKind {
     }
 }
 
+/// A DPP lane pattern within each row of 16 lanes ([`Op::Dpp`]).
+///
+/// ```
+/// use linear_layout::lower::DppCtrl;
+/// assert_eq!(DppCtrl::QuadPerm([1, 0, 3, 2]).source_lane(6), 7);
+/// assert_eq!(DppCtrl::RowHalfMirror.source_lane(1), 6);
+/// assert_eq!(DppCtrl::RowMirror.source_lane(17), 30);
+/// assert_eq!(DppCtrl::RowXmask(4).source_lane(9), 13);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DppCtrl {
+    /// Lane `4q + i` reads lane `4q + sel[i]`.
+    QuadPerm([u8; 4]),
+    /// Lane `i` of each row reads lane `15 − i`.
+    RowMirror,
+    /// Lane `i` of each half-row of 8 reads lane `7 − i`.
+    RowHalfMirror,
+    /// Lane `i` of each row reads lane `i ⊕ mask` (RDNA and gfx1250).
+    RowXmask(u8),
+}
+
+impl DppCtrl {
+    /// The lane a lane reads.
+    ///
+    /// ```
+    /// use linear_layout::lower::DppCtrl;
+    /// assert_eq!(DppCtrl::QuadPerm([2, 3, 0, 1]).source_lane(0), 2);
+    /// ```
+    pub fn source_lane(self, lane: u32) -> u32 {
+        match self {
+            DppCtrl::QuadPerm(sel) => (lane & !3) | u32::from(sel[(lane & 3) as usize] & 3),
+            DppCtrl::RowMirror => lane ^ 15,
+            DppCtrl::RowHalfMirror => lane ^ 7,
+            DppCtrl::RowXmask(m) => lane ^ u32::from(m & 15),
+        }
+    }
+
+    /// The `dpp_ctrl` field (`llvm.amdgcn.update.dpp`).
+    ///
+    /// ```
+    /// use linear_layout::lower::DppCtrl;
+    /// assert_eq!(DppCtrl::QuadPerm([1, 0, 3, 2]).code(), 0xb1);
+    /// assert_eq!(DppCtrl::RowMirror.code(), 0x140);
+    /// ```
+    pub fn code(self) -> u32 {
+        match self {
+            DppCtrl::QuadPerm(sel) => sel
+                .iter()
+                .enumerate()
+                .fold(0, |c, (i, &s)| c | u32::from(s & 3) << (2 * i)),
+            DppCtrl::RowMirror => 0x140,
+            DppCtrl::RowHalfMirror => 0x141,
+            DppCtrl::RowXmask(m) => 0x160 + u32::from(m & 15),
+        }
+    }
+}
+
+/// An element-wise operation of [`Op::Arith`] on numbers of one type.
+///
+/// ```
+/// use linear_layout::lower::ArithOp;
+/// assert_eq!(ArithOp::Exp.operands(), 1);
+/// assert_eq!(ArithOp::Max.operands(), 2);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    /// `a + b`.
+    Add,
+    /// `a − b`.
+    Sub,
+    /// `a · b`.
+    Mul,
+    /// `a / b`, rounded as IEEE division (floats only).
+    Div,
+    /// The larger (`maxnum`: a NaN operand loses; signed for integers).
+    Max,
+    /// The smaller (`minnum`: a NaN operand loses; signed for integers).
+    Min,
+    /// `eˣ`, computed as `2^(x·log₂e)` with the product rounded to `f32` (floats up to 32
+    /// bits; the hardware's `v_exp_f32` is within 1 ulp of the exact power).
+    Exp,
+}
+
+impl ArithOp {
+    /// How many operands it takes.
+    ///
+    /// ```
+    /// use linear_layout::lower::ArithOp;
+    /// assert_eq!(ArithOp::Div.operands(), 2);
+    /// ```
+    pub fn operands(self) -> usize {
+        if self == ArithOp::Exp { 1 } else { 2 }
+    }
+
+    /// Whether it applies to numbers of type `ty` (a type of the instruction table).
+    ///
+    /// ```
+    /// use linear_layout::lower::ArithOp;
+    /// assert!(ArithOp::Add.applies_to("i32"));
+    /// assert!(!ArithOp::Div.applies_to("i32"));
+    /// assert!(!ArithOp::Exp.applies_to("f64"));
+    /// ```
+    pub fn applies_to(self, ty: &str) -> bool {
+        let float = ["f64", "f32", "f16", "bf16"].contains(&ty);
+        let int = ["i64", "i32", "i16", "i8"].contains(&ty);
+        match self {
+            ArithOp::Div => float,
+            ArithOp::Exp => float && ty != "f64",
+            _ => float || int,
+        }
+    }
+}
+
 /// One operation, executed by every thread of the workgroup.
 ///
 /// ```
@@ -224,7 +570,8 @@ impl SwapKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
     /// Loads `dst.len()` consecutive elements of `buffer` starting at `offset`
-    /// (`raw.ptr.buffer.load` of the whole vector).
+    /// (`raw.ptr.buffer.load` of the whole vector). Where the offset is masked, every element
+    /// reads `other`.
     GlobalLoad {
         /// One value per element.
         dst: Vec<Value>,
@@ -232,6 +579,9 @@ pub enum Op {
         buffer: usize,
         /// Element offset of the first element.
         offset: GlobalOffset,
+        /// The bits a masked element reads: 0, what an out-of-range buffer load returns, unless
+        /// the source asks for another value (a `select` after the load).
+        other: u64,
     },
     /// Stores `src` as consecutive elements (`raw.ptr.buffer.store`).
     GlobalStore {
@@ -292,6 +642,15 @@ pub enum Op {
         src: Value,
         /// Lane read, per thread (taken modulo the wave size).
         lane: XorMap,
+    },
+    /// A DPP move: `dst` = `src` of the lane `ctrl` names in the same row of 16 (a 32-bit value).
+    Dpp {
+        /// Result (32 bits).
+        dst: Value,
+        /// Moved value (32 bits).
+        src: Value,
+        /// The lane pattern.
+        ctrl: DppCtrl,
     },
     /// `v_permlane{16,32}_swap_b32` on two 32-bit values: returns the new (first, second).
     PermlaneSwap {
@@ -356,6 +715,18 @@ pub enum Op {
         /// The result's type.
         to: &'static str,
     },
+    /// `dst = op(src…)` on numbers of type `ty` (`f32`, `f16`, `bf16`, `f64`, `i64`, `i32`,
+    /// `i16`, `i8`).
+    Arith {
+        /// The operation.
+        op: ArithOp,
+        /// The numbers' type.
+        ty: &'static str,
+        /// Result.
+        dst: Value,
+        /// Operands ([`ArithOp::operands`] of them).
+        src: Vec<Value>,
+    },
 }
 
 impl Op {
@@ -374,9 +745,11 @@ impl Op {
             | Op::Unpack { dst, .. }
             | Op::Mma { dst, .. }
             | Op::Convert { dst, .. } => dst.clone(),
-            Op::Bpermute { dst, .. } | Op::SelectOnThreadBit { dst, .. } | Op::Pack { dst, .. } => {
-                vec![*dst]
-            }
+            Op::Bpermute { dst, .. }
+            | Op::Dpp { dst, .. }
+            | Op::SelectOnThreadBit { dst, .. }
+            | Op::Pack { dst, .. }
+            | Op::Arith { dst, .. } => vec![*dst],
             Op::PermlaneSwap { dst, .. } => dst.to_vec(),
             Op::GlobalStore { .. }
             | Op::LdsWrite { .. }
@@ -459,6 +832,20 @@ impl Program {
         self.values.get(v.0 as usize).copied().unwrap_or(0)
     }
 
+    /// Before new LDS writes: a barrier if some wave may still be reading LDS (a read since the
+    /// last barrier), so the writes cannot overtake those reads.
+    pub(crate) fn fence_lds_reuse(&mut self) {
+        let reading = self
+            .ops
+            .iter()
+            .rev()
+            .take_while(|op| !matches!(op, Op::Barrier))
+            .any(|op| matches!(op, Op::LdsRead { .. } | Op::LdsReadTransposed { .. }));
+        if reading {
+            self.ops.push(Op::Barrier);
+        }
+    }
+
     /// Thread-id bits (log2 of the thread count).
     ///
     /// ```
@@ -524,7 +911,7 @@ impl Program {
                 Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
                 Op::GlobalLoadToLds { buffer, .. } => (Vec::new(), Some(*buffer)),
                 Op::WaitDirectLoads | Op::Barrier => (Vec::new(), None),
-                Op::Bpermute { dst, src, .. } => (vec![*dst, *src], None),
+                Op::Bpermute { dst, src, .. } | Op::Dpp { dst, src, .. } => (vec![*dst, *src], None),
                 Op::PermlaneSwap { dst, src, .. } => (vec![dst[0], dst[1], src[0], src[1]], None),
                 Op::SelectOnThreadBit { dst, one, zero, .. } => (vec![*dst, *one, *zero], None),
                 Op::Pack { dst, parts } => (parts.iter().copied().chain([*dst]).collect(), None),
@@ -533,6 +920,7 @@ impl Program {
                     (dst.iter().chain(a).chain(b).chain(c).copied().collect(), None)
                 }
                 Op::Convert { dst, src, .. } => (dst.iter().chain(src).copied().collect(), None),
+                Op::Arith { dst, src, .. } => (src.iter().chain([dst]).copied().collect(), None),
             };
             if !used.iter().all(exists) {
                 return bad("an operation uses a value the program does not have");
@@ -557,20 +945,26 @@ impl Program {
             if let Op::GlobalLoad { offset, .. }
             | Op::GlobalStore { offset, .. }
             | Op::GlobalLoadToLds { offset, .. } = op
-                && offset
+                && (offset
                     .strides
                     .iter()
                     .chain(offset.bounds.iter().flatten())
                     .any(|s| matches!(s, Extent::Scalar { index, .. } if *index >= self.scalars.len()))
+                    || offset.base.inputs().any(|x| match x {
+                        UniformInput::Argument(i) => i >= self.scalars.len(),
+                        UniformInput::ProgramId(a) | UniformInput::NumPrograms(a) => a > 2,
+                    }))
             {
-                return bad("a stride or bound names a scalar argument the program does not have");
+                return bad(
+                    "a stride, bound or base names a scalar argument or axis the program does not have",
+                );
             }
             if let Op::GlobalLoadToLds { buffer, elements, .. } = op
                 && u64::from(*elements) * u64::from(self.buffers[*buffer].element_bits) > 128
             {
                 return bad("a direct-to-LDS load moves at most 128 bits per lane");
             }
-            if let Op::Mma { .. } | Op::Convert { .. } = op {
+            if let Op::Mma { .. } | Op::Convert { .. } | Op::Arith { .. } = op {
                 self.check_numeric(op)?;
             }
             if let Op::PermlaneSwap { kind, .. } = op
@@ -615,13 +1009,19 @@ impl Program {
                     && widths(src, element_bits(from))
                     && widths(dst, element_bits(to))
             }
+            Op::Arith { op, ty, dst, src } => {
+                op.applies_to(ty)
+                    && src.len() == op.operands()
+                    && widths(src, element_bits(ty))
+                    && widths(&[*dst], element_bits(ty))
+            }
             _ => true,
         };
         if ok {
             Ok(())
         } else {
             Err(super::LowerError::new(
-                "a matrix instruction or conversion has operands of the wrong count or width",
+                "a matrix instruction, conversion or arithmetic operation has operands of the wrong count, type or width",
             ))
         }
     }
@@ -648,12 +1048,14 @@ impl Program {
                 Op::WaitDirectLoads => "wait_direct_loads",
                 Op::Barrier => "barrier",
                 Op::Bpermute { .. } => "bpermute",
+                Op::Dpp { .. } => "dpp",
                 Op::PermlaneSwap { .. } => "permlane_swap",
                 Op::SelectOnThreadBit { .. } => "select",
                 Op::Pack { .. } => "pack",
                 Op::Unpack { .. } => "unpack",
                 Op::Mma { .. } => "mma",
                 Op::Convert { .. } => "convert",
+                Op::Arith { .. } => "arith",
             };
             *m.entry(k).or_insert(0) += 1;
         }

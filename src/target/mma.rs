@@ -277,9 +277,9 @@ impl MmaInstruction {
 /// ```
 pub fn element_bits(name: &str) -> u32 {
     match name {
-        "f64" => 64,
+        "f64" | "i64" => 64,
         "f32" | "i32" => 32,
-        "f16" | "bf16" => 16,
+        "f16" | "bf16" | "i16" => 16,
         "i8" | "f8E4M3FNUZ" | "f8E5M2FNUZ" | "f8E4M3FN" | "f8E5M2" => 8,
         _ => 0,
     }

@@ -699,6 +699,16 @@ impl<'a> Reader<'a> {
                 }
                 continue;
             }
+            // `}) : (T, …) -> R` closes a region of an op written in generic form
+            // (`%r = "tt.reduce"(%x) <{axis = 1 : i32}> ({`) and gives its types.
+            if let Some(rest) = t.strip_prefix("})") {
+                let Some(Some(op)) = stack.pop() else {
+                    return Err(self.err(base, "'})' closes no region of a generic-form op"));
+                };
+                scope.names.pop();
+                self.generic_types(op, rest, base + 2)?;
+                continue;
+            }
             if t == "} else {" || t == "} do {" || t == "} {" {
                 // A second region of the same op.
                 scope.names.pop();
@@ -938,8 +948,17 @@ impl<'a> Reader<'a> {
                 _ => (args, "", args_off + args.len()),
             },
         };
-        // Inline attribute dictionary (last top-level `{…}` of the operand part).
+        // Inline attribute dictionary (last top-level `{…}` of the operand part); in generic
+        // form, the properties `<{…}>`.
         let mut opnd_text = opnd_part.to_string();
+        if rest_t.starts_with('"')
+            && let Some(p) = opnd_part.find("<{")
+            && let Some(c) = matching(opnd_part, p)
+            && c > p + 2
+        {
+            op.attrs = parse_attr_dict(&opnd_part[p + 2..c - 1]);
+            opnd_text.replace_range(p..=c, &" ".repeat(c + 1 - p));
+        }
         if let Some(p) = find_top(opnd_part, "{")
             && let Some(c) = matching(opnd_part, p)
         {
@@ -1102,6 +1121,34 @@ impl<'a> Reader<'a> {
             scope.names.push(HashMap::new());
         }
         Ok(op_idx)
+    }
+
+    /// The types of a generic-form op, written after its regions (`: (T, …) -> R`): its
+    /// results get `R`.
+    fn generic_types(&mut self, op: usize, rest: &str, off: usize) -> Result<(), TtgirError> {
+        let mut text = rest;
+        if let Some(p) = find_top(text, " loc(") {
+            text = &text[..p];
+        }
+        let Some(colon) = text.find(':') else {
+            return Ok(());
+        };
+        let tys = &text[colon + 1..];
+        let Some(arrow) = find_top(tys, "->") else {
+            return Err(self.err(off + colon, "expected '(operand types) -> result types'"));
+        };
+        let outs = self.types(&tys[arrow + 2..], off + colon + 1 + arrow + 2)?;
+        let results = self.m.ops.get(op).map(|o| o.results.clone()).unwrap_or_default();
+        if outs.len() != results.len() {
+            return Err(self.err(
+                off + colon,
+                format!("{} result types for {} results", outs.len(), results.len()),
+            ));
+        }
+        for (v, ty) in results.into_iter().zip(outs) {
+            self.m.values[v].ty = ty;
+        }
+        Ok(())
     }
 
     fn scf_for(

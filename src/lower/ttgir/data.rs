@@ -1,0 +1,235 @@
+//! Data in registers: element-wise arithmetic, type conversions, moves between layouts
+//! (`ttg.convert_layout`, `amdg.in_thread_transpose`), broadcasts, and `tt.dot`.
+//!
+//! A data tensor is one [`Value`] per register of its layout ([`Sym::Data`]). Element-wise
+//! operations keep the layout (TTGIR gives both operands the same encoding) and act register by
+//! register. `tt.expand_dims` and `tt.broadcast` of data move nothing: each register of the
+//! result holds an element some register of the same thread already holds
+//! ([`Lowering::regather`] finds it, and refuses layouts where another thread holds it).
+
+use super::{Lowering, Sym, fail};
+use crate::lower::LowerError;
+use crate::lower::convert;
+use crate::lower::dist::Dist;
+use crate::lower::matmul::{chain, instruction_for};
+use crate::lower::mma::plan_dot;
+use crate::lower::program::{ArithOp, Op as ProgramOp, Value};
+use crate::ttgir::Op;
+
+/// The instruction table's name of a float or integer element type.
+pub(super) fn numeric_type(name: &str) -> Option<&'static str> {
+    ["f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8"]
+        .into_iter()
+        .find(|&t| t == name)
+}
+
+/// The element-wise operation of an `arith` / `math` op on data.
+pub(super) fn arith_op(name: &str) -> Option<ArithOp> {
+    Some(match name {
+        "arith.addf" | "arith.addi" => ArithOp::Add,
+        "arith.subf" | "arith.subi" => ArithOp::Sub,
+        "arith.mulf" | "arith.muli" => ArithOp::Mul,
+        "arith.divf" => ArithOp::Div,
+        "arith.maxnumf" | "arith.maxsi" => ArithOp::Max,
+        "arith.minnumf" | "arith.minsi" => ArithOp::Min,
+        "math.exp" => ArithOp::Exp,
+        _ => return None,
+    })
+}
+
+/// Coordinates of a flat position of `d`, dim0 first.
+pub(super) fn coords(d: &Dist, flat: u64) -> Vec<u64> {
+    (0..d.dim_bits.len()).map(|k| d.coord(flat, k)).collect()
+}
+
+/// The flat position of coordinates in `d`.
+fn flat(d: &Dist, coords: &[u64]) -> u64 {
+    let mut shift = 0;
+    let mut f = 0;
+    for (c, bits) in coords.iter().zip(&d.dim_bits) {
+        f |= c << shift;
+        shift += bits;
+    }
+    f
+}
+
+impl Lowering<'_> {
+    /// An element-wise operation on data of one layout.
+    pub(super) fn elementwise(&mut self, op: &Op, arith: ArithOp) -> Result<(), LowerError> {
+        let r = op.results[0];
+        let ty = numeric_type(&self.m.values[r].ty.element)
+            .filter(|t| arith.applies_to(t))
+            .map_or_else(
+                || {
+                    fail(
+                        op,
+                        format!("{arith:?} of {} is not lowered", self.m.values[r].ty.element),
+                    )
+                },
+                Ok,
+            )?;
+        if op.operands.len() != arith.operands() {
+            return fail(op, format!("takes {} operands", arith.operands()));
+        }
+        let mut layout = None;
+        let mut args: Vec<Vec<Value>> = Vec::new();
+        for &v in &op.operands {
+            if let Sym::Splat(_) = self.sym(op, v)? {
+                return fail(op, "arithmetic with a splat constant operand is not lowered yet");
+            }
+            let (l, values) = self.typed_data(op, v)?;
+            if layout.as_ref().is_some_and(|x| *x != l) {
+                return fail(op, "operands in different layouts");
+            }
+            layout = Some(l);
+            args.push(values);
+        }
+        let Some(layout) = layout else {
+            return fail(op, "has no operand");
+        };
+        let bits = self.bits(op, r)?;
+        let mut out = Vec::with_capacity(args[0].len());
+        for i in 0..args[0].len() {
+            let dst = self.p.value(bits);
+            let src = args.iter().map(|a| a[i]).collect();
+            self.p.ops.push(ProgramOp::Arith {
+                op: arith,
+                ty,
+                dst,
+                src,
+            });
+            out.push(dst);
+        }
+        self.define(op, Sym::Data { layout, values: out })
+    }
+
+    /// Registers of the result's layout taken from `values` (registers of `src`) without moving
+    /// data between threads: result element `e` is source element `f(e)`.
+    pub(super) fn regather(
+        &self,
+        op: &Op,
+        (src, values): (&Dist, &[Value]),
+        dst: &Dist,
+        f: impl Fn(&[u64]) -> Vec<u64>,
+    ) -> Result<Vec<Value>, LowerError> {
+        let same_threads = src.thread.len() == dst.thread.len()
+            && src
+                .thread
+                .iter()
+                .zip(&dst.thread)
+                .all(|(&s, &d)| coords(src, s) == f(&coords(dst, d)));
+        if !same_threads {
+            return fail(
+                op,
+                "the result's layout needs data of other threads: not lowered yet",
+            );
+        }
+        let mut at = std::collections::HashMap::new();
+        for r in (0..src.registers()).rev() {
+            at.insert(src.reg_position(r), r);
+        }
+        (0..dst.registers())
+            .map(|r| {
+                let e = f(&coords(dst, dst.reg_position(r)));
+                match at.get(&flat(src, &e)) {
+                    Some(&s) if coords(src, flat(src, &e)) == e => Ok(values[s]),
+                    _ => fail(op, "the result's layout needs data of other registers' threads"),
+                }
+            })
+            .collect()
+    }
+
+    /// `tt.expand_dims` / `tt.broadcast` of data: the same elements, more registers.
+    pub(super) fn reshape_data(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (layout, values) = self.typed_data(op, op.operands[0])?;
+        let r = op.results[0];
+        let dst = self.layout(op, r)?;
+        let s = Dist::of(&layout, self.target.wave_size)?;
+        let d = Dist::of(&dst, self.target.wave_size)?;
+        let from = self.m.values[op.operands[0]].ty.shape.clone();
+        let values = if op.name == "tt.expand_dims" {
+            let axis = self.axis(op, self.rank(r))?;
+            self.regather(op, (&s, &values), &d, |c| {
+                c.iter()
+                    .enumerate()
+                    .filter(|&(k, _)| k != axis)
+                    .map(|(_, &x)| x)
+                    .collect()
+            })?
+        } else {
+            self.regather(op, (&s, &values), &d, |c| {
+                c.iter()
+                    .zip(&from)
+                    .map(|(&x, &n)| if n == 1 { 0 } else { x })
+                    .collect()
+            })?
+        };
+        self.define_data(op, dst, values)
+    }
+
+    /// `ttg.convert_layout` / `amdg.in_thread_transpose` of data: the conversion the cost model
+    /// plans (register moves, lane shuffles or a round trip through LDS).
+    pub(super) fn convert_data(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (layout, values) = self.typed_data(op, op.operands[0])?;
+        let r = op.results[0];
+        let dst = self.layout(op, r)?;
+        let bits = self.bits(op, r)?;
+        let values = convert::registers(&mut self.p, &layout, &dst, &values, bits, self.target)?;
+        self.define_data(op, dst, values)
+    }
+
+    /// Number conversions (`truncf`, `extf`, `sitofp`, `fptosi`, `extsi`, `trunci`), in vectors
+    /// of four registers: packed conversions where the target has them.
+    pub(super) fn convert_numbers(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (layout, values) = self.typed_data(op, op.operands[0])?;
+        let r = op.results[0];
+        let from = numeric_type(&self.m.values[op.operands[0]].ty.element).map_or_else(
+            || fail(op, "converts from an element type that is not lowered"),
+            Ok,
+        )?;
+        let to = numeric_type(&self.m.values[r].ty.element)
+            .map_or_else(|| fail(op, "converts to an element type that is not lowered"), Ok)?;
+        if [from, to].iter().any(|t| ["i64", "i16"].contains(t)) {
+            return fail(op, "conversions of i64 and i16 are not lowered yet");
+        }
+        let bits = self.bits(op, r)?;
+        let mut out = Vec::with_capacity(values.len());
+        for src in values.chunks(4) {
+            let dst = self.p.values_of(src.len(), bits);
+            self.p.ops.push(ProgramOp::Convert {
+                dst: dst.clone(),
+                src: src.to_vec(),
+                from,
+                to,
+            });
+            out.extend(dst);
+        }
+        self.define(op, Sym::Data { layout, values: out })
+    }
+
+    /// `tt.dot`: the chain of matrix instructions of the result's MFMA / WMMA layout.
+    pub(super) fn dot(&mut self, op: &Op) -> Result<(), LowerError> {
+        let r = op.results[0];
+        let (la, va) = self.typed_data(op, op.operands[0])?;
+        let (lb, vb) = self.typed_data(op, op.operands[1])?;
+        let lc = self.layout(op, r)?;
+        let acc = match self.operand(op, 2)? {
+            Sym::Splat(0) => None,
+            Sym::Splat(_) => return fail(op, "a constant accumulator other than zero is not lowered yet"),
+            _ => Some(self.typed_data(op, op.operands[2])?.1),
+        };
+        let ab = self.m.values[op.operands[0]].ty.element.clone();
+        let acc_ty = self.m.values[r].ty.element.clone();
+        let encoding = self.m.values[r]
+            .ty
+            .encoding
+            .clone()
+            .map_or_else(|| fail(op, "the result has no encoding"), Ok)?;
+        let instr = instruction_for(&encoding, &ab, &acc_ty, self.target)?;
+        let plan = plan_dot(&la, &lb, &lc, instr, self.target.wave_size)?;
+        let registers = Dist::of(&lc, self.target.wave_size)?.registers();
+        let acc_bits = self.bits(op, r)?;
+        let values = chain(&mut self.p, &plan, &va, &vb, acc.as_deref(), registers, acc_bits)?;
+        self.define_data(op, lc, values)
+    }
+}

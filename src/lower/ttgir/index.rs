@@ -1,0 +1,241 @@
+//! Index arithmetic: tensors affine in their coordinates, and the masks that bound them.
+//!
+//! `tt.make_range`, `tt.splat`, `tt.expand_dims`, `tt.broadcast`, `arith.addi`/`subi`/`muli`
+//! and `tt.addptr` keep a tensor as `base + constant + Σ c_d·coef[d]` ([`Sym::Affine`]), each
+//! coefficient and the constant a workgroup-uniform polynomial ([`Uniform`]: constants, scalar
+//! arguments, `tt.get_program_id`, `tt.get_num_programs`). Nothing of it reaches the
+//! registers: a load or store turns it into its access's strides and base. A comparison of one
+//! coordinate against a splat (`arith.cmpi slt`/`ult`), `andi`-ed, expanded and broadcast, is a
+//! [`Sym::Mask`]: the accesses' bounds.
+
+use super::{Lowering, Sym, fail};
+use crate::lower::LowerError;
+use crate::lower::program::{Uniform, UniformInput};
+use crate::ttgir::{AttrValue, Constant, Op, attr};
+
+impl Lowering<'_> {
+    /// Operand `i` as an affine tensor of `rank` dimensions: (buffer of a pointer tensor,
+    /// constant, coefficients). A scalar is a splat.
+    pub(super) fn affine(
+        &self,
+        op: &Op,
+        i: usize,
+        rank: usize,
+    ) -> Result<(Option<usize>, Uniform, Vec<Uniform>), LowerError> {
+        match self.operand(op, i)? {
+            Sym::Affine { base, constant, coef } => Ok((*base, constant.clone(), coef.clone())),
+            Sym::Int(l) => Ok((None, l.clone(), vec![Uniform::default(); rank])),
+            Sym::Ptr(b) => Ok((Some(*b), Uniform::default(), vec![Uniform::default(); rank])),
+            _ => fail(op, "an index operand that is not affine in its coordinates"),
+        }
+    }
+
+    /// `tt.make_range`: element `c` is `start + c`.
+    pub(super) fn make_range(&mut self, op: &Op) -> Result<(), LowerError> {
+        let start = match attr(&op.attrs, "start") {
+            Some(AttrValue::Int(s)) => *s,
+            _ => 0,
+        };
+        self.define(
+            op,
+            Sym::Affine {
+                base: None,
+                constant: Uniform::constant(start),
+                coef: vec![Uniform::constant(1)],
+            },
+        )
+    }
+
+    /// `tt.get_program_id` / `tt.get_num_programs` along the op's axis.
+    pub(super) fn program_id(&mut self, op: &Op) -> Result<(), LowerError> {
+        let axis = match op.keyword.as_deref() {
+            Some("x") => 0,
+            Some("y") => 1,
+            Some("z") => 2,
+            _ => match attr(&op.attrs, "axis") {
+                Some(AttrValue::Int(a)) if (0..3).contains(a) => *a as u8,
+                _ => return fail(op, "needs an axis x, y or z"),
+            },
+        };
+        let input = if op.name == "tt.get_program_id" {
+            UniformInput::ProgramId(axis)
+        } else {
+            UniformInput::NumPrograms(axis)
+        };
+        self.define(op, Sym::Int(Uniform::input(input)))
+    }
+
+    /// An integer `arith.constant` (a splat tensor is affine with zero coefficients).
+    pub(super) fn int_constant(&mut self, op: &Op, c: i64, rank: usize) -> Result<(), LowerError> {
+        let sym = if rank == 0 {
+            Sym::Int(Uniform::constant(c))
+        } else {
+            Sym::Affine {
+                base: None,
+                constant: Uniform::constant(c),
+                coef: vec![Uniform::default(); rank],
+            }
+        };
+        self.define(op, sym)
+    }
+
+    /// `tt.splat` of a scalar (an integer, a pointer, a constant of data).
+    pub(super) fn splat(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
+        let sym = match self.operand(op, 0)? {
+            Sym::Int(l) => Sym::Affine {
+                base: None,
+                constant: l.clone(),
+                coef: vec![Uniform::default(); rank],
+            },
+            Sym::Ptr(b) => Sym::Affine {
+                base: Some(*b),
+                constant: Uniform::default(),
+                coef: vec![Uniform::default(); rank],
+            },
+            Sym::Affine { base, constant, coef } if coef.is_empty() => Sym::Affine {
+                base: *base,
+                constant: constant.clone(),
+                coef: vec![Uniform::default(); rank],
+            },
+            Sym::Splat(bits) => Sym::Splat(*bits),
+            _ => return fail(op, "splats a value that is not a scalar argument or constant"),
+        };
+        self.define(op, sym)
+    }
+
+    /// `tt.expand_dims` of an index tensor or a mask (data: [`Lowering::regather`]).
+    pub(super) fn expand_index(&mut self, op: &Op, axis: usize, rank: usize) -> Result<(), LowerError> {
+        if let Sym::Mask(b) = self.operand(op, 0)? {
+            let mut b = b.clone();
+            if axis > b.len() {
+                return fail(op, "the axis lies beyond the operand's dimensions");
+            }
+            b.insert(axis, None);
+            return self.define(op, Sym::Mask(b));
+        }
+        let (base, constant, mut coef) = self.affine(op, 0, rank.saturating_sub(1))?;
+        if axis > coef.len() {
+            return fail(op, "the axis lies beyond the operand's dimensions");
+        }
+        coef.insert(axis, Uniform::default());
+        self.define(op, Sym::Affine { base, constant, coef })
+    }
+
+    /// `arith.addi` / `subi` / `muli` / `tt.addptr` of index tensors or scalars.
+    pub(super) fn index_arith(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
+        let (b0, c0, k0) = self.affine(op, 0, rank)?;
+        let (b1, c1, k1) = self.affine(op, 1, rank)?;
+        if k0.len() != k1.len() {
+            return fail(op, "operands of different ranks");
+        }
+        let (base, constant, coef) = match op.name.as_str() {
+            "arith.muli" => {
+                if b0.is_some() || b1.is_some() {
+                    return fail(op, "a product of pointers");
+                }
+                // (a + Σ x·k)(b + Σ x·l) is affine when one side is a splat.
+                let coef = if k0.iter().all(Uniform::is_zero) {
+                    k1.iter().map(|k| c0.mul(k)).collect()
+                } else if k1.iter().all(Uniform::is_zero) {
+                    k0.iter().map(|k| k.mul(&c1)).collect()
+                } else {
+                    return fail(op, "a product that is not affine in the coordinates");
+                };
+                (None, c0.mul(&c1), coef)
+            }
+            name => {
+                let sign = if name == "arith.subi" { -1 } else { 1 };
+                if b1.is_some() || (b0.is_some() && sign < 0) {
+                    return fail(op, "pointer arithmetic other than pointer + offset");
+                }
+                let coef = k0.iter().zip(&k1).map(|(a, b)| a.add(b, sign)).collect();
+                (b0, c0.add(&c1, sign), coef)
+            }
+        };
+        let sym = if rank == 0 && base.is_none() {
+            Sym::Int(constant)
+        } else {
+            Sym::Affine { base, constant, coef }
+        };
+        self.define(op, sym)
+    }
+
+    /// `arith.cmpi slt`/`ult` of one coordinate against a splat: a bound on that coordinate.
+    pub(super) fn compare(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
+        let predicate = op.keyword.as_deref().unwrap_or("");
+        if !["slt", "ult"].contains(&predicate) {
+            return fail(
+                op,
+                format!("comparisons `{predicate}` are not lowered yet (masks: slt, ult)"),
+            );
+        }
+        let (b0, c0, k0) = self.affine(op, 0, rank)?;
+        let (b1, c1, k1) = self.affine(op, 1, rank)?;
+        // coordinate_d + c0 < n  ⇔  coordinate_d < n − c0.
+        let dims: Vec<usize> = (0..k0.len()).filter(|&d| !k0[d].is_zero()).collect();
+        let (true, [d], true) = (
+            b0.is_none() && b1.is_none(),
+            dims.as_slice(),
+            k1.iter().all(Uniform::is_zero),
+        ) else {
+            return fail(
+                op,
+                "a comparison that does not bound one coordinate by a splat is not lowered yet",
+            );
+        };
+        let bound = c1.add(&c0, -1).extent();
+        let (true, Some(bound)) = (k0[*d] == Uniform::constant(1), bound) else {
+            return fail(
+                op,
+                "a bound that is not a constant or an argument is not lowered yet",
+            );
+        };
+        if k0.len() != rank {
+            return fail(op, "the compared values have another rank than the result");
+        }
+        let mut b = vec![None; rank];
+        b[*d] = Some(bound);
+        self.define(op, Sym::Mask(b))
+    }
+
+    /// `arith.andi` of masks: both bounds.
+    pub(super) fn and_masks(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (Sym::Mask(a), Sym::Mask(b)) = (self.operand(op, 0)?, self.operand(op, 1)?) else {
+            return fail(op, "integer `andi` other than of masks is not lowered yet");
+        };
+        let merged = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| match (x, y) {
+                (None, y) => Some(*y),
+                (x, None) => Some(*x),
+                (Some(x), Some(y)) if x == y => Some(Some(*x)),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>();
+        let Some(merged) = merged else {
+            return fail(op, "two different bounds on one coordinate are not lowered yet");
+        };
+        self.define(op, Sym::Mask(merged))
+    }
+
+    /// An `arith.constant`: integers are index values, floats a splat of data.
+    pub(super) fn constant(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
+        let r = op.results[0];
+        let element = self.m.values[r].ty.element.clone();
+        let float = ["f64", "f32", "f16", "bf16"].contains(&element.as_str());
+        match (&op.constant, float) {
+            (Some(Constant::Int(c)), false) => self.int_constant(op, *c, rank),
+            // A float written in hex (`0xFF800000`, −∞) is its bit pattern.
+            (Some(Constant::Int(c)), true) => {
+                let bits = *c as u64 & self.element_mask(op, r)?;
+                self.define(op, Sym::Splat(bits))
+            }
+            (Some(Constant::Float(f)), true) => match crate::lower::numeric::encode(&element, *f) {
+                Some(bits) => self.define(op, Sym::Splat(bits)),
+                None => fail(op, format!("{f} is not a {element}")),
+            },
+            _ => fail(op, "only integer and float splat constants are lowered"),
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! Global memory: `tt.load` / `tt.store` through tensors of pointers, `amdg.buffer_load` /
+//! `amdg.buffer_store` through a base pointer and offsets.
+//!
+//! An address is affine in the coordinates ([`Sym::Affine`]): its coefficients become the
+//! access's strides and its constant (workgroup-uniform: program ids, arguments) the access's
+//! base, so the buffer instructions get a per-thread offset, an `soffset` and an immediate. A
+//! mask bounding coordinates becomes the access's bounds; a masked element reads `other`.
+//! Vectors are as long as the layout's consecutive registers, the AxisInfo alignment of the
+//! address and the mask's constancy allow.
+
+use super::{Lowering, Sym, fail};
+use crate::linear::LinearLayout;
+use crate::lower::LowerError;
+use crate::lower::convert;
+use crate::lower::dist::{Addressing, Dist, Loader, Storer};
+use crate::lower::program::{Extent, Uniform, Value};
+use crate::ttgir::axisinfo::AxisInfo;
+use crate::ttgir::{Op, element_bits};
+
+/// A load not issued yet, perhaps converted: issued where it is first needed, so that a
+/// load → convert_layout → store streams through one round trip at a time.
+#[derive(Clone, Debug)]
+pub(super) struct Pending {
+    /// The loaded layout.
+    pub(super) layout: LinearLayout,
+    pub(super) buffer: usize,
+    pub(super) addressing: Addressing,
+    /// The bits a masked element reads.
+    pub(super) other: u64,
+    pub(super) vector: usize,
+    pub(super) bits: u32,
+    /// The layout it is converted to, if any.
+    pub(super) converted: Option<LinearLayout>,
+}
+
+/// Where an access's addresses come from, for AxisInfo.
+#[derive(Clone, Copy)]
+enum Address {
+    /// A tensor of pointers.
+    Pointers(usize),
+    /// A base pointer and a tensor of element offsets (`amdg.buffer_load` / `_store`).
+    BaseAndOffsets(usize, usize),
+}
+
+impl Lowering<'_> {
+    /// `tt.load` / `amdg.buffer_load`.
+    pub(super) fn lower_load(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
+        let (buffer, base, coef, ptr) = if op.name == "tt.load" {
+            let (b, c, k) = self.affine(op, 0, rank)?;
+            (b, c, k, Address::Pointers(op.operands[0]))
+        } else {
+            let (b, c0) = self.scalar_pointer(op, 0)?;
+            let (_, c, k) = self.affine(op, 1, rank)?;
+            (
+                Some(b),
+                c0.add(&c, 1),
+                k,
+                Address::BaseAndOffsets(op.operands[0], op.operands[1]),
+            )
+        };
+        let (buffer, addressing) = self.addressing(op, buffer, base, &coef)?;
+        self.load(op, buffer, addressing, ptr)
+    }
+
+    /// `tt.store` / `amdg.buffer_store`.
+    pub(super) fn lower_store(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (data, buffer, base, coef, ptr) = if op.name == "tt.store" {
+            let data = op.operands[1];
+            let (b, c, k) = self.affine(op, 0, self.rank(data))?;
+            (data, b, c, k, Address::Pointers(op.operands[0]))
+        } else {
+            let data = op.operands[0];
+            let (b, c0) = self.scalar_pointer(op, 1)?;
+            let (_, c, k) = self.affine(op, 2, self.rank(data))?;
+            (
+                data,
+                Some(b),
+                c0.add(&c, 1),
+                k,
+                Address::BaseAndOffsets(op.operands[1], op.operands[2]),
+            )
+        };
+        let (buffer, addressing) = self.addressing(op, buffer, base, &coef)?;
+        self.store(op, data, buffer, addressing, ptr)
+    }
+
+    /// A pointer argument plus a uniform element offset (a scalar `tt.addptr`).
+    fn scalar_pointer(&self, op: &Op, i: usize) -> Result<(usize, Uniform), LowerError> {
+        match self.operand(op, i)? {
+            Sym::Ptr(b) => Ok((*b, Uniform::default())),
+            Sym::Affine {
+                base: Some(b),
+                constant,
+                coef,
+            } if coef.is_empty() => Ok((*b, constant.clone())),
+            _ => fail(op, "the base is not a pointer argument plus a uniform offset"),
+        }
+    }
+
+    /// The buffer, strides and base of a pointer tensor (bounds come from the mask).
+    fn addressing(
+        &self,
+        op: &Op,
+        buffer: Option<usize>,
+        base: Uniform,
+        coef: &[Uniform],
+    ) -> Result<(usize, Addressing), LowerError> {
+        let Some(buffer) = buffer else {
+            return fail(op, "the address is not a pointer argument plus offsets");
+        };
+        let strides = coef
+            .iter()
+            .map(Uniform::extent)
+            .collect::<Option<Vec<Extent>>>()
+            .map_or_else(
+                || {
+                    fail(
+                        op,
+                        "an offset coefficient that is not a constant times one argument",
+                    )
+                },
+                Ok,
+            )?;
+        let bounds = vec![None; strides.len()];
+        Ok((
+            buffer,
+            Addressing {
+                strides,
+                bounds,
+                base,
+            },
+        ))
+    }
+
+    /// Elements per vector access: the layout's consecutive registers along the last
+    /// dimension, the AxisInfo alignment of the address, and every other stride's
+    /// divisibility. The address is a pointer tensor, or (buffer ops) a base pointer and a
+    /// tensor of element offsets.
+    fn vector(
+        &self,
+        dist: &Dist,
+        shape: &[u64],
+        bits: u32,
+        strides: &[Extent],
+        address: Address,
+    ) -> Result<usize, LowerError> {
+        let mut v = dist.global_vector(shape, bits)? as u64;
+        let last = strides.len().saturating_sub(1);
+        if strides.last() != Some(&Extent::Elements(1)) {
+            return Ok(1);
+        }
+        let bytes = u64::from(bits / 8).max(1);
+        let info = |x: usize| self.axis.get(x).and_then(Option::as_ref);
+        let last_of = |i: &AxisInfo| i.contiguity.len().saturating_sub(1);
+        match address {
+            Address::Pointers(ptr) => {
+                if let Some(i) = info(ptr) {
+                    v = v.min(i.alignment(last_of(i), bytes));
+                }
+            }
+            Address::BaseAndOffsets(base, offsets) => {
+                // A scalar base: only its divisibility (bytes) counts.
+                if let Some(d) = info(base).and_then(|i| i.divisibility.first()) {
+                    v = v.min((d / bytes).max(1));
+                }
+                if let Some(i) = info(offsets) {
+                    v = v.min(i.alignment(last_of(i), 1));
+                }
+            }
+        }
+        for s in &strides[..last] {
+            let div = match *s {
+                Extent::Elements(k) => 1u64 << k.trailing_zeros().min(63),
+                Extent::Scalar { index, times } => {
+                    self.divisibility[index].saturating_mul(1u64 << times.trailing_zeros().min(63))
+                }
+            };
+            v = v.min(div.max(1));
+        }
+        Ok(v.max(1) as usize)
+    }
+
+    fn load(
+        &mut self,
+        op: &Op,
+        buffer: usize,
+        mut addressing: Addressing,
+        ptr: Address,
+    ) -> Result<(), LowerError> {
+        let (bounds, other) = self.bounds(op, addressing.strides.len())?;
+        addressing.bounds = bounds;
+        let r = op
+            .results
+            .first()
+            .copied()
+            .ok_or_else(|| LowerError::new("a load without result"))?;
+        let layout = self.layout(op, r)?;
+        let shape = self.m.values[r].ty.shape.clone();
+        if addressing.strides.len() != shape.len() {
+            return fail(op, "the address has another rank than the result");
+        }
+        let bits = self.p.buffers[buffer].element_bits;
+        let dist = Dist::of(&layout, self.target.wave_size)?;
+        let vector = self
+            .vector(&dist, &shape, bits, &addressing.strides, ptr)?
+            .min(self.mask_vector(op, &addressing.bounds));
+        self.define(
+            op,
+            Sym::Pending(Box::new(Pending {
+                layout,
+                buffer,
+                addressing,
+                other,
+                vector,
+                bits,
+                converted: None,
+            })),
+        )
+    }
+
+    /// Value `v` in registers, each as wide as its type's elements says (a module whose types
+    /// disagree with what computed them is refused, not lowered).
+    pub(super) fn typed_data(
+        &mut self,
+        op: &Op,
+        v: usize,
+    ) -> Result<(Box<LinearLayout>, Vec<Value>), LowerError> {
+        let bits = self.bits(op, v)?;
+        let (layout, values) = self.data(op, v)?;
+        if values.iter().any(|&x| self.p.value_bits(x) != bits) {
+            return fail(
+                op,
+                format!(
+                    "{} holds elements of another width than its type",
+                    self.m.values[v].name
+                ),
+            );
+        }
+        Ok((layout, values))
+    }
+
+    /// Value `v` in registers: a deferred load is issued (and converted) now, once.
+    pub(super) fn data(&mut self, op: &Op, v: usize) -> Result<(Box<LinearLayout>, Vec<Value>), LowerError> {
+        match self.sym(op, v)?.clone() {
+            Sym::Data { layout, values } => Ok((layout, values)),
+            Sym::Pending(pending) => {
+                let dist = Dist::of(&pending.layout, self.target.wave_size)?;
+                let mut values = Loader::strided(
+                    &dist,
+                    (&pending.addressing, pending.other),
+                    pending.vector,
+                    pending.buffer,
+                    pending.bits,
+                )
+                .all(&mut self.p);
+                let mut layout = pending.layout;
+                if let Some(dst) = pending.converted {
+                    values =
+                        convert::registers(&mut self.p, &layout, &dst, &values, pending.bits, self.target)?;
+                    layout = dst;
+                }
+                let layout = Box::new(layout);
+                self.syms[v] = Some(Sym::Data {
+                    layout: layout.clone(),
+                    values: values.clone(),
+                });
+                Ok((layout, values))
+            }
+            _ => fail(op, format!("{} is not data", self.m.values[v].name)),
+        }
+    }
+
+    fn store(
+        &mut self,
+        op: &Op,
+        data: usize,
+        buffer: usize,
+        mut addressing: Addressing,
+        ptr: Address,
+    ) -> Result<(), LowerError> {
+        let shape = self.m.values[data].ty.shape.clone();
+        if addressing.strides.len() != shape.len() {
+            return fail(op, "the address has another rank than the data");
+        }
+        addressing.bounds = self.bounds(op, addressing.strides.len())?.0;
+        let masked = self.mask_vector(op, &addressing.bounds);
+        let bits = self.p.buffers[buffer].element_bits;
+        // Loads of the buffer written here happen before the store, as the program says.
+        for v in 0..self.syms.len() {
+            if v != data
+                && let Some(Sym::Pending(pending)) = &self.syms[v]
+                && pending.buffer == buffer
+            {
+                self.data(op, v)?;
+            }
+        }
+        // A converted load stored once: loads, round trips and stores interleave.
+        if let Sym::Pending(pending) = self.sym(op, data)?.clone()
+            && let Some(dst) = &pending.converted
+            && self.users[data] == 1
+        {
+            if pending.bits != bits {
+                return fail(op, "stores elements of another width than the pointer's");
+            }
+            let s = Dist::of(&pending.layout, self.target.wave_size)?;
+            let d = Dist::of(dst, self.target.wave_size)?;
+            let vector = self
+                .vector(&d, &shape, bits, &addressing.strides, ptr)?
+                .min(masked);
+            let mut loader = Loader::strided(
+                &s,
+                (&pending.addressing, pending.other),
+                pending.vector,
+                pending.buffer,
+                pending.bits,
+            );
+            let mut storer = Storer::strided(&d, &addressing, vector, buffer);
+            let values = convert::streaming(
+                &mut self.p,
+                (&pending.layout, &s),
+                (dst, &d),
+                pending.bits,
+                self.target,
+                &mut loader,
+                Some(&mut storer),
+            )?;
+            return storer.finish(&mut self.p, &values);
+        }
+        let (layout, values) = self.typed_data(op, data)?;
+        if values.iter().any(|&v| self.p.value_bits(v) != bits) {
+            return fail(op, "stores elements of another width than the pointer's");
+        }
+        let dist = Dist::of(&layout, self.target.wave_size)?;
+        let vector = self
+            .vector(&dist, &shape, bits, &addressing.strides, ptr)?
+            .min(masked);
+        Storer::strided(&dist, &addressing, vector, buffer).finish(&mut self.p, &values)
+    }
+
+    /// The bounds of a load's or store's mask (none without one), and the bits a masked
+    /// element of a load reads (`other`, a splat constant; 0 without one).
+    fn bounds(&self, op: &Op, rank: usize) -> Result<(Vec<Option<Extent>>, u64), LowerError> {
+        let other = match op.other {
+            None => 0,
+            Some(i) => match self.operand(op, i)? {
+                Sym::Splat(bits) => *bits,
+                Sym::Affine {
+                    base: None,
+                    constant,
+                    coef,
+                } if coef.iter().all(Uniform::is_zero) => match constant.as_constant() {
+                    Some(c) => c as u64 & self.element_mask(op, op.results[0])?,
+                    None => return fail(op, "an `other` that is not a constant is not lowered yet"),
+                },
+                _ => return fail(op, "an `other` that is not a splat constant is not lowered yet"),
+            },
+        };
+        let Some(i) = op.mask else {
+            return Ok((vec![None; rank], other));
+        };
+        match self.operand(op, i)? {
+            Sym::Mask(b) if b.len() == rank => Ok((b.clone(), other)),
+            Sym::Mask(_) => fail(op, "the mask has another rank than the access"),
+            _ => fail(
+                op,
+                "a mask that is not a conjunction of coordinate bounds is not lowered yet",
+            ),
+        }
+    }
+
+    /// Elements per vector a mask allows: a bound on the last dimension may cut a vector, so
+    /// vectors are no longer than the mask's AxisInfo constancy there.
+    fn mask_vector(&self, op: &Op, bounds: &[Option<Extent>]) -> usize {
+        if bounds.last().is_none_or(Option::is_none) {
+            return usize::MAX;
+        }
+        op.mask
+            .and_then(|i| op.operands.get(i))
+            .and_then(|&v| self.axis.get(v))
+            .and_then(Option::as_ref)
+            .and_then(|info| info.constancy.last().copied())
+            .map_or(1, |c| c.max(1) as usize)
+    }
+
+    /// The bits of value `v`'s elements, as a mask.
+    pub(super) fn element_mask(&self, op: &Op, v: usize) -> Result<u64, LowerError> {
+        let bits = self.bits(op, v)?;
+        Ok(if bits == 64 { u64::MAX } else { (1 << bits) - 1 })
+    }
+
+    /// Bits of value `v`'s elements (8 to 64).
+    pub(super) fn bits(&self, op: &Op, v: usize) -> Result<u32, LowerError> {
+        element_bits(&self.m.values[v].ty.element)
+            .filter(|b| [8, 16, 32, 64].contains(b))
+            .map_or_else(|| fail(op, "elements that are not 8 to 64 bits wide"), Ok)
+    }
+}

@@ -1,0 +1,420 @@
+//! Triton's final TTGIR, lowered: each tensor is a per-thread array of registers given by its
+//! layout, and each op is algebra on those layouts.
+//!
+//! Index arithmetic never reaches the registers ([`index`]). `tt.make_range`, `tt.splat`,
+//! `tt.expand_dims`, `tt.broadcast`, `arith.addi`/`muli` and `tt.addptr` build tensors that are
+//! *affine* in their coordinates — element `(c₀, c₁, …)` is `u + Σ cᵢ·kᵢ` with `u` and each `kᵢ`
+//! uniform over the workgroup (constants, scalar arguments such as a row stride, program ids)
+//! — so they are kept as those coefficients, whatever their layout (a `ttg.convert_layout` of
+//! one is free). A load or store through such a pointer tensor becomes the buffer accesses of
+//! its layout ([`memory`]: a [`GlobalOffset`](super::GlobalOffset) with the coefficients as
+//! strides and `u` as its base), vectorised as far as the layout's registers and the crate's
+//! AxisInfo of the pointer allow. Loaded data lives in registers ([`data`]): element-wise
+//! arithmetic acts register by register, `ttg.convert_layout` of data is the conversion `cost`
+//! plans (register moves, lane shuffles or a round trip through LDS), `tt.reduce` combines in
+//! the thread, across lanes and across warps as the layout spreads the axis ([`reduce`]), and
+//! `ttg.local_alloc`/`local_load` go through LDS ([`shared`]).
+//!
+//! A load is issued where its data is first needed, and a load → `convert_layout` → store
+//! chain streams: each round trip through LDS loads its registers right before writing them and
+//! stores what it read right away, so a thread holds one round trip's registers (Triton holds
+//! the whole tile). Loads of a buffer still happen before the stores to it; pointer arguments
+//! are taken not to alias one another.
+//!
+//! # Worked example
+//!
+//! A 64×64 f32 copy with a runtime row stride: `offsets = rows·stride + cols` is affine
+//! (coefficients `[stride, 1]`), so the load is 4 vector loads per thread of the blocked layout
+//! at `row·stride + col`, and the store the same through the destination.
+//!
+//! ```
+//! use linear_layout::lower::{run_with, ttgir_kernel};
+//! use linear_layout::target::Target;
+//! use linear_layout::ttgir::Module;
+//! let text = r#"
+//! #blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+//! module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+//!   tt.func public @copy(%src: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %dst: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %stride: i32 {tt.divisibility = 16 : i32}) {
+//!     %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #ttg.slice<{dim = 1, parent = #blocked}>>
+//!     %c = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #ttg.slice<{dim = 0, parent = #blocked}>>
+//!     %r2 = tt.expand_dims %r {axis = 1 : i32} : tensor<64xi32, #ttg.slice<{dim = 1, parent = #blocked}>> -> tensor<64x1xi32, #blocked>
+//!     %s = tt.splat %stride : i32 -> tensor<64x1xi32, #blocked>
+//!     %rs = arith.muli %r2, %s : tensor<64x1xi32, #blocked>
+//!     %rb = tt.broadcast %rs : tensor<64x1xi32, #blocked> -> tensor<64x64xi32, #blocked>
+//!     %c2 = tt.expand_dims %c {axis = 0 : i32} : tensor<64xi32, #ttg.slice<{dim = 0, parent = #blocked}>> -> tensor<1x64xi32, #blocked>
+//!     %cb = tt.broadcast %c2 : tensor<1x64xi32, #blocked> -> tensor<64x64xi32, #blocked>
+//!     %off = arith.addi %rb, %cb : tensor<64x64xi32, #blocked>
+//!     %sp = tt.splat %src : !tt.ptr<f32> -> tensor<64x64x!tt.ptr<f32>, #blocked>
+//!     %p = tt.addptr %sp, %off : tensor<64x64x!tt.ptr<f32>, #blocked>, tensor<64x64xi32, #blocked>
+//!     %x = tt.load %p : tensor<64x64x!tt.ptr<f32>, #blocked>
+//!     %dp = tt.splat %dst : !tt.ptr<f32> -> tensor<64x64x!tt.ptr<f32>, #blocked>
+//!     %q = tt.addptr %dp, %off : tensor<64x64x!tt.ptr<f32>, #blocked>, tensor<64x64xi32, #blocked>
+//!     tt.store %q, %x : tensor<64x64x!tt.ptr<f32>, #blocked>
+//!     tt.return
+//!   }
+//! }"#;
+//! let k = ttgir_kernel(&Module::parse(text)?, Target::by_name("gfx942")?)?;
+//! assert_eq!(k.program.name, "copy");
+//! assert_eq!(k.program.op_counts()["global_load"], 4); // 16 f32 per thread, 128-bit vectors
+//! assert!(k.llvm_ir()?.contains("define amdgpu_kernel void @copy(ptr addrspace(1) %src, ptr addrspace(1) %dst, i32 %stride)"));
+//! // Rows 96 elements apart: the stride is an argument.
+//! let src: Vec<u8> = (0..64 * 96 * 4).map(|i| (i % 251) as u8).collect();
+//! let mut buffers = vec![src.clone(), vec![0; 64 * 96 * 4]];
+//! run_with(&k.program, &mut buffers, &[96])?;
+//! for row in 0..64 {
+//!     let r = row * 96 * 4..row * 96 * 4 + 64 * 4;
+//!     assert_eq!(buffers[1][r.clone()], src[r]);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod data;
+mod index;
+mod memory;
+mod reduce;
+mod shared;
+
+use super::program::{Buffer, Program, Scalar, Uniform, UniformInput, Value};
+use super::{Kernel, LowerError, check_target};
+use crate::linear::LinearLayout;
+use crate::target::Target;
+use crate::ttgir::axisinfo::{AxisInfo, analyze};
+use crate::ttgir::{AttrValue, Module, Op, TypeKind, attr};
+use memory::Pending;
+use shared::SharedTile;
+
+/// What a TTGIR value is while lowering.
+#[derive(Clone, Debug)]
+enum Sym {
+    /// A workgroup-uniform integer.
+    Int(Uniform),
+    /// A pointer argument: its buffer.
+    Ptr(usize),
+    /// A tensor affine in its coordinates: element `c` is `base + constant + Σ c_d·coef[d]`
+    /// (`base`: the buffer of a pointer tensor; no coefficients: a scalar pointer plus an
+    /// offset).
+    Affine {
+        base: Option<usize>,
+        constant: Uniform,
+        coef: Vec<Uniform>,
+    },
+    /// Data in registers: one value per register of `layout`.
+    Data {
+        layout: Box<LinearLayout>,
+        values: Vec<Value>,
+    },
+    /// A float constant (scalar or splat), as its bit pattern: a dot's initial accumulator, a
+    /// masked load's `other`.
+    Splat(u64),
+    /// A mask that bounds coordinates: per dimension, `Some(n)` when the coordinate must stay
+    /// below `n` (`arith.cmpi slt` of a range against a splat, `andi`-ed, expanded, broadcast).
+    Mask(Vec<Option<super::Extent>>),
+    /// A tile in LDS (`ttg.local_alloc`): the registers that fill it, its shared layout and
+    /// where it lives.
+    Shared(Box<SharedTile>),
+    /// A load not issued yet, perhaps converted: issued where it is first needed, so that a
+    /// load → convert_layout → store streams through one round trip at a time.
+    Pending(Box<Pending>),
+}
+
+struct Lowering<'a> {
+    m: &'a Module,
+    target: &'static Target,
+    axis: Vec<Option<AxisInfo>>,
+    /// Per scalar argument, its divisibility (`tt.divisibility`, 1 when absent).
+    divisibility: Vec<u64>,
+    syms: Vec<Option<Sym>>,
+    /// Per value, how many operands name it.
+    users: Vec<usize>,
+    /// LDS bytes allocated so far (`ttg.local_alloc`, reductions across warps).
+    lds_top: u64,
+    p: Program,
+}
+
+fn fail<T>(op: &Op, what: impl std::fmt::Display) -> Result<T, LowerError> {
+    Err(LowerError::new(format!("line {}: {}: {what}", op.line, op.name)))
+}
+
+/// The operands and results (at least) an op the lowering handles has.
+fn arity(name: &str) -> Option<(usize, usize)> {
+    Some(match name {
+        "tt.make_range" | "arith.constant" => (0, 1),
+        "tt.splat"
+        | "tt.expand_dims"
+        | "tt.broadcast"
+        | "ttg.convert_layout"
+        | "amdg.in_thread_transpose"
+        | "ttg.local_alloc"
+        | "ttg.local_load"
+        | "arith.truncf"
+        | "arith.extf"
+        | "arith.sitofp"
+        | "arith.fptosi"
+        | "arith.extsi"
+        | "arith.trunci"
+        | "math.exp"
+        | "tt.reduce"
+        | "tt.load" => (1, 1),
+        "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" | "arith.cmpi"
+        | "arith.andi" | "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maxnumf"
+        | "arith.minnumf" | "arith.maxsi" | "arith.minsi" => (2, 1),
+        "tt.get_program_id" | "tt.get_num_programs" => (0, 1),
+        "tt.store" => (2, 0),
+        "amdg.buffer_store" => (3, 0),
+        "tt.dot" => (3, 1),
+        _ => return None,
+    })
+}
+
+/// A kernel argument's name as an LLVM identifier that none of the emitted names can take.
+fn argument_name(name: &str) -> String {
+    let clean: String = name
+        .trim_start_matches('%')
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let reserved = clean == "tid"
+        || clean.is_empty()
+        || ["t", "v", "rsrc"].iter().any(|p| {
+            clean
+                .strip_prefix(p)
+                .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()))
+        });
+    if reserved { format!("arg_{clean}") } else { clean }
+}
+
+impl Lowering<'_> {
+    fn sym(&self, op: &Op, v: usize) -> Result<&Sym, LowerError> {
+        match self.syms.get(v).and_then(Option::as_ref) {
+            Some(s) => Ok(s),
+            None => fail(
+                op,
+                format!("{} has no value the lowering knows", self.m.values[v].name),
+            ),
+        }
+    }
+
+    fn operand(&self, op: &Op, i: usize) -> Result<&Sym, LowerError> {
+        let Some(&v) = op.operands.get(i) else {
+            return fail(op, format!("operand {i} is missing"));
+        };
+        self.sym(op, v)
+    }
+
+    fn define(&mut self, op: &Op, sym: Sym) -> Result<(), LowerError> {
+        match op.results.first() {
+            Some(&r) => {
+                self.syms[r] = Some(sym);
+                Ok(())
+            }
+            None => fail(op, "has no result"),
+        }
+    }
+
+    /// Defines the result of `op` as registers `values` of `layout`.
+    fn define_data(&mut self, op: &Op, layout: LinearLayout, values: Vec<Value>) -> Result<(), LowerError> {
+        self.define(
+            op,
+            Sym::Data {
+                layout: Box::new(layout),
+                values,
+            },
+        )
+    }
+
+    /// The layout of value `v` (a tensor with an encoding).
+    fn layout(&self, op: &Op, v: usize) -> Result<LinearLayout, LowerError> {
+        let ty = &self.m.values[v].ty;
+        let Some(enc) = &ty.encoding else {
+            return fail(op, format!("{} has no encoding", self.m.values[v].name));
+        };
+        enc.to_linear_layout(&ty.shape)
+            .map_err(|e| LowerError::new(format!("line {}: {}: {e}", op.line, op.name)))
+    }
+
+    fn rank(&self, v: usize) -> usize {
+        self.m.values[v].ty.shape.len()
+    }
+
+    /// The `axis` attribute, below `rank`.
+    fn axis(&self, op: &Op, rank: usize) -> Result<usize, LowerError> {
+        match attr(&op.attrs, "axis") {
+            Some(AttrValue::Int(a)) if (0..rank as i64).contains(a) => Ok(*a as usize),
+            _ => fail(op, "needs an axis inside the tensor"),
+        }
+    }
+
+    /// Whether operand `i` is data (in registers or about to be loaded).
+    fn is_data(&self, op: &Op, i: usize) -> bool {
+        matches!(
+            op.operands
+                .get(i)
+                .and_then(|&v| self.syms.get(v))
+                .and_then(Option::as_ref),
+            Some(Sym::Data { .. } | Sym::Pending(_))
+        )
+    }
+    fn op(&mut self, i: usize) -> Result<bool, LowerError> {
+        let op = &self.m.ops[i];
+        if let Some((operands, results)) = arity(&op.name)
+            && (op.operands.len() < operands || op.results.len() < results)
+        {
+            return fail(
+                op,
+                format!(
+                    "takes {operands} operands and {results} results, not {} and {}",
+                    op.operands.len(),
+                    op.results.len()
+                ),
+            );
+        }
+        let rank = op.results.first().map_or(0, |&r| self.rank(r));
+        let data = (0..op.operands.len()).any(|k| self.is_data(op, k));
+        match op.name.as_str() {
+            "tt.return" => return Ok(false),
+            "tt.make_range" => self.make_range(op)?,
+            "tt.get_program_id" | "tt.get_num_programs" => self.program_id(op)?,
+            "arith.constant" => self.constant(op, rank)?,
+            "tt.splat" => self.splat(op, rank)?,
+            "tt.expand_dims" | "tt.broadcast" if data => self.reshape_data(op)?,
+            "tt.expand_dims" => {
+                let axis = self.axis(op, rank)?;
+                self.expand_index(op, axis, rank)?;
+            }
+            // Index values, masks and constants do not depend on their shape's layout.
+            "tt.broadcast" => self.define(op, self.operand(op, 0)?.clone())?,
+            "ttg.convert_layout" => {
+                let r = op.results[0];
+                let sym = match self.operand(op, 0)?.clone() {
+                    Sym::Pending(mut pending) if pending.converted.is_none() => {
+                        pending.converted = Some(self.layout(op, r)?);
+                        Sym::Pending(pending)
+                    }
+                    Sym::Data { .. } | Sym::Pending(_) => return self.convert_data(op).map(|()| true),
+                    other => other,
+                };
+                self.define(op, sym)?;
+            }
+            // A permutation of each thread's registers: a conversion planned as register moves.
+            "amdg.in_thread_transpose" => self.convert_data(op)?,
+            name if data && data::arith_op(name).is_some() => {
+                if let Some(arith) = data::arith_op(name) {
+                    self.elementwise(op, arith)?;
+                }
+            }
+            "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" => self.index_arith(op, rank)?,
+            "tt.load" | "amdg.buffer_load" => self.lower_load(op, rank)?,
+            "tt.store" | "amdg.buffer_store" => self.lower_store(op)?,
+            "arith.cmpi" => self.compare(op, rank)?,
+            "arith.andi" => self.and_masks(op)?,
+            "ttg.local_alloc" => self.local_alloc(op)?,
+            "ttg.local_dealloc" => {}
+            "ttg.local_load" => self.local_load(op)?,
+            "tt.dot" => self.dot(op)?,
+            "tt.reduce" => self.reduce(op)?,
+            "arith.truncf" | "arith.extf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi"
+            | "arith.trunci" => self.convert_numbers(op)?,
+            "arith.maximumf" | "arith.minimumf" => {
+                return fail(
+                    op,
+                    "NaN-propagating max/min are not lowered yet (maxnumf/minnumf are)",
+                );
+            }
+            _ => return fail(op, "is not lowered (yet)"),
+        }
+        Ok(true)
+    }
+}
+
+/// Lowers the module's single `tt.func` to a kernel for `target` (see the module docs): one
+/// `amdgpu_kernel` named as the function, its arguments in order (`!tt.ptr<T>` → a buffer,
+/// `i32`/`i64` → a scalar). An op outside the lowered subset is an error naming it and its line.
+///
+/// ```
+/// use linear_layout::lower::ttgir_kernel;
+/// use linear_layout::target::Target;
+/// use linear_layout::ttgir::Module;
+/// let m = Module::parse("module attributes {\"ttg.threads-per-warp\" = 64 : i32} {\n tt.func @f(%x: i32) {\n %y = arith.xori %x, %x : i32\n tt.return\n }\n}")?;
+/// let e = ttgir_kernel(&m, Target::by_name("gfx942")?).unwrap_err();
+/// assert!(e.to_string().starts_with("line 3: arith.xori"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, LowerError> {
+    check_target(target)?;
+    let [func] = m.funcs.as_slice() else {
+        return Err(LowerError::new(format!(
+            "the module has {} functions; the lowering takes one",
+            m.funcs.len()
+        )));
+    };
+    if m.threads_per_warp != target.wave_size {
+        return Err(LowerError::new(format!(
+            "the module runs {} lanes per warp; {} has {}",
+            m.threads_per_warp, target.name, target.wave_size
+        )));
+    }
+    let threads = m.threads_per_warp.saturating_mul(m.num_warps);
+    if threads == 0 || threads > 1024 {
+        return Err(LowerError::new(format!("{threads} threads per workgroup")));
+    }
+    let axis = analyze(m).map_err(|e| LowerError::new(e.to_string()))?;
+    let mut l = Lowering {
+        m,
+        target,
+        axis,
+        divisibility: Vec::new(),
+        syms: vec![None; m.values.len()],
+        users: m.users().iter().map(Vec::len).collect(),
+        lds_top: 0,
+        p: Program::new(&func.name, target.wave_size, threads),
+    };
+    for (position, (&v, attrs)) in func.args.iter().zip(&func.arg_attrs).enumerate() {
+        let value = &m.values[v];
+        let name = argument_name(&value.name);
+        if value.ty.kind != TypeKind::Scalar {
+            return Err(LowerError::new(format!(
+                "argument {} is not a scalar or a pointer",
+                value.name
+            )));
+        }
+        if let Some(bits) = value.ty.pointee_bits() {
+            l.syms[v] = Some(Sym::Ptr(l.p.buffers.len()));
+            l.p.buffers.push(Buffer {
+                name,
+                elements: None,
+                element_bits: bits,
+            });
+        } else {
+            let bits = match value.ty.element.as_str() {
+                "i32" => 32,
+                "i64" => 64,
+                other => {
+                    return Err(LowerError::new(format!(
+                        "argument {} is {other}; the lowering takes pointers, i32 and i64",
+                        value.name
+                    )));
+                }
+            };
+            l.syms[v] = Some(Sym::Int(Uniform::input(UniformInput::Argument(
+                l.p.scalars.len(),
+            ))));
+            l.divisibility.push(match attr(attrs, "tt.divisibility") {
+                Some(AttrValue::Int(d)) if *d > 0 => *d as u64,
+                _ => 1,
+            });
+            l.p.scalars.push(Scalar { name, bits, position });
+        }
+    }
+    for &i in &func.body {
+        if !l.op(i)? {
+            break;
+        }
+    }
+    Ok(Kernel { program: l.p, target })
+}

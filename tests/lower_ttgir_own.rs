@@ -1,0 +1,185 @@
+//! Kernels of the project's own, compiled by Triton 3.6 (`scripts/own_ttgir.py`) and lowered:
+//! a row softmax, an i32 row sum and a column max, on gfx942, gfx950 and gfx1100, each run as
+//! several workgroups of a grid (the program id moves the tile) and compared with what its
+//! Python source computes; llc accepts every one.
+
+#[path = "lower_common/mod.rs"]
+mod lower_common;
+
+use linear_layout::lower::{Kernel, Launch, run_launch, ttgir_kernel};
+use linear_layout::target::Target;
+use linear_layout::ttgir::Module;
+use lower_common::{Rng, compile, llc};
+use serde_json::Value as Json;
+
+const DIR: &str = "tests/fixtures/lower/ttgir-own";
+
+fn cases() -> Vec<Json> {
+    let text = std::fs::read_to_string(format!("{DIR}/cases.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn lower(case: &Json) -> Kernel {
+    let file = format!("{DIR}/{}", case["file"].as_str().unwrap());
+    let m = Module::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let t = Target::by_name(case["arch"].as_str().unwrap()).unwrap();
+    ttgir_kernel(&m, t).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+fn arg(case: &Json, name: &str) -> usize {
+    case["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == name)
+        .and_then(|a| a["value"].as_u64())
+        .unwrap() as usize
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn i32s(bytes: &[u8]) -> Vec<i32> {
+    bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Runs workgroup `pid` of a grid of `grid` on inputs scaled to the grid (the tile of each
+/// workgroup exists) and compares the output with the reference over the tile of `pid`.
+fn check(case: &Json, k: &Kernel, pid: u32, grid: u32) -> Result<(), String> {
+    let reference = case["reference"].as_str().unwrap();
+    let (m, n) = (
+        case["constexprs"]["M"].as_u64().unwrap() as usize,
+        case["constexprs"]["N"].as_u64().unwrap() as usize,
+    );
+    let stride = arg(case, "stride");
+    // The tile moves along rows (softmax, rowsum) or columns (colmax).
+    let (rows, cols) = if reference == "colmax" {
+        (m, stride * grid as usize)
+    } else {
+        (m * grid as usize, stride)
+    };
+    let stride = if reference == "colmax" { cols } else { stride };
+    let mut r = Rng(case["seed"].as_u64().unwrap() * 7919 + u64::from(pid) + 1);
+    let x: Vec<u8> = match reference {
+        // Small integers: sums are exact, and wrap as i32 does.
+        "rowsum" => (0..rows * stride)
+            .flat_map(|_| ((r.next() % 2001) as i32 - 1000).to_le_bytes())
+            .collect(),
+        _ => (0..rows * stride)
+            .flat_map(|_| (((r.next() % 1601) as f32 - 800.0) / 100.0).to_le_bytes())
+            .collect(),
+    };
+    let out_len = if reference == "softmax" {
+        rows * stride
+    } else {
+        rows.max(cols)
+    };
+    let mut buffers = vec![x.clone(), vec![0u8; out_len * 4]];
+    let mut scalars = vec![stride as u64];
+    if reference == "softmax" {
+        scalars.push(n as u64);
+    }
+    let launch = Launch {
+        scalars,
+        workgroup: [pid, 0, 0],
+        grid: [grid, 1, 1],
+    };
+    run_launch(&k.program, &mut buffers, &launch).map_err(|e| format!("interpreter: {e}"))?;
+    let p = pid as usize;
+    match reference {
+        "softmax" => {
+            let (x, got) = (f32s(&x), f32s(&buffers[1]));
+            for row in p * m..(p + 1) * m {
+                let v = &x[row * stride..row * stride + n];
+                let max = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let e: Vec<f64> = v.iter().map(|&a| f64::from(a - max).exp()).collect();
+                let sum: f64 = e.iter().sum();
+                for col in 0..n {
+                    let want = e[col] / sum;
+                    let g = f64::from(got[row * stride + col]);
+                    if (g - want).abs() > 1e-5 * want.max(1e-3) {
+                        return Err(format!("[{row}][{col}] = {g}, want {want}"));
+                    }
+                }
+            }
+        }
+        "rowsum" => {
+            let (x, got) = (i32s(&x), i32s(&buffers[1]));
+            for row in p * m..(p + 1) * m {
+                let want = x[row * stride..row * stride + n]
+                    .iter()
+                    .fold(0i32, |a, &b| a.wrapping_add(b));
+                if got[row] != want {
+                    return Err(format!("row {row}: {}, want {want}", got[row]));
+                }
+            }
+        }
+        "colmax" => {
+            let (x, got) = (f32s(&x), f32s(&buffers[1]));
+            for col in p * n..(p + 1) * n {
+                let want = (0..m)
+                    .map(|row| x[row * stride + col])
+                    .fold(f32::NEG_INFINITY, f32::max);
+                if got[col] != want {
+                    return Err(format!("column {col}: {}, want {want}", got[col]));
+                }
+            }
+        }
+        other => return Err(format!("no reference {other}")),
+    }
+    Ok(())
+}
+
+#[test]
+fn own_kernels_compute_what_their_sources_say() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        let k = lower(&case);
+        for pid in [0, 1, 3] {
+            if let Err(e) = check(&case, &k, pid, 4) {
+                failures.push(format!("{} (program {pid}): {e}", case["id"]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A reduction whose combiner is swapped for another op is caught by the reference.
+#[test]
+fn a_wrong_combiner_is_caught() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c["id"] == "own/rowsum-gfx942")
+        .unwrap();
+    let file = format!("{DIR}/{}", case["file"].as_str().unwrap());
+    let text = std::fs::read_to_string(file)
+        .unwrap()
+        .replace("arith.addi %arg3, %arg4", "arith.maxsi %arg3, %arg4");
+    let m = Module::parse(&text).unwrap();
+    let k = ttgir_kernel(&m, Target::by_name("gfx942").unwrap()).unwrap();
+    assert!(check(&case, &k, 0, 1).is_err());
+}
+
+#[test]
+fn llc_accepts_the_own_kernels() {
+    let Some(llc) = llc() else {
+        eprintln!("llc-22 not found: skipped");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("ll-own-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for case in cases() {
+        let k = lower(&case);
+        let ir = k.llvm_ir().unwrap();
+        let name = case["id"].as_str().unwrap().replace('/', "_");
+        compile(llc, &ir, k.target, &dir, &name).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
