@@ -425,6 +425,14 @@ pub fn ttgir_passes(data: &[u8]) {
             {
                 k.program.validate().expect("a lowered kernel validates");
                 k.llvm_ir().expect("a lowered kernel emits");
+                // Running it may fail (its buffers are too small for its accesses), never panic.
+                let mut buffers = vec![vec![0u8; 1 << 16]; k.program.buffers.len()];
+                let launch = lower::Launch {
+                    scalars: vec![16; k.program.scalars.len()],
+                    workgroup: [1, 0, 0],
+                    grid: [2, 1, 1],
+                };
+                let _ = lower::run_launch(&k.program, &mut buffers, &launch);
             }
         }
     }

@@ -389,7 +389,8 @@ pub(crate) fn round_trips(
     }
     p.lds_bytes = p.lds_bytes.max(top);
     let plans = transfers.iter().map(planned).collect::<Result<Vec<_>, _>>()?;
-    p.fence_lds_reuse();
+    let bottom = transfers.iter().map(|t| t.base).min().unwrap_or(0);
+    p.fence_lds_reuse(bottom, top);
     let mut write_memos: Vec<HashMap<(usize, u64), Value>> = vec![HashMap::new(); plans.len()];
     // What each read slot (compact destination register of thread 0's view) received.
     let mut compacts: Vec<Vec<Option<Value>>> =

@@ -832,15 +832,26 @@ impl Program {
         self.values.get(v.0 as usize).copied().unwrap_or(0)
     }
 
-    /// Before new LDS writes: a barrier if some wave may still be reading LDS (a read since the
-    /// last barrier), so the writes cannot overtake those reads.
-    pub(crate) fn fence_lds_reuse(&mut self) {
+    /// Before new LDS writes to bytes `lo..hi`: a barrier if some wave may still be reading
+    /// them (a read of one of them since the last barrier), so the writes cannot overtake those
+    /// reads.
+    pub(crate) fn fence_lds_reuse(&mut self, lo: u64, hi: u64) {
+        let threads = self.threads as usize;
         let reading = self
             .ops
             .iter()
             .rev()
             .take_while(|op| !matches!(op, Op::Barrier))
-            .any(|op| matches!(op, Op::LdsRead { .. } | Op::LdsReadTransposed { .. }));
+            .any(|op| match op {
+                Op::LdsRead { dst, address } | Op::LdsReadTransposed { dst, address } => {
+                    let bytes = dst.len() as u64 * u64::from(self.value_bits(dst[0])) / 8;
+                    address
+                        .eval_all(threads)
+                        .iter()
+                        .any(|&a| a < hi && a + bytes > lo)
+                }
+                _ => false,
+            });
         if reading {
             self.ops.push(Op::Barrier);
         }

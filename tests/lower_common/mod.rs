@@ -476,7 +476,9 @@ pub fn cases(per_target: usize, seed: u64) -> Vec<Case> {
     out
 }
 
-/// Body instruction lines, as codegen-anchor.md counts them (`s_endpgm` included).
+/// Body instruction lines, as codegen-anchor.md counts them (`s_endpgm` included), over the
+/// whole function: a kernel whose masked stores branch out of line has blocks after its first
+/// `s_endpgm`, and they count too.
 pub fn total(asm: &str) -> u64 {
     let (mut inside, mut n) = (false, 0);
     for line in asm.lines() {
@@ -485,13 +487,13 @@ pub fn total(asm: &str) -> u64 {
             inside = code.ends_with(':') && !code.starts_with('.') && !code.starts_with('$');
             continue;
         }
+        if code.starts_with(".Lfunc_end") || code.starts_with(".size") {
+            break;
+        }
         if code.is_empty() || code.starts_with('.') || code.ends_with(':') {
             continue;
         }
         n += 1;
-        if code.starts_with("s_endpgm") {
-            break;
-        }
     }
     n
 }

@@ -131,6 +131,9 @@ impl Lowering<'_> {
             .map_or_else(|| fail(op, "reduces elements of a type that is not lowered"), Ok)?;
         let rank = self.rank(src);
         let axis = self.axis(op, rank)?;
+        if self.rank(r) + 1 != rank {
+            return fail(op, "the result's rank is not one less than the operand's");
+        }
         let (layout, values) = self.typed_data(op, src)?;
         let s = Dist::of(&layout, self.target.wave_size)?;
         // Which columns run along the axis.
@@ -263,7 +266,7 @@ impl Lowering<'_> {
             cols: (0..s.thread.len()).map(|k| (1u64 << k) * bytes).collect(),
             constant: base + j as u64 * threads * bytes,
         };
-        self.p.fence_lds_reuse();
+        self.p.fence_lds_reuse(base, base + size);
         for (j, &v) in partial.iter().enumerate() {
             self.p.ops.push(ProgramOp::LdsWrite {
                 src: vec![v],
