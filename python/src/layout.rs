@@ -237,7 +237,11 @@ impl PyLinearLayout {
                 "from_dict takes a dict {'in_dims': {...}, 'out_dims': {...}}",
             ));
         }
-        pythonize::depythonize::<LinearLayout>(d)
+        // Through JSON values, so that the protocol's types hold exactly (a bool or a float is
+        // not an int there).
+        let json = pythonize::depythonize::<serde_json::Value>(d)
+            .map_err(|e| LayoutError::new_err(e.to_string()))?;
+        serde_json::from_value::<LinearLayout>(json)
             .map(PyLinearLayout::wrap)
             .map_err(|e| LayoutError::new_err(e.to_string()))
     }
