@@ -5,8 +5,8 @@ build, as the crate's ``linear::arbitrary`` generators do for Rust's quickcheck:
 layouts that deal the bits of a tensor out to registers, lanes, warps and blocks (in some order,
 with broadcast zero bases and XOR mixing), swizzled shared-memory layouts, and small layouts with
 arbitrary names (an in-dim may share its name with an out-dim). Sizes stay small enough for
-brute-force checks (at most 14 input bits). Needs ``hypothesis`` (``pip install
-"./python[strategies]"``).
+brute-force checks (at most 18 input bits: 10 tensor bits and up to 8 broadcast ones). Needs
+``hypothesis`` (``pip install "./python[strategies]"``).
 
 >>> from hypothesis import given
 >>> from linear_layout.strategies import invertible_layouts
