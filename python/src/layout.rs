@@ -92,19 +92,24 @@ fn bases_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<Vec<i64>>)>> {
     named_items(obj, "bases")?
         .into_iter()
         .map(|(name, bs)| {
-            let what = format!("bases of '{name}'");
+            // Messages are made only on failure: this runs once per basis component.
+            let not_lists =
+                || PyTypeError::new_err(format!("bases of '{name}' must be a list of lists of ints"));
             let mut out = Vec::new();
-            for b in bs
-                .try_iter()
-                .map_err(|_| PyTypeError::new_err(format!("{what} must be a list of lists of ints")))?
-            {
+            for b in bs.try_iter().map_err(|_| not_lists())? {
                 let b = b?;
                 let mut basis = Vec::new();
-                for c in b
-                    .try_iter()
-                    .map_err(|_| PyTypeError::new_err(format!("{what} must be a list of lists of ints")))?
-                {
-                    basis.push(int64(&c?, &format!("a component of {what}"))?);
+                for c in b.try_iter().map_err(|_| not_lists())? {
+                    let c = c?;
+                    if !c.is_exact_instance_of::<pyo3::types::PyInt>() {
+                        basis.push(int64(&c, &format!("a component of the bases of '{name}'"))?);
+                    } else {
+                        basis.push(c.extract::<i64>().map_err(|_| {
+                            LayoutError::new_err(format!(
+                                "a component of the bases of '{name}': {c} does not fit in 64 bits"
+                            ))
+                        })?);
+                    }
                 }
                 out.push(basis);
             }
