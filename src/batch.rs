@@ -128,23 +128,52 @@ fn shape_member(req: &Map<String, Value>) -> Result<Vec<u64>, String> {
         .as_array()
         .and_then(|a| a.iter().map(Value::as_u64).collect::<Option<Vec<u64>>>())
         .ok_or("shape must be a list of non-negative ints")?;
+    check_cost_shape(&shape)?;
+    Ok(shape)
+}
+
+/// Checks the `shape` of a cost op (`bank_conflicts`, `convert_cost`): a non-empty list of
+/// powers of two.
+///
+/// ```
+/// use linear_layout::batch::check_cost_shape;
+/// assert!(check_cost_shape(&[64, 32]).is_ok());
+/// assert_eq!(check_cost_shape(&[48]).unwrap_err(), "shape [48] must be a non-empty list of powers of two");
+/// ```
+pub fn check_cost_shape(shape: &[u64]) -> Result<(), String> {
     if shape.is_empty() || shape.iter().any(|&d| d == 0 || !d.is_power_of_two()) {
         return Err(format!(
             "shape {shape:?} must be a non-empty list of powers of two"
         ));
     }
-    Ok(shape)
+    Ok(())
 }
 
-/// A cost-op member: a layout (`in_dims`, out-dims dim0.. with the sizes of `shape`) or an
-/// encoding (`kind`, converted at `shape`).
-fn cost_member(
-    req: &Map<String, Value>,
-    key: &str,
-    shape: &[u64],
-    shared: bool,
-) -> Result<LinearLayout, String> {
-    let m = member(req, key)?;
+/// A cost-op member (`bank_conflicts`' `distributed` and `shared`, `convert_cost`'s `src`
+/// and `dst`) read as a layout, with the protocol's checks — the ones Triton 3.6's Gluon
+/// binding makes:
+///
+/// * an encoding (`{"kind": …}`, `{"kind": "mlir", "text": …}` included) is converted at
+///   `shape`; a padded shared encoding is refused (Triton 3.6 has no bank model for it);
+/// * a layout (`{"in_dims": …, "out_dims": …}`) must have out-dims `dim0…` with the sizes of
+///   `shape`; a distributed one must be surjective and move each basis in at most one
+///   dimension;
+/// * a distributed layout has in-dims among register/lane/warp/block, a shared one
+///   (`shared`) among offset/block.
+///
+/// `key` names the member in the error messages.
+///
+/// ```
+/// use linear_layout::batch::cost_operand;
+/// let blocked = serde_json::json!({"kind": "blocked", "sizePerThread": [4], "threadsPerWarp": [64],
+///                                  "warpsPerCTA": [1], "order": [0]});
+/// let l = cost_operand(&blocked, "src", &[256], false)?;
+/// assert_eq!(l.in_dim_size("lane")?, 64);
+/// let err = cost_operand(&blocked, "shared", &[256], true).unwrap_err();
+/// assert_eq!(err, "shared: a shared layout has in-dims offset/block only (got 'register')");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn cost_operand(m: &Value, key: &str, shape: &[u64], shared: bool) -> Result<LinearLayout, String> {
     let obj = m.as_object().ok_or_else(|| {
         format!("{key} must be an object (an encoding with 'kind' or a layout with 'in_dims')")
     })?;
@@ -162,7 +191,7 @@ fn cost_member(
         }
         enc.to_linear_layout(shape).map_err(|e| format!("{key}: {e}"))?
     } else if obj.contains_key("in_dims") {
-        let l = layout(req, key)?;
+        let l = <LinearLayout as serde::Deserialize>::deserialize(m).map_err(|e| format!("{key}: {e}"))?;
         let want: Vec<(String, u64)> = shape
             .iter()
             .enumerate()
@@ -219,36 +248,20 @@ fn cost_common(req: &Map<String, Value>) -> Result<(Vec<u64>, u32, &'static crat
 }
 
 fn bank_conflicts_op(req: &Map<String, Value>) -> Result<Value, String> {
-    use crate::heuristics::convert::{lds_bank_conflicts, triton_bank_conflicts};
-    use crate::target::{LdsOp, PhaseModel};
     let (shape, bits, target) = cost_common(req)?;
-    let dist = cost_member(req, "distributed", &shape, false)?;
-    let shared = cost_member(req, "shared", &shape, true)?;
-    if matches!(target.phases, PhaseModel::LayoutLanes) {
-        let v = triton_bank_conflicts(&dist, &shared, bits).map_err(|e| e.to_string())?;
-        return Ok(json!({ "value": v }));
-    }
-    let w = lds_bank_conflicts(&dist, &shared, bits, target, LdsOp::Write).map_err(|e| e.to_string())?;
-    let r = lds_bank_conflicts(&dist, &shared, bits, target, LdsOp::Read).map_err(|e| e.to_string())?;
-    Ok(json!({ "value": r.excess, "write": w.excess, "read": r.excess, "access_bits": r.access_bits }))
+    let dist = cost_operand(member(req, "distributed")?, "distributed", &shape, false)?;
+    let shared = cost_operand(member(req, "shared")?, "shared", &shape, true)?;
+    let b = crate::heuristics::convert::bank_conflicts(&dist, &shared, bits, target)
+        .map_err(|e| e.to_string())?;
+    Ok(b.to_json())
 }
 
 fn convert_cost_op(req: &Map<String, Value>) -> Result<Value, String> {
     let (shape, bits, target) = cost_common(req)?;
-    let src = cost_member(req, "src", &shape, false)?;
-    let dst = cost_member(req, "dst", &shape, false)?;
+    let src = cost_operand(member(req, "src")?, "src", &shape, false)?;
+    let dst = cost_operand(member(req, "dst")?, "dst", &shape, false)?;
     let c = crate::heuristics::convert::convert_cost(&src, &dst, bits, target).map_err(|e| e.to_string())?;
-    Ok(json!({
-        "kind": c.kind.as_str(),
-        "instructions": c.instructions,
-        "lds_bytes": c.lds_bytes,
-        "bank_conflicts": c.bank_conflicts,
-        "write_conflicts": c.write_conflicts,
-        "read_conflicts": c.read_conflicts,
-        "cycles": c.cycles,
-        "shared_layout": c.shared_layout(),
-        "explanation": c.explanation,
-    }))
+    Ok(c.to_json())
 }
 
 /// Answers one request line. Never panics; a malformed line gets `ok: false`. The `id` is

@@ -4,14 +4,15 @@
 //! compilers build: distributed layouts that deal the bits of a tensor out to registers, lanes,
 //! warps and blocks (in some order, with broadcast zero bases and XOR mixing), swizzled
 //! shared-memory layouts, and small layouts with arbitrary names (an in-dim may share its name
-//! with an out-dim). Sizes stay small enough for brute-force checks (at most 14 input bits).
+//! with an out-dim). Sizes stay small enough for brute-force checks (at most 18 input bits: 10
+//! tensor bits and up to 8 broadcast ones).
 //!
 //! ```
 //! use linear_layout::linear::LinearLayout;
 //! use quickcheck::{Arbitrary, Gen};
 //! let mut g = Gen::new(16);
 //! let l = LinearLayout::arbitrary(&mut g);
-//! assert!(l.total_in_bits() <= 14);
+//! assert!(l.total_in_bits() <= 18);
 //! ```
 
 use quickcheck::{Arbitrary, Gen};

@@ -263,6 +263,105 @@ pub fn triton_bank_conflicts(
     Ok((1u32 << k) - 1)
 }
 
+/// The bank conflicts of a (distributed, shared) pair on a target, as the batch protocol's
+/// `bank_conflicts` op reports them: Triton 3.6's figure on a target of the generic model
+/// (`generic32`), the write and read sides of the target's phase model elsewhere.
+///
+/// ```
+/// use linear_layout::heuristics::convert::bank_conflicts;
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::target::Target;
+/// let dist = LinearLayout::identity_1d(4, "register", "dim0")?.product(&LinearLayout::identity_1d(64, "lane", "dim0")?)?;
+/// let smem = LinearLayout::identity_1d(256, "offset", "dim0")?;
+/// let b = bank_conflicts(&dist, &smem, 32, Target::by_name("gfx950")?)?;
+/// assert_eq!((b.value, b.write, b.read, b.access_bits), (0, Some(0), Some(0), Some(128)));
+/// assert_eq!(b.to_json(), serde_json::json!({"value": 0, "write": 0, "read": 0, "access_bits": 128}));
+/// // Triton's generic model serves all 64 lanes in one phase: 2 wavefronts, 1 in excess.
+/// let generic = bank_conflicts(&dist, &smem, 32, Target::by_name("generic32")?)?;
+/// assert_eq!(generic.to_json(), serde_json::json!({"value": 1}));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BankConflicts {
+    /// Excess wavefronts per LDS instruction: Triton's figure on the generic model, the read
+    /// side's on a target with a phase table.
+    pub value: u32,
+    /// Excess wavefronts per write instruction (`None` on the generic model).
+    pub write: Option<u32>,
+    /// Excess wavefronts per read instruction (`None` on the generic model).
+    pub read: Option<u32>,
+    /// Bits each lane moves per instruction (`None` on the generic model).
+    pub access_bits: Option<u32>,
+}
+
+impl BankConflicts {
+    /// The members of the protocol's answer: `value`, and `write`, `read`, `access_bits`
+    /// where the target has them (see [`bank_conflicts`]).
+    ///
+    /// ```
+    /// use linear_layout::heuristics::convert::BankConflicts;
+    /// let b = BankConflicts { value: 3, write: None, read: None, access_bits: None };
+    /// assert_eq!(b.to_json().to_string(), r#"{"value":3}"#);
+    /// ```
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        out.insert("value".into(), self.value.into());
+        for (key, v) in [
+            ("write", self.write),
+            ("read", self.read),
+            ("access_bits", self.access_bits),
+        ] {
+            if let Some(v) = v {
+                out.insert(key.into(), v.into());
+            }
+        }
+        serde_json::Value::Object(out)
+    }
+}
+
+/// The bank conflicts of writing the distributed layout to the shared one and reading it back,
+/// with the widest vector the pair allows: [`triton_bank_conflicts`] on a target of the generic
+/// model, [`lds_bank_conflicts`] of both sides elsewhere.
+///
+/// ```
+/// use linear_layout::heuristics::convert::bank_conflicts;
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::target::Target;
+/// // 64 lanes down a column of a 64x32 f32 row-major tile.
+/// let dist = LinearLayout::from_bases(
+///     [("register", vec![]),
+///      ("lane", vec![vec![0, 1], vec![0, 2], vec![0, 4], vec![0, 8], vec![0, 16], vec![0, 32]]),
+///      ("warp", vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![16, 0]])],
+///     [("dim1", 32), ("dim0", 64)], true)?;
+/// let smem = LinearLayout::identity_1d(2048, "offset", "dim1")?.reshape_outs(&[("dim1", 32), ("dim0", 64)])?;
+/// assert_eq!(bank_conflicts(&dist, &smem, 32, Target::by_name("gfx942")?)?.read, Some(31));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn bank_conflicts(
+    distributed: &LinearLayout,
+    shared: &LinearLayout,
+    element_bits: u32,
+    target: &Target,
+) -> Result<BankConflicts, ConvertError> {
+    if matches!(target.phases, PhaseModel::LayoutLanes) {
+        let value = triton_bank_conflicts(distributed, shared, element_bits)?;
+        return Ok(BankConflicts {
+            value,
+            write: None,
+            read: None,
+            access_bits: None,
+        });
+    }
+    let w = lds_bank_conflicts(distributed, shared, element_bits, target, LdsOp::Write)?;
+    let r = lds_bank_conflicts(distributed, shared, element_bits, target, LdsOp::Read)?;
+    Ok(BankConflicts {
+        value: r.excess,
+        write: Some(w.excess),
+        read: Some(r.excess),
+        access_bits: Some(r.access_bits),
+    })
+}
+
 /// Lane-id masks spanning one phase, within the layout's `lanes`.
 pub(crate) fn phase_masks(
     target: &Target,

@@ -83,6 +83,35 @@ impl ConvertCost {
         self.plan.as_ref().map(|p| &p.shared)
     }
 
+    /// The members of the batch protocol's `convert_cost` answer: `kind`, `instructions`,
+    /// `lds_bytes`, `bank_conflicts`, `write_conflicts`, `read_conflicts`, `cycles`,
+    /// `shared_layout` (a layout, or `null` unless the conversion goes through LDS) and
+    /// `explanation`.
+    ///
+    /// ```
+    /// use linear_layout::heuristics::convert::convert_cost;
+    /// use linear_layout::target::Target;
+    /// use linear_layout::linear::LinearLayout;
+    /// let l = LinearLayout::identity_1d(64, "lane", "dim0")?;
+    /// let j = convert_cost(&l, &l, 32, Target::by_name("gfx942")?)?.to_json();
+    /// assert_eq!((j["kind"].as_str(), j["cycles"].as_u64()), (Some("noop"), Some(0)));
+    /// assert!(j["shared_layout"].is_null());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "kind": self.kind.as_str(),
+            "instructions": self.instructions,
+            "lds_bytes": self.lds_bytes,
+            "bank_conflicts": self.bank_conflicts,
+            "write_conflicts": self.write_conflicts,
+            "read_conflicts": self.read_conflicts,
+            "cycles": self.cycles,
+            "shared_layout": self.shared_layout(),
+            "explanation": self.explanation,
+        })
+    }
+
     /// Total LDS data instructions (`ds_read*`, `ds_write*`, `ds_load*`, `ds_store*`) per thread.
     ///
     /// ```

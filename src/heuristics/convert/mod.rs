@@ -62,7 +62,8 @@ mod cost;
 mod swizzle;
 
 pub use banks::{
-    BankReport, SimulatedBanks, lds_bank_conflicts, simulate_bank_conflicts, triton_bank_conflicts,
+    BankConflicts, BankReport, SimulatedBanks, bank_conflicts, lds_bank_conflicts, simulate_bank_conflicts,
+    triton_bank_conflicts,
 };
 pub use classify::{Classification, ConversionKind, classify};
 pub use cost::{ConvertCost, convert_cost};
