@@ -6,8 +6,10 @@ only, explicit HIP target) and write their final TTGIR and AMDGCN next to the lo
 
 Kernels: a row softmax (program ids, masked loads with `other = -inf`, `tt.reduce` max and
 sum, `math.exp`, element-wise float arithmetic), an i32 row sum (`tt.reduce` add across lanes),
-a column max (`tt.reduce` across warps), and a K-loop matmul (`scf.for`, software-pipelined as Triton does by default). Each is compiled for gfx942
-and gfx950 (and gfx1100 where it uses no matrix instruction); Triton's AMDGCN is kept beside
+a column max (`tt.reduce` across warps), a single-step matmul tile on RDNA (WMMA), and a K-loop
+matmul (`scf.for`, software-pipelined as Triton does by default). Each is compiled for gfx942
+and gfx950, the kernels without a matrix instruction for gfx1100 too, and the WMMA tile for
+gfx1100 and gfx1201; Triton's AMDGCN is kept beside
 the TTGIR (the emulator check compares counts with it), and `triton-counts.<arch>.json` holds
 Triton's instruction counts, counted as the oracle's codegen_anchor.py counts them.
 """
@@ -59,6 +61,16 @@ def colmax(x, out, stride, BM: tl.constexpr, BN: tl.constexpr):
 
 
 @triton.jit
+def matmul_tile(a, b, c, sam, sbk, scm, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    x = tl.load(a + rm[:, None] * sam + rk[None, :])
+    y = tl.load(b + rk[:, None] * sbk + rn[None, :])
+    tl.store(c + rm[:, None] * scm + rn[None, :], tl.dot(x, y).to(tl.float16))
+
+
+@triton.jit
 def matmul_kloop(a, b, c, K, sam, sbk, scm, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
@@ -90,6 +102,10 @@ def kernels(arch):
             colmax, {"x": "*fp32", "out": "*fp32", "stride": "i32"},
             constexprs={"BM": 64, "BN": 64}, attrs={(i, ): D16 for i in range(3)}), {"num_warps": 4}),
     ]
+    if arch in ("gfx1100", "gfx1201"):
+        out.append(("matmul_tile_64x64x32_f16", ASTSource(
+            matmul_tile, {"a": "*fp16", "b": "*fp16", "c": "*fp16", "sam": "i32", "sbk": "i32", "scm": "i32"},
+            constexprs={"BM": 64, "BN": 64, "BK": 32}, attrs={(i, ): D16 for i in range(6)}), {"num_warps": 4}))
     if not arch.startswith("gfx1"):
         out.append(("matmul_kloop_64x64x32_f16", ASTSource(
             matmul_kloop, {"a": "*fp16", "b": "*fp16", "c": "*fp16", "K": "i32", "sam": "i32", "sbk": "i32",
@@ -105,7 +121,7 @@ def main():
     ap.add_argument("--arch", action="append")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for arch in args.arch or ["gfx942", "gfx950", "gfx1100"]:
+    for arch in args.arch or ["gfx942", "gfx950", "gfx1100", "gfx1201"]:
         warp = 32 if arch.startswith("gfx1") else 64
         counts = {}
         for name, src, opts in kernels(arch):

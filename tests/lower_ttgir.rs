@@ -7,11 +7,10 @@
 
 mod lower_common;
 
-use linear_layout::lower::numeric::{decode, encode};
 use linear_layout::lower::{Kernel, run_with, ttgir_kernel};
 use linear_layout::target::Target;
 use linear_layout::ttgir::Module;
-use lower_common::{Rng, asm_counts, compile, llc, metadata, total};
+use lower_common::{Rng, asm_counts, check_matmul, compile, llc, metadata, total};
 use serde_json::Value as Json;
 
 const DIR: &str = "tests/fixtures/lower/ttgir";
@@ -104,66 +103,6 @@ fn check(case: &Json, k: &Kernel) -> Result<(), String> {
     if buffers[1] != want {
         let bad = (0..want.len()).find(|&i| buffers[1][i] != want[i]).unwrap_or(0) / elem_bytes;
         return Err(format!("dst differs from the reference (first at element {bad})"));
-    }
-    Ok(())
-}
-
-/// The matmul tile: `c[i·scm + j] = Σ_k a[i·sam + k] · b[k·sbk + j]` over the block.
-fn check_matmul(case: &Json, k: &Kernel) -> Result<(), String> {
-    let mut r = Rng(case["seed"].as_u64().unwrap_or(1) | 1);
-    let args = case["args"].as_array().unwrap();
-    let mut buffers: Vec<(Vec<u8>, &str)> = Vec::new();
-    let mut scalars = Vec::new();
-    for a in args {
-        if a["kind"] == "ptr" {
-            let ty = a["dtype"].as_str().unwrap();
-            let bytes = ty[1..].parse::<usize>().unwrap() / 8;
-            let n = a["elems"].as_u64().unwrap() as usize;
-            let mut data = vec![0u8; n * bytes];
-            if a["init"] == "int3" {
-                for e in 0..n {
-                    let v = encode(ty, r.below(7) as f64 - 3.0).unwrap();
-                    data[e * bytes..(e + 1) * bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
-                }
-            }
-            buffers.push((data, ty));
-        } else {
-            scalars.push(a["value"].as_u64().unwrap());
-        }
-    }
-    let mut data: Vec<Vec<u8>> = buffers.iter().map(|b| b.0.clone()).collect();
-    run_with(&k.program, &mut data, &scalars).map_err(|e| format!("interpreter: {e}"))?;
-    let value = |buffer: usize, i: usize| -> f64 {
-        let ty = buffers[buffer].1;
-        let bytes = ty[1..].parse::<usize>().unwrap() / 8;
-        let mut x = [0u8; 8];
-        x[..bytes].copy_from_slice(&data[buffer][i * bytes..(i + 1) * bytes]);
-        decode(ty, u64::from_le_bytes(x)).unwrap()
-    };
-    let input = |buffer: usize, i: usize| -> f64 {
-        let ty = buffers[buffer].1;
-        let bytes = ty[1..].parse::<usize>().unwrap() / 8;
-        let mut x = [0u8; 8];
-        x[..bytes].copy_from_slice(&buffers[buffer].0[i * bytes..(i + 1) * bytes]);
-        decode(ty, u64::from_le_bytes(x)).unwrap()
-    };
-    let cex = &case["constexprs"];
-    let (bm, bn, bk) = (
-        cex["BM"].as_u64().unwrap() as usize,
-        cex["BN"].as_u64().unwrap() as usize,
-        cex["BK"].as_u64().unwrap() as usize,
-    );
-    let (sam, sbk, scm) = (int(case, "sam"), int(case, "sbk"), int(case, "scm"));
-    for i in 0..bm {
-        for j in 0..bn {
-            let want: f64 = (0..bk)
-                .map(|kk| input(0, i * sam + kk) * input(1, kk * sbk + j))
-                .sum();
-            let got = value(2, i * scm + j);
-            if got != want {
-                return Err(format!("c[{i}][{j}] = {got}, want {want}"));
-            }
-        }
     }
     Ok(())
 }

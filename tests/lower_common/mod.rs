@@ -504,3 +504,72 @@ pub fn metadata(asm: &str, key: &str) -> u64 {
         .find_map(|l| l.trim().strip_prefix(key).and_then(|v| v.trim().parse().ok()))
         .unwrap_or(0)
 }
+
+/// Runs a matmul tile case (the emulator tool's format, inputs `int3`: small integers, so sums
+/// are exact) and checks `c[i·scm + j] = Σ_k a[i·sam + k] · b[k·sbk + j]` over the block.
+pub fn check_matmul(case: &serde_json::Value, k: &Kernel) -> Result<(), String> {
+    let mut r = Rng(case["seed"].as_u64().unwrap_or(1) | 1);
+    let args = case["args"].as_array().unwrap();
+    let mut buffers: Vec<(Vec<u8>, &str)> = Vec::new();
+    let mut scalars = Vec::new();
+    for a in args {
+        if a["kind"] == "ptr" {
+            let ty = a["dtype"].as_str().unwrap();
+            let bytes = ty[1..].parse::<usize>().unwrap() / 8;
+            let n = a["elems"].as_u64().unwrap() as usize;
+            let mut data = vec![0u8; n * bytes];
+            if a["init"] == "int3" {
+                for e in 0..n {
+                    let v = linear_layout::lower::numeric::encode(ty, r.below(7) as f64 - 3.0).unwrap();
+                    data[e * bytes..(e + 1) * bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
+                }
+            }
+            buffers.push((data, ty));
+        } else {
+            scalars.push(a["value"].as_u64().unwrap());
+        }
+    }
+    let mut data: Vec<Vec<u8>> = buffers.iter().map(|b| b.0.clone()).collect();
+    linear_layout::lower::run_with(&k.program, &mut data, &scalars)
+        .map_err(|e| format!("interpreter: {e}"))?;
+    let value = |buffer: usize, i: usize| -> f64 {
+        let ty = buffers[buffer].1;
+        let bytes = ty[1..].parse::<usize>().unwrap() / 8;
+        let mut x = [0u8; 8];
+        x[..bytes].copy_from_slice(&data[buffer][i * bytes..(i + 1) * bytes]);
+        linear_layout::lower::numeric::decode(ty, u64::from_le_bytes(x)).unwrap()
+    };
+    let input = |buffer: usize, i: usize| -> f64 {
+        let ty = buffers[buffer].1;
+        let bytes = ty[1..].parse::<usize>().unwrap() / 8;
+        let mut x = [0u8; 8];
+        x[..bytes].copy_from_slice(&buffers[buffer].0[i * bytes..(i + 1) * bytes]);
+        linear_layout::lower::numeric::decode(ty, u64::from_le_bytes(x)).unwrap()
+    };
+    let cex = &case["constexprs"];
+    let (bm, bn, bk) = (
+        cex["BM"].as_u64().unwrap() as usize,
+        cex["BN"].as_u64().unwrap() as usize,
+        cex["BK"].as_u64().unwrap() as usize,
+    );
+    let int = |name: &str| -> usize {
+        case["args"]
+            .as_array()
+            .and_then(|a| a.iter().find(|x| x["name"] == name))
+            .and_then(|x| x["value"].as_u64())
+            .unwrap_or(0) as usize
+    };
+    let (sam, sbk, scm) = (int("sam"), int("sbk"), int("scm"));
+    for i in 0..bm {
+        for j in 0..bn {
+            let want: f64 = (0..bk)
+                .map(|kk| input(0, i * sam + kk) * input(1, kk * sbk + j))
+                .sum();
+            let got = value(2, i * scm + j);
+            if got != want {
+                return Err(format!("c[{i}][{j}] = {got}, want {want}"));
+            }
+        }
+    }
+    Ok(())
+}
