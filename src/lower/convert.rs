@@ -221,6 +221,7 @@ pub(crate) fn store_registers(p: &mut Program, d: &Dist, bits: u32, vals: &[Valu
                 strides: vec![Extent::Elements(1)],
                 bounds: vec![None],
                 base: Uniform::default(),
+                when: Vec::new(),
             },
         });
     }

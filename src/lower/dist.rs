@@ -14,7 +14,7 @@
 //! Zero (broadcast) register bases hold copies: each distinct element is loaded once.
 
 use super::LowerError;
-use super::program::{Extent, GlobalOffset, Op, Program, Uniform, Value};
+use super::program::{Condition, Extent, GlobalOffset, Op, Program, Uniform, Value};
 use super::xor_map::XorMap;
 use crate::linear::LinearLayout;
 
@@ -171,6 +171,7 @@ impl Dist {
                 strides,
                 bounds,
                 base: Uniform::default(),
+                when: Vec::new(),
             },
         )
     }
@@ -190,6 +191,7 @@ impl Dist {
             strides: a.strides.clone(),
             bounds: a.bounds.clone(),
             base: a.base.clone(),
+            when: a.when.clone(),
         }
     }
 
@@ -281,6 +283,8 @@ pub(crate) struct Addressing {
     pub(crate) strides: Vec<Extent>,
     pub(crate) bounds: Vec<Option<Extent>>,
     pub(crate) base: Uniform,
+    /// Conditions the whole workgroup agrees on, without which nothing is accessed.
+    pub(crate) when: Vec<Condition>,
 }
 
 /// The accesses of a layout's distinct registers in vectors of `vector` elements, each with

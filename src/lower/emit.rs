@@ -24,7 +24,8 @@ use std::fmt::Write as _;
 
 use super::LowerError;
 use super::program::{
-    ArithOp, DppCtrl, Extent, GlobalOffset, Op, Program, SwapKind, Uniform, UniformInput, Value,
+    ArithOp, CarriedUniform, CarriedValue, Condition, Derived, DppCtrl, Extent, GlobalOffset, Op, Program,
+    SwapKind, Uniform, UniformInput, Value,
 };
 use super::xor_map::XorMap;
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
@@ -43,6 +44,18 @@ struct Emitter<'a> {
     prologue: String,
     uniforms: HashMap<Uniform, String>,
     inputs: HashMap<UniformInput, String>,
+    /// The block being written, and how many labels exist.
+    block: String,
+    labels: u32,
+}
+
+/// What the emitter knows that holds only inside a region (a loop body, a branch).
+struct Scope {
+    thread_parts: HashMap<Vec<u64>, String>,
+    swizzled: HashMap<(Vec<u64>, u64), String>,
+    conditions: HashMap<u32, String>,
+    products: HashMap<(String, String), String>,
+    defined: Vec<bool>,
 }
 
 fn lit(c: u64) -> String {
@@ -224,10 +237,84 @@ impl Emitter<'_> {
         self.prologue.push('\n');
     }
 
-    /// A uniform input as an `i32` operand, read once at the top of the kernel.
+    /// Whether a uniform input changes inside a loop (a loop's slot, or derived from one):
+    /// computed where it is used rather than once at the top of the kernel.
+    fn loop_dependent(&self, x: UniformInput) -> bool {
+        let mut pending = vec![x];
+        let mut seen = 0usize;
+        while let Some(x) = pending.pop() {
+            seen += 1;
+            match x {
+                UniformInput::Carried(_) => return true,
+                UniformInput::Derived(k) if seen <= 4096 => {
+                    if let Some(d) = self.p.derived.get(k as usize) {
+                        pending.extend(d.inputs());
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// A line in the current block (`inline`) or at the top of the kernel.
+    fn put(&mut self, inline: bool, s: &str) {
+        if inline {
+            self.line(s);
+        } else {
+            self.prologue_line(s);
+        }
+    }
+
+    /// A condition as an `i1` operand.
+    fn condition_of(&mut self, c: &Condition) -> Result<String, LowerError> {
+        let inline = c.inputs().any(|x| self.loop_dependent(x));
+        let (a, b) = (self.uniform(&c.lhs)?, self.uniform(&c.rhs)?);
+        let r = self.tmp();
+        self.put(inline, &format!("{r} = icmp {} i32 {a}, {b}", c.cmp.llvm()));
+        Ok(r)
+    }
+
+    /// A uniform input as an `i32` operand, read once at the top of the kernel (a loop's
+    /// slot is its phi; what depends on one is computed where it is used).
     fn input(&mut self, x: UniformInput) -> Result<String, LowerError> {
         if let Some(r) = self.inputs.get(&x) {
             return Ok(r.clone());
+        }
+        if let UniformInput::Carried(k) = x {
+            return Ok(format!("%u{k}"));
+        }
+        if let UniformInput::Derived(k) = x {
+            let inline = self.loop_dependent(x);
+            let d = self
+                .p
+                .derived
+                .get(k as usize)
+                .cloned()
+                .ok_or_else(|| LowerError::new(format!("derived uniform {k} does not exist")))?;
+            let r = match d {
+                Derived::Quotient { dividend, divisor } => {
+                    let n = self.uniform(&dividend)?;
+                    let r = self.tmp();
+                    self.put(inline, &format!("{r} = sdiv i32 {n}, {}", lit(divisor as u64)));
+                    r
+                }
+                Derived::Select {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    let c = self.condition_of(&cond)?;
+                    let (a, b) = (self.uniform(&then)?, self.uniform(&otherwise)?);
+                    let r = self.tmp();
+                    self.put(inline, &format!("{r} = select i1 {c}, i32 {a}, i32 {b}"));
+                    r
+                }
+            };
+            if !inline {
+                self.inputs.insert(x, r.clone());
+            }
+            return Ok(r);
         }
         const AXES: [&str; 3] = ["x", "y", "z"];
         let r = self.tmp();
@@ -251,6 +338,9 @@ impl Emitter<'_> {
                 self.decls
                     .insert(format!("declare i32 @llvm.amdgcn.workgroup.id.{axis}()"));
                 self.prologue_line(&format!("{r} = call i32 @llvm.amdgcn.workgroup.id.{axis}()"));
+            }
+            UniformInput::Carried(_) | UniformInput::Derived(_) => {
+                return Err(LowerError::new("a loop slot or derived uniform read as an input"));
             }
             UniformInput::NumPrograms(a) => {
                 if a > 2 {
@@ -285,6 +375,7 @@ impl Emitter<'_> {
         if let Some(r) = self.uniforms.get(u) {
             return Ok(r.clone());
         }
+        let inline = u.inputs().any(|x| self.loop_dependent(x));
         let mut sum: Option<String> = None;
         for (factor, inputs) in &u.terms {
             let mut term: Option<String> = None;
@@ -294,7 +385,7 @@ impl Emitter<'_> {
                     None => x,
                     Some(t) => {
                         let r = self.tmp();
-                        self.prologue_line(&format!("{r} = mul i32 {t}, {x}"));
+                        self.put(inline, &format!("{r} = mul i32 {t}, {x}"));
                         r
                     }
                 });
@@ -304,7 +395,7 @@ impl Emitter<'_> {
                 Some(t) if *factor == 1 => t,
                 Some(t) => {
                     let r = self.tmp();
-                    self.prologue_line(&format!("{r} = mul i32 {t}, {}", lit(*factor as u64)));
+                    self.put(inline, &format!("{r} = mul i32 {t}, {}", lit(*factor as u64)));
                     r
                 }
             };
@@ -312,13 +403,15 @@ impl Emitter<'_> {
                 None => term,
                 Some(s) => {
                     let r = self.tmp();
-                    self.prologue_line(&format!("{r} = add i32 {s}, {term}"));
+                    self.put(inline, &format!("{r} = add i32 {s}, {term}"));
                     r
                 }
             });
         }
         let r = sum.unwrap_or_else(|| "0".to_string());
-        self.uniforms.insert(u.clone(), r.clone());
+        if !inline {
+            self.uniforms.insert(u.clone(), r.clone());
+        }
         Ok(r)
     }
 
@@ -352,17 +445,36 @@ impl Emitter<'_> {
     /// LLVM folds into the instruction's offset field, and constants times argument strides
     /// become the uniform part — scalar code, no vector instruction per access.
     fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<(String, String), LowerError> {
-        let (voffset, soffset) = self.coordinate_offset(o, bytes)?;
+        let (mut voffset, soffset) = self.coordinate_offset(o, bytes)?;
+        for c in &o.when {
+            let c = self.condition_of(c)?;
+            let r = self.tmp();
+            self.line(&format!("{r} = select i1 {c}, i32 {voffset}, i32 -2147483648"));
+            voffset = r;
+        }
         if o.base.is_zero() {
             return Ok((voffset, soffset));
         }
         let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;
-        if soffset == "0" {
-            return Ok((voffset, base));
+        let mut soffset = if soffset == "0" {
+            base
+        } else {
+            let t = self.tmp();
+            self.line(&format!("{t} = add i32 {soffset}, {base}"));
+            t
+        };
+        // A loop's slots are uniform, but llc may keep them in VGPRs and then wrap the access
+        // in a loop over lanes: read the (equal) value of the first lane instead.
+        if o.base.inputs().any(|x| self.loop_dependent(x)) {
+            self.decls
+                .insert("declare i32 @llvm.amdgcn.readfirstlane.i32(i32)".to_string());
+            let t = self.tmp();
+            self.line(&format!(
+                "{t} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {soffset})"
+            ));
+            soffset = t;
         }
-        let t = self.tmp();
-        self.line(&format!("{t} = add i32 {soffset}, {base}"));
-        Ok((voffset, t))
+        Ok((voffset, soffset))
     }
 
     /// [`global_offset`](Self::global_offset) without the base.
@@ -929,6 +1041,178 @@ impl Emitter<'_> {
                 self.scatter(&y, &tv, dst)?;
             }
             Op::Arith { op, ty, dst, src } => self.arith(*op, ty, *dst, src)?,
+            Op::Constant { dst, bits } => {
+                let w = self.p.value_bits(*dst);
+                let d = self.define(*dst)?;
+                let b = if w >= 64 { *bits } else { *bits & ((1 << w) - 1) };
+                self.line(&format!("{d} = add i{w} 0, {b}"));
+            }
+            Op::Loop {
+                counter,
+                start,
+                end,
+                step,
+                uniforms,
+                values,
+                body,
+            } => self.emit_loop((*counter, start, end, *step), uniforms, values, body, target)?,
+            Op::If {
+                cond,
+                then,
+                otherwise,
+                results,
+            } => self.emit_if(cond, then, otherwise, results, target)?,
+        }
+        Ok(())
+    }
+
+    fn label(&mut self, what: &str) -> String {
+        self.labels += 1;
+        format!("{what}.{}", self.labels)
+    }
+
+    /// Starts block `name` (the previous one must have ended with a branch).
+    fn start_block(&mut self, name: &str) {
+        self.body.push_str(&format!("{name}:\n"));
+        self.block = name.to_string();
+    }
+
+    fn enter(&self) -> Scope {
+        Scope {
+            thread_parts: self.thread_parts.clone(),
+            swizzled: self.swizzled.clone(),
+            conditions: self.conditions.clone(),
+            products: self.products.clone(),
+            defined: self.defined.clone(),
+        }
+    }
+
+    /// Leaves a region: what was computed inside is not seen outside.
+    fn leave(&mut self, scope: Scope) {
+        self.thread_parts = scope.thread_parts;
+        self.swizzled = scope.swizzled;
+        self.conditions = scope.conditions;
+        self.products = scope.products;
+        self.defined = scope.defined;
+    }
+
+    /// A header with the phis, the body, the latch, the exit.
+    fn emit_loop(
+        &mut self,
+        (counter, start, end, step): (u32, &Uniform, &Uniform, i64),
+        uniforms: &[CarriedUniform],
+        values: &[CarriedValue],
+        body: &[Op],
+        target: &Target,
+    ) -> Result<(), LowerError> {
+        let start = self.uniform(start)?;
+        let inits: Vec<String> = uniforms
+            .iter()
+            .map(|u| self.uniform(&u.init))
+            .collect::<Result<_, _>>()?;
+        let value_inits: Vec<String> = values
+            .iter()
+            .map(|v| self.val(v.init))
+            .collect::<Result<_, _>>()?;
+        let (head, entry, exit) = (self.label("loop"), self.label("body"), self.label("done"));
+        let pre = self.block.clone();
+        self.line(&format!("br label %{head}"));
+        let phis: Vec<String> = values
+            .iter()
+            .map(|v| self.define(v.phi))
+            .collect::<Result<_, _>>()?;
+        let outer = std::mem::take(&mut self.body);
+        // The loop's end is read in the header (a slot of an enclosing loop may change it).
+        let end = self.uniform(end)?;
+        let header_tail = std::mem::take(&mut self.body);
+        let scope = self.enter();
+        self.start_block(&entry);
+        for op in body {
+            self.op(op, target)?;
+        }
+        let nexts: Vec<String> = uniforms
+            .iter()
+            .map(|u| self.uniform(&u.next))
+            .collect::<Result<_, _>>()?;
+        let value_nexts: Vec<String> = values
+            .iter()
+            .map(|v| self.val(v.next))
+            .collect::<Result<_, _>>()?;
+        let c = self.tmp();
+        self.line(&format!("{c} = add i32 %u{counter}, {}", lit(step as u64)));
+        let latch = self.block.clone();
+        self.line(&format!("br label %{head}"));
+        let body_text = std::mem::replace(&mut self.body, outer);
+        self.leave(scope);
+        self.start_block(&head);
+        self.line(&format!(
+            "%u{counter} = phi i32 [ {start}, %{pre} ], [ {c}, %{latch} ]"
+        ));
+        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
+            self.line(&format!(
+                "%u{} = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]",
+                u.slot
+            ));
+        }
+        for (((v, phi), init), next) in values.iter().zip(&phis).zip(&value_inits).zip(&value_nexts) {
+            let w = self.p.value_bits(v.phi);
+            self.line(&format!(
+                "{phi} = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]"
+            ));
+        }
+        self.body.push_str(&header_tail);
+        let go = self.tmp();
+        self.line(&format!("{go} = icmp slt i32 %u{counter}, {end}"));
+        self.line(&format!("br i1 {go}, label %{entry}, label %{exit}"));
+        self.body.push_str(&body_text);
+        self.start_block(&exit);
+        Ok(())
+    }
+
+    /// A select where both branches are empty; else two blocks and phis at the join.
+    fn emit_if(
+        &mut self,
+        cond: &Condition,
+        then: &[Op],
+        otherwise: &[Op],
+        results: &[[Value; 3]],
+        target: &Target,
+    ) -> Result<(), LowerError> {
+        let c = self.condition_of(cond)?;
+        if then.is_empty() && otherwise.is_empty() {
+            for [dst, a, b] in results {
+                let w = self.p.value_bits(*dst);
+                let (a, b) = (self.val(*a)?, self.val(*b)?);
+                let d = self.define(*dst)?;
+                self.line(&format!("{d} = select i1 {c}, i{w} {a}, i{w} {b}"));
+            }
+            return Ok(());
+        }
+        let (yes, no, join) = (self.label("then"), self.label("else"), self.label("join"));
+        self.line(&format!("br i1 {c}, label %{yes}, label %{no}"));
+        let mut arms = Vec::new();
+        for (label, ops, pick) in [(&yes, then, 1), (&no, otherwise, 2)] {
+            let scope = self.enter();
+            self.start_block(label);
+            for op in ops {
+                self.op(op, target)?;
+            }
+            let names: Vec<String> = results
+                .iter()
+                .map(|r| self.val(r[pick]))
+                .collect::<Result<_, _>>()?;
+            arms.push((self.block.clone(), names));
+            self.line(&format!("br label %{join}"));
+            self.leave(scope);
+        }
+        self.start_block(&join);
+        for (i, [dst, ..]) in results.iter().enumerate() {
+            let w = self.p.value_bits(*dst);
+            let d = self.define(*dst)?;
+            self.line(&format!(
+                "{d} = phi i{w} [ {}, %{} ], [ {}, %{} ]",
+                arms[0].1[i], arms[0].0, arms[1].1[i], arms[1].0
+            ));
         }
         Ok(())
     }
@@ -1046,6 +1330,8 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         prologue: String::new(),
         uniforms: HashMap::new(),
         inputs: HashMap::new(),
+        block: "entry".to_string(),
+        labels: 0,
     };
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());

@@ -17,7 +17,7 @@
 //!     p.buffers.push(Buffer { name: name.into(), elements: Some(64), element_bits: 32 });
 //! }
 //! let x = p.value(32);
-//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default() };
+//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![] };
 //! p.ops.push(Op::GlobalLoad { dst: vec![x], buffer: 0, offset: at.clone(), other: 0 });
 //! p.ops.push(Op::GlobalStore { src: vec![x], buffer: 1, offset: at });
 //! let input: Vec<u8> = (0..=255).collect();
@@ -27,7 +27,7 @@
 //! # Ok::<(), linear_layout::lower::LowerError>(())
 //! ```
 
-use super::program::{ArithOp, Launch, Op, Program, SwapKind, Value};
+use super::program::{ArithOp, Env, Launch, Op, Program, SwapKind, Value};
 use super::{LowerError, mma, numeric};
 
 const NEVER: u32 = u32::MAX;
@@ -297,12 +297,48 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
         tags: vec![untagged; p.lds_bytes as usize],
         interval: 0,
     };
-    // Global stores: element -> value stored, to catch two threads storing different values.
-    let mut stored: Vec<Vec<Option<u64>>> = vec![Vec::new(); p.buffers.len()];
+    let mut r = Run {
+        env: Env {
+            launch,
+            carried: Vec::new(),
+            derived: &p.derived,
+        },
+        limits,
+        stored: vec![Vec::new(); p.buffers.len()],
+        in_flight: Vec::new(),
+    };
+    exec(p, &mut s, &mut r, buffers, &p.ops)?;
+    if !r.in_flight.is_empty() {
+        return err("the kernel ends with direct-to-LDS loads never waited for".to_string());
+    }
+    Ok(())
+}
+
+/// The state of one execution besides values and LDS.
+struct Run<'a> {
+    env: Env<'a>,
+    /// Elements of each buffer.
+    limits: Vec<u64>,
+    /// Global stores: element -> value stored, to catch two threads storing different values.
+    stored: Vec<Vec<Option<u64>>>,
+    /// Direct-to-LDS loads not yet waited for: (thread, LDS address, bytes).
+    in_flight: Vec<(usize, u64, Vec<u8>)>,
+}
+
+/// Iterations one loop may run in the interpreter.
+const MAX_ITERATIONS: u64 = 1 << 20;
+
+/// Executes `ops` (a program's, a loop body's or a branch's).
+fn exec(
+    p: &Program,
+    s: &mut State,
+    r: &mut Run,
+    buffers: &mut [Vec<u8>],
+    ops: &[Op],
+) -> Result<(), LowerError> {
+    let threads = p.threads as usize;
     let wave = p.wave_size as usize;
-    // Direct-to-LDS loads not yet waited for: (thread, LDS address, bytes).
-    let mut in_flight: Vec<(usize, u64, Vec<u8>)> = Vec::new();
-    for op in &p.ops {
+    for op in ops {
         match op {
             Op::GlobalLoad {
                 dst, buffer, offset, ..
@@ -322,7 +358,7 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
                     .ok_or_else(|| LowerError::new("no such buffer"))?;
                 let bits = b.element_bits;
                 let store = matches!(op, Op::GlobalStore { .. });
-                let firsts = offset.eval_all(threads, launch);
+                let firsts = offset.eval_all_in(threads, &r.env);
                 for (t, first) in firsts.into_iter().enumerate() {
                     let Some(first) = first else {
                         if !store {
@@ -331,22 +367,22 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
                         continue;
                     };
                     let n = dst.len() as u64;
-                    if first.checked_add(n).is_none_or(|e| e > limits[*buffer]) {
+                    if first.checked_add(n).is_none_or(|e| e > r.limits[*buffer]) {
                         return err(format!(
                             "thread {t} accesses elements {first}..{} of {} ({} elements)",
                             first + n,
                             b.name,
-                            limits[*buffer]
+                            r.limits[*buffer]
                         ));
                     }
                     let at = (first * u64::from(bits) / 8) as usize;
                     let len = (n * u64::from(bits) / 8) as usize;
                     if store {
-                        let (data, _) = to_bytes(&s, dst, t, bits)?;
+                        let (data, _) = to_bytes(s, dst, t, bits)?;
                         let w = (bits / 8) as usize;
-                        let seen = &mut stored[*buffer];
+                        let seen = &mut r.stored[*buffer];
                         if seen.is_empty() {
-                            seen.resize(limits[*buffer] as usize, None);
+                            seen.resize(r.limits[*buffer] as usize, None);
                         }
                         for i in 0..dst.len() {
                             let v = read_le(&data[i * w..(i + 1) * w]);
@@ -372,7 +408,7 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
             Op::LdsWrite { src, address } => {
                 let bits = p.value_bits(src[0]);
                 for (t, a) in address.eval_all(threads).into_iter().enumerate() {
-                    let (data, len) = to_bytes(&s, src, t, bits)?;
+                    let (data, len) = to_bytes(s, src, t, bits)?;
                     s.lds_write(t, a, &data[..len])?;
                 }
             }
@@ -419,32 +455,32 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
                 let n = u64::from(*elements);
                 let len = (n * u64::from(b.element_bits) / 8) as usize;
                 let addresses = address.eval_all(threads);
-                for (t, first) in offset.eval_all(threads, launch).into_iter().enumerate() {
+                for (t, first) in offset.eval_all_in(threads, &r.env).into_iter().enumerate() {
                     let data = match first {
                         None => vec![0; len],
                         Some(first) => {
-                            if first.checked_add(n).is_none_or(|e| e > limits[*buffer]) {
+                            if first.checked_add(n).is_none_or(|e| e > r.limits[*buffer]) {
                                 return err(format!(
                                     "thread {t} loads elements {first}..{} of {} ({} elements) into LDS",
                                     first + n,
                                     b.name,
-                                    limits[*buffer]
+                                    r.limits[*buffer]
                                 ));
                             }
                             let at = (first * u64::from(b.element_bits) / 8) as usize;
                             buffers[*buffer][at..at + len].to_vec()
                         }
                     };
-                    in_flight.push((t, addresses[t], data));
+                    r.in_flight.push((t, addresses[t], data));
                 }
             }
             Op::WaitDirectLoads => {
-                for (t, a, data) in std::mem::take(&mut in_flight) {
+                for (t, a, data) in std::mem::take(&mut r.in_flight) {
                     s.lds_write(t, a, &data)?;
                 }
             }
             Op::Barrier => {
-                if !in_flight.is_empty() {
+                if !r.in_flight.is_empty() {
                     return err(
                         "a barrier passes while direct-to-LDS loads are in flight (no wait before it)"
                             .to_string(),
@@ -577,10 +613,88 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
                     }
                 }
             }
+            Op::Constant { dst, bits } => {
+                for t in 0..threads {
+                    s.set(*dst, t, *bits);
+                }
+            }
+            Op::Loop {
+                counter,
+                start,
+                end,
+                step,
+                uniforms,
+                values,
+                body,
+            } => {
+                let slot = |r: &mut Run, k: u32| -> Result<usize, LowerError> {
+                    let k = k as usize;
+                    if k >= 1 << 16 {
+                        return err(format!("loop slot {k} is out of range"));
+                    }
+                    if r.env.carried.len() <= k {
+                        r.env.carried.resize(k + 1, 0);
+                    }
+                    Ok(k)
+                };
+                let missing = || LowerError::new("a loop reads a uniform the launch does not have");
+                let c = slot(r, *counter)?;
+                r.env.carried[c] = start.value_in(&r.env).ok_or_else(missing)?;
+                for u in uniforms {
+                    let k = slot(r, u.slot)?;
+                    r.env.carried[k] = u.init.value_in(&r.env).ok_or_else(missing)?;
+                }
+                for v in values {
+                    for t in 0..threads {
+                        let x = s.get(v.init, t);
+                        s.set(v.phi, t, x);
+                    }
+                }
+                let mut iterations = 0u64;
+                while (r.env.carried[c] as i32) < (end.value_in(&r.env).ok_or_else(missing)? as i32) {
+                    iterations += 1;
+                    if iterations > MAX_ITERATIONS {
+                        return err(format!("a loop runs more than {MAX_ITERATIONS} iterations"));
+                    }
+                    exec(p, s, r, buffers, body)?;
+                    let next: Vec<i64> = uniforms
+                        .iter()
+                        .map(|u| u.next.value_in(&r.env).ok_or_else(missing))
+                        .collect::<Result<_, _>>()?;
+                    let moved: Vec<Vec<u64>> = values
+                        .iter()
+                        .map(|v| (0..threads).map(|t| s.get(v.next, t)).collect())
+                        .collect();
+                    for (u, x) in uniforms.iter().zip(next) {
+                        r.env.carried[u.slot as usize] = x;
+                    }
+                    for (v, xs) in values.iter().zip(moved) {
+                        for (t, x) in xs.into_iter().enumerate() {
+                            s.set(v.phi, t, x);
+                        }
+                    }
+                    r.env.carried[c] = i64::from((r.env.carried[c] as i32).wrapping_add(*step as i32));
+                }
+            }
+            Op::If {
+                cond,
+                then,
+                otherwise,
+                results,
+            } => {
+                let holds = cond
+                    .value_in(&r.env)
+                    .ok_or_else(|| LowerError::new("a branch reads a uniform the launch does not have"))?;
+                exec(p, s, r, buffers, if holds { then } else { otherwise })?;
+                for [dst, a, b] in results {
+                    let from = if holds { *a } else { *b };
+                    for t in 0..threads {
+                        let x = s.get(from, t);
+                        s.set(*dst, t, x);
+                    }
+                }
+            }
         }
-    }
-    if !in_flight.is_empty() {
-        return err("the kernel ends with direct-to-LDS loads never waited for".to_string());
     }
     Ok(())
 }

@@ -371,6 +371,27 @@ pub(crate) fn round_trips(
     transfers: &mut [Transfer],
     target: &Target,
 ) -> Result<Vec<Vec<Value>>, LowerError> {
+    halves(p, transfers, target, Half::Both)
+}
+
+/// Which halves of a round trip to emit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Half {
+    /// Write, barrier, read.
+    Both,
+    /// The writes alone (a `ttg.local_store`): the tile must fit in one round.
+    Write,
+    /// The reads alone (a `ttg.local_load` of what earlier writes left; the caller fences).
+    Read,
+}
+
+/// [`round_trips`], or one half of them.
+pub(crate) fn halves(
+    p: &mut Program,
+    transfers: &mut [Transfer],
+    target: &Target,
+    half: Half,
+) -> Result<Vec<Vec<Value>>, LowerError> {
     let mut top = 0u64;
     for t in transfers.iter() {
         let bytes = t.trip.lds_bytes.next_power_of_two();
@@ -390,7 +411,15 @@ pub(crate) fn round_trips(
     p.lds_bytes = p.lds_bytes.max(top);
     let plans = transfers.iter().map(planned).collect::<Result<Vec<_>, _>>()?;
     let bottom = transfers.iter().map(|t| t.base).min().unwrap_or(0);
-    p.fence_lds_reuse(bottom, top);
+    let rounds = transfers.iter().map(|t| t.trip.reps).max().unwrap_or(0);
+    if half != Half::Both && rounds > 1 {
+        return Err(LowerError::new(
+            "a tile written and read apart must fit in LDS in one round",
+        ));
+    }
+    if half != Half::Read {
+        p.fence_lds_reuse(bottom, top);
+    }
     let mut write_memos: Vec<HashMap<(usize, u64), Value>> = vec![HashMap::new(); plans.len()];
     // What each read slot (compact destination register of thread 0's view) received.
     let mut compacts: Vec<Vec<Option<Value>>> =
@@ -398,12 +427,17 @@ pub(crate) fn round_trips(
     let direct = transfers
         .iter()
         .any(|t| matches!(t.source, Source::Global { .. }));
-    let rounds = transfers.iter().map(|t| t.trip.reps).max().unwrap_or(0);
     for rep in 0..rounds {
         if rep > 0 {
             p.ops.push(Op::Barrier);
         }
-        for ((x, t), memo) in plans.iter().zip(transfers.iter_mut()).zip(&mut write_memos) {
+        let writers = if half == Half::Read { 0 } else { plans.len() };
+        for ((x, t), memo) in plans
+            .iter()
+            .zip(transfers.iter_mut())
+            .zip(&mut write_memos)
+            .take(writers)
+        {
             // Compact registers (bits over the non-zero register columns) as register indices.
             let full = |c: u64| expand_over(&x.sbits, c as usize);
             for (_, off, members) in x.writer.accesses.iter().filter(|a| a.0 == rep) {
@@ -431,10 +465,15 @@ pub(crate) fn round_trips(
                 }
             }
         }
+        if half == Half::Write {
+            return Ok(Vec::new());
+        }
         if direct {
             p.ops.push(Op::WaitDirectLoads);
         }
-        p.ops.push(Op::Barrier);
+        if half == Half::Both {
+            p.ops.push(Op::Barrier);
+        }
         for ((x, t), compact) in plans.iter().zip(transfers.iter_mut()).zip(&mut compacts) {
             for (_, off, members) in x.reader.accesses.iter().filter(|a| a.0 == rep) {
                 let mut address = XorMap {

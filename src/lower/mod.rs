@@ -83,8 +83,8 @@ pub use direct::lds_copy_kernel;
 pub use emit::emit_llvm;
 pub use interp::{run, run_launch, run_with};
 pub use program::{
-    ArithOp, Buffer, DppCtrl, Extent, GlobalOffset, Launch, Op, Program, Scalar, SwapKind, Uniform,
-    UniformInput, Value,
+    ArithOp, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Derived, DppCtrl, Extent, GlobalOffset,
+    Launch, Op, Program, Scalar, SwapKind, Uniform, UniformInput, Value,
 };
 pub use ttgir::ttgir_kernel;
 pub use xor_map::{ShiftTerm, XorMap};

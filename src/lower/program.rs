@@ -78,6 +78,11 @@ pub enum UniformInput {
     ProgramId(u8),
     /// Workgroups along axis 0, 1 or 2 (`tt.get_num_programs`).
     NumPrograms(u8),
+    /// A uniform slot a loop carries ([`Op::Loop`]): its value in the current iteration (after
+    /// the loop: its last value).
+    Carried(u32),
+    /// A uniform computed from others ([`Program::derived`]): a quotient or a select.
+    Derived(u32),
 }
 
 impl UniformInput {
@@ -89,10 +94,200 @@ impl UniformInput {
     /// assert_eq!(UniformInput::ProgramId(3).value(&Launch::single(vec![])), None);
     /// ```
     pub fn value(self, launch: &Launch) -> Option<u64> {
+        self.value_in(&Env::new(launch))
+    }
+
+    /// Its value in `env` (loop slots and derived uniforms too).
+    pub(crate) fn value_in(self, env: &Env) -> Option<u64> {
+        let launch = env.launch;
         match self {
             UniformInput::Argument(i) => launch.scalars.get(i).copied(),
             UniformInput::ProgramId(a) => launch.workgroup.get(a as usize).map(|&x| u64::from(x)),
             UniformInput::NumPrograms(a) => launch.grid.get(a as usize).map(|&x| u64::from(x)),
+            UniformInput::Carried(k) => env.carried.get(k as usize).map(|&x| x as u64),
+            UniformInput::Derived(k) => env.derived.get(k as usize)?.value_in(env).map(|x| x as u64),
+        }
+    }
+}
+
+/// What uniforms evaluate in: the launch, the loops' slots, the program's derived uniforms.
+pub(crate) struct Env<'a> {
+    pub(crate) launch: &'a Launch,
+    pub(crate) carried: Vec<i64>,
+    pub(crate) derived: &'a [Derived],
+}
+
+impl<'a> Env<'a> {
+    pub(crate) fn new(launch: &'a Launch) -> Env<'a> {
+        Env {
+            launch,
+            carried: Vec::new(),
+            derived: &[],
+        }
+    }
+}
+
+/// A signed comparison of two uniforms.
+///
+/// ```
+/// use linear_layout::lower::Cmp;
+/// assert!(Cmp::Ge.holds(3, 3));
+/// assert!(!Cmp::Lt.holds(3, 3));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    /// `<`
+    Lt,
+    /// `≤`
+    Le,
+    /// `>`
+    Gt,
+    /// `≥`
+    Ge,
+    /// `=`
+    Eq,
+    /// `≠`
+    Ne,
+}
+
+impl Cmp {
+    /// Whether `a cmp b`.
+    ///
+    /// ```
+    /// use linear_layout::lower::Cmp;
+    /// assert!(Cmp::Ne.holds(1, 2));
+    /// ```
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+        }
+    }
+
+    /// The predicate of LLVM's `icmp` (signed).
+    ///
+    /// ```
+    /// use linear_layout::lower::Cmp;
+    /// assert_eq!(Cmp::Ge.llvm(), "sge");
+    /// ```
+    pub fn llvm(self) -> &'static str {
+        match self {
+            Cmp::Lt => "slt",
+            Cmp::Le => "sle",
+            Cmp::Gt => "sgt",
+            Cmp::Ge => "sge",
+            Cmp::Eq => "eq",
+            Cmp::Ne => "ne",
+        }
+    }
+}
+
+/// A condition the whole workgroup agrees on: `lhs cmp rhs`, in 32-bit signed arithmetic.
+///
+/// ```
+/// use linear_layout::lower::{Cmp, Condition, Launch, Uniform, UniformInput};
+/// let k_positive = Condition { lhs: Uniform::input(UniformInput::Argument(0)), cmp: Cmp::Gt, rhs: Uniform::constant(0) };
+/// assert_eq!(k_positive.value(&Launch::single(vec![64])), Some(true));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Condition {
+    /// Left side.
+    pub lhs: Uniform,
+    /// The comparison.
+    pub cmp: Cmp,
+    /// Right side.
+    pub rhs: Uniform,
+}
+
+impl Condition {
+    /// Whether it holds in `launch` (outside any loop).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Cmp, Condition, Launch, Uniform};
+    /// let c = Condition { lhs: Uniform::constant(1), cmp: Cmp::Lt, rhs: Uniform::constant(0) };
+    /// assert_eq!(c.value(&Launch::single(vec![])), Some(false));
+    /// ```
+    pub fn value(&self, launch: &Launch) -> Option<bool> {
+        self.value_in(&Env::new(launch))
+    }
+
+    pub(crate) fn value_in(&self, env: &Env) -> Option<bool> {
+        let (a, b) = (self.lhs.value_in(env)?, self.rhs.value_in(env)?);
+        Some(self.cmp.holds(a as i32 as i64, b as i32 as i64))
+    }
+
+    /// Every input it reads.
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = UniformInput> + '_ {
+        self.lhs.inputs().chain(self.rhs.inputs())
+    }
+}
+
+/// A uniform computed from others ([`UniformInput::Derived`]).
+///
+/// ```
+/// use linear_layout::lower::{Derived, Uniform};
+/// let q = Derived::Quotient { dividend: Uniform::constant(-7), divisor: 2 };
+/// assert!(matches!(q, Derived::Quotient { divisor: 2, .. }));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Derived {
+    /// `dividend / divisor`, rounded toward zero (`arith.divsi`) in 32 bits.
+    Quotient {
+        /// Dividend.
+        dividend: Uniform,
+        /// Divisor (not 0).
+        divisor: i64,
+    },
+    /// `cond ? then : otherwise` (`arith.select` of uniforms).
+    Select {
+        /// The condition.
+        cond: Condition,
+        /// Taken when it holds.
+        then: Uniform,
+        /// Taken otherwise.
+        otherwise: Uniform,
+    },
+}
+
+impl Derived {
+    pub(crate) fn value_in(&self, env: &Env) -> Option<i64> {
+        match self {
+            Derived::Quotient { dividend, divisor } => {
+                let d = *divisor as i32;
+                let n = dividend.value_in(env)? as i32;
+                (d != 0).then(|| i64::from(n.wrapping_div(d)))
+            }
+            Derived::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                if cond.value_in(env)? {
+                    then.value_in(env)
+                } else {
+                    otherwise.value_in(env)
+                }
+            }
+        }
+    }
+
+    /// Every input it reads.
+    pub(crate) fn inputs(&self) -> Vec<UniformInput> {
+        match self {
+            Derived::Quotient { dividend, .. } => dividend.inputs().collect(),
+            Derived::Select {
+                cond,
+                then,
+                otherwise,
+            } => cond
+                .inputs()
+                .chain(then.inputs())
+                .chain(otherwise.inputs())
+                .collect(),
         }
     }
 }
@@ -269,11 +464,15 @@ impl Uniform {
     /// assert_eq!(u.value(&Launch::single(vec![10])), Some(9));
     /// ```
     pub fn value(&self, launch: &Launch) -> Option<i64> {
+        self.value_in(&Env::new(launch))
+    }
+
+    pub(crate) fn value_in(&self, env: &Env) -> Option<i64> {
         let mut sum = 0i64;
         for (f, inputs) in &self.terms {
             let mut t = *f;
             for x in inputs {
-                t = t.wrapping_mul(x.value(launch)? as i64);
+                t = t.wrapping_mul(x.value_in(env)? as i64);
             }
             sum = sum.wrapping_add(t);
         }
@@ -292,7 +491,7 @@ impl Uniform {
 ///
 /// ```
 /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::constant(8) };
+/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::constant(8), when: vec![] };
 /// assert_eq!(o.eval(0, &Launch::single(vec![])), Some(8));
 /// assert_eq!(o.eval(1, &Launch::single(vec![])), None);
 /// ```
@@ -306,6 +505,8 @@ pub struct GlobalOffset {
     pub bounds: Vec<Option<Extent>>,
     /// Elements added for the whole workgroup (the bounds check the coordinates only).
     pub base: Uniform,
+    /// Conditions the whole workgroup agrees on; where one fails, every thread is masked.
+    pub when: Vec<Condition>,
 }
 
 impl GlobalOffset {
@@ -314,12 +515,15 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None], base: Uniform::default() };
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None], base: Uniform::default(), when: vec![] };
     /// assert_eq!(o.eval(1, &Launch::single(vec![3])), Some(4));
     /// ```
     pub fn eval(&self, tid: u64, launch: &Launch) -> Option<u64> {
         let scalars = launch.scalars.as_slice();
         let mut off = self.base.value(launch)? as u64;
+        if !self.when.iter().all(|c| c.value(launch) == Some(true)) {
+            return None;
+        }
         for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
             let x = c.eval(tid);
             if let Some(b) = b
@@ -336,12 +540,17 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::default() };
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::default(), when: vec![] };
     /// assert_eq!(o.eval_all(2, &Launch::single(vec![])), vec![Some(0), None]);
     /// ```
     pub fn eval_all(&self, threads: usize, launch: &Launch) -> Vec<Option<u64>> {
-        let scalars = launch.scalars.as_slice();
-        let base = self.base.value(launch);
+        self.eval_all_in(threads, &Env::new(launch))
+    }
+
+    pub(crate) fn eval_all_in(&self, threads: usize, env: &Env) -> Vec<Option<u64>> {
+        let scalars = env.launch.scalars.as_slice();
+        let live = self.when.iter().all(|c| c.value_in(env) == Some(true));
+        let base = self.base.value_in(env).filter(|_| live);
         let mut out: Vec<Option<u64>> = vec![base.map(|b| b as u64); threads];
         for ((c, s), b) in self.coords.iter().zip(&self.strides).zip(&self.bounds) {
             let stride = s.value(scalars);
@@ -361,10 +570,10 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Uniform, XorMap};
-    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default() }.unmasked());
+    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![] }.unmasked());
     /// ```
     pub fn unmasked(&self) -> bool {
-        self.bounds.iter().all(Option::is_none)
+        self.bounds.iter().all(Option::is_none) && self.when.is_empty()
     }
 }
 
@@ -560,6 +769,42 @@ impl ArithOp {
     }
 }
 
+/// A uniform slot a loop carries: `init` before the first iteration, `next` (read with the
+/// iteration's values) after each.
+///
+/// ```
+/// use linear_layout::lower::{CarriedUniform, Uniform, UniformInput};
+/// let k = CarriedUniform { slot: 1, init: Uniform::constant(0), next: Uniform::input(UniformInput::Carried(1)).add(&Uniform::constant(32), 1) };
+/// assert_eq!(k.slot, 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CarriedUniform {
+    /// Its slot ([`UniformInput::Carried`]).
+    pub slot: u32,
+    /// Before the first iteration.
+    pub init: Uniform,
+    /// After each iteration.
+    pub next: Uniform,
+}
+
+/// A per-thread value a loop carries: `phi` is `init` in the first iteration, then the last
+/// iteration's `next`.
+///
+/// ```
+/// use linear_layout::lower::{CarriedValue, Value};
+/// let acc = CarriedValue { phi: Value(1), init: Value(0), next: Value(2) };
+/// assert_eq!(acc.phi, Value(1));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CarriedValue {
+    /// The value inside the loop and after it.
+    pub phi: Value,
+    /// Before the first iteration.
+    pub init: Value,
+    /// At the end of each iteration.
+    pub next: Value,
+}
+
 /// One operation, executed by every thread of the workgroup.
 ///
 /// ```
@@ -715,6 +960,45 @@ pub enum Op {
         /// The result's type.
         to: &'static str,
     },
+    /// `dst` = the bits `bits` in every thread.
+    Constant {
+        /// Result.
+        dst: Value,
+        /// Its bits (the low `dst`-width bits).
+        bits: u64,
+    },
+    /// A loop the whole workgroup runs together: the uniform slot `counter` starts at `start`
+    /// and the body runs while it is below `end` (signed), `step` more each time. After each
+    /// iteration every carried value and uniform takes its `next`, all at once; after the loop
+    /// they hold their last values (a value the body defines is not seen outside it).
+    Loop {
+        /// The counter's slot ([`UniformInput::Carried`]).
+        counter: u32,
+        /// First value of the counter.
+        start: Uniform,
+        /// The counter stays below it.
+        end: Uniform,
+        /// Added to the counter after each iteration (positive).
+        step: i64,
+        /// Uniform slots the loop carries.
+        uniforms: Vec<CarriedUniform>,
+        /// Per-thread values the loop carries.
+        values: Vec<CarriedValue>,
+        /// The body.
+        body: Vec<Op>,
+    },
+    /// Runs `then` or `otherwise` as `cond` holds, then each result `[dst, a, b]` is `a` (from
+    /// `then`) or `b` (from `otherwise`).
+    If {
+        /// The condition.
+        cond: Condition,
+        /// Ops run when it holds.
+        then: Vec<Op>,
+        /// Ops run otherwise.
+        otherwise: Vec<Op>,
+        /// `[dst, a, b]` per result.
+        results: Vec<[Value; 3]>,
+    },
     /// `dst = op(src…)` on numbers of type `ty` (`f32`, `f16`, `bf16`, `f64`, `i64`, `i32`,
     /// `i16`, `i8`).
     Arith {
@@ -749,7 +1033,10 @@ impl Op {
             | Op::Dpp { dst, .. }
             | Op::SelectOnThreadBit { dst, .. }
             | Op::Pack { dst, .. }
-            | Op::Arith { dst, .. } => vec![*dst],
+            | Op::Arith { dst, .. }
+            | Op::Constant { dst, .. } => vec![*dst],
+            Op::Loop { values, .. } => values.iter().map(|c| c.phi).collect(),
+            Op::If { results, .. } => results.iter().map(|r| r[0]).collect(),
             Op::PermlaneSwap { dst, .. } => dst.to_vec(),
             Op::GlobalStore { .. }
             | Op::LdsWrite { .. }
@@ -782,6 +1069,8 @@ pub struct Program {
     pub buffers: Vec<Buffer>,
     /// The scalar arguments, each with its position in the argument list.
     pub scalars: Vec<Scalar>,
+    /// Uniforms computed from others ([`UniformInput::Derived`] indexes them).
+    pub derived: Vec<Derived>,
     /// Bytes of LDS (a module-level `addrspace(3)` array).
     pub lds_bytes: u64,
     /// Bit width of each value, indexed by [`Value`].
@@ -804,6 +1093,7 @@ impl Program {
             threads,
             buffers: Vec::new(),
             scalars: Vec::new(),
+            derived: Vec::new(),
             lds_bytes: 0,
             values: Vec::new(),
             ops: Vec::new(),
@@ -832,27 +1122,79 @@ impl Program {
         self.values.get(v.0 as usize).copied().unwrap_or(0)
     }
 
+    /// Every operation, those in loop bodies and branches too, each before its body.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Op, Program, Uniform};
+    /// let mut p = Program::new("k", 64, 64);
+    /// p.ops.push(Op::Loop { counter: 0, start: Uniform::constant(0), end: Uniform::constant(2), step: 1, uniforms: vec![], values: vec![], body: vec![Op::Barrier] });
+    /// assert_eq!(p.walk().count(), 2);
+    /// ```
+    pub fn walk(&self) -> impl Iterator<Item = &Op> {
+        let mut stack: Vec<&Op> = self.ops.iter().rev().collect();
+        std::iter::from_fn(move || {
+            let op = stack.pop()?;
+            match op {
+                Op::Loop { body, .. } => stack.extend(body.iter().rev()),
+                Op::If { then, otherwise, .. } => {
+                    stack.extend(otherwise.iter().rev());
+                    stack.extend(then.iter().rev());
+                }
+                _ => {}
+            }
+            Some(op)
+        })
+    }
+
+    /// Whether an LDS access of `op` (or of an op in its loop body or branches) of the kind
+    /// `reads` touches bytes `lo..hi`.
+    pub(crate) fn touches(&self, op: &Op, reads: bool, (lo, hi): (u64, u64)) -> bool {
+        let threads = self.threads as usize;
+        let hit = |dst: &[Value], address: &XorMap| {
+            let bytes = dst.len() as u64 * u64::from(dst.first().map_or(0, |&v| self.value_bits(v))) / 8;
+            address
+                .eval_all(threads)
+                .iter()
+                .any(|&a| a < hi && a + bytes > lo)
+        };
+        match op {
+            Op::LdsRead { dst, address } | Op::LdsReadTransposed { dst, address } if reads => {
+                hit(dst, address)
+            }
+            Op::LdsWrite { src, address } if !reads => hit(src, address),
+            // Direct loads land anywhere in their wave's block: taken as touching.
+            Op::GlobalLoadToLds { .. } => !reads,
+            Op::Loop { body, .. } => body.iter().any(|o| self.touches(o, reads, (lo, hi))),
+            Op::If { then, otherwise, .. } => then
+                .iter()
+                .chain(otherwise)
+                .any(|o| self.touches(o, reads, (lo, hi))),
+            _ => false,
+        }
+    }
+
+    /// Whether an op since the last barrier accesses bytes `lo..hi` (reads or writes).
+    fn since_barrier(&self, reads: bool, lo: u64, hi: u64) -> bool {
+        self.ops
+            .iter()
+            .rev()
+            .take_while(|op| !matches!(op, Op::Barrier))
+            .any(|op| self.touches(op, reads, (lo, hi)))
+    }
+
     /// Before new LDS writes to bytes `lo..hi`: a barrier if some wave may still be reading
     /// them (a read of one of them since the last barrier), so the writes cannot overtake those
     /// reads.
     pub(crate) fn fence_lds_reuse(&mut self, lo: u64, hi: u64) {
-        let threads = self.threads as usize;
-        let reading = self
-            .ops
-            .iter()
-            .rev()
-            .take_while(|op| !matches!(op, Op::Barrier))
-            .any(|op| match op {
-                Op::LdsRead { dst, address } | Op::LdsReadTransposed { dst, address } => {
-                    let bytes = dst.len() as u64 * u64::from(self.value_bits(dst[0])) / 8;
-                    address
-                        .eval_all(threads)
-                        .iter()
-                        .any(|&a| a < hi && a + bytes > lo)
-                }
-                _ => false,
-            });
-        if reading {
+        if self.since_barrier(true, lo, hi) {
+            self.ops.push(Op::Barrier);
+        }
+    }
+
+    /// Before LDS reads of bytes `lo..hi`: a barrier if some wave may have written them since
+    /// the last one, so every wave reads what all wrote.
+    pub(crate) fn fence_lds_writes(&mut self, lo: u64, hi: u64) {
+        if self.since_barrier(false, lo, hi) {
             self.ops.push(Op::Barrier);
         }
     }
@@ -913,7 +1255,7 @@ impl Program {
             }
         }
         let exists = |v: &Value| (v.0 as usize) < self.values.len();
-        for op in &self.ops {
+        for op in self.walk() {
             let (used, buffer): (Vec<Value>, Option<usize>) = match op {
                 Op::GlobalLoad { dst, buffer, .. } | Op::GlobalStore { src: dst, buffer, .. } => {
                     (dst.clone(), Some(*buffer))
@@ -932,6 +1274,12 @@ impl Program {
                 }
                 Op::Convert { dst, src, .. } => (dst.iter().chain(src).copied().collect(), None),
                 Op::Arith { dst, src, .. } => (src.iter().chain([dst]).copied().collect(), None),
+                Op::Constant { dst, .. } => (vec![*dst], None),
+                Op::Loop { values, .. } => (
+                    values.iter().flat_map(|c| [c.phi, c.init, c.next]).collect(),
+                    None,
+                ),
+                Op::If { results, .. } => (results.iter().flatten().copied().collect(), None),
             };
             if !used.iter().all(exists) {
                 return bad("an operation uses a value the program does not have");
@@ -956,19 +1304,13 @@ impl Program {
             if let Op::GlobalLoad { offset, .. }
             | Op::GlobalStore { offset, .. }
             | Op::GlobalLoadToLds { offset, .. } = op
-                && (offset
+                && offset
                     .strides
                     .iter()
                     .chain(offset.bounds.iter().flatten())
                     .any(|s| matches!(s, Extent::Scalar { index, .. } if *index >= self.scalars.len()))
-                    || offset.base.inputs().any(|x| match x {
-                        UniformInput::Argument(i) => i >= self.scalars.len(),
-                        UniformInput::ProgramId(a) | UniformInput::NumPrograms(a) => a > 2,
-                    }))
             {
-                return bad(
-                    "a stride, bound or base names a scalar argument or axis the program does not have",
-                );
+                return bad("a stride or bound names a scalar argument the program does not have");
             }
             if let Op::GlobalLoadToLds { buffer, elements, .. } = op
                 && u64::from(*elements) * u64::from(self.buffers[*buffer].element_bits) > 128
@@ -983,8 +1325,61 @@ impl Program {
             {
                 return bad("a permlane swap exchanges halves of a wider wave");
             }
+            let widths_agree = |vals: &[Value]| {
+                vals.iter()
+                    .all(|&v| self.value_bits(v) == self.value_bits(vals[0]))
+            };
+            let control = match op {
+                Op::Loop { step, values, .. } => {
+                    *step > 0 && values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
+                }
+                Op::If { results, .. } => results.iter().all(|r| widths_agree(r)),
+                _ => true,
+            };
+            if !control {
+                return bad(
+                    "a loop steps by a positive count and carries values of one width; a branch's results agree in width",
+                );
+            }
+            if let Some(x) = self.uniform_inputs(op).into_iter().find(|x| match *x {
+                UniformInput::Argument(i) => i >= self.scalars.len(),
+                UniformInput::ProgramId(a) | UniformInput::NumPrograms(a) => a > 2,
+                UniformInput::Carried(_) => false,
+                UniformInput::Derived(k) => k as usize >= self.derived.len(),
+            }) {
+                return bad(&format!(
+                    "an operation reads {x:?}, which the program does not have"
+                ));
+            }
         }
         Ok(())
+    }
+
+    /// The uniform inputs an operation reads (its offset's base and conditions, a loop's bounds
+    /// and slots, a branch's condition).
+    fn uniform_inputs(&self, op: &Op) -> Vec<UniformInput> {
+        match op {
+            Op::GlobalLoad { offset, .. }
+            | Op::GlobalStore { offset, .. }
+            | Op::GlobalLoadToLds { offset, .. } => offset
+                .base
+                .inputs()
+                .chain(offset.when.iter().flat_map(Condition::inputs))
+                .collect(),
+            Op::Loop {
+                start, end, uniforms, ..
+            } => start
+                .inputs()
+                .chain(end.inputs())
+                .chain(
+                    uniforms
+                        .iter()
+                        .flat_map(|u| u.init.inputs().chain(u.next.inputs())),
+                )
+                .collect(),
+            Op::If { cond, .. } => cond.inputs().collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// A matrix instruction's operands have its element counts and widths, a conversion's its
@@ -1048,7 +1443,7 @@ impl Program {
     /// ```
     pub fn op_counts(&self) -> std::collections::BTreeMap<&'static str, u64> {
         let mut m = std::collections::BTreeMap::new();
-        for op in &self.ops {
+        for op in self.walk() {
             let k = match op {
                 Op::GlobalLoad { .. } => "global_load",
                 Op::GlobalStore { .. } => "global_store",
@@ -1067,6 +1462,9 @@ impl Program {
                 Op::Mma { .. } => "mma",
                 Op::Convert { .. } => "convert",
                 Op::Arith { .. } => "arith",
+                Op::Constant { .. } => "constant",
+                Op::Loop { .. } => "loop",
+                Op::If { .. } => "if",
             };
             *m.entry(k).or_insert(0) += 1;
         }

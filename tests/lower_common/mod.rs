@@ -560,6 +560,11 @@ pub fn check_matmul(case: &serde_json::Value, k: &Kernel) -> Result<(), String> 
             .unwrap_or(0) as usize
     };
     let (sam, sbk, scm) = (int("sam"), int("sbk"), int("scm"));
+    // A K loop's K is an argument; a single step's is BK.
+    let has_k = case["args"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|x| x["name"] == "K"));
+    let bk = if has_k { int("K") } else { bk };
     for i in 0..bm {
         for j in 0..bn {
             let want: f64 = (0..bk)

@@ -10,7 +10,7 @@
 
 use super::{Lowering, Sym, fail};
 use crate::lower::LowerError;
-use crate::lower::program::{Uniform, UniformInput};
+use crate::lower::program::{Cmp, Condition, Uniform, UniformInput};
 use crate::ttgir::{AttrValue, Constant, Op, attr};
 
 impl Lowering<'_> {
@@ -98,6 +98,10 @@ impl Lowering<'_> {
                 coef: vec![Uniform::default(); rank],
             },
             Sym::Splat(bits) => Sym::Splat(*bits),
+            Sym::Cond(c) => Sym::Mask {
+                bounds: vec![None; rank],
+                when: vec![c.clone()],
+            },
             _ => return fail(op, "splats a value that is not a scalar argument or constant"),
         };
         self.define(op, sym)
@@ -105,13 +109,13 @@ impl Lowering<'_> {
 
     /// `tt.expand_dims` of an index tensor or a mask (data: [`Lowering::regather`]).
     pub(super) fn expand_index(&mut self, op: &Op, axis: usize, rank: usize) -> Result<(), LowerError> {
-        if let Sym::Mask(b) = self.operand(op, 0)? {
-            let mut b = b.clone();
+        if let Sym::Mask { bounds, when } = self.operand(op, 0)? {
+            let (mut b, when) = (bounds.clone(), when.clone());
             if axis > b.len() {
                 return fail(op, "the axis lies beyond the operand's dimensions");
             }
             b.insert(axis, None);
-            return self.define(op, Sym::Mask(b));
+            return self.define(op, Sym::Mask { bounds: b, when });
         }
         let (base, constant, mut coef) = self.affine(op, 0, rank.saturating_sub(1))?;
         if axis > coef.len() {
@@ -160,9 +164,35 @@ impl Lowering<'_> {
         self.define(op, sym)
     }
 
-    /// `arith.cmpi slt`/`ult` of one coordinate against a splat: a bound on that coordinate.
+    /// `arith.cmpi slt`/`ult` of one coordinate against a splat: a bound on that coordinate;
+    /// a signed comparison of two uniforms: a condition.
     pub(super) fn compare(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
         let predicate = op.keyword.as_deref().unwrap_or("");
+        if rank == 0 {
+            let cmp = match predicate {
+                "slt" => Cmp::Lt,
+                "sle" => Cmp::Le,
+                "sgt" => Cmp::Gt,
+                "sge" => Cmp::Ge,
+                "eq" => Cmp::Eq,
+                "ne" => Cmp::Ne,
+                _ => {
+                    return fail(
+                        op,
+                        format!("scalar comparisons `{predicate}` are not lowered yet"),
+                    );
+                }
+            };
+            let (Sym::Int(lhs), Sym::Int(rhs)) = (self.operand(op, 0)?, self.operand(op, 1)?) else {
+                return fail(op, "compares values that are not uniform integers");
+            };
+            let c = Condition {
+                lhs: lhs.clone(),
+                cmp,
+                rhs: rhs.clone(),
+            };
+            return self.define(op, Sym::Cond(c));
+        }
         if !["slt", "ult"].contains(&predicate) {
             return fail(
                 op,
@@ -195,14 +225,23 @@ impl Lowering<'_> {
         }
         let mut b = vec![None; rank];
         b[*d] = Some(bound);
-        self.define(op, Sym::Mask(b))
+        self.define(
+            op,
+            Sym::Mask {
+                bounds: b,
+                when: Vec::new(),
+            },
+        )
     }
 
     /// `arith.andi` of masks: both bounds.
     pub(super) fn and_masks(&mut self, op: &Op) -> Result<(), LowerError> {
-        let (Sym::Mask(a), Sym::Mask(b)) = (self.operand(op, 0)?, self.operand(op, 1)?) else {
+        let (Sym::Mask { bounds: a, when: wa }, Sym::Mask { bounds: b, when: wb }) =
+            (self.operand(op, 0)?, self.operand(op, 1)?)
+        else {
             return fail(op, "integer `andi` other than of masks is not lowered yet");
         };
+        let when: Vec<Condition> = wa.iter().chain(wb).cloned().collect();
         let merged = a
             .iter()
             .zip(b)
@@ -216,7 +255,7 @@ impl Lowering<'_> {
         let Some(merged) = merged else {
             return fail(op, "two different bounds on one coordinate are not lowered yet");
         };
-        self.define(op, Sym::Mask(merged))
+        self.define(op, Sym::Mask { bounds: merged, when })
     }
 
     /// An `arith.constant`: integers are index values, floats a splat of data.

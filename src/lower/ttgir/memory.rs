@@ -13,7 +13,7 @@ use crate::linear::LinearLayout;
 use crate::lower::LowerError;
 use crate::lower::convert;
 use crate::lower::dist::{Addressing, Dist, Loader, Storer};
-use crate::lower::program::{Extent, Uniform, Value};
+use crate::lower::program::{Condition, Extent, Uniform, Value};
 use crate::ttgir::axisinfo::AxisInfo;
 use crate::ttgir::{Op, element_bits};
 
@@ -32,6 +32,10 @@ pub(super) struct Pending {
     /// The layout it is converted to, if any.
     pub(super) converted: Option<LinearLayout>,
 }
+
+/// What a mask and `other` say of an access: its bounds, its uniform conditions, and the bits
+/// a masked element reads.
+type Masking = (Vec<Option<Extent>>, Vec<Condition>, u64);
 
 /// Where an access's addresses come from, for AxisInfo.
 #[derive(Clone, Copy)]
@@ -128,6 +132,7 @@ impl Lowering<'_> {
                 strides,
                 bounds,
                 base,
+                when: Vec::new(),
             },
         ))
     }
@@ -187,8 +192,9 @@ impl Lowering<'_> {
         mut addressing: Addressing,
         ptr: Address,
     ) -> Result<(), LowerError> {
-        let (bounds, other) = self.bounds(op, addressing.strides.len())?;
+        let (bounds, when, other) = self.bounds(op, addressing.strides.len())?;
         addressing.bounds = bounds;
+        addressing.when = when;
         let r = op
             .results
             .first()
@@ -282,7 +288,9 @@ impl Lowering<'_> {
         if addressing.strides.len() != shape.len() {
             return fail(op, "the address has another rank than the data");
         }
-        addressing.bounds = self.bounds(op, addressing.strides.len())?.0;
+        let (bounds, when, _) = self.bounds(op, addressing.strides.len())?;
+        addressing.bounds = bounds;
+        addressing.when = when;
         let masked = self.mask_vector(op, &addressing.bounds);
         let bits = self.p.buffers[buffer].element_bits;
         // Loads of the buffer written here happen before the store, as the program says.
@@ -339,7 +347,7 @@ impl Lowering<'_> {
 
     /// The bounds of a load's or store's mask (none without one), and the bits a masked
     /// element of a load reads (`other`, a splat constant; 0 without one).
-    fn bounds(&self, op: &Op, rank: usize) -> Result<(Vec<Option<Extent>>, u64), LowerError> {
+    fn bounds(&self, op: &Op, rank: usize) -> Result<Masking, LowerError> {
         let other = match op.other {
             None => 0,
             Some(i) => match self.operand(op, i)? {
@@ -356,11 +364,11 @@ impl Lowering<'_> {
             },
         };
         let Some(i) = op.mask else {
-            return Ok((vec![None; rank], other));
+            return Ok((vec![None; rank], Vec::new(), other));
         };
         match self.operand(op, i)? {
-            Sym::Mask(b) if b.len() == rank => Ok((b.clone(), other)),
-            Sym::Mask(_) => fail(op, "the mask has another rank than the access"),
+            Sym::Mask { bounds, when } if bounds.len() == rank => Ok((bounds.clone(), when.clone(), other)),
+            Sym::Mask { .. } => fail(op, "the mask has another rank than the access"),
             _ => fail(
                 op,
                 "a mask that is not a conjunction of coordinate bounds is not lowered yet",

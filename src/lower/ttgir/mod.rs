@@ -68,20 +68,21 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod control;
 mod data;
 mod index;
 mod memory;
 mod reduce;
 mod shared;
 
-use super::program::{Buffer, Program, Scalar, Uniform, UniformInput, Value};
+use super::program::{Buffer, Condition, Program, Scalar, Uniform, UniformInput, Value};
 use super::{Kernel, LowerError, check_target};
 use crate::linear::LinearLayout;
 use crate::target::Target;
 use crate::ttgir::axisinfo::{AxisInfo, analyze};
 use crate::ttgir::{AttrValue, Module, Op, TypeKind, attr};
 use memory::Pending;
-use shared::SharedTile;
+use shared::{LdsBuffer, SharedTile};
 
 /// What a TTGIR value is while lowering.
 #[derive(Clone, Debug)]
@@ -107,11 +108,19 @@ enum Sym {
     /// masked load's `other`.
     Splat(u64),
     /// A mask that bounds coordinates: per dimension, `Some(n)` when the coordinate must stay
-    /// below `n` (`arith.cmpi slt` of a range against a splat, `andi`-ed, expanded, broadcast).
-    Mask(Vec<Option<super::Extent>>),
+    /// below `n` (`arith.cmpi slt` of a range against a splat, `andi`-ed, expanded, broadcast),
+    /// and conditions the whole workgroup agrees on (a splat of a scalar comparison).
+    Mask {
+        bounds: Vec<Option<super::Extent>>,
+        when: Vec<Condition>,
+    },
+    /// A scalar comparison of uniforms (`arith.cmpi` of `i32`s).
+    Cond(Condition),
     /// A tile in LDS (`ttg.local_alloc`): the registers that fill it, its shared layout and
     /// where it lives.
     Shared(Box<SharedTile>),
+    /// A mutable LDS buffer or a slice of one.
+    Buffer(Box<LdsBuffer>),
     /// A load not issued yet, perhaps converted: issued where it is first needed, so that a
     /// load → convert_layout → store streams through one round trip at a time.
     Pending(Box<Pending>),
@@ -128,6 +137,8 @@ struct Lowering<'a> {
     users: Vec<usize>,
     /// LDS bytes allocated so far (`ttg.local_alloc`, reductions across warps).
     lds_top: u64,
+    /// Uniform slots of the loops so far.
+    slots: u32,
     p: Program,
 }
 
@@ -144,7 +155,6 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "tt.broadcast"
         | "ttg.convert_layout"
         | "amdg.in_thread_transpose"
-        | "ttg.local_alloc"
         | "ttg.local_load"
         | "arith.truncf"
         | "arith.extf"
@@ -158,7 +168,12 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" | "arith.cmpi"
         | "arith.andi" | "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maxnumf"
         | "arith.minnumf" | "arith.maxsi" | "arith.minsi" => (2, 1),
-        "tt.get_program_id" | "tt.get_num_programs" => (0, 1),
+        "tt.get_program_id" | "tt.get_num_programs" | "ttg.local_alloc" => (0, 1),
+        "ttg.memdesc_index" | "arith.divsi" => (2, 1),
+        "ttg.local_store" => (2, 0),
+        "arith.select" => (3, 1),
+        "scf.for" => (3, 0),
+        "scf.if" => (1, 0),
         "tt.store" => (2, 0),
         "amdg.buffer_store" => (3, 0),
         "tt.dot" => (3, 1),
@@ -181,7 +196,7 @@ fn argument_name(name: &str) -> String {
         .collect();
     let reserved = clean == "tid"
         || clean.is_empty()
-        || ["t", "v", "rsrc"].iter().any(|p| {
+        || ["t", "u", "v", "rsrc"].iter().any(|p| {
             clean
                 .strip_prefix(p)
                 .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()))
@@ -315,6 +330,14 @@ impl Lowering<'_> {
             "arith.andi" => self.and_masks(op)?,
             "ttg.local_alloc" => self.local_alloc(op)?,
             "ttg.local_dealloc" => {}
+            "ttg.memdesc_index" => self.memdesc_index(op)?,
+            "scf.for" => self.scf_for(op)?,
+            "scf.if" => self.scf_if(op)?,
+            "arith.select" => self.select(op)?,
+            "arith.divsi" => self.divide(op)?,
+            // Scheduling hints: the order they ask for is the program's own.
+            "rocdl.s.setprio" | "rocdl.sched.barrier" | "rocdl.sched.group.barrier" | "rocdl.iglp.opt" => {}
+            "ttg.local_store" => self.local_store(op)?,
             "ttg.local_load" => self.local_load(op)?,
             "tt.dot" => self.dot(op)?,
             "tt.reduce" => self.reduce(op)?,
@@ -372,6 +395,7 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
         syms: vec![None; m.values.len()],
         users: m.users().iter().map(Vec::len).collect(),
         lds_top: 0,
+        slots: 0,
         p: Program::new(&func.name, target.wave_size, threads),
     };
     for (position, (&v, attrs)) in func.args.iter().zip(&func.arg_attrs).enumerate() {

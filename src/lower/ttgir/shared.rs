@@ -1,15 +1,21 @@
-//! Shared memory: `ttg.local_alloc` of a value, `ttg.local_load` in another layout.
+//! Shared memory: `ttg.local_alloc` of a value, `ttg.local_load` in another layout; mutable
+//! buffers (`ttg.local_alloc` without a value, `ttg.memdesc_index`, `ttg.local_store`).
 //!
-//! A tile is written to LDS through its memdesc's shared layout (offset → tensor) and read back
-//! in the layout of the load: one round trip in its own part of LDS, as the conversions plan
-//! them, with gfx950's transposing reads where they take fewer instructions.
+//! A tile allocated with its value is written to LDS through its memdesc's shared layout
+//! (offset → tensor) and read back in the layout of the load: one round trip in its own part of
+//! LDS, as the conversions plan them, with gfx950's transposing reads where they take fewer
+//! instructions. A mutable buffer is written and read apart (a software-pipelined loop stores
+//! the next tile while the dot reads this one): `ttg.local_store` writes each register where the
+//! shared layout puts its element and `ttg.local_load` reads them back — the two halves of a
+//! round trip, planned as one is — with a barrier before a read of bytes written since the last
+//! one and before a write over bytes still being read.
 
 use super::{Lowering, Sym, fail};
 use crate::heuristics::convert::lds_bank_conflicts;
 use crate::linear::LinearLayout;
 use crate::lower::LowerError;
 use crate::lower::dist::{Dist, Loader};
-use crate::lower::lds::{Source, Transfer, Trip, round_trips};
+use crate::lower::lds::{Half, Source, Transfer, Trip, halves, round_trips};
 use crate::lower::program::Value;
 use crate::target::{LdsOp, Target};
 use crate::ttgir::Op;
@@ -71,11 +77,197 @@ fn transposing_view(
     )?))
 }
 
+/// A mutable LDS buffer (`ttg.local_alloc` without a value), or one slice of it
+/// (`ttg.memdesc_index`): where it lives, and the shared layout of the slice once indexed.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct LdsBuffer {
+    base: u64,
+    bytes: u64,
+    bits: u32,
+    /// offset → tensor of the slice (`None`: the allocation itself, not indexed yet).
+    shared: Option<LinearLayout>,
+}
+
 impl Lowering<'_> {
-    /// `ttg.local_alloc` of a value: a tile in its own part of LDS.
+    /// A part of LDS of `bytes`, aligned to its size rounded up to a power of two.
+    fn allocate(&mut self, bytes: u64) -> Result<u64, LowerError> {
+        let align = bytes.next_power_of_two().max(1);
+        let base = self.lds_top.div_ceil(align) * align;
+        self.lds_top = base + bytes;
+        if self.lds_top > self.target.lds_bytes {
+            return Err(LowerError::new(format!(
+                "the kernel needs {} bytes of LDS; {} has {}",
+                self.lds_top, self.target.name, self.target.lds_bytes
+            )));
+        }
+        self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
+        Ok(base)
+    }
+
+    /// `ttg.local_alloc` without a value: a mutable buffer of the memdesc's shape.
+    fn alloc_buffer(&mut self, op: &Op) -> Result<(), LowerError> {
+        let r = op.results[0];
+        let bits = self.bits(op, r)?;
+        let elements = self.m.values[r]
+            .ty
+            .shape
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .filter(|&n| n > 0 && n <= 1 << 24)
+            .map_or_else(|| fail(op, "a buffer of no or too many elements"), Ok)?;
+        let bytes = elements * u64::from(bits / 8);
+        let base = self.allocate(bytes)?;
+        self.define(
+            op,
+            Sym::Buffer(Box::new(LdsBuffer {
+                base,
+                bytes,
+                bits,
+                shared: None,
+            })),
+        )
+    }
+
+    /// `ttg.memdesc_index %buffer[%i]`: slice `i` of a buffer along its first dimension. With
+    /// one slice (what Triton's pipeliner allocates for two stages) every valid index is 0.
+    pub(super) fn memdesc_index(&mut self, op: &Op) -> Result<(), LowerError> {
+        let Sym::Buffer(buffer) = self.operand(op, 0)?.clone() else {
+            return fail(op, "indexes a value that is not a buffer of ttg.local_alloc");
+        };
+        let slices = self.m.values[op.operands[0]]
+            .ty
+            .shape
+            .first()
+            .copied()
+            .unwrap_or(0);
+        if slices != 1 {
+            return fail(
+                op,
+                format!("buffers of {slices} slices (more than two pipeline stages) are not lowered yet"),
+            );
+        }
+        let r = op.results[0];
+        let shared = self.layout(op, r)?;
+        let bytes = shared.in_dim_size("offset")? * u64::from(buffer.bits / 8);
+        if bytes > buffer.bytes {
+            return fail(op, "the slice's layout reaches past its buffer");
+        }
+        self.define(
+            op,
+            Sym::Buffer(Box::new(LdsBuffer {
+                shared: Some(shared),
+                bytes,
+                ..*buffer
+            })),
+        )
+    }
+
+    /// The slice `i` names, its shared layout.
+    fn slice(&self, op: &Op, i: usize) -> Result<(LdsBuffer, LinearLayout), LowerError> {
+        match self.operand(op, i)? {
+            Sym::Buffer(b) => match &b.shared {
+                Some(shared) => Ok(((**b).clone(), shared.clone())),
+                None => fail(op, "a buffer used before ttg.memdesc_index gives its slice"),
+            },
+            _ => fail(
+                op,
+                "the memory operand is not a slice of a ttg.local_alloc buffer",
+            ),
+        }
+    }
+
+    /// Whether gfx950's transposing reads take fewer instructions reading `shared` into `dst`:
+    /// lane s of each 16 supplies the address of the 64-bit chunk lane L receives as its
+    /// registers j, so the chunk's elements must be consecutive in the shared layout along the
+    /// addressing lanes.
+    fn reads_transposed(
+        &self,
+        dst: &LinearLayout,
+        d: &Dist,
+        shared: &LinearLayout,
+        (bits, read_vector): (u32, u64),
+    ) -> Result<bool, LowerError> {
+        let regs = 1u64 << d.reg.iter().filter(|&&c| c != 0).count();
+        let plain_reads = regs / read_vector.max(1);
+        Ok(match transposing_view(dst, bits, self.target)? {
+            Some(view) => {
+                let r = lds_bank_conflicts(&view, shared, bits, self.target, LdsOp::Read)?;
+                r.vector_elems * u64::from(bits) >= 64 && (regs * u64::from(bits) / 64).max(1) < plain_reads
+            }
+            None => false,
+        })
+    }
+
+    /// `ttg.local_store %value, %slice`: the writes of a round trip alone.
+    pub(super) fn local_store(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (buffer, shared) = self.slice(op, 1)?;
+        let (layout, values) = self.typed_data(op, op.operands[0])?;
+        if self.bits(op, op.operands[0])? != buffer.bits {
+            return fail(op, "stores elements of another width than the buffer's");
+        }
+        let s = Dist::of(&layout, self.target.wave_size)?;
+        let write = lds_bank_conflicts(&layout, &shared, buffer.bits, self.target, LdsOp::Write)?;
+        let mut loader = Loader::loaded(&s, &values, buffer.bits);
+        let transfer = Transfer {
+            s: &s,
+            d: &s,
+            trip: Trip {
+                shared: &shared,
+                reps: 1,
+                lds_bytes: buffer.bytes,
+                write_vector: write.vector_elems,
+                read_vector: 1,
+                read_transposed: false,
+                element_bits: buffer.bits,
+            },
+            base: buffer.base,
+            source: Source::Registers(&mut loader),
+            sink: None,
+        };
+        halves(&mut self.p, &mut [transfer], self.target, Half::Write)?;
+        Ok(())
+    }
+
+    /// `ttg.local_load` of a slice: the reads of a round trip alone, after a barrier if the
+    /// slice was written since the last one.
+    fn load_slice(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (buffer, shared) = self.slice(op, 0)?;
+        let r = op.results[0];
+        let dst = self.layout(op, r)?;
+        if self.bits(op, r)? != buffer.bits {
+            return fail(op, "reads elements of another width than the buffer's");
+        }
+        let d = Dist::of(&dst, self.target.wave_size)?;
+        let read = lds_bank_conflicts(&dst, &shared, buffer.bits, self.target, LdsOp::Read)?;
+        let read_transposed = self.reads_transposed(&dst, &d, &shared, (buffer.bits, read.vector_elems))?;
+        self.p.fence_lds_writes(buffer.base, buffer.base + buffer.bytes);
+        let mut loader = Loader::loaded(&d, &[], buffer.bits);
+        let transfer = Transfer {
+            s: &d,
+            d: &d,
+            trip: Trip {
+                shared: &shared,
+                reps: 1,
+                lds_bytes: buffer.bytes,
+                write_vector: 1,
+                read_vector: read.vector_elems,
+                read_transposed,
+                element_bits: buffer.bits,
+            },
+            base: buffer.base,
+            source: Source::Registers(&mut loader),
+            sink: None,
+        };
+        let values = halves(&mut self.p, &mut [transfer], self.target, Half::Read)?
+            .pop()
+            .ok_or_else(|| LowerError::new("a read without a result"))?;
+        self.define_data(op, dst, values)
+    }
+
+    /// `ttg.local_alloc` of a value: a tile in its own part of LDS; without one, a buffer.
     pub(super) fn local_alloc(&mut self, op: &Op) -> Result<(), LowerError> {
         let Some(&src) = op.operands.first() else {
-            return fail(op, "an allocation without a value to hold is not lowered yet");
+            return self.alloc_buffer(op);
         };
         let (layout, values) = self.typed_data(op, src)?;
         let r = op.results[0];
@@ -103,6 +295,9 @@ impl Lowering<'_> {
 
     /// `ttg.local_load`: the tile read back in the result's layout.
     pub(super) fn local_load(&mut self, op: &Op) -> Result<(), LowerError> {
+        if let Sym::Buffer(_) = self.operand(op, 0)? {
+            return self.load_slice(op);
+        }
         let Sym::Shared(tile) = self.operand(op, 0)?.clone() else {
             return fail(op, "reads a buffer that is not a tile written by ttg.local_alloc");
         };
@@ -118,19 +313,7 @@ impl Lowering<'_> {
         let d = Dist::of(dst, self.target.wave_size)?;
         let write = lds_bank_conflicts(&tile.layout, &tile.shared, tile.bits, self.target, LdsOp::Write)?;
         let read = lds_bank_conflicts(dst, &tile.shared, tile.bits, self.target, LdsOp::Read)?;
-        // gfx950's transposing reads, where they take fewer instructions: lane s of each 16
-        // supplies the address of the 64-bit chunk lane L receives as its registers j, so the
-        // chunk's elements must be consecutive in the shared layout along the addressing lanes.
-        let regs = 1u64 << d.reg.iter().filter(|&&c| c != 0).count();
-        let plain_reads = regs / read.vector_elems.max(1);
-        let read_transposed = match transposing_view(dst, tile.bits, self.target)? {
-            Some(view) => {
-                let r = lds_bank_conflicts(&view, &tile.shared, tile.bits, self.target, LdsOp::Read)?;
-                r.vector_elems * u64::from(tile.bits) >= 64
-                    && (regs * u64::from(tile.bits) / 64).max(1) < plain_reads
-            }
-            None => false,
-        };
+        let read_transposed = self.reads_transposed(dst, &d, &tile.shared, (tile.bits, read.vector_elems))?;
         let mut loader = Loader::loaded(&s, &tile.values, tile.bits);
         let transfer = Transfer {
             s: &s,

@@ -1,0 +1,449 @@
+//! Control flow: `scf.for` with loop-carried values, `scf.if`, `arith.select` of a uniform
+//! condition, `arith.divsi` of uniforms.
+//!
+//! A loop is a [`Loop`](ProgramOp::Loop) of the program: its counter and every carried integer
+//! or pointer offset are uniform slots (SGPR phis: a pointer tensor's strides stay, its uniform
+//! part moves), every carried tensor a phi per register. The body is lowered once. A pointer
+//! whose strides change from one iteration to the next, a memory descriptor that is not the
+//! same buffer each time (more than two pipeline stages) and a yield of another layout are
+//! refused. Loads issued before the loop are issued before it, whatever reads them.
+//!
+//! # Worked example
+//!
+//! Triton's K loop `for k in range(0, K, BK): acc += dot(load(pa), load(pb)); pa += BK; pb +=
+//! BK·sbk` becomes a loop of `⌈(K − 0) / BK⌉` iterations: slot `k` (the counter), slots for
+//! the uniform parts of `pa` and `pb` (`+ BK` and `+ BK·sbk` each time: one `s_add` each),
+//! and one phi per accumulator register; the loads inside read `base + slot + Σ c·stride`, the
+//! same thread offsets every iteration.
+
+use super::{Lowering, Sym, fail};
+use crate::lower::LowerError;
+use crate::lower::dist::Dist;
+use crate::lower::program::{
+    CarriedUniform, CarriedValue, Derived, Op as ProgramOp, Program, Uniform, UniformInput, Value,
+};
+use crate::ttgir::{Module, Op};
+
+/// How a loop carries one of its arguments.
+enum Carry {
+    /// A uniform slot: an integer, or the uniform part of a pointer tensor.
+    Slot(usize),
+    /// Registers: index into the loop's carried values, and how many.
+    Values(usize, usize),
+    /// The same value every iteration (a memory descriptor).
+    Same,
+}
+
+impl Lowering<'_> {
+    /// A fresh uniform slot.
+    fn slot(&mut self) -> u32 {
+        self.slots += 1;
+        self.slots - 1
+    }
+
+    /// Registers of a tensor the op names: data, or a splat constant materialised.
+    fn registers_of(
+        &mut self,
+        op: &Op,
+        v: usize,
+    ) -> Result<(Box<crate::linear::LinearLayout>, Vec<Value>), LowerError> {
+        if let Sym::Splat(bits) = self.sym(op, v)? {
+            let bits = *bits;
+            let layout = self.layout(op, v)?;
+            let width = self.bits(op, v)?;
+            let registers = Dist::of(&layout, self.target.wave_size)?.registers();
+            let values = (0..registers)
+                .map(|_| {
+                    let dst = self.p.value(width);
+                    self.p.ops.push(ProgramOp::Constant { dst, bits });
+                    dst
+                })
+                .collect();
+            return Ok((Box::new(layout), values));
+        }
+        self.typed_data(op, v)
+    }
+
+    /// Every load not issued yet is issued now (before a loop: not once per iteration).
+    fn issue_pending(&mut self, op: &Op) -> Result<(), LowerError> {
+        for v in 0..self.syms.len() {
+            if let Some(Sym::Pending(_)) = &self.syms[v] {
+                self.data(op, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Lowers the ops of a region (its terminator excluded) into their own op list.
+    fn region(&mut self, ops: &[usize]) -> Result<Vec<ProgramOp>, LowerError> {
+        let start = self.p.ops.len();
+        for &i in ops {
+            if !self.op(i)? {
+                return Err(LowerError::new(format!(
+                    "line {}: a return inside a region is not lowered",
+                    self.m.ops[i].line
+                )));
+            }
+        }
+        Ok(self.p.ops.split_off(start))
+    }
+
+    /// `scf.for`.
+    pub(super) fn scf_for(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (Some(&lb), Some(&ub), Some(&step)) =
+            (op.operands.first(), op.operands.get(1), op.operands.get(2))
+        else {
+            return fail(op, "needs bounds and a step");
+        };
+        let (Sym::Int(start), Sym::Int(end), Sym::Int(step)) = (
+            self.sym(op, lb)?.clone(),
+            self.sym(op, ub)?.clone(),
+            self.sym(op, step)?.clone(),
+        ) else {
+            return fail(op, "bounds or a step that are not uniform integers");
+        };
+        let Some(step) = step.as_constant().filter(|&s| s > 0) else {
+            return fail(op, "a step that is not a positive constant is not lowered yet");
+        };
+        let inits = &op.operands[3..];
+        let args = op.block_args.get(1..).unwrap_or(&[]);
+        if inits.len() != args.len() || op.results.len() != args.len() {
+            return fail(
+                op,
+                "iteration arguments, initial values and results disagree in number",
+            );
+        }
+        self.issue_pending(op)?;
+        let counter = self.slot();
+        let mut uniforms: Vec<CarriedUniform> = Vec::new();
+        let mut values: Vec<CarriedValue> = Vec::new();
+        let mut carries = Vec::new();
+        for (&arg, &init) in args.iter().zip(inits) {
+            let (carry, sym) = match self.sym(op, init)?.clone() {
+                Sym::Int(u) => {
+                    let slot = self.slot();
+                    uniforms.push(CarriedUniform {
+                        slot,
+                        init: u,
+                        next: Uniform::default(),
+                    });
+                    (
+                        Carry::Slot(uniforms.len() - 1),
+                        Sym::Int(Uniform::input(UniformInput::Carried(slot))),
+                    )
+                }
+                Sym::Affine { base, constant, coef } => {
+                    let slot = self.slot();
+                    uniforms.push(CarriedUniform {
+                        slot,
+                        init: constant,
+                        next: Uniform::default(),
+                    });
+                    let constant = Uniform::input(UniformInput::Carried(slot));
+                    (
+                        Carry::Slot(uniforms.len() - 1),
+                        Sym::Affine { base, constant, coef },
+                    )
+                }
+                Sym::Buffer(_) | Sym::Shared(_) => (Carry::Same, self.sym(op, init)?.clone()),
+                Sym::Data { .. } | Sym::Pending(_) | Sym::Splat(_) => {
+                    let (layout, inits) = self.registers_of(op, init)?;
+                    let first = values.len();
+                    let phis: Vec<Value> = inits
+                        .iter()
+                        .map(|&v| {
+                            let phi = self.p.value(self.p.value_bits(v));
+                            values.push(CarriedValue {
+                                phi,
+                                init: v,
+                                next: v,
+                            });
+                            phi
+                        })
+                        .collect();
+                    (
+                        Carry::Values(first, phis.len()),
+                        Sym::Data { layout, values: phis },
+                    )
+                }
+                _ => {
+                    return fail(
+                        op,
+                        "carries a value that is not an integer, pointer, tensor or buffer",
+                    );
+                }
+            };
+            self.syms[arg] = Some(sym);
+            carries.push(carry);
+        }
+        if let Some(&iv) = op.block_args.first() {
+            self.syms[iv] = Some(Sym::Int(Uniform::input(UniformInput::Carried(counter))));
+        }
+        let (ops, terminator) = split_terminator(self.m, op, &op.body)?;
+        let mut body = self.region(ops)?;
+        if terminator.operands.len() != args.len() {
+            return fail(
+                terminator,
+                "yields another number of values than the loop carries",
+            );
+        }
+        let start_body = self.p.ops.len();
+        for ((carry, &arg), &yielded) in carries.iter().zip(args).zip(&terminator.operands) {
+            match (carry, self.sym(terminator, yielded)?.clone()) {
+                (Carry::Slot(k), Sym::Int(u)) => uniforms[*k].next = u,
+                (Carry::Slot(k), Sym::Affine { base, constant, coef }) => {
+                    let Some(Sym::Affine {
+                        base: b0, coef: k0, ..
+                    }) = &self.syms[arg]
+                    else {
+                        return fail(terminator, "yields a pointer for an integer");
+                    };
+                    if (*b0, k0) != (base, &coef) {
+                        return fail(
+                            terminator,
+                            "a pointer whose buffer or strides change in the loop is not lowered yet",
+                        );
+                    }
+                    uniforms[*k].next = constant;
+                }
+                (Carry::Values(first, n), _) => {
+                    let (layout, next) = self.registers_of(terminator, yielded)?;
+                    let Some(Sym::Data { layout: l0, .. }) = &self.syms[arg] else {
+                        return fail(terminator, "yields data for another kind of value");
+                    };
+                    if *l0 != layout || next.len() != *n {
+                        return fail(terminator, "yields a tensor in another layout than it carries");
+                    }
+                    for (c, v) in values[*first..first + n].iter_mut().zip(next) {
+                        c.next = v;
+                    }
+                }
+                (Carry::Same, yielded_sym) => {
+                    let same = match (&self.syms[arg], &yielded_sym) {
+                        (Some(Sym::Buffer(a)), Sym::Buffer(b)) => a == b,
+                        (Some(Sym::Shared(_)), Sym::Shared(_)) => {
+                            self.syms[arg].as_ref().map(|s| format!("{s:?}"))
+                                == Some(format!("{yielded_sym:?}"))
+                        }
+                        _ => false,
+                    };
+                    if !same {
+                        return fail(
+                            terminator,
+                            "a memory descriptor that changes in the loop is not lowered yet",
+                        );
+                    }
+                }
+                _ => return fail(terminator, "yields another kind of value than the loop carries"),
+            }
+        }
+        // Yielded constants are materialised at the end of the body.
+        body.extend(self.p.ops.split_off(start_body));
+        fence_loop_edges(&self.p, &mut body);
+        self.p.ops.push(ProgramOp::Loop {
+            counter,
+            start,
+            end,
+            step,
+            uniforms,
+            values,
+            body,
+        });
+        // After the loop: the carried values' last values.
+        for (&arg, &r) in args.iter().zip(&op.results) {
+            self.syms[r] = self.syms[arg].clone();
+        }
+        Ok(())
+    }
+
+    /// `scf.if` on a uniform condition, with tensor results.
+    pub(super) fn scf_if(&mut self, op: &Op) -> Result<(), LowerError> {
+        let Sym::Cond(cond) = self.operand(op, 0)?.clone() else {
+            return fail(op, "a condition that is not a comparison of uniforms");
+        };
+        self.issue_pending(op)?;
+        let split = op
+            .body
+            .iter()
+            .position(|&i| self.m.ops[i].name == "scf.yield")
+            .map_or(op.body.len(), |p| p + 1);
+        let (then_ops, else_ops) = op.body.split_at(split);
+        let mut arms = Vec::new();
+        for ops in [then_ops, else_ops] {
+            if ops.is_empty() && op.results.is_empty() {
+                arms.push((Vec::new(), Vec::new()));
+                continue;
+            }
+            let (inner, terminator) = split_terminator(self.m, op, ops)?;
+            let mut lowered = self.region(inner)?;
+            let start = self.p.ops.len();
+            let mut yielded = Vec::new();
+            for &v in &terminator.operands {
+                yielded.push(self.registers_of(terminator, v)?);
+            }
+            lowered.extend(self.p.ops.split_off(start));
+            arms.push((lowered, yielded));
+        }
+        let [(then, a), (otherwise, b)] =
+            <[_; 2]>::try_from(arms).map_err(|_| LowerError::new("two arms"))?;
+        if a.len() != op.results.len() || b.len() != op.results.len() {
+            return fail(op, "arms yield another number of values than the op has results");
+        }
+        let mut results = Vec::new();
+        for (&r, ((la, va), (lb, vb))) in op.results.iter().zip(a.into_iter().zip(b)) {
+            if la != lb || va.len() != vb.len() {
+                return fail(op, "arms yield tensors in different layouts");
+            }
+            let dsts: Vec<Value> = va.iter().map(|&v| self.p.value(self.p.value_bits(v))).collect();
+            results.extend(
+                dsts.iter()
+                    .zip(va.iter().zip(&vb))
+                    .map(|(&d, (&x, &y))| [d, x, y]),
+            );
+            self.syms[r] = Some(Sym::Data {
+                layout: la,
+                values: dsts,
+            });
+        }
+        self.p.ops.push(ProgramOp::If {
+            cond,
+            then,
+            otherwise,
+            results,
+        });
+        Ok(())
+    }
+
+    /// `arith.select` of a uniform condition: of uniforms, a derived uniform; of tensors, a
+    /// select per register.
+    pub(super) fn select(&mut self, op: &Op) -> Result<(), LowerError> {
+        let Sym::Cond(cond) = self.operand(op, 0)?.clone() else {
+            return fail(op, "a select by a tensor of conditions is not lowered yet");
+        };
+        // `select(c, if c {…} else {yield b}, b)` (Triton's pipeline epilogue) is the if's result.
+        if let Some(same) = self.select_of_own_branch(op) {
+            let sym = self.sym(op, same)?.clone();
+            return self.define(op, sym);
+        }
+        if let (Sym::Int(then), Sym::Int(otherwise)) =
+            (self.operand(op, 1)?.clone(), self.operand(op, 2)?.clone())
+        {
+            return self.derive(
+                op,
+                Derived::Select {
+                    cond,
+                    then,
+                    otherwise,
+                },
+            );
+        }
+        let (la, va) = self.registers_of(op, op.operands[1])?;
+        let (lb, vb) = self.registers_of(op, op.operands[2])?;
+        if la != lb || va.len() != vb.len() {
+            return fail(op, "selects between tensors in different layouts");
+        }
+        let dsts: Vec<Value> = va.iter().map(|&v| self.p.value(self.p.value_bits(v))).collect();
+        let results = dsts
+            .iter()
+            .zip(va.iter().zip(&vb))
+            .map(|(&d, (&x, &y))| [d, x, y])
+            .collect();
+        self.p.ops.push(ProgramOp::If {
+            cond,
+            then: Vec::new(),
+            otherwise: Vec::new(),
+            results,
+        });
+        self.define(
+            op,
+            Sym::Data {
+                layout: la,
+                values: dsts,
+            },
+        )
+    }
+
+    /// The `then` operand when the select repeats what an `scf.if` on the same condition already
+    /// chose: its `then` operand is that if's result and its `otherwise` what the else arm
+    /// yields for it.
+    fn select_of_own_branch(&self, op: &Op) -> Option<usize> {
+        let (&c, &a, &b) = (op.operands.first()?, op.operands.get(1)?, op.operands.get(2)?);
+        let if_op = &self.m.ops[self.m.def_op(a)?];
+        let k = if_op.results.iter().position(|&r| r == a)?;
+        let else_yield = &self.m.ops[*if_op.body.last()?];
+        let same = if_op.name == "scf.if"
+            && if_op.operands.first() == Some(&c)
+            && else_yield.name == "scf.yield"
+            && else_yield.operands.get(k) == Some(&b)
+            && if_op
+                .body
+                .iter()
+                .filter(|&&i| self.m.ops[i].name == "scf.yield")
+                .count()
+                == 2;
+        same.then_some(a)
+    }
+
+    /// `arith.divsi` of a uniform by a constant.
+    pub(super) fn divide(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (Sym::Int(dividend), Sym::Int(divisor)) =
+            (self.operand(op, 0)?.clone(), self.operand(op, 1)?.clone())
+        else {
+            return fail(op, "divisions other than of uniform integers are not lowered yet");
+        };
+        let Some(divisor) = divisor.as_constant().filter(|&d| d != 0) else {
+            return fail(op, "a divisor that is not a non-zero constant is not lowered yet");
+        };
+        self.derive(op, Derived::Quotient { dividend, divisor })
+    }
+
+    fn derive(&mut self, op: &Op, d: Derived) -> Result<(), LowerError> {
+        let k =
+            u32::try_from(self.p.derived.len()).map_err(|_| LowerError::new("too many derived uniforms"))?;
+        self.p.derived.push(d);
+        self.define(op, Sym::Int(Uniform::input(UniformInput::Derived(k))))
+    }
+}
+
+/// A region's ops before its terminator, and the terminator (`scf.yield`).
+fn split_terminator<'m>(
+    m: &'m Module,
+    op: &Op,
+    body: &'m [usize],
+) -> Result<(&'m [usize], &'m Op), LowerError> {
+    match body.split_last() {
+        Some((&last, rest)) if m.ops[last].name == "scf.yield" => Ok((rest, &m.ops[last])),
+        _ => fail(op, "a region that does not end with scf.yield"),
+    }
+}
+
+/// Barriers at a loop's edges: the body's first LDS reads see the previous iteration's (and the
+/// code before's) writes, and its first writes wait for the previous iteration's last reads.
+fn fence_loop_edges(p: &Program, body: &mut Vec<ProgramOp>) {
+    let all = (0, u64::MAX);
+    // Some(true): the op reads LDS; Some(false): it only writes; None: neither.
+    let kind = |op: &ProgramOp| -> Option<bool> {
+        if p.touches(op, true, all) {
+            Some(true)
+        } else if p.touches(op, false, all) {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let until_barrier = |ops: &mut dyn Iterator<Item = &ProgramOp>| {
+        ops.take_while(|o| !matches!(o, ProgramOp::Barrier))
+            .find_map(kind)
+    };
+    let first = until_barrier(&mut body.iter());
+    let last = until_barrier(&mut body.iter().rev());
+    let writes = body.iter().any(|o| p.touches(o, false, all));
+    let reads_first = first == Some(true) && writes;
+    let writes_after_last_read = last == Some(true) && first == Some(false);
+    if reads_first {
+        body.insert(0, ProgramOp::Barrier);
+    }
+    if writes_after_last_read {
+        body.push(ProgramOp::Barrier);
+    }
+}
