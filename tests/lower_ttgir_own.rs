@@ -302,6 +302,17 @@ fn llc_accepts_the_own_kernels_beside_tritons_counts() {
         let triton_asm = std::fs::read_to_string(format!("{DIR}/{name}.{arch}.amdgcn")).unwrap();
         let t_total = total(&triton_asm);
         let ours = total(&asm);
+        // A kernel reading its workgroup id must not tell LLVM it does not.
+        let source = std::fs::read_to_string(format!("{DIR}/{file}")).unwrap();
+        let ir = k.llvm_ir().unwrap();
+        for (axis, name) in ["x", "y", "z"].iter().enumerate() {
+            if source.contains(&format!("tt.get_program_id {name}")) {
+                assert!(
+                    !ir.contains(&format!("amdgpu-no-workgroup-id-{name}")),
+                    "{file}: axis {axis}"
+                );
+            }
+        }
         let global = family(&["buffer_load", "buffer_store", "global_load", "global_store"]);
         let lds = family(&["ds_read", "ds_write", "ds_load", "ds_store"]);
         let t_global = ["global_load", "global_store", "buffer_load", "buffer_store"]

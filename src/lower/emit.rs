@@ -1395,11 +1395,27 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
     for d in &e.decls {
         let _ = writeln!(out, "{d}");
     }
+    // The attributes promise LLVM the implicit inputs the kernel does not read: not the
+    // workgroup ids or the dispatch packet it does.
+    let reads = |x: UniformInput| e.inputs.contains_key(&x);
     let attrs: Vec<String> = target
         .lowering
         .kernel_attributes
         .iter()
+        .filter(|&&a| match a {
+            "amdgpu-no-workgroup-id-x" => !reads(UniformInput::ProgramId(0)),
+            "amdgpu-no-workgroup-id-y" => !reads(UniformInput::ProgramId(1)),
+            "amdgpu-no-workgroup-id-z" => !reads(UniformInput::ProgramId(2)),
+            "amdgpu-no-dispatch-ptr" => !(0..3).any(|a| reads(UniformInput::NumPrograms(a))),
+            _ => true,
+        })
         .map(|a| format!("\"{a}\""))
+        .chain(
+            target
+                .lowering
+                .mfma_accumulates_in_vgprs
+                .then(|| "\"amdgpu-agpr-alloc\"=\"0\"".to_string()),
+        )
         .collect();
     let _ = writeln!(
         out,

@@ -1,15 +1,18 @@
 //! The wave-level program: what every thread of one workgroup does, in order.
 //!
-//! A [`Program`] is a straight-line list of [`Op`]s over typed per-thread values ([`Value`]:
-//! an integer of 8, 16, 32, 64 or 128 bits per thread). Registers are unrolled, so the only
-//! thing that differs between threads is the thread id, and every address or lane index is an
-//! [`XorMap`] of it — a global offset's coordinates too, their strides constants or constants
-//! times a scalar argument ([`Extent`], a row stride passed at run time), plus a part the same
-//! for the whole workgroup ([`Uniform`]: a polynomial in the scalar arguments and the
-//! workgroup's id, such as `pid · 64 · stride`). Two things are derived from a program: LLVM IR
-//! text ([`emit_llvm`](super::emit_llvm)) and an execution on the CPU ([`run`](super::run),
-//! [`run_with`](super::run_with) for the scalar arguments, [`run_launch`](super::run_launch)
-//! for any workgroup of a grid).
+//! A [`Program`] is a list of [`Op`]s over typed per-thread values ([`Value`]: an integer of
+//! 8, 16, 32, 64 or 128 bits per thread). Registers are unrolled, so the only thing that
+//! differs between threads is the thread id, and every address or lane index is an [`XorMap`]
+//! of it — a global offset's coordinates too, their strides constants or constants times a
+//! scalar argument ([`Extent`], a row stride passed at run time), plus a part the same for the
+//! whole workgroup ([`Uniform`]: a polynomial in the scalar arguments, the workgroup's id and
+//! the slots of enclosing loops, such as `pid · 64 · stride + k`). Control flow is uniform too:
+//! a [`Loop`](Op::Loop) runs its body while a counter slot stays below a uniform end, carrying
+//! uniform slots and per-thread values from one iteration to the next, and an [`If`](Op::If)
+//! picks a branch by a [`Condition`] every thread agrees on. Two things are derived from a
+//! program: LLVM IR text ([`emit_llvm`](super::emit_llvm)) and an execution on the CPU
+//! ([`run`](super::run), [`run_with`](super::run_with) for the scalar arguments,
+//! [`run_launch`](super::run_launch) for any workgroup of a grid).
 
 use super::xor_map::XorMap;
 use crate::target::mma::{MmaInstruction, element_bits};

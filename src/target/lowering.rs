@@ -37,6 +37,10 @@ pub struct LoweringFacts {
     pub permlane_swap: Option<(&'static str, &'static str)>,
     /// The loads that write global memory straight into LDS, if the family has them (§6).
     pub direct_to_lds: Option<DirectToLds>,
+    /// Matrix instructions read and write their accumulator in VGPRs as well as AGPRs (CDNA2
+    /// on): kernels ask LLVM for no AGPRs (`"amdgpu-agpr-alloc"="0"`), so an accumulator a loop
+    /// carries is not copied between the two files every iteration.
+    pub mfma_accumulates_in_vgprs: bool,
 }
 
 /// Loads from global memory straight into LDS, without registers (amdgpu-lowering.md §6).
@@ -114,14 +118,18 @@ const GFX9: LoweringFacts = LoweringFacts {
     transpose_read_b64: None,
     permlane_swap: None,
     direct_to_lds: None,
+    mfma_accumulates_in_vgprs: false,
 };
 
 /// CDNA2 (gfx90a): its direct-to-LDS loads are not verified with LLVM 22, so none are used.
-pub const CDNA2: LoweringFacts = GFX9;
+pub const CDNA2: LoweringFacts = LoweringFacts {
+    mfma_accumulates_in_vgprs: true,
+    ..GFX9
+};
 /// CDNA3 (gfx942): 1-, 2- and 4-byte direct-to-LDS loads (§6 [V 06]).
 pub const CDNA3: LoweringFacts = LoweringFacts {
     direct_to_lds: Some(BUFFER_LOAD_LDS),
-    ..GFX9
+    ..CDNA2
 };
 /// CDNA4 (gfx950): adds 16-byte direct-to-LDS loads, the transposing LDS reads and the permlane
 /// swaps (§6, §7, §8 [V 05, 07, 09]).
@@ -135,7 +143,7 @@ pub const CDNA4: LoweringFacts = LoweringFacts {
         "llvm.amdgcn.ds.read.tr8.b64.v2i32",
     )),
     permlane_swap: Some(("llvm.amdgcn.permlane16.swap", "llvm.amdgcn.permlane32.swap")),
-    ..GFX9
+    ..CDNA2
 };
 /// RDNA3 (gfx1100).
 pub const RDNA3: LoweringFacts = LoweringFacts {
