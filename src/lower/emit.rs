@@ -47,6 +47,10 @@ struct Emitter<'a> {
     /// The block being written, and how many labels exist.
     block: String,
     labels: u32,
+    /// Values and uniform slots a loop being written carries: inside its body they are the
+    /// body's phis (`%vN.in`, `%uK.in`); after it, the exit's.
+    inside: std::collections::HashSet<u32>,
+    inside_slots: std::collections::HashSet<u32>,
 }
 
 /// What the emitter knows that holds only inside a region (a loop body, a branch).
@@ -125,7 +129,10 @@ impl Emitter<'_> {
                 v.0
             )));
         }
-        Ok(format!("%v{}", v.0))
+        Ok(match self.inside.contains(&v.0) {
+            true => format!("%v{}.in", v.0),
+            false => format!("%v{}", v.0),
+        })
     }
 
     fn define(&mut self, v: Value) -> Result<String, LowerError> {
@@ -282,7 +289,10 @@ impl Emitter<'_> {
             return Ok(r.clone());
         }
         if let UniformInput::Carried(k) = x {
-            return Ok(format!("%u{k}"));
+            return Ok(match self.inside_slots.contains(&k) {
+                true => format!("%u{k}.in"),
+                false => format!("%u{k}"),
+            });
         }
         if let UniformInput::Derived(k) = x {
             let inline = self.loop_dependent(x);
@@ -1096,7 +1106,8 @@ impl Emitter<'_> {
         self.defined = scope.defined;
     }
 
-    /// A header with the phis, the body, the latch, the exit.
+    /// A loop in the form LLVM optimises best (rotated): a guard, the body with its phis at the
+    /// top and the test at the bottom, and phis at the exit for what the loop leaves.
     fn emit_loop(
         &mut self,
         (counter, start, end, step): (u32, &Uniform, &Uniform, i64),
@@ -1106,6 +1117,7 @@ impl Emitter<'_> {
         target: &Target,
     ) -> Result<(), LowerError> {
         let start = self.uniform(start)?;
+        let end = self.uniform(end)?;
         let inits: Vec<String> = uniforms
             .iter()
             .map(|u| self.uniform(&u.init))
@@ -1114,19 +1126,23 @@ impl Emitter<'_> {
             .iter()
             .map(|v| self.val(v.init))
             .collect::<Result<_, _>>()?;
-        let (head, entry, exit) = (self.label("loop"), self.label("body"), self.label("done"));
+        let (entry, exit) = (self.label("loop"), self.label("done"));
         let pre = self.block.clone();
-        self.line(&format!("br label %{head}"));
-        let phis: Vec<String> = values
-            .iter()
-            .map(|v| self.define(v.phi))
-            .collect::<Result<_, _>>()?;
+        let guard = self.tmp();
+        self.line(&format!("{guard} = icmp slt i32 {start}, {end}"));
+        self.line(&format!("br i1 {guard}, label %{entry}, label %{exit}"));
         let outer = std::mem::take(&mut self.body);
-        // The loop's end is read in the header (a slot of an enclosing loop may change it).
-        let end = self.uniform(end)?;
-        let header_tail = std::mem::take(&mut self.body);
         let scope = self.enter();
+        for v in values {
+            self.define(v.phi)?;
+            self.inside.insert(v.phi.0);
+        }
+        let slots: Vec<u32> = std::iter::once(counter)
+            .chain(uniforms.iter().map(|u| u.slot))
+            .collect();
+        self.inside_slots.extend(slots.iter().copied());
         self.start_block(&entry);
+        let phi_at = self.body.len();
         for op in body {
             self.op(op, target)?;
         }
@@ -1138,13 +1154,37 @@ impl Emitter<'_> {
             .iter()
             .map(|v| self.val(v.next))
             .collect::<Result<_, _>>()?;
-        let c = self.tmp();
-        self.line(&format!("{c} = add i32 %u{counter}, {}", lit(step as u64)));
+        let (c, again) = (self.tmp(), self.tmp());
+        self.line(&format!("{c} = add i32 %u{counter}.in, {}", lit(step as u64)));
+        self.line(&format!("{again} = icmp slt i32 {c}, {end}"));
         let latch = self.block.clone();
-        self.line(&format!("br label %{head}"));
+        self.line(&format!("br i1 {again}, label %{entry}, label %{exit}"));
+        // The phis open the body.
+        let mut phis = format!("  %u{counter}.in = phi i32 [ {start}, %{pre} ], [ {c}, %{latch} ]\n");
+        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
+            phis.push_str(&format!(
+                "  %u{}.in = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                u.slot
+            ));
+        }
+        for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
+            let w = self.p.value_bits(v.phi);
+            phis.push_str(&format!(
+                "  %v{}.in = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                v.phi.0
+            ));
+        }
+        self.body.insert_str(phi_at, &phis);
         let body_text = std::mem::replace(&mut self.body, outer);
+        self.body.push_str(&body_text);
         self.leave(scope);
-        self.start_block(&head);
+        for v in values {
+            self.inside.remove(&v.phi.0);
+        }
+        for k in &slots {
+            self.inside_slots.remove(k);
+        }
+        self.start_block(&exit);
         self.line(&format!(
             "%u{counter} = phi i32 [ {start}, %{pre} ], [ {c}, %{latch} ]"
         ));
@@ -1154,18 +1194,13 @@ impl Emitter<'_> {
                 u.slot
             ));
         }
-        for (((v, phi), init), next) in values.iter().zip(&phis).zip(&value_inits).zip(&value_nexts) {
+        for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
             let w = self.p.value_bits(v.phi);
+            let d = self.define(v.phi)?;
             self.line(&format!(
-                "{phi} = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]"
+                "{d} = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]"
             ));
         }
-        self.body.push_str(&header_tail);
-        let go = self.tmp();
-        self.line(&format!("{go} = icmp slt i32 %u{counter}, {end}"));
-        self.line(&format!("br i1 {go}, label %{entry}, label %{exit}"));
-        self.body.push_str(&body_text);
-        self.start_block(&exit);
         Ok(())
     }
 
@@ -1332,6 +1367,8 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         inputs: HashMap::new(),
         block: "entry".to_string(),
         labels: 0,
+        inside: Default::default(),
+        inside_slots: Default::default(),
     };
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());

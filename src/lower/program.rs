@@ -1360,7 +1360,7 @@ impl Program {
 
     /// The uniform inputs an operation reads (its offset's base and conditions, a loop's bounds
     /// and slots, a branch's condition).
-    fn uniform_inputs(&self, op: &Op) -> Vec<UniformInput> {
+    pub(crate) fn uniform_inputs(&self, op: &Op) -> Vec<UniformInput> {
         match op {
             Op::GlobalLoad { offset, .. }
             | Op::GlobalStore { offset, .. }
@@ -1383,6 +1383,28 @@ impl Program {
             Op::If { cond, .. } => cond.inputs().collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// The loop slots `inputs` read, through derived uniforms too.
+    pub(crate) fn slots_read(&self, inputs: impl IntoIterator<Item = UniformInput>) -> Vec<u32> {
+        let mut pending: Vec<UniformInput> = inputs.into_iter().collect();
+        let mut seen_derived = vec![false; self.derived.len()];
+        let mut slots = Vec::new();
+        while let Some(x) = pending.pop() {
+            match x {
+                UniformInput::Carried(k) => slots.push(k),
+                UniformInput::Derived(k) => {
+                    if let Some(seen) = seen_derived.get_mut(k as usize)
+                        && !*seen
+                    {
+                        *seen = true;
+                        pending.extend(self.derived[k as usize].inputs());
+                    }
+                }
+                _ => {}
+            }
+        }
+        slots
     }
 
     /// A matrix instruction's operands have its element counts and widths, a conversion's its

@@ -240,6 +240,14 @@ impl Lowering<'_> {
         // Yielded constants are materialised at the end of the body.
         body.extend(self.p.ops.split_off(start_body));
         fence_loop_edges(&self.p, &mut body);
+        // Slots nothing reads (a pipeline's buffer index into a single buffer) are dropped.
+        let used_after: Vec<bool> = carries
+            .iter()
+            .zip(&op.results)
+            .filter(|(c, _)| matches!(c, Carry::Slot(_)))
+            .map(|(_, &r)| self.users[r] > 0)
+            .collect();
+        let uniforms = live_slots(&self.p, &body, uniforms, &used_after);
         self.p.ops.push(ProgramOp::Loop {
             counter,
             start,
@@ -403,6 +411,49 @@ impl Lowering<'_> {
         self.p.derived.push(d);
         self.define(op, Sym::Int(Uniform::input(UniformInput::Derived(k))))
     }
+}
+
+/// The carried slots the loop's body, the code after it (`used_after`, per slot) or a live
+/// slot's next value reads.
+fn live_slots(
+    p: &Program,
+    body: &[ProgramOp],
+    uniforms: Vec<CarriedUniform>,
+    used_after: &[bool],
+) -> Vec<CarriedUniform> {
+    let mut probe = Program::new("probe", p.wave_size, p.threads);
+    probe.ops = body.to_vec();
+    let read_by_body = p.slots_read(probe.walk().flat_map(|o| p.uniform_inputs(o)));
+    let mut live: Vec<bool> = uniforms
+        .iter()
+        .zip(used_after)
+        .map(|(u, &after)| after || read_by_body.contains(&u.slot))
+        .collect();
+    loop {
+        let read: Vec<u32> = p.slots_read(
+            uniforms
+                .iter()
+                .zip(&live)
+                .filter(|(_, l)| **l)
+                .flat_map(|(u, _)| u.next.inputs().collect::<Vec<_>>()),
+        );
+        let mut changed = false;
+        for (u, l) in uniforms.iter().zip(live.iter_mut()) {
+            if !*l && read.contains(&u.slot) {
+                *l = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    uniforms
+        .into_iter()
+        .zip(live)
+        .filter(|(_, l)| *l)
+        .map(|(u, _)| u)
+        .collect()
 }
 
 /// A region's ops before its terminator, and the terminator (`scf.yield`).
