@@ -8,7 +8,7 @@
 mod lower_common;
 
 use linear_layout::heuristics::matmul::{DotKind, DotSpec, choose};
-use linear_layout::lower::{Kernel, Launch, run_launch, ttgir_kernel};
+use linear_layout::lower::{Kernel, Launch, Op, run_launch, ttgir_kernel};
 use linear_layout::target::Target;
 use linear_layout::ttgir::Module;
 use lower_common::{Rng, asm_counts, check_matmul, compile, llc, metadata, total};
@@ -255,6 +255,34 @@ fn the_pipelined_k_loop_computes_the_product() {
             check_matmul(&c, &k).unwrap_or_else(|e| panic!("{} K = {}: {e}", case["id"], steps * 32));
         }
     }
+}
+
+/// The loop's barriers are needed: without them the interpreter's race check catches a wave
+/// reading LDS another wave is writing (or overwriting what one still reads).
+#[test]
+fn the_k_loop_without_its_barriers_races() {
+    fn strip(ops: &mut Vec<Op>) {
+        ops.retain(|o| !matches!(o, Op::Barrier));
+        for o in ops {
+            match o {
+                Op::Loop { body, .. } => strip(body),
+                Op::If { then, otherwise, .. } => {
+                    strip(then);
+                    strip(otherwise);
+                }
+                _ => {}
+            }
+        }
+    }
+    let case = cases()
+        .into_iter()
+        .find(|c| c["id"] == "own/matmul-kloop-gfx942")
+        .unwrap();
+    let mut k = lower(&case);
+    assert!(check_matmul(&case, &k).is_ok());
+    strip(&mut k.program.ops);
+    let e = check_matmul(&case, &k).unwrap_err();
+    assert!(e.contains("barrier") || e.contains("another wave"), "{e}");
 }
 
 /// llc accepts every kernel; the table beside Triton's counts is BENCHMARKS.md's (printed with
