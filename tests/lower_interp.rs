@@ -219,3 +219,163 @@ fn round_trips_of_registers_repeating_elements() {
         );
     }
 }
+
+/// A loop's semantics: the counter runs from start while below end; carried values and slots
+/// move together after each iteration and hold their last values after the loop; a branch
+/// picks by its condition. Checked in the interpreter and through llc.
+#[test]
+fn loops_and_branches_carry_values_and_slots() {
+    use linear_layout::lower::{
+        ArithOp, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Extent, GlobalOffset, Op, Program,
+        Uniform, UniformInput, XorMap, run_with,
+    };
+    // out[tid] = Σ_{k < n} (k·3) computed as a carried sum of a carried slot, then +1 if n > 2.
+    let mut p = Program::new("sum", 64, 64);
+    p.buffers.push(Buffer {
+        name: "out".into(),
+        elements: Some(128),
+        element_bits: 32,
+    });
+    p.scalars.push(linear_layout::lower::Scalar {
+        name: "n".into(),
+        bits: 32,
+        position: 1,
+    });
+    let (zero, one, acc, term, next, sum, plus, out) = (
+        p.value(32),
+        p.value(32),
+        p.value(32),
+        p.value(32),
+        p.value(32),
+        p.value(32),
+        p.value(32),
+        p.value(32),
+    );
+    p.ops.push(Op::Constant { dst: zero, bits: 0 });
+    p.ops.push(Op::Constant { dst: one, bits: 1 });
+    let slot = |k| Uniform::input(UniformInput::Carried(k));
+    // Slot 1 carries k·3; the body adds it to the accumulator through a load-free constant.
+    let body = vec![
+        Op::Constant { dst: term, bits: 3 },
+        Op::Arith {
+            op: ArithOp::Mul,
+            ty: "i32",
+            dst: sum,
+            src: vec![term, term],
+        },
+        Op::Arith {
+            op: ArithOp::Add,
+            ty: "i32",
+            dst: next,
+            src: vec![acc, sum],
+        },
+    ];
+    p.ops.push(Op::Loop {
+        counter: 0,
+        start: Uniform::constant(0),
+        end: Uniform::input(UniformInput::Argument(0)),
+        step: 1,
+        uniforms: vec![CarriedUniform {
+            slot: 1,
+            init: Uniform::constant(0),
+            next: slot(1).add(&Uniform::constant(3), 1),
+        }],
+        values: vec![CarriedValue {
+            phi: acc,
+            init: zero,
+            next,
+        }],
+        body,
+    });
+    p.ops.push(Op::If {
+        cond: Condition {
+            lhs: Uniform::input(UniformInput::Argument(0)),
+            cmp: Cmp::Gt,
+            rhs: Uniform::constant(2),
+        },
+        then: vec![Op::Arith {
+            op: ArithOp::Add,
+            ty: "i32",
+            dst: plus,
+            src: vec![acc, one],
+        }],
+        otherwise: vec![],
+        results: vec![[out, plus, acc]],
+    });
+    // The slot's last value (3·n) is the base of the store.
+    p.ops.push(Op::GlobalStore {
+        src: vec![out],
+        buffer: 0,
+        offset: GlobalOffset {
+            coords: vec![XorMap {
+                cols: vec![1, 2, 4, 8, 16, 32],
+                constant: 0,
+            }],
+            strides: vec![Extent::Elements(1)],
+            bounds: vec![None],
+            base: slot(1),
+            when: vec![],
+        },
+    });
+    for n in [0u64, 1, 2, 5] {
+        let mut buffers = vec![vec![0u8; 512]];
+        run_with(&p, &mut buffers, &[n]).unwrap();
+        let want = 9 * n + u64::from(n > 2);
+        let at = 3 * n as usize * 4;
+        let got = u32::from_le_bytes(buffers[0][at..at + 4].try_into().unwrap());
+        assert_eq!(u64::from(got), want, "n = {n}");
+    }
+    if let Some(llc) = llc() {
+        let t = linear_layout::target::Target::by_name("gfx942").unwrap();
+        let k = linear_layout::lower::Kernel {
+            program: p,
+            target: t,
+        };
+        let dir = std::env::temp_dir().join(format!("ll-loop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        compile(llc, &k.llvm_ir().unwrap(), t, &dir, "sum").unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Loops are bounded work: past the interpreter's budget of loop operations they are an error,
+/// and a derived uniform reading itself is refused before anything runs.
+#[test]
+fn loops_are_bounded_and_derived_uniforms_acyclic() {
+    use linear_layout::lower::{Cmp, Condition, Derived, Op, Program, Uniform, UniformInput, run_with};
+    let mut p = Program::new("spin", 64, 64);
+    p.ops.push(Op::Loop {
+        counter: 0,
+        start: Uniform::constant(0),
+        end: Uniform::constant(i32::MAX as i64),
+        step: 1,
+        uniforms: vec![],
+        values: vec![],
+        body: vec![Op::Barrier],
+    });
+    let e = run_with(&p, &mut [], &[]).unwrap_err().to_string();
+    assert!(e.contains("operations"), "{e}");
+    let mut q = Program::new("cycle", 64, 64);
+    let d = Uniform::input(UniformInput::Derived(0));
+    q.derived.push(Derived::Select {
+        cond: Condition {
+            lhs: d.clone(),
+            cmp: Cmp::Lt,
+            rhs: Uniform::constant(0),
+        },
+        then: d,
+        otherwise: Uniform::constant(1),
+    });
+    q.ops.push(Op::If {
+        cond: Condition {
+            lhs: Uniform::input(UniformInput::Derived(0)),
+            cmp: Cmp::Eq,
+            rhs: Uniform::constant(1),
+        },
+        then: vec![],
+        otherwise: vec![],
+        results: vec![],
+    });
+    assert!(q.validate().is_err());
+    assert!(run_with(&q, &mut [], &[]).is_err());
+}

@@ -306,6 +306,7 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
         limits,
         stored: vec![Vec::new(); p.buffers.len()],
         in_flight: Vec::new(),
+        loop_operations: 0,
     };
     exec(p, &mut s, &mut r, buffers, &p.ops)?;
     if !r.in_flight.is_empty() {
@@ -323,10 +324,13 @@ struct Run<'a> {
     stored: Vec<Vec<Option<u64>>>,
     /// Direct-to-LDS loads not yet waited for: (thread, LDS address, bytes).
     in_flight: Vec<(usize, u64, Vec<u8>)>,
+    /// Operations the loops ran so far.
+    loop_operations: u64,
 }
 
-/// Iterations one loop may run in the interpreter.
-const MAX_ITERATIONS: u64 = 1 << 20;
+/// Operations the loops of one execution may run in the interpreter (all loops together, each
+/// iteration counting the operations of its body): the bound on an execution's work.
+const MAX_LOOP_OPERATIONS: u64 = 1 << 22;
 
 /// Executes `ops` (a program's, a loop body's or a branch's).
 fn exec(
@@ -650,11 +654,15 @@ fn exec(
                         s.set(v.phi, t, x);
                     }
                 }
-                let mut iterations = 0u64;
+                let mut probe = Program::new("body", p.wave_size, p.threads);
+                probe.ops = body.clone();
+                let body_ops = probe.walk().count().max(1) as u64;
                 while (r.env.carried[c] as i32) < (end.value_in(&r.env).ok_or_else(missing)? as i32) {
-                    iterations += 1;
-                    if iterations > MAX_ITERATIONS {
-                        return err(format!("a loop runs more than {MAX_ITERATIONS} iterations"));
+                    r.loop_operations += body_ops;
+                    if r.loop_operations > MAX_LOOP_OPERATIONS {
+                        return err(format!(
+                            "the loops run more than {MAX_LOOP_OPERATIONS} operations"
+                        ));
                     }
                     exec(p, s, r, buffers, body)?;
                     let next: Vec<i64> = uniforms

@@ -1257,6 +1257,15 @@ impl Program {
                 _ => return bad("two scalar arguments share a position, or one lies past the argument list"),
             }
         }
+        // A derived uniform reads only those before it: evaluating one ends.
+        for (k, d) in self.derived.iter().enumerate() {
+            if d.inputs()
+                .iter()
+                .any(|x| matches!(x, UniformInput::Derived(j) if *j as usize >= k))
+            {
+                return bad("a derived uniform reads itself or one after it");
+            }
+        }
         let exists = |v: &Value| (v.0 as usize) < self.values.len();
         for op in self.walk() {
             let (used, buffer): (Vec<Value>, Option<usize>) = match op {
