@@ -5,6 +5,7 @@ use std::hash::{Hash, Hasher};
 
 use smallvec::SmallVec;
 
+use super::dims::{Dim, DimList, Dims};
 use super::gf2;
 use super::{DimName, LayoutError};
 use crate::limits::LimitExceeded;
@@ -53,22 +54,6 @@ pub(crate) fn too_many_dims(side: &'static str, got: usize) -> LayoutError {
     ))
 }
 
-/// One named dimension, its size as a number of bits (`size = 2^bits`), and where its bits
-/// start: the first column of an in-dim, the shift of an out-dim's field in a flattened basis.
-/// `start` is derived; [`LinearLayout::from_parts`] sets it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Dim {
-    pub(crate) name: DimName,
-    pub(crate) bits: u32,
-    pub(crate) start: u32,
-}
-
-impl Dim {
-    pub(crate) fn new(name: DimName, bits: u32) -> Self {
-        Dim { name, bits, start: 0 }
-    }
-}
-
 /// A dimension name to look up: a `str` or a [`DimName`]. A `str` is converted once, so every
 /// comparison is between two `DimName`s (three word compares for short names).
 pub(crate) trait NameRef {
@@ -93,64 +78,6 @@ impl NameRef for DimName {
     }
     fn to_name(&self) -> DimName {
         *self
-    }
-}
-
-/// The in-dims or out-dims of a layout. A newtype so that copying one is a plain slice copy
-/// (`Dim` is `Copy`), which the generic `SmallVec` clone is not.
-#[derive(Debug, Default, PartialEq, Eq, Hash)]
-pub(crate) struct Dims(SmallVec<[Dim; 4]>);
-
-impl Dims {
-    pub(crate) fn new() -> Self {
-        Dims(SmallVec::new())
-    }
-
-    pub(crate) fn one(dim: Dim) -> Self {
-        let mut dims = Dims::new();
-        dims.0.push(dim);
-        dims
-    }
-}
-
-impl Clone for Dims {
-    #[inline]
-    fn clone(&self) -> Self {
-        Dims(SmallVec::from_slice(&self.0))
-    }
-}
-
-impl std::ops::Deref for Dims {
-    type Target = SmallVec<[Dim; 4]>;
-    #[inline]
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Dims {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
-    }
-}
-
-impl FromIterator<Dim> for Dims {
-    #[inline]
-    fn from_iter<T: IntoIterator<Item = Dim>>(iter: T) -> Self {
-        let mut dims = Dims::new();
-        for d in iter {
-            dims.0.push(d);
-        }
-        dims
-    }
-}
-
-impl<'a> IntoIterator for &'a Dims {
-    type Item = &'a Dim;
-    type IntoIter = std::slice::Iter<'a, Dim>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
     }
 }
 
@@ -192,12 +119,17 @@ impl Columns {
 }
 
 impl FromIterator<u64> for Columns {
+    /// At most [`MAX_BITS`] columns are taken, as [`push`](Columns::push) would. Filled in a
+    /// plain array and copied once: cheaper than growing the vector column by column.
+    #[inline]
     fn from_iter<T: IntoIterator<Item = u64>>(iter: T) -> Self {
-        let mut c = Columns::new();
-        for v in iter {
-            c.push(v);
+        let mut buf = [0u64; MAX_BITS as usize];
+        let mut len = 0;
+        for (slot, c) in buf.iter_mut().zip(iter) {
+            *slot = c;
+            len += 1;
         }
-        c
+        Columns(SmallVec::from_slice(&buf[..len]))
     }
 }
 
@@ -253,13 +185,34 @@ pub(crate) const fn low_mask(bits: u32) -> u64 {
 ///
 /// Surjectivity, injectivity and invertibility are derived from the rank; nothing else is
 /// stored. The representation is the matrix itself: one `u64` column per input bit (the basis
-/// with its components packed, first out-dim in the low bits), held inline — building,
-/// cloning and composing layouts does not allocate for up to four dims on each side.
+/// with its components packed, first out-dim in the low bits), held inline (up to 24 columns),
+/// plus the two lists of dims, each interned once per process and held as one pointer. A
+/// layout is three words and its columns: cloning one copies them and allocates nothing.
 #[derive(Clone)]
 pub struct LinearLayout {
-    pub(crate) ins: Dims,
-    pub(crate) outs: Dims,
+    pub(crate) ins: DimList,
+    pub(crate) outs: DimList,
     pub(crate) cols: Columns,
+}
+
+/// The dims of one side of a layout under construction: an interned list as it is, or a list
+/// to check and intern.
+pub(crate) trait IntoDimList {
+    fn into_dim_list(self, side: &'static str) -> Result<DimList>;
+}
+
+impl IntoDimList for DimList {
+    #[inline]
+    fn into_dim_list(self, _: &'static str) -> Result<DimList> {
+        Ok(self)
+    }
+}
+
+impl IntoDimList for Dims {
+    #[inline]
+    fn into_dim_list(self, side: &'static str) -> Result<DimList> {
+        self.intern(side)
+    }
 }
 
 /// Named entries with repeated names resolved as Triton's ordered maps resolve them: the
@@ -300,31 +253,6 @@ fn first_wins<N: Into<DimName>, T>(
     Ok(out)
 }
 
-/// Sets each dim's `start` (the running sum of the bits before it); returns the total bits.
-fn set_starts(dims: &mut Dims) -> u32 {
-    let mut start = 0u32;
-    for d in dims.iter_mut() {
-        d.start = start;
-        start = start.saturating_add(d.bits);
-    }
-    start
-}
-
-fn check_bits(side: &'static str, bits: u32) -> Result<()> {
-    if bits > MAX_BITS {
-        return Err(LayoutError::TooManyBits { side, bits });
-    }
-    Ok(())
-}
-
-/// Checks a side's dims against [`MAX_DIMS`] and its bits against [`MAX_BITS`].
-fn check_dims(side: &'static str, dims: &mut Dims) -> Result<()> {
-    if dims.len() > MAX_DIMS {
-        return Err(too_many_dims(side, dims.len()));
-    }
-    check_bits(side, set_starts(dims))
-}
-
 fn check_size(dim: &DimName, size: i64) -> Result<u32> {
     if size < 1 || (size as u64).count_ones() != 1 {
         return Err(LayoutError::SizeNotPowerOfTwo { dim: *dim, size });
@@ -333,21 +261,15 @@ fn check_size(dim: &DimName, size: i64) -> Result<u32> {
 }
 
 impl LinearLayout {
-    /// Assembles a layout from validated parts, checking only the limits ([`MAX_BITS`],
-    /// [`MAX_DIMS`]). Inlined so the parts are built in place rather than copied.
+    /// Assembles a layout from validated parts; dims still to intern are checked against the
+    /// limits ([`MAX_BITS`], [`MAX_DIMS`]) on the way.
     #[inline(always)]
-    pub(crate) fn from_parts(mut ins: Dims, mut outs: Dims, cols: Columns) -> Result<Self> {
-        check_dims("input", &mut ins)?;
-        check_dims("output", &mut outs)?;
-        Ok(LinearLayout { ins, outs, cols })
-    }
-
-    /// Recomputes the derived `start` of every dim after dims were edited in place, and
-    /// checks the limits.
-    #[inline]
-    pub(crate) fn refresh(&mut self) -> Result<()> {
-        check_dims("input", &mut self.ins)?;
-        check_dims("output", &mut self.outs)
+    pub(crate) fn from_parts(ins: impl IntoDimList, outs: impl IntoDimList, cols: Columns) -> Result<Self> {
+        Ok(LinearLayout {
+            ins: ins.into_dim_list("input")?,
+            outs: outs.into_dim_list("output")?,
+            cols,
+        })
     }
 
     /// The layout with no dimensions: the unit of [`product`](Self::product).
@@ -360,8 +282,8 @@ impl LinearLayout {
     /// ```
     pub fn empty() -> Self {
         LinearLayout {
-            ins: Dims::new(),
-            outs: Dims::new(),
+            ins: DimList::EMPTY,
+            outs: DimList::EMPTY,
             cols: Columns::new(),
         }
     }
@@ -413,8 +335,8 @@ impl LinearLayout {
             cols.push(stride << i);
         }
         Self::from_parts(
-            Dims::one(Dim::new(in_dim, in_bits)),
-            Dims::one(Dim::new(out_dim, out_bits)),
+            Dims::from_iter([Dim::new(in_dim, in_bits)]),
+            Dims::from_iter([Dim::new(out_dim, out_bits)]),
             cols,
         )
     }
@@ -444,8 +366,8 @@ impl LinearLayout {
         let out_bits = check_size(&out_dim, out_size.min(i64::MAX as u64) as i64)?;
         let cols = (0..in_bits.min(MAX_BITS)).map(|_| 0).collect();
         Self::from_parts(
-            Dims::one(Dim::new(in_dim, in_bits)),
-            Dims::one(Dim::new(out_dim, out_bits)),
+            Dims::from_iter([Dim::new(in_dim, in_bits)]),
+            Dims::from_iter([Dim::new(out_dim, out_bits)]),
             cols,
         )
     }
@@ -898,7 +820,7 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn total_in_bits(&self) -> u32 {
-        self.ins.iter().map(|d| d.bits).sum()
+        self.ins.bits()
     }
 
     /// Total number of output bits.
@@ -909,7 +831,7 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn total_out_bits(&self) -> u32 {
-        self.outs.iter().map(|d| d.bits).sum()
+        self.outs.bits()
     }
 
     /// Total number of inputs (`2^total_in_bits`; saturates at `u64::MAX` for 64 bits).
@@ -1143,38 +1065,50 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn apply<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> Result<SmallVec<[u64; 4]>> {
-        let mismatch = || LayoutError::DimsMismatch {
-            op: "apply",
-            expected: self.ins.iter().map(|d| d.name).collect(),
-            got: inputs.iter().map(|(n, _)| DimName::from(n.as_ref())).collect(),
-        };
-        if inputs.len() != self.ins.len() {
-            return Err(mismatch());
+        let ins: &[Dim] = &self.ins;
+        if inputs.len() != ins.len() {
+            return Err(self.apply_mismatch(inputs));
         }
         let mut flat = 0u64;
         let mut seen = 0u64;
         for (k, (name, value)) in inputs.iter().enumerate() {
             let name = name.as_ref();
             // Inputs usually come in the layout's own order: try that position first.
-            let i = match self.ins.get(k) {
+            let i = match ins.get(k) {
                 Some(d) if d.name == *name => k,
-                _ => self.in_index(name).ok_or_else(mismatch)?,
+                _ => match self.in_index(name) {
+                    Some(i) => i,
+                    None => return Err(self.apply_mismatch(inputs)),
+                },
             };
             // Each in-dim exactly once (with as many inputs as in-dims, no repeat means none is
             // missing); there are at most MAX_DIMS <= 64 in-dims, so one bit of `seen` each.
             if seen >> i & 1 == 1 {
-                return Err(mismatch());
+                return Err(self.apply_mismatch(inputs));
             }
             seen |= 1 << i;
-            let d = &self.ins[i];
-            flat |= (value & low_mask(d.bits)).checked_shl(d.start).unwrap_or(0);
+            let d = &ins[i];
+            // A dim starting at bit 64 has no bits: its masked value is 0.
+            flat |= (value & low_mask(d.bits)) << (d.start & 63);
         }
         let out = self.apply_flat(flat);
-        Ok(self
-            .outs
-            .iter()
-            .map(|d| out.checked_shr(d.start).unwrap_or(0) & low_mask(d.bits))
-            .collect())
+        let value = |d: &Dim| out >> (d.start & 63) & low_mask(d.bits);
+        let outs: &[Dim] = &self.outs;
+        if outs.len() <= 4 {
+            let mut buf = [0u64; 4];
+            buf.iter_mut().zip(outs).for_each(|(v, d)| *v = value(d));
+            return Ok(SmallVec::from_buf_and_len(buf, outs.len()));
+        }
+        Ok(outs.iter().map(value).collect())
+    }
+
+    #[cold]
+    fn apply_mismatch<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> LayoutError {
+        LayoutError::DimsMismatch {
+            op: "apply",
+            expected: self.ins.iter().map(|d| d.name).collect(),
+            got: inputs.iter().map(|(n, _)| DimName::from(n.as_ref())).collect(),
+        }
     }
 
     // ---------------------------------------------------------------- equality
