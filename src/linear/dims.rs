@@ -174,36 +174,14 @@ impl fmt::Debug for DimList {
 /// strength is not needed to index a cache).
 struct WordHasher(u64);
 
-impl Hasher for WordHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
+impl WordHasher {
     #[inline]
     fn write_u64(&mut self, w: u64) {
         self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
-    fn write_u32(&mut self, w: u32) {
-        self.write_u64(w as u64)
-    }
-    fn write_u8(&mut self, w: u8) {
-        self.write_u64(w as u64)
-    }
-    fn write_usize(&mut self, w: usize) {
-        self.write_u64(w as u64)
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
@@ -233,7 +211,10 @@ fn intern(dims: &[Dim], bits: u32) -> &'static Table {
         return &NO_DIMS;
     }
     let mut h = WordHasher(0);
-    dims.hash(&mut h);
+    for d in dims {
+        d.name.words().iter().for_each(|&w| h.write_u64(w));
+        h.write_u64(d.bits as u64);
+    }
     let hash = h.finish();
     let slot = slot(hash);
     let same = |t: &&'static Table| t.hash == hash && t.dims == dims;

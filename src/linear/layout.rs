@@ -215,14 +215,17 @@ impl IntoDimList for Dims {
     }
 }
 
+/// Named entries, inline for the usual few dims.
+type Named<T> = SmallVec<[(DimName, T); 8]>;
+
 /// Named entries with repeated names resolved as Triton's ordered maps resolve them: the
 /// first position, the last value. More than [`MAX_DIMS`] distinct names is an error (found
 /// before the rest of the entries is read).
 fn last_wins<N: Into<DimName>, T>(
     side: &'static str,
     entries: impl IntoIterator<Item = (N, T)>,
-) -> Result<Vec<(DimName, T)>> {
-    let mut out: Vec<(DimName, T)> = Vec::new();
+) -> Result<Named<T>> {
+    let mut out = Named::new();
     for (name, value) in entries {
         let name = name.into();
         match out.iter().position(|(n, _)| *n == name) {
@@ -239,8 +242,8 @@ fn last_wins<N: Into<DimName>, T>(
 fn first_wins<N: Into<DimName>, T>(
     side: &'static str,
     entries: impl IntoIterator<Item = (N, T)>,
-) -> Result<Vec<(DimName, T)>> {
-    let mut out: Vec<(DimName, T)> = Vec::new();
+) -> Result<Named<T>> {
+    let mut out = Named::new();
     for (name, value) in entries {
         let name = name.into();
         if !out.iter().any(|(n, _)| *n == name) {
@@ -261,6 +264,44 @@ fn check_size(dim: &DimName, size: i64) -> Result<u32> {
 }
 
 impl LinearLayout {
+    /// A surjective layout from its dims as `(name, bits)` (names distinct on each side) and
+    /// its packed columns in canonical order: how a builder that packs columns itself (the
+    /// encodings) makes its result. Checks the limits, the number of columns, that every
+    /// column is within the output, and surjectivity.
+    pub(crate) fn from_packed(
+        ins: impl IntoIterator<Item = (DimName, u32)>,
+        outs: impl IntoIterator<Item = (DimName, u32)>,
+        cols: &[u64],
+    ) -> Result<Self> {
+        fn dims(side: &'static str, list: impl IntoIterator<Item = (DimName, u32)>) -> Result<DimList> {
+            let mut dims = Dims::new();
+            for (name, bits) in list.into_iter().take(MAX_DIMS + 1) {
+                dims.push(Dim::new(name, bits));
+            }
+            dims.intern(side)
+        }
+        let ins = dims("input", ins)?;
+        let outs = dims("output", outs)?;
+        let out_bits = outs.bits();
+        if cols.len() != ins.bits() as usize || cols.iter().any(|&c| c & !low_mask(out_bits) != 0) {
+            return Err(LayoutError::Precondition {
+                op: "from_packed",
+                detail: format!(
+                    "{} columns for {} input bits and {out_bits} output bits",
+                    cols.len(),
+                    ins.bits()
+                ),
+            });
+        }
+        let layout = LinearLayout {
+            ins,
+            outs,
+            cols: cols.iter().copied().collect(),
+        };
+        layout.require_surjective()?;
+        Ok(layout)
+    }
+
     /// Assembles a layout from validated parts; dims still to intern are checked against the
     /// limits ([`MAX_BITS`], [`MAX_DIMS`]) on the way.
     #[inline(always)]
@@ -598,12 +639,13 @@ impl LinearLayout {
     }
 
     pub(crate) fn require_surjective(&self) -> Result<()> {
-        let rank = self.rank();
-        let out_bits = self.total_out_bits();
-        if rank != out_bits {
-            return Err(LayoutError::NotSurjective { rank, out_bits });
+        if self.is_surjective() {
+            return Ok(());
         }
-        Ok(())
+        Err(LayoutError::NotSurjective {
+            rank: self.rank(),
+            out_bits: self.total_out_bits(),
+        })
     }
 
     // ---------------------------------------------------------------- internal geometry
@@ -954,7 +996,17 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn is_surjective(&self) -> bool {
-        self.rank() == self.total_out_bits()
+        // Columns with distinct highest (or distinct lowest) bits are independent: when every
+        // output bit is the highest or every one the lowest bit of some column (as in the
+        // layouts built from identities and swizzles) the rank is full without eliminating.
+        let (mut highest, mut lowest) = (0u64, 0u64);
+        for &c in self.cols.as_slice().iter().filter(|&&c| c != 0) {
+            highest |= 1 << (63 - c.leading_zeros());
+            lowest |= c & c.wrapping_neg();
+        }
+        let out_bits = self.total_out_bits();
+        let all = low_mask(out_bits);
+        highest == all || lowest == all || self.rank() == out_bits
     }
 
     /// No two inputs reach the same output (rank = input bits).

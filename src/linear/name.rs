@@ -99,6 +99,24 @@ impl DimName {
         DimName(Repr::Inline(Inline(a)))
     }
 
+    /// Three words that determine the name (equal names, equal words): what hashing a list
+    /// of dims reads.
+    pub(crate) fn words(&self) -> [u64; 3] {
+        match &self.0 {
+            Repr::Inline(Inline(a)) => {
+                let word = |k: usize| {
+                    let mut w = [0u8; 8];
+                    w.copy_from_slice(&a[8 * k..8 * k + 8]);
+                    u64::from_le_bytes(w)
+                };
+                [word(0), word(1), word(2)]
+            }
+            // Interned names are unique: the address decides (and no inline name has an
+            // all-ones first word, its length being at most 23).
+            Repr::Interned(s) => [u64::MAX, s.as_ptr() as u64, s.len() as u64],
+        }
+    }
+
     /// The name's bytes (no UTF-8 check: what comparisons use).
     fn as_bytes(&self) -> &[u8] {
         match &self.0 {
