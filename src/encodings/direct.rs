@@ -192,17 +192,14 @@ impl Tile {
         }
         // Every dim must be covered exactly up to its size (what the reference's size-inferring
         // rebuild and its final check require).
-        for d in 0..rank {
-            let top = self
-                .ins
-                .iter()
-                .flat_map(|(_, cols)| cols.iter())
-                .map(|&c| self.component(c, d))
-                .max()
-                .unwrap_or(0);
-            if 64 - top.leading_zeros() != want[d] {
-                return None;
-            }
+        // The highest bit reached along a dim is that of the union of all columns.
+        let reached = self
+            .ins
+            .iter()
+            .flat_map(|(_, cols)| cols.iter())
+            .fold(0, |acc, &c| acc | c);
+        if (0..rank).any(|d| 64 - self.component(reached, d).leading_zeros() != want[d]) {
+            return None;
         }
         if !self.ins.iter().any(|(n, _)| *n == BLOCK) {
             self.ins.push((BLOCK, Cols::new()));
