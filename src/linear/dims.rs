@@ -211,9 +211,10 @@ fn intern(dims: &[Dim], bits: u32) -> &'static Table {
         return &NO_DIMS;
     }
     let mut h = WordHasher(0);
+    // A name's first word (its length and first 7 bytes) tells the names of a list apart;
+    // equal hashes are compared in full anyway.
     for d in dims {
-        d.name.words().iter().for_each(|&w| h.write_u64(w));
-        h.write_u64(d.bits as u64);
+        h.write_u64(d.name.words()[0] ^ (d.bits as u64) << 56);
     }
     let hash = h.finish();
     let slot = slot(hash);

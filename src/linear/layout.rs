@@ -296,7 +296,7 @@ impl LinearLayout {
         let layout = LinearLayout {
             ins,
             outs,
-            cols: cols.iter().copied().collect(),
+            cols: Columns(SmallVec::from_slice(cols)),
         };
         layout.require_surjective()?;
         Ok(layout)
