@@ -61,16 +61,15 @@ fn log2(n: u64) -> Option<u32> {
 }
 
 impl Tile {
-    fn new(rank: usize) -> Option<Tile> {
-        if rank == 0 || rank > 4 {
-            return None;
-        }
-        Some(Tile {
-            width: 64 / rank as u32,
+    /// An empty tile over `rank` tensor dims (at most 4; [`finish`](Tile::finish) refuses
+    /// more).
+    fn new(rank: usize) -> Tile {
+        Tile {
+            width: 64 / rank.clamp(1, 4) as u32,
             ins: SmallVec::new(),
             outs: SmallVec::new(),
-            bits: smallvec::smallvec![0; rank],
-        })
+            bits: smallvec::smallvec![0; rank.min(4)],
+        }
     }
 
     fn in_dim(&mut self, name: In) -> &mut Cols {
@@ -260,7 +259,7 @@ fn blocked(b: &Blocked, shape: &[u64]) -> Option<LinearLayout> {
     if !b.cga_layout.is_empty() || b.order.len() != shape.len() {
         return None;
     }
-    let mut t = Tile::new(shape.len())?;
+    let mut t = Tile::new(shape.len());
     for (in_dim, sizes) in [
         (REG, &b.size_per_thread),
         (LANE, &b.threads_per_warp),
@@ -340,7 +339,7 @@ fn mfma(m: &AmdMfma, shape: &[u64]) -> Option<LinearLayout> {
     }
     let h: u64 = if m.element_bit_width == 64 { 1 } else { 4 };
     let tiles = md * nd / (MFMA_WAVE * h);
-    let mut t = Tile::new(rank)?;
+    let mut t = Tile::new(rank);
     // The instruction's tile: registers along M (N when transposed), lanes across.
     let (along, across, across_size) = if m.is_transposed {
         (dn, dm, md)
@@ -390,7 +389,7 @@ fn mfma_dot(d: &DotOperand, m: &AmdMfma, shape: &[u64]) -> Option<LinearLayout> 
     // getOrderForDotOperand: K fastest.
     let order = matrix_order(rank, a);
     let (dk, dnk) = (order[0], order[1]);
-    let mut t = Tile::new(rank)?;
+    let mut t = Tile::new(rank);
     t.id(kw, REG, dk)?;
     t.id(non_k, LANE, dnk)?;
     t.id(MFMA_WAVE / non_k, LANE, dk)?;
@@ -432,7 +431,7 @@ fn wmma(w: &AmdWmma, shape: &[u64]) -> Option<LinearLayout> {
     // The 16x16 instruction tile: dims `a` (lanes) and `b` (registers, and one lane bit).
     let thread_order = matrix_order(rank, !w.is_transposed);
     let (a, b) = (thread_order[0], thread_order[1]);
-    let mut t = Tile::new(rank)?;
+    let mut t = Tile::new(rank);
     let (regs, top_lane): ([u64; 3], u64) = if w.version == 1 {
         ([2, 4, 8], 1)
     } else {
@@ -475,7 +474,7 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
     if !s.cga_layout.is_empty() || rank != shape.len() {
         return None;
     }
-    let mut t = Tile::new(rank)?;
+    let mut t = Tile::new(rank);
     if rank == 1 {
         t.id(shape[0], OFFSET, 0)?;
         return t.finish(shape);

@@ -55,7 +55,7 @@ impl Dims {
 
     /// Checks the list against [`MAX_DIMS`] and [`MAX_BITS`] (errors name `side`, `"input"`
     /// or `"output"`), sets every `start`, and interns it.
-    pub(crate) fn intern(mut self, side: &'static str) -> Result<DimList> {
+    pub(crate) fn intern(&mut self, side: &'static str) -> Result<DimList> {
         if self.0.len() > MAX_DIMS {
             return Err(too_many_dims(side, self.0.len()));
         }

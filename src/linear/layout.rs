@@ -210,7 +210,7 @@ impl IntoDimList for DimList {
 
 impl IntoDimList for Dims {
     #[inline]
-    fn into_dim_list(self, side: &'static str) -> Result<DimList> {
+    fn into_dim_list(mut self, side: &'static str) -> Result<DimList> {
         self.intern(side)
     }
 }
