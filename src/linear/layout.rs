@@ -1121,28 +1121,37 @@ impl LinearLayout {
         if inputs.len() != ins.len() {
             return Err(self.apply_mismatch(inputs));
         }
-        let mut flat = 0u64;
-        let mut seen = 0u64;
-        for (k, (name, value)) in inputs.iter().enumerate() {
-            let name = name.as_ref();
-            // Inputs usually come in the layout's own order: try that position first.
-            let i = match ins.get(k) {
-                Some(d) if d.name == *name => k,
-                _ => match self.in_index(name) {
-                    Some(i) => i,
-                    None => return Err(self.apply_mismatch(inputs)),
-                },
-            };
-            // Each in-dim exactly once (with as many inputs as in-dims, no repeat means none is
-            // missing); there are at most MAX_DIMS <= 64 in-dims, so one bit of `seen` each.
-            if seen >> i & 1 == 1 {
-                return Err(self.apply_mismatch(inputs));
+        // A dim starting at bit 64 has no bits: its masked value is 0.
+        let place = |d: &Dim, value: u64| (value & low_mask(d.bits)) << (d.start & 63);
+        // Inputs usually come in the layout's own order: then each name is compared once, with
+        // the dim at its position, and every dim is given exactly once.
+        let flat = if inputs
+            .iter()
+            .zip(ins)
+            .all(|((name, _), d)| d.name == *name.as_ref())
+        {
+            inputs
+                .iter()
+                .zip(ins)
+                .fold(0, |acc, ((_, v), d)| acc | place(d, *v))
+        } else {
+            let mut flat = 0u64;
+            let mut seen = 0u64;
+            for (name, value) in inputs {
+                let Some(i) = self.in_index(name.as_ref()) else {
+                    return Err(self.apply_mismatch(inputs));
+                };
+                // Each in-dim exactly once (with as many inputs as in-dims, no repeat means none
+                // is missing); there are at most MAX_DIMS <= 64 in-dims, so one bit of `seen`
+                // each.
+                if seen >> i & 1 == 1 {
+                    return Err(self.apply_mismatch(inputs));
+                }
+                seen |= 1 << i;
+                flat |= place(&ins[i], *value);
             }
-            seen |= 1 << i;
-            let d = &ins[i];
-            // A dim starting at bit 64 has no bits: its masked value is 0.
-            flat |= (value & low_mask(d.bits)) << (d.start & 63);
-        }
+            flat
+        };
         let out = self.apply_flat(flat);
         let value = |d: &Dim| out >> (d.start & 63) & low_mask(d.bits);
         let outs: &[Dim] = &self.outs;
