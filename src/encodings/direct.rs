@@ -32,7 +32,15 @@ enum In {
 
 use In::{Block as BLOCK, Lane as LANE, Offset as OFFSET, Register as REG, Warp as WARP};
 
+/// The in-dims' names, made once.
+static NAMES: std::sync::LazyLock<[DimName; 5]> =
+    std::sync::LazyLock::new(|| [REG, LANE, WARP, BLOCK, OFFSET].map(|i| DimName::from(i.name())));
+
 impl In {
+    fn dim_name(self) -> DimName {
+        NAMES[self as usize]
+    }
+
     fn name(self) -> &'static str {
         match self {
             REG => "register",
@@ -214,10 +222,7 @@ impl Tile {
             *slot = (0..rank).fold(0u64, |acc, d| acc | self.component(c, d) << offsets[d]);
         }
         let n = self.ins.iter().map(|(_, c)| c.len()).sum::<usize>().min(64);
-        let ins = self
-            .ins
-            .iter()
-            .map(|(i, c)| (DimName::from(i.name()), c.len() as u32));
+        let ins = self.ins.iter().map(|(i, c)| (i.dim_name(), c.len() as u32));
         let outs = want.iter().enumerate().map(|(d, &w)| (DimName::dim(d), w));
         LinearLayout::from_packed(ins, outs, &cols[..n]).ok()
     }
