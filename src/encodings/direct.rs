@@ -9,8 +9,8 @@
 //! generated encodings).
 //!
 //! Only what the tiles of one CTA need is covered — blocked, slice, AMD MFMA and WMMA, MFMA
-//! dot operands and swizzled shared layouts, without a CGA layout; anything else (and any
-//! input the reference rejects) answers `None`, and the reference takes over.
+//! dot operands, swizzled and AMD rotating shared layouts, without a CGA layout; anything else
+//! (and any input the reference rejects) answers `None`, and the reference takes over.
 
 use smallvec::SmallVec;
 

@@ -14,6 +14,10 @@
 //!   also remembered per pair of operands, so repeating a product does not hash at all.
 //! * Each distinct list is kept for the life of the process (as Triton's MLIR context keeps
 //!   every name it has seen): a few dozen bytes a list, and real programs use a handful.
+//!
+//! Threads: a table never changes once made, so any thread reads any list without
+//! synchronising; the caches are per thread, and the lock is taken only on a cache miss, to
+//! find or insert a table, so two threads interning the same contents get the same table.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
