@@ -1,4 +1,5 @@
-//! Encoding → [`LinearLayout`], following Triton 3.6's `toLinearLayout` step by step.
+//! Encoding → [`LinearLayout`], following Triton 3.6's `toLinearLayout` step by step (the
+//! common encodings take the one-pass route of [`super::direct`] first).
 
 use crate::linear::{DimName, LinearLayout, identity_standard_nd, reshape_layout, transpose_linear_layout};
 
@@ -366,10 +367,15 @@ impl Encoding {
     /// ```
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout, EncodingError> {
         self.validate()?;
-        self.convert(shape)
+        match super::direct::convert(self, shape) {
+            Some(layout) => Ok(layout),
+            None => self.reference(shape),
+        }
     }
 
-    fn convert(&self, shape: &[u64]) -> R<LinearLayout> {
+    /// The layout built as Triton builds it, step by step: what every encoding falls back to
+    /// and what [`super::direct`] is checked against.
+    pub(super) fn reference(&self, shape: &[u64]) -> R<LinearLayout> {
         let kind = self.kind();
         match self {
             Encoding::Blocked(b) => {
@@ -389,7 +395,7 @@ impl Encoding {
                 let d = s.dim as usize;
                 let mut pshape = shape.to_vec();
                 pshape.insert(d, 1);
-                let p = s.parent.convert(&pshape)?;
+                let p = s.parent.reference(&pshape)?;
                 let sliced = crate::linear::remove_standard_dim(&p, d)?;
                 let mut packed = Packed::of(&sliced)?;
                 packed.drop_zero_bases(REG);

@@ -151,6 +151,7 @@
 //! ```
 
 mod convert;
+mod direct;
 mod error;
 mod json;
 mod text;

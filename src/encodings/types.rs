@@ -1052,7 +1052,7 @@ fn check_pow2_list(kind: &'static str, param: &'static str, v: &[u32]) -> Result
 }
 
 fn check_order(kind: &'static str, param: &'static str, order: &[u32]) -> Result<(), EncodingError> {
-    let mut seen = vec![false; order.len()];
+    let mut seen: smallvec::SmallVec<[bool; 8]> = smallvec::smallvec![false; order.len()];
     for &o in order {
         let o = o as usize;
         if o >= order.len() || std::mem::replace(&mut seen[o], true) {

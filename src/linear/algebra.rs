@@ -2,9 +2,10 @@
 
 use smallvec::SmallVec;
 
+use super::dims::{Dim, DimList, Dims};
 use super::fields::FieldMap;
 use super::gf2::Echelon;
-use super::layout::{Columns, Dim, Dims, Result, low_mask};
+use super::layout::{Columns, Result, low_mask};
 use super::{DimName, LayoutError, LinearLayout};
 
 /// Triton's `supremum`: a merge of two dimension orders that keeps the relative order of each
@@ -58,6 +59,10 @@ pub(crate) fn merge_orders<X, Y>(x: &[X], y: &[Y], same: impl Fn(&X, &Y) -> bool
         }
         merged.extend((0..y.len() as u32).map(|j| (if j == p { 0 } else { ABSENT }, j)));
         return merged;
+    }
+    // The same names in the same order (a product of two layouts of one kind): pairwise.
+    if x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)) {
+        return (0..x.len() as u32).map(|i| (i, i)).collect();
     }
     merge_general(x, y, same)
 }
@@ -121,15 +126,39 @@ pub(crate) enum IdentityDims {
     Never,
 }
 
-fn dim_bits(dims: &Dims, name: &DimName) -> u32 {
+fn same_name(a: &Dim, b: &Dim) -> bool {
+    a.name == b.name
+}
+
+/// The dims of a product of layouts with dims `a` and `b` (the [`supremum`] of their orders,
+/// a dim in both having both sizes), interned once per pair of lists on each thread.
+fn merged_dims(a: DimList, b: DimList, side: &'static str) -> Result<DimList> {
+    DimList::memo(0, a, b, || {
+        let bits = |i: u32, dims: &[Dim]| if i == ABSENT { 0 } else { dims[i as usize].bits };
+        merge_orders(&a, &b, same_name)
+            .iter()
+            .map(|&(i, j)| {
+                let name = if i != ABSENT {
+                    a[i as usize].name
+                } else {
+                    b[j as usize].name
+                };
+                Dim::new(name, bits(i, &a) + bits(j, &b))
+            })
+            .collect::<Dims>()
+            .intern(side)
+    })
+}
+
+fn dim_bits(dims: &[Dim], name: &DimName) -> u32 {
     dims.iter().find(|d| d.name == *name).map_or(0, |d| d.bits)
 }
 
-fn same_name_set(a: &Dims, b: &Dims) -> bool {
+fn same_name_set(a: &[Dim], b: &[Dim]) -> bool {
     a.len() == b.len() && a.iter().all(|d| b.iter().any(|e| e.name == d.name))
 }
 
-fn names(dims: &Dims) -> Vec<DimName> {
+fn names(dims: &[Dim]) -> Vec<DimName> {
     dims.iter().map(|d| d.name).collect()
 }
 
@@ -165,95 +194,63 @@ impl LinearLayout {
     /// without merging dimension orders.
     fn product_1d(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         let (od_in, od_out) = (&outer.ins[0], &outer.outs[0]);
-        // Built in place: the result starts as a copy of `self`'s dims.
-        let mut out = LinearLayout {
-            ins: self.ins.clone(),
-            outs: self.outs.clone(),
-            cols: Columns::new(),
-        };
+        let ins = merged_dims(self.ins, outer.ins, "input")?;
+        let outs = merged_dims(self.outs, outer.outs, "output")?;
         let in_pos = self.in_index(&od_in.name);
-        match in_pos {
-            Some(i) => out.ins[i].bits += od_in.bits,
-            None => out.ins.push(Dim::new(od_in.name, od_in.bits)),
-        }
         // Where outer's values land: above self's part of the out-dim, which may sit below
         // later out-dims whose fields then move up.
         let split = match self.out_index(&od_out.name) {
-            Some(o) => {
-                out.outs[o].bits += od_out.bits;
-                self.outs[o].start + self.outs[o].bits
-            }
-            None => {
-                out.outs.push(Dim::new(od_out.name, od_out.bits));
-                self.total_out_bits()
+            Some(o) => self.outs[o].start + self.outs[o].bits,
+            None => self.total_out_bits(),
+        };
+        // Fields at and above `split` move up by outer's bits (none are there when outer
+        // takes every output bit).
+        let low = low_mask(split);
+        let up = od_out.bits;
+        let grow = |&v: &u64| {
+            if up < 64 {
+                (v & low) | (v & !low) << up
+            } else {
+                v & low
             }
         };
-        out.refresh()?;
-        // Fields at and above `split` move up by outer's bits.
-        let grow = |v: u64| {
-            let high = v.checked_shr(split).unwrap_or(0);
-            (v & low_mask(split)) | high.checked_shl(split + od_out.bits).unwrap_or(0)
-        };
-        let placed = |c: u64| c.checked_shl(split).unwrap_or(0);
-        for k in 0..self.ins.len() {
-            self.dim_cols(k).iter().for_each(|&c| out.cols.push(grow(c)));
-            if in_pos == Some(k) {
-                outer
-                    .cols
-                    .as_slice()
-                    .iter()
-                    .for_each(|&c| out.cols.push(placed(c)));
-            }
-        }
-        if in_pos.is_none() {
-            outer
-                .cols
-                .as_slice()
-                .iter()
-                .for_each(|&c| out.cols.push(placed(c)));
-        }
-        Ok(out)
+        let placed = |&c: &u64| if split < 64 { c << split } else { 0 };
+        let own = self.cols.as_slice();
+        // outer's columns go after those of the in-dim they extend, or after all.
+        let cut = in_pos.map_or(own.len(), |i| (self.ins[i].start + self.ins[i].bits) as usize);
+        let (before, after) = own.split_at(cut.min(own.len()));
+        let cols = (before.iter().map(grow))
+            .chain(outer.cols.as_slice().iter().map(placed))
+            .chain(after.iter().map(grow))
+            .collect();
+        LinearLayout::from_parts(ins, outs, cols)
     }
 
     fn product_general(&self, outer: &LinearLayout) -> Result<LinearLayout> {
-        let same = |a: &Dim, b: &Dim| a.name == b.name;
-        let in_order = merge_orders(&self.ins, &outer.ins, same);
-        let out_order = merge_orders(&self.outs, &outer.outs, same);
-        let bits = |i: u32, dims: &Dims| if i == ABSENT { 0 } else { dims[i as usize].bits };
-        let pick = |(i, j): (u32, u32), a: &Dims, b: &Dims| {
-            let name = if i != ABSENT {
-                &a[i as usize].name
-            } else {
-                &b[j as usize].name
-            };
-            Dim::new(*name, bits(i, a) + bits(j, b))
-        };
-        let ins: Dims = in_order.iter().map(|&p| pick(p, &self.ins, &outer.ins)).collect();
-        let outs: Dims = out_order
-            .iter()
-            .map(|&p| pick(p, &self.outs, &outer.outs))
-            .collect();
-        let in_bits: u32 = ins.iter().map(|d| d.bits).sum();
-        let out_bits: u32 = outs.iter().map(|d| d.bits).sum();
+        let in_bits = self.total_in_bits() + outer.total_in_bits();
+        let out_bits = self.total_out_bits() + outer.total_out_bits();
         if in_bits > 64 || out_bits > 64 {
             return Err(LayoutError::TooManyBits {
                 side: if in_bits > 64 { "input" } else { "output" },
                 bits: in_bits.max(out_bits),
             });
         }
-        let mut shift = 0;
+        let ins = merged_dims(self.ins, outer.ins, "input")?;
+        let outs = merged_dims(self.outs, outer.outs, "output")?;
+        let in_order = merge_orders(&self.ins, &outer.ins, same_name);
+        let out_order = merge_orders(&self.outs, &outer.outs, same_name);
+        let bits = |i: u32, dims: &[Dim]| if i == ABSENT { 0 } else { dims[i as usize].bits };
         let mut inner_map = FieldMap::new();
         let mut outer_map = FieldMap::new();
         for (&(i, j), d) in out_order.iter().zip(&outs) {
             if i != ABSENT {
                 let o = &self.outs[i as usize];
-                inner_map.push(o.start, o.bits, shift);
+                inner_map.push(o.start, o.bits, d.start);
             }
             if j != ABSENT {
                 let o = &outer.outs[j as usize];
-                outer_map.push(o.start, o.bits, shift + bits(i, &self.outs));
+                outer_map.push(o.start, o.bits, d.start + bits(i, &self.outs));
             }
-            shift += d.bits;
         }
         let mut cols = Columns::new();
         for &(i, j) in &in_order {
@@ -285,6 +282,12 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        let cols = self.cols.as_slice().iter();
+        if self.outs == outer.ins {
+            // The same dims on both sides: a value of `self` is already an input of `outer`.
+            let cols = cols.map(|&c| outer.apply_flat(c)).collect();
+            return LinearLayout::from_parts(self.ins, outer.outs, cols);
+        }
         if !same_name_set(&self.outs, &outer.ins) {
             return Err(LayoutError::DimsMismatch {
                 op: "compose",
@@ -308,13 +311,8 @@ impl LinearLayout {
             }
             to_outer.push(self.out_shift(o), d.bits, outer.in_offset(j));
         }
-        let cols = self
-            .cols
-            .as_slice()
-            .iter()
-            .map(|&c| outer.apply_flat(to_outer.map(c)))
-            .collect();
-        LinearLayout::from_parts(self.ins.clone(), outer.outs.clone(), cols)
+        let cols = cols.map(|&c| outer.apply_flat(to_outer.map(c))).collect();
+        LinearLayout::from_parts(self.ins, outer.outs, cols)
     }
 
     /// The layout `C` with `outer(C(x)) = self(x)` for every `x`: "invert `outer`, then
@@ -424,8 +422,8 @@ impl LinearLayout {
             shift += d.bits;
         }
         let identity = LinearLayout {
-            ins: self.outs.clone(),
-            outs: self.outs.clone(),
+            ins: self.outs,
+            outs: self.outs,
             cols,
         };
         match identity.solve_through(self, IdentityDims::Triton36, false) {
@@ -529,7 +527,7 @@ impl LinearLayout {
                 }
             }
         }
-        LinearLayout::from_parts(b.ins.clone(), a.ins.clone(), cols)
+        LinearLayout::from_parts(b.ins, a.ins, cols)
     }
 
     /// For each in-dim, the bit mask of its *free* input bits: those whose basis is a
@@ -868,6 +866,7 @@ mod laws {
             let (x, y) = (distinct(x), distinct(y));
             let same = |a: &u8, b: &u8| a == b;
             merge_orders(&x, &y, same) == merge_general(&x, &y, same)
+                && merge_orders(&x, &x, same) == merge_general(&x, &x, same)
         }
         check_law(law as fn(Vec<u8>, Vec<u8>) -> bool);
     }
@@ -881,8 +880,8 @@ mod laws {
             cols.push(1 << k);
         }
         LinearLayout {
-            ins: l.ins.clone(),
-            outs: l.ins.clone(),
+            ins: l.ins,
+            outs: l.ins,
             cols,
         }
     }

@@ -17,7 +17,8 @@
 
 use quickcheck::{Arbitrary, Gen};
 
-use super::layout::{Columns, Dim, Dims};
+use super::dims::{Dim, Dims};
+use super::layout::Columns;
 use super::{DimName, LinearLayout};
 
 const DISTRIBUTED: [&str; 4] = ["register", "lane", "warp", "block"];
@@ -59,7 +60,7 @@ fn tensor_dims(g: &mut Gen, total: u32) -> Dims {
 /// The unit vectors of every output bit in a "tensor walk" order: each dim's bits low to high,
 /// cut into runs, and the runs of different dims interleaved (as MMA layouts interleave rows
 /// and columns).
-fn walk(g: &mut Gen, outs: &Dims) -> Vec<u64> {
+fn walk(g: &mut Gen, outs: &[Dim]) -> Vec<u64> {
     let mut shift = 0;
     let mut queues: Vec<std::collections::VecDeque<Vec<u64>>> = Vec::new();
     for d in outs {
@@ -337,11 +338,11 @@ impl Arbitrary for Invertible {
         let outs = dims_of(base.out_dims().map(|(n, s)| (*n, s)));
         let change = invertible_on(g, &outs);
         // Rename the in-dims apart from the out-dims, as a hardware-to-tensor map has them.
-        let mut l = change;
-        for (k, d) in l.ins.iter_mut().enumerate() {
+        let mut ins = change.ins.edit();
+        for (k, d) in ins.iter_mut().enumerate() {
             d.name = DimName::from(format!("in{k}"));
         }
-        Invertible(l)
+        Invertible(assemble(ins, change.outs.edit(), change.cols))
     }
 }
 

@@ -124,7 +124,7 @@ impl ColumnAction {
         if self.is_identity() {
             return Ok(layout.clone());
         }
-        let mut ins = layout.ins.clone();
+        let mut ins = layout.ins.edit();
         ins[i].bits = self.action.len() as u32;
         let mut cols = Columns::new();
         for k in 0..layout.ins.len() {
@@ -135,7 +135,7 @@ impl ColumnAction {
                 old.iter().for_each(|&c| cols.push(c));
             }
         }
-        LinearLayout::from_parts(ins, layout.outs.clone(), cols)
+        LinearLayout::from_parts(ins, layout.outs, cols)
     }
 
     /// Reorders one value per input (`2^in_size_log2` of them): bit `k` of the new index is

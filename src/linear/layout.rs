@@ -5,6 +5,7 @@ use std::hash::{Hash, Hasher};
 
 use smallvec::SmallVec;
 
+use super::dims::{Dim, DimList, Dims};
 use super::gf2;
 use super::{DimName, LayoutError};
 use crate::limits::LimitExceeded;
@@ -53,22 +54,6 @@ pub(crate) fn too_many_dims(side: &'static str, got: usize) -> LayoutError {
     ))
 }
 
-/// One named dimension, its size as a number of bits (`size = 2^bits`), and where its bits
-/// start: the first column of an in-dim, the shift of an out-dim's field in a flattened basis.
-/// `start` is derived; [`LinearLayout::from_parts`] sets it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Dim {
-    pub(crate) name: DimName,
-    pub(crate) bits: u32,
-    pub(crate) start: u32,
-}
-
-impl Dim {
-    pub(crate) fn new(name: DimName, bits: u32) -> Self {
-        Dim { name, bits, start: 0 }
-    }
-}
-
 /// A dimension name to look up: a `str` or a [`DimName`]. A `str` is converted once, so every
 /// comparison is between two `DimName`s (three word compares for short names).
 pub(crate) trait NameRef {
@@ -93,64 +78,6 @@ impl NameRef for DimName {
     }
     fn to_name(&self) -> DimName {
         *self
-    }
-}
-
-/// The in-dims or out-dims of a layout. A newtype so that copying one is a plain slice copy
-/// (`Dim` is `Copy`), which the generic `SmallVec` clone is not.
-#[derive(Debug, Default, PartialEq, Eq, Hash)]
-pub(crate) struct Dims(SmallVec<[Dim; 4]>);
-
-impl Dims {
-    pub(crate) fn new() -> Self {
-        Dims(SmallVec::new())
-    }
-
-    pub(crate) fn one(dim: Dim) -> Self {
-        let mut dims = Dims::new();
-        dims.0.push(dim);
-        dims
-    }
-}
-
-impl Clone for Dims {
-    #[inline]
-    fn clone(&self) -> Self {
-        Dims(SmallVec::from_slice(&self.0))
-    }
-}
-
-impl std::ops::Deref for Dims {
-    type Target = SmallVec<[Dim; 4]>;
-    #[inline]
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Dims {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
-    }
-}
-
-impl FromIterator<Dim> for Dims {
-    #[inline]
-    fn from_iter<T: IntoIterator<Item = Dim>>(iter: T) -> Self {
-        let mut dims = Dims::new();
-        for d in iter {
-            dims.0.push(d);
-        }
-        dims
-    }
-}
-
-impl<'a> IntoIterator for &'a Dims {
-    type Item = &'a Dim;
-    type IntoIter = std::slice::Iter<'a, Dim>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
     }
 }
 
@@ -192,12 +119,17 @@ impl Columns {
 }
 
 impl FromIterator<u64> for Columns {
+    /// At most [`MAX_BITS`] columns are taken, as [`push`](Columns::push) would. Filled in a
+    /// plain array and copied once: cheaper than growing the vector column by column.
+    #[inline]
     fn from_iter<T: IntoIterator<Item = u64>>(iter: T) -> Self {
-        let mut c = Columns::new();
-        for v in iter {
-            c.push(v);
+        let mut buf = [0u64; MAX_BITS as usize];
+        let mut len = 0;
+        for (slot, c) in buf.iter_mut().zip(iter) {
+            *slot = c;
+            len += 1;
         }
-        c
+        Columns(SmallVec::from_slice(&buf[..len]))
     }
 }
 
@@ -253,14 +185,38 @@ pub(crate) const fn low_mask(bits: u32) -> u64 {
 ///
 /// Surjectivity, injectivity and invertibility are derived from the rank; nothing else is
 /// stored. The representation is the matrix itself: one `u64` column per input bit (the basis
-/// with its components packed, first out-dim in the low bits), held inline — building,
-/// cloning and composing layouts does not allocate for up to four dims on each side.
+/// with its components packed, first out-dim in the low bits), held inline (up to 24 columns),
+/// plus the two lists of dims, each interned once per process and held as one pointer. A
+/// layout is three words and its columns: cloning one copies them and allocates nothing.
 #[derive(Clone)]
 pub struct LinearLayout {
-    pub(crate) ins: Dims,
-    pub(crate) outs: Dims,
+    pub(crate) ins: DimList,
+    pub(crate) outs: DimList,
     pub(crate) cols: Columns,
 }
+
+/// The dims of one side of a layout under construction: an interned list as it is, or a list
+/// to check and intern.
+pub(crate) trait IntoDimList {
+    fn into_dim_list(self, side: &'static str) -> Result<DimList>;
+}
+
+impl IntoDimList for DimList {
+    #[inline]
+    fn into_dim_list(self, _: &'static str) -> Result<DimList> {
+        Ok(self)
+    }
+}
+
+impl IntoDimList for Dims {
+    #[inline]
+    fn into_dim_list(mut self, side: &'static str) -> Result<DimList> {
+        self.intern(side)
+    }
+}
+
+/// Named entries, inline for the usual few dims.
+type Named<T> = SmallVec<[(DimName, T); 8]>;
 
 /// Named entries with repeated names resolved as Triton's ordered maps resolve them: the
 /// first position, the last value. More than [`MAX_DIMS`] distinct names is an error (found
@@ -268,8 +224,8 @@ pub struct LinearLayout {
 fn last_wins<N: Into<DimName>, T>(
     side: &'static str,
     entries: impl IntoIterator<Item = (N, T)>,
-) -> Result<Vec<(DimName, T)>> {
-    let mut out: Vec<(DimName, T)> = Vec::new();
+) -> Result<Named<T>> {
+    let mut out = Named::new();
     for (name, value) in entries {
         let name = name.into();
         match out.iter().position(|(n, _)| *n == name) {
@@ -286,8 +242,8 @@ fn last_wins<N: Into<DimName>, T>(
 fn first_wins<N: Into<DimName>, T>(
     side: &'static str,
     entries: impl IntoIterator<Item = (N, T)>,
-) -> Result<Vec<(DimName, T)>> {
-    let mut out: Vec<(DimName, T)> = Vec::new();
+) -> Result<Named<T>> {
+    let mut out = Named::new();
     for (name, value) in entries {
         let name = name.into();
         if !out.iter().any(|(n, _)| *n == name) {
@@ -300,31 +256,6 @@ fn first_wins<N: Into<DimName>, T>(
     Ok(out)
 }
 
-/// Sets each dim's `start` (the running sum of the bits before it); returns the total bits.
-fn set_starts(dims: &mut Dims) -> u32 {
-    let mut start = 0u32;
-    for d in dims.iter_mut() {
-        d.start = start;
-        start = start.saturating_add(d.bits);
-    }
-    start
-}
-
-fn check_bits(side: &'static str, bits: u32) -> Result<()> {
-    if bits > MAX_BITS {
-        return Err(LayoutError::TooManyBits { side, bits });
-    }
-    Ok(())
-}
-
-/// Checks a side's dims against [`MAX_DIMS`] and its bits against [`MAX_BITS`].
-fn check_dims(side: &'static str, dims: &mut Dims) -> Result<()> {
-    if dims.len() > MAX_DIMS {
-        return Err(too_many_dims(side, dims.len()));
-    }
-    check_bits(side, set_starts(dims))
-}
-
 fn check_size(dim: &DimName, size: i64) -> Result<u32> {
     if size < 1 || (size as u64).count_ones() != 1 {
         return Err(LayoutError::SizeNotPowerOfTwo { dim: *dim, size });
@@ -333,21 +264,53 @@ fn check_size(dim: &DimName, size: i64) -> Result<u32> {
 }
 
 impl LinearLayout {
-    /// Assembles a layout from validated parts, checking only the limits ([`MAX_BITS`],
-    /// [`MAX_DIMS`]). Inlined so the parts are built in place rather than copied.
-    #[inline(always)]
-    pub(crate) fn from_parts(mut ins: Dims, mut outs: Dims, cols: Columns) -> Result<Self> {
-        check_dims("input", &mut ins)?;
-        check_dims("output", &mut outs)?;
-        Ok(LinearLayout { ins, outs, cols })
+    /// A surjective layout from its dims as `(name, bits)` (names distinct on each side) and
+    /// its packed columns in canonical order: how a builder that packs columns itself (the
+    /// encodings) makes its result. Checks the limits, the number of columns, that every
+    /// column is within the output, and surjectivity.
+    pub(crate) fn from_packed(
+        ins: impl IntoIterator<Item = (DimName, u32)>,
+        outs: impl IntoIterator<Item = (DimName, u32)>,
+        cols: &[u64],
+    ) -> Result<Self> {
+        fn dims(side: &'static str, list: impl IntoIterator<Item = (DimName, u32)>) -> Result<DimList> {
+            let mut dims = Dims::new();
+            for (name, bits) in list.into_iter().take(MAX_DIMS + 1) {
+                dims.push(Dim::new(name, bits));
+            }
+            dims.intern(side)
+        }
+        let ins = dims("input", ins)?;
+        let outs = dims("output", outs)?;
+        let out_bits = outs.bits();
+        if cols.len() != ins.bits() as usize || cols.iter().any(|&c| c & !low_mask(out_bits) != 0) {
+            return Err(LayoutError::Precondition {
+                op: "from_packed",
+                detail: format!(
+                    "{} columns for {} input bits and {out_bits} output bits",
+                    cols.len(),
+                    ins.bits()
+                ),
+            });
+        }
+        let layout = LinearLayout {
+            ins,
+            outs,
+            cols: Columns(SmallVec::from_slice(cols)),
+        };
+        layout.require_surjective()?;
+        Ok(layout)
     }
 
-    /// Recomputes the derived `start` of every dim after dims were edited in place, and
-    /// checks the limits.
-    #[inline]
-    pub(crate) fn refresh(&mut self) -> Result<()> {
-        check_dims("input", &mut self.ins)?;
-        check_dims("output", &mut self.outs)
+    /// Assembles a layout from validated parts; dims still to intern are checked against the
+    /// limits ([`MAX_BITS`], [`MAX_DIMS`]) on the way.
+    #[inline(always)]
+    pub(crate) fn from_parts(ins: impl IntoDimList, outs: impl IntoDimList, cols: Columns) -> Result<Self> {
+        Ok(LinearLayout {
+            ins: ins.into_dim_list("input")?,
+            outs: outs.into_dim_list("output")?,
+            cols,
+        })
     }
 
     /// The layout with no dimensions: the unit of [`product`](Self::product).
@@ -360,8 +323,8 @@ impl LinearLayout {
     /// ```
     pub fn empty() -> Self {
         LinearLayout {
-            ins: Dims::new(),
-            outs: Dims::new(),
+            ins: DimList::EMPTY,
+            outs: DimList::EMPTY,
             cols: Columns::new(),
         }
     }
@@ -413,8 +376,8 @@ impl LinearLayout {
             cols.push(stride << i);
         }
         Self::from_parts(
-            Dims::one(Dim::new(in_dim, in_bits)),
-            Dims::one(Dim::new(out_dim, out_bits)),
+            Dims::from_iter([Dim::new(in_dim, in_bits)]),
+            Dims::from_iter([Dim::new(out_dim, out_bits)]),
             cols,
         )
     }
@@ -444,8 +407,8 @@ impl LinearLayout {
         let out_bits = check_size(&out_dim, out_size.min(i64::MAX as u64) as i64)?;
         let cols = (0..in_bits.min(MAX_BITS)).map(|_| 0).collect();
         Self::from_parts(
-            Dims::one(Dim::new(in_dim, in_bits)),
-            Dims::one(Dim::new(out_dim, out_bits)),
+            Dims::from_iter([Dim::new(in_dim, in_bits)]),
+            Dims::from_iter([Dim::new(out_dim, out_bits)]),
             cols,
         )
     }
@@ -676,12 +639,13 @@ impl LinearLayout {
     }
 
     pub(crate) fn require_surjective(&self) -> Result<()> {
-        let rank = self.rank();
-        let out_bits = self.total_out_bits();
-        if rank != out_bits {
-            return Err(LayoutError::NotSurjective { rank, out_bits });
+        if self.is_surjective() {
+            return Ok(());
         }
-        Ok(())
+        Err(LayoutError::NotSurjective {
+            rank: self.rank(),
+            out_bits: self.total_out_bits(),
+        })
     }
 
     // ---------------------------------------------------------------- internal geometry
@@ -898,7 +862,7 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn total_in_bits(&self) -> u32 {
-        self.ins.iter().map(|d| d.bits).sum()
+        self.ins.bits()
     }
 
     /// Total number of output bits.
@@ -909,7 +873,7 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn total_out_bits(&self) -> u32 {
-        self.outs.iter().map(|d| d.bits).sum()
+        self.outs.bits()
     }
 
     /// Total number of inputs (`2^total_in_bits`; saturates at `u64::MAX` for 64 bits).
@@ -1032,7 +996,17 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn is_surjective(&self) -> bool {
-        self.rank() == self.total_out_bits()
+        // Columns with distinct highest (or distinct lowest) bits are independent: when every
+        // output bit is the highest or every one the lowest bit of some column (as in the
+        // layouts built from identities and swizzles) the rank is full without eliminating.
+        let (mut highest, mut lowest) = (0u64, 0u64);
+        for &c in self.cols.as_slice().iter().filter(|&&c| c != 0) {
+            highest |= 1 << (63 - c.leading_zeros());
+            lowest |= c & c.wrapping_neg();
+        }
+        let out_bits = self.total_out_bits();
+        let all = low_mask(out_bits);
+        highest == all || lowest == all || self.rank() == out_bits
     }
 
     /// No two inputs reach the same output (rank = input bits).
@@ -1143,38 +1117,59 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
     pub fn apply<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> Result<SmallVec<[u64; 4]>> {
-        let mismatch = || LayoutError::DimsMismatch {
+        let ins: &[Dim] = &self.ins;
+        if inputs.len() != ins.len() {
+            return Err(self.apply_mismatch(inputs));
+        }
+        // A dim starting at bit 64 has no bits: its masked value is 0.
+        let place = |d: &Dim, value: u64| (value & low_mask(d.bits)) << (d.start & 63);
+        // Inputs usually come in the layout's own order: then each name is compared once, with
+        // the dim at its position, and every dim is given exactly once.
+        let flat = if inputs
+            .iter()
+            .zip(ins)
+            .all(|((name, _), d)| d.name == *name.as_ref())
+        {
+            inputs
+                .iter()
+                .zip(ins)
+                .fold(0, |acc, ((_, v), d)| acc | place(d, *v))
+        } else {
+            let mut flat = 0u64;
+            let mut seen = 0u64;
+            for (name, value) in inputs {
+                let Some(i) = self.in_index(name.as_ref()) else {
+                    return Err(self.apply_mismatch(inputs));
+                };
+                // Each in-dim exactly once (with as many inputs as in-dims, no repeat means none
+                // is missing); there are at most MAX_DIMS <= 64 in-dims, so one bit of `seen`
+                // each.
+                if seen >> i & 1 == 1 {
+                    return Err(self.apply_mismatch(inputs));
+                }
+                seen |= 1 << i;
+                flat |= place(&ins[i], *value);
+            }
+            flat
+        };
+        let out = self.apply_flat(flat);
+        let value = |d: &Dim| out >> (d.start & 63) & low_mask(d.bits);
+        let outs: &[Dim] = &self.outs;
+        if outs.len() <= 4 {
+            let mut buf = [0u64; 4];
+            buf.iter_mut().zip(outs).for_each(|(v, d)| *v = value(d));
+            return Ok(SmallVec::from_buf_and_len(buf, outs.len()));
+        }
+        Ok(outs.iter().map(value).collect())
+    }
+
+    #[cold]
+    fn apply_mismatch<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> LayoutError {
+        LayoutError::DimsMismatch {
             op: "apply",
             expected: self.ins.iter().map(|d| d.name).collect(),
             got: inputs.iter().map(|(n, _)| DimName::from(n.as_ref())).collect(),
-        };
-        if inputs.len() != self.ins.len() {
-            return Err(mismatch());
         }
-        let mut flat = 0u64;
-        let mut seen = 0u64;
-        for (k, (name, value)) in inputs.iter().enumerate() {
-            let name = name.as_ref();
-            // Inputs usually come in the layout's own order: try that position first.
-            let i = match self.ins.get(k) {
-                Some(d) if d.name == *name => k,
-                _ => self.in_index(name).ok_or_else(mismatch)?,
-            };
-            // Each in-dim exactly once (with as many inputs as in-dims, no repeat means none is
-            // missing); there are at most MAX_DIMS <= 64 in-dims, so one bit of `seen` each.
-            if seen >> i & 1 == 1 {
-                return Err(mismatch());
-            }
-            seen |= 1 << i;
-            let d = &self.ins[i];
-            flat |= (value & low_mask(d.bits)).checked_shl(d.start).unwrap_or(0);
-        }
-        let out = self.apply_flat(flat);
-        Ok(self
-            .outs
-            .iter()
-            .map(|d| out.checked_shr(d.start).unwrap_or(0) & low_mask(d.bits))
-            .collect())
     }
 
     // ---------------------------------------------------------------- equality

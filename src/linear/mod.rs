@@ -9,6 +9,7 @@ mod algebra;
 #[cfg(feature = "quickcheck")]
 pub mod arbitrary;
 mod column_action;
+mod dims;
 mod error;
 mod fields;
 pub(crate) mod gf2;

@@ -99,6 +99,24 @@ impl DimName {
         DimName(Repr::Inline(Inline(a)))
     }
 
+    /// Three words that determine the name (equal names, equal words): what hashing a list
+    /// of dims reads.
+    pub(crate) fn words(&self) -> [u64; 3] {
+        match &self.0 {
+            Repr::Inline(Inline(a)) => {
+                let word = |k: usize| {
+                    let mut w = [0u8; 8];
+                    w.copy_from_slice(&a[8 * k..8 * k + 8]);
+                    u64::from_le_bytes(w)
+                };
+                [word(0), word(1), word(2)]
+            }
+            // Interned names are unique: the address decides (and no inline name has an
+            // all-ones first word, its length being at most 23).
+            Repr::Interned(s) => [u64::MAX, s.as_ptr() as u64, s.len() as u64],
+        }
+    }
+
     /// The name's bytes (no UTF-8 check: what comparisons use).
     fn as_bytes(&self) -> &[u8] {
         match &self.0 {
@@ -178,10 +196,36 @@ impl PartialEq<str> for DimName {
         match &self.0 {
             // Lengths first: most mismatches end there, without a byte comparison.
             Repr::Inline(Inline(a)) => {
-                a[0] as usize == other.len() && &a[1..1 + other.len()] == other.as_bytes()
+                let (n, b) = (other.len(), other.as_bytes());
+                n == a[0] as usize
+                    && match a.get(1..1 + n) {
+                        // Names of up to 8 bytes (every hardware dim's) as one word each.
+                        Some(mine) if n <= 8 => short_key(mine) == short_key(b),
+                        mine => mine == Some(b),
+                    }
             }
             Repr::Interned(s) => *s == other,
         }
+    }
+}
+
+/// A word that determines a string of at most 8 bytes among those of its length (two
+/// overlapping 4-byte loads, or three bytes of a shorter one): comparing names without
+/// `memcmp`.
+#[inline]
+fn short_key(b: &[u8]) -> u64 {
+    let n = b.len();
+    let word = |at: usize| {
+        let mut w = [0u8; 4];
+        if let Some(src) = b.get(at..at + 4) {
+            w.copy_from_slice(src);
+        }
+        u32::from_le_bytes(w) as u64
+    };
+    match n {
+        0 => 0,
+        1..4 => b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16,
+        _ => word(0) | word(n - 4) << 32,
     }
 }
 
@@ -232,6 +276,28 @@ impl<'de> serde::Deserialize<'de> for DimName {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s: std::borrow::Cow<'de, str> = serde::Deserialize::deserialize(d)?;
         Ok(DimName::from(&*s))
+    }
+}
+
+#[cfg(all(test, feature = "quickcheck"))]
+mod laws {
+    use super::*;
+    use crate::linear::check_law;
+
+    /// A name equals a string exactly when their bytes are equal (the word-wise comparison of
+    /// short names included): against itself, and against a copy with one byte changed.
+    #[test]
+    fn comparing_with_a_string_is_string_equality() {
+        fn law(s: String, at: u8, to: u8) -> bool {
+            let name = DimName::from(s.as_str());
+            let mut other = s.clone().into_bytes();
+            if let Some(b) = other.get_mut(at as usize % s.len().max(1)) {
+                *b = to % 128;
+            }
+            let other = String::from_utf8(other).unwrap_or_default();
+            name == *s.as_str() && (name == *other.as_str()) == (s == other)
+        }
+        check_law(law as fn(String, u8, u8) -> bool);
     }
 }
 

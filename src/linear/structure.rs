@@ -3,8 +3,9 @@
 //! None of these changes what the layout computes beyond what its name says; most only
 //! re-label the columns of the matrix or re-pack the fields of a flattened basis.
 
+use super::dims::{Dim, DimList, Dims};
 use super::fields::FieldMap;
-use super::layout::{Columns, Dim, Dims, MAX_BITS, MAX_DIMS, Result, low_mask, too_many_dims};
+use super::layout::{Columns, MAX_BITS, MAX_DIMS, Result, low_mask, too_many_dims};
 use super::{DimName, LayoutError, LinearLayout};
 
 fn list<N: AsRef<str>>(names: &[N]) -> Vec<DimName> {
@@ -12,7 +13,7 @@ fn list<N: AsRef<str>>(names: &[N]) -> Vec<DimName> {
 }
 
 /// `order` must list every dim of `dims` exactly once.
-fn permutation<N: AsRef<str>>(op: &'static str, dims: &Dims, order: &[N]) -> Result<Vec<usize>> {
+fn permutation<N: AsRef<str>>(op: &'static str, dims: &[Dim], order: &[N]) -> Result<Vec<usize>> {
     let mismatch = || LayoutError::DimsMismatch {
         op,
         expected: dims.iter().map(|d| d.name).collect(),
@@ -95,7 +96,7 @@ impl LinearLayout {
                 cols.push(c);
             }
         }
-        LinearLayout::from_parts(ins, self.outs.clone(), cols)
+        LinearLayout::from_parts(ins, self.outs, cols)
     }
 
     /// Reorders the out-dims (`order` lists each exactly once); every basis's components are
@@ -121,7 +122,7 @@ impl LinearLayout {
             shift += self.outs[p].bits;
         }
         let cols = self.cols.as_slice().iter().map(|&c| map.map(c)).collect();
-        LinearLayout::from_parts(self.ins.clone(), outs, cols)
+        LinearLayout::from_parts(self.ins, outs, cols)
     }
 
     /// Re-cuts the input space into new in-dims: all bases, in order, are dealt out to the new
@@ -136,7 +137,7 @@ impl LinearLayout {
     /// ```
     pub fn reshape_ins<N: AsRef<str>>(&self, new_dims: &[(N, u64)]) -> Result<LinearLayout> {
         let ins = resized_dims("reshape_ins", new_dims, self.total_in_bits())?;
-        LinearLayout::from_parts(ins, self.outs.clone(), self.cols.clone())
+        LinearLayout::from_parts(ins, self.outs, self.cols.clone())
     }
 
     /// Re-cuts the output space into new out-dims, reading each output as one row-major-style
@@ -152,7 +153,7 @@ impl LinearLayout {
     /// ```
     pub fn reshape_outs<N: AsRef<str>>(&self, new_dims: &[(N, u64)]) -> Result<LinearLayout> {
         let outs = resized_dims("reshape_outs", new_dims, self.total_out_bits())?;
-        LinearLayout::from_parts(self.ins.clone(), outs, self.cols.clone())
+        LinearLayout::from_parts(self.ins, outs, self.cols.clone())
     }
 
     /// One in-dim (named like the first) of the total input size.
@@ -319,7 +320,7 @@ impl LinearLayout {
                 bits: total,
             });
         }
-        let mut ins = self.ins.clone();
+        let mut ins = self.ins.edit();
         let mut cols = Columns::new();
         for k in 0..self.ins.len() {
             let old = self.dim_cols(k);
@@ -332,7 +333,7 @@ impl LinearLayout {
             }
         }
         ins[i].bits = bits;
-        LinearLayout::from_parts(ins, self.outs.clone(), cols)
+        LinearLayout::from_parts(ins, self.outs, cols)
     }
 
     /// Shrinks an out-dim to `size`: every component of that out-dim that does not fit becomes
@@ -363,7 +364,7 @@ impl LinearLayout {
             });
         }
         let shift = self.out_shift(o);
-        let mut outs = self.outs.clone();
+        let mut outs = self.outs.edit();
         outs[o].bits = bits;
         let mut map = FieldMap::new();
         let mut to = 0;
@@ -385,7 +386,7 @@ impl LinearLayout {
                 map.map(kept)
             })
             .collect();
-        LinearLayout::from_parts(self.ins.clone(), outs, cols)
+        LinearLayout::from_parts(self.ins, outs, cols)
     }
 
     /// `self`'s in-dims followed by `other`'s, over the same out-dims (names, order, sizes).
@@ -420,7 +421,7 @@ impl LinearLayout {
                 bits: total,
             });
         }
-        let mut ins = self.ins.clone();
+        let mut ins = self.ins.edit();
         ins.extend(other.ins.iter().cloned());
         let cols = self
             .cols
@@ -429,7 +430,7 @@ impl LinearLayout {
             .chain(other.cols.as_slice())
             .copied()
             .collect();
-        LinearLayout::from_parts(ins, self.outs.clone(), cols)
+        LinearLayout::from_parts(ins, self.outs, cols)
     }
 
     /// `self`'s out-dims followed by `other`'s, over the same in-dims (names, order, sizes):
@@ -464,7 +465,7 @@ impl LinearLayout {
                 bits: total,
             });
         }
-        let mut outs = self.outs.clone();
+        let mut outs = self.outs.edit();
         outs.extend(other.outs.iter().cloned());
         let cols = self
             .cols
@@ -473,7 +474,7 @@ impl LinearLayout {
             .zip(other.cols.as_slice())
             .map(|(&a, &b)| a | b.checked_shl(low).unwrap_or(0))
             .collect();
-        LinearLayout::from_parts(self.ins.clone(), outs, cols)
+        LinearLayout::from_parts(self.ins, outs, cols)
     }
 
     /// Removes an in-dim of size 1 (Triton 3.6's `unsqueezeIn`, newer `squeezeIns`).
@@ -494,9 +495,9 @@ impl LinearLayout {
                 required: "only a size-1 dimension can be removed".into(),
             });
         }
-        let mut ins = self.ins.clone();
+        let mut ins = self.ins.edit();
         ins.remove(i);
-        LinearLayout::from_parts(ins, self.outs.clone(), self.cols.clone())
+        LinearLayout::from_parts(ins, self.outs, self.cols.clone())
     }
 
     /// Removes an out-dim of size 1 (Triton 3.6's `unsqueezeOut`). Triton 3.6 rebuilds the
@@ -519,9 +520,9 @@ impl LinearLayout {
                 required: "only a size-1 dimension can be removed".into(),
             });
         }
-        let mut outs = self.outs.clone();
+        let mut outs = self.outs.edit();
         outs.remove(o);
-        LinearLayout::from_parts(self.ins.clone(), outs, self.cols.clone())
+        LinearLayout::from_parts(self.ins, outs, self.cols.clone())
     }
 
     /// Drops the zero bases of one in-dim (its size shrinks accordingly).
@@ -534,7 +535,7 @@ impl LinearLayout {
     /// ```
     pub fn remove_zero_bases_along_dim(&self, dim: &str) -> Result<LinearLayout> {
         let i = self.in_pos(dim)?;
-        let mut ins = self.ins.clone();
+        let mut ins = self.ins.edit();
         let mut cols = Columns::new();
         for k in 0..self.ins.len() {
             for &c in self.dim_cols(k) {
@@ -544,7 +545,7 @@ impl LinearLayout {
             }
         }
         ins[i].bits = self.dim_cols(i).iter().filter(|&&c| c != 0).count() as u32;
-        LinearLayout::from_parts(ins, self.outs.clone(), cols)
+        LinearLayout::from_parts(ins, self.outs, cols)
     }
 
     /// Renames an in-dim, keeping its position and bases.
@@ -557,7 +558,7 @@ impl LinearLayout {
     /// ```
     pub fn rename_in_dim(&self, old: &str, new: impl Into<DimName>) -> Result<LinearLayout> {
         let mut l = self.clone();
-        rename(&mut l.ins, old, new.into(), "input")?;
+        l.ins = rename(self.ins, old, new.into(), "input")?;
         Ok(l)
     }
 
@@ -571,12 +572,12 @@ impl LinearLayout {
     /// ```
     pub fn rename_out_dim(&self, old: &str, new: impl Into<DimName>) -> Result<LinearLayout> {
         let mut l = self.clone();
-        rename(&mut l.outs, old, new.into(), "output")?;
+        l.outs = rename(self.outs, old, new.into(), "output")?;
         Ok(l)
     }
 }
 
-fn rename(dims: &mut Dims, old: &str, new: DimName, side: &'static str) -> Result<()> {
+fn rename(dims: DimList, old: &str, new: DimName, side: &'static str) -> Result<DimList> {
     let k = dims
         .iter()
         .position(|d| d.name == *old)
@@ -587,8 +588,9 @@ fn rename(dims: &mut Dims, old: &str, new: DimName, side: &'static str) -> Resul
     if dims.iter().enumerate().any(|(j, d)| j != k && d.name == new) {
         return Err(LayoutError::DuplicateDim { dim: new, side });
     }
+    let mut dims = dims.edit();
     dims[k].name = new;
-    Ok(())
+    dims.intern(side)
 }
 
 #[cfg(all(test, feature = "quickcheck"))]

@@ -6,7 +6,8 @@ use smallvec::SmallVec;
 
 use super::algebra::IdentityDims;
 use super::column_action::ColumnAction;
-use super::layout::{Columns, Dim, Dims, MAX_BITS, Result, low_mask};
+use super::dims::{Dim, Dims};
+use super::layout::{Columns, MAX_BITS, Result, low_mask};
 use super::{DimName, LayoutError, LinearLayout, divide_left};
 
 /// `dim0`, `dim1`, …, `dim{rank-1}`: the out-dim names of a rank-`rank` tensor.
@@ -58,7 +59,11 @@ pub fn identity_standard_nd(in_dim: &str, shape: &[u64], order: &[usize]) -> Res
             return Err(LayoutError::TooManyBits { side: "input", bits });
         }
         let cols = (0..bits).map(|k| 1u64 << k).collect();
-        return LinearLayout::from_parts(Dims::one(Dim::new(DimName::from(in_dim), bits)), outs, cols);
+        return LinearLayout::from_parts(
+            Dims::from_iter([Dim::new(DimName::from(in_dim), bits)]),
+            outs,
+            cols,
+        );
     }
     let mut l = LinearLayout::empty();
     for &d in order {
@@ -136,7 +141,7 @@ pub fn ensure_layout_not_larger_than<N: AsRef<str>>(
     broadcast_registers: bool,
 ) -> Result<LinearLayout> {
     let desired = shape_of(layout, shape, "ensure_layout_not_larger_than")?;
-    let mut outs = layout.outs.clone();
+    let mut outs = layout.outs.edit();
     for (o, d) in outs.iter_mut().enumerate() {
         let want = desired[o];
         if want < 1u64 << d.bits.min(63) {
@@ -149,7 +154,7 @@ pub fn ensure_layout_not_larger_than<N: AsRef<str>>(
             d.bits = want.trailing_zeros();
         }
     }
-    let mut ins = layout.ins.clone();
+    let mut ins = layout.ins.edit();
     let mut cols = Columns::new();
     for (i, d) in layout.ins.iter().enumerate() {
         let drop = !broadcast_registers && d.name == "register";
@@ -319,9 +324,11 @@ pub fn remove_standard_dim(layout: &LinearLayout, dim: usize) -> Result<LinearLa
         .collect();
     let ins: Vec<DimName> = layout.in_dim_names().cloned().collect();
     let mut sub = layout.sublayout(&ins, &keep)?;
-    for (d, name) in sub.outs.iter_mut().zip(standard_out_dim_names(rank - 1)) {
+    let mut outs = sub.outs.edit();
+    for (d, name) in outs.iter_mut().zip(standard_out_dim_names(rank - 1)) {
         d.name = name;
     }
+    sub.outs = outs.intern("output")?;
     Ok(sub)
 }
 
@@ -365,7 +372,7 @@ pub fn get_reps(cvt: &LinearLayout, tile: &LinearLayout) -> Result<Option<Linear
             }
         }
     }
-    LinearLayout::from_parts(cvt.ins.clone(), cvt.outs.clone(), cols).map(Some)
+    LinearLayout::from_parts(cvt.ins, cvt.outs, cols).map(Some)
 }
 
 /// The register permutation that makes `b` a left (or right) factor of `a`: each register
@@ -615,7 +622,7 @@ pub fn rename_dims<N: AsRef<str>, M: AsRef<str>>(
     out_renames: &[(N, M)],
 ) -> Result<LinearLayout> {
     fn apply<N: AsRef<str>, M: AsRef<str>>(
-        dims: &Dims,
+        dims: &[Dim],
         renames: &[(N, M)],
         side: &'static str,
     ) -> Result<Dims> {
@@ -766,7 +773,7 @@ pub fn basis_permutation_layout(src: &LinearLayout, dst: &LinearLayout) -> Resul
         cols.push(1u64.checked_shl(shift + slot.1).unwrap_or(0));
     }
     let outs: Dims = src.ins.iter().map(|d| Dim::new(d.name, d.bits)).collect();
-    let l = LinearLayout::from_parts(src.ins.clone(), outs, cols)?;
+    let l = LinearLayout::from_parts(src.ins, outs, cols)?;
     l.require_surjective()?;
     Ok(l)
 }

@@ -1,0 +1,690 @@
+//! The common encodings built in one pass.
+//!
+//! Triton builds an encoding's layout as a chain of products of one-dimensional identities,
+//! transposes and a final combination with the CTA tiling; [`super::convert`] follows that
+//! chain step by step (the reference), each step a layout. Here the same chain runs on a
+//! [`Tile`]: plain arrays of columns in a fixed wide arrangement (tensor dim `d` in bits
+//! `d·W…`), with no intermediate layout, and the final layout is made once. The order of the
+//! bases is the chain's, so the result is the reference's bit for bit (a law checks it on
+//! generated encodings).
+//!
+//! Only what the tiles of one CTA need is covered — blocked, slice, AMD MFMA and WMMA, MFMA
+//! dot operands, swizzled and AMD rotating shared layouts, without a CGA layout; anything else
+//! (and any input the reference rejects) answers `None`, and the reference takes over.
+
+use smallvec::SmallVec;
+
+use crate::linear::{DimName, LinearLayout};
+
+use super::types::*;
+
+const MFMA_WAVE: u64 = 64;
+
+/// The in-dims of encodings' layouts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum In {
+    Register,
+    Lane,
+    Warp,
+    Block,
+    Offset,
+}
+
+use In::{Block as BLOCK, Lane as LANE, Offset as OFFSET, Register as REG, Warp as WARP};
+
+/// The in-dims' names, made once.
+static NAMES: std::sync::LazyLock<[DimName; 5]> =
+    std::sync::LazyLock::new(|| [REG, LANE, WARP, BLOCK, OFFSET].map(|i| DimName::from(i.name())));
+
+impl In {
+    fn dim_name(self) -> DimName {
+        NAMES[self as usize]
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            REG => "register",
+            LANE => "lane",
+            WARP => "warp",
+            BLOCK => "block",
+            OFFSET => "offset",
+        }
+    }
+}
+
+/// The columns of one in-dim.
+type Cols = SmallVec<[u64; 16]>;
+
+/// A layout under construction: in-dims with their columns, out-dims in order with their
+/// sizes (in bits). A column holds tensor dim `d`'s component in bits `d·width…`.
+struct Tile {
+    width: u32,
+    ins: SmallVec<[(In, Cols); 4]>,
+    outs: SmallVec<[usize; 4]>,
+    bits: SmallVec<[u32; 4]>,
+}
+
+fn log2(n: u64) -> Option<u32> {
+    n.is_power_of_two().then(|| n.trailing_zeros())
+}
+
+impl Tile {
+    /// An empty tile over `rank` tensor dims (at most 4; [`finish`](Tile::finish) refuses
+    /// more).
+    fn new(rank: usize) -> Tile {
+        Tile {
+            width: 64 / rank.clamp(1, 4) as u32,
+            ins: SmallVec::new(),
+            outs: SmallVec::new(),
+            bits: smallvec::smallvec![0; rank.min(4)],
+        }
+    }
+
+    fn in_dim(&mut self, name: In) -> &mut Cols {
+        let k = match self.ins.iter().position(|(n, _)| *n == name) {
+            Some(k) => k,
+            None => {
+                self.ins.push((name, Cols::new()));
+                self.ins.len() - 1
+            }
+        };
+        &mut self.ins[k].1
+    }
+
+    fn out_dim(&mut self, d: usize) -> Option<()> {
+        if d >= self.bits.len() {
+            return None;
+        }
+        if !self.outs.contains(&d) {
+            self.outs.push(d);
+        }
+        Some(())
+    }
+
+    /// `self * identity_1d(n, in_dim, dim d)`, or `zeros_1d(n, in_dim, dim d, 1)` when not
+    /// `identity`. `n = 0` is the empty layout, the unit of the product.
+    fn mul(&mut self, n: u64, in_dim: In, d: usize, identity: bool) -> Option<()> {
+        if n == 0 {
+            return Some(());
+        }
+        let k = log2(n)?;
+        self.out_dim(d)?;
+        let (at, width) = (self.bits[d], self.width);
+        if identity && at + k > width {
+            return None;
+        }
+        let shift = d as u32 * width;
+        let cols = self.in_dim(in_dim);
+        for i in 0..k {
+            cols.push(if identity { 1u64 << (shift + at + i) } else { 0 });
+        }
+        if identity {
+            self.bits[d] += k;
+        }
+        Some(())
+    }
+
+    fn id(&mut self, n: u64, in_dim: In, d: usize) -> Option<()> {
+        self.mul(n, in_dim, d, true)
+    }
+
+    /// A column with `value` along tensor dim `d` only.
+    fn along(&self, d: usize, value: u64) -> Option<u64> {
+        (self.width == 64 || value >> self.width == 0).then(|| value << (d as u32 * self.width))
+    }
+
+    /// Out-dims reordered (the reference's `transpose_outs`): the same set, in `order`.
+    fn transpose(&mut self, order: &[usize]) -> Option<()> {
+        if order.len() != self.outs.len() || !order.iter().all(|d| self.outs.contains(d)) {
+            return None;
+        }
+        self.outs = order.iter().copied().collect();
+        Some(())
+    }
+
+    fn component(&self, column: u64, d: usize) -> u64 {
+        let mask = if self.width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        };
+        column >> (d as u32 * self.width) & mask
+    }
+
+    /// Triton's combination with a one-CTA tiling on a tensor of `shape`: registers (or
+    /// offsets) repeat up to the shape, coordinates beyond it broadcast (largest first), a
+    /// size-1 `block` dim is appended and the out-dims come in `dim0…` order.
+    fn finish(&mut self, shape: &[u64]) -> Option<LinearLayout> {
+        let rank = shape.len();
+        if self.outs.len() != rank || self.bits.len() != rank {
+            return None;
+        }
+        let want: SmallVec<[u32; 4]> = shape.iter().map(|&s| log2(s)).collect::<Option<_>>()?;
+        // ensureLayoutNotSmallerThan: the first in-dim repeats along each short dim.
+        let first = self
+            .ins
+            .first()
+            .map(|(n, _)| *n)
+            .filter(|n| *n == REG || *n == OFFSET)?;
+        for k in 0..rank {
+            let d = self.outs[k];
+            if self.bits[d] < want[d] {
+                self.id(1u64 << (want[d] - self.bits[d]), first, d)?;
+            }
+        }
+        // ensureLayoutNotLargerThan: along each long dim, zero the largest coordinates.
+        for d in 0..rank {
+            if self.bits[d] <= want[d] {
+                continue;
+            }
+            let mut found: SmallVec<[(u64, usize, usize); 16]> = SmallVec::new();
+            for (k, (_, cols)) in self.ins.iter().enumerate() {
+                for (j, &c) in cols.iter().enumerate() {
+                    let v = self.component(c, d);
+                    if v != 0 {
+                        if !v.is_power_of_two() {
+                            return None;
+                        }
+                        found.push((v, k, j));
+                    }
+                }
+            }
+            found.sort_by_key(|&(v, _, _)| std::cmp::Reverse(v));
+            let excess = (self.bits[d] - want[d]) as usize;
+            let clear = !self.along(d, self.component(u64::MAX, d))?;
+            for &(_, k, j) in found.iter().take(excess) {
+                self.ins[k].1[j] &= clear;
+            }
+            self.bits[d] = want[d];
+        }
+        // Every dim must be covered exactly up to its size (what the reference's size-inferring
+        // rebuild and its final check require).
+        // The highest bit reached along a dim is that of the union of all columns.
+        let reached = self
+            .ins
+            .iter()
+            .flat_map(|(_, cols)| cols.iter())
+            .fold(0, |acc, &c| acc | c);
+        if (0..rank).any(|d| 64 - self.component(reached, d).leading_zeros() != want[d]) {
+            return None;
+        }
+        if !self.ins.iter().any(|(n, _)| *n == BLOCK) {
+            self.ins.push((BLOCK, Cols::new()));
+        }
+        // Re-pack into dim0, dim1, … fields of the final sizes, in-dim after in-dim.
+        let mut offsets = [0u32; 4];
+        for d in 1..rank {
+            offsets[d] = offsets[d - 1] + want[d - 1];
+        }
+        let mut cols = [0u64; 64];
+        let all = self.ins.iter().flat_map(|(_, c)| c.iter());
+        for (slot, &c) in cols.iter_mut().zip(all) {
+            *slot = (0..rank).fold(0u64, |acc, d| acc | self.component(c, d) << offsets[d]);
+        }
+        let n = self.ins.iter().map(|(_, c)| c.len()).sum::<usize>().min(64);
+        let ins = self.ins.iter().map(|(i, c)| (i.dim_name(), c.len() as u32));
+        let outs = want.iter().enumerate().map(|(d, &w)| (DimName::dim(d), w));
+        LinearLayout::from_packed(ins, outs, &cols[..n]).ok()
+    }
+}
+
+/// `getMatrixOrder(rank, rowMajor)`.
+fn matrix_order(rank: usize, row_major: bool) -> SmallVec<[usize; 4]> {
+    let mut o: SmallVec<[usize; 4]> = (0..rank).rev().collect();
+    if rank >= 2 && !row_major {
+        o.swap(0, 1);
+    }
+    o
+}
+
+fn get(v: &[u32], i: usize) -> Option<u64> {
+    v.get(i).map(|&x| x as u64)
+}
+
+/// The layout of `encoding` on `shape` when it is one of the encodings built here, and the
+/// reference accepts it; `None` otherwise.
+pub(super) fn convert(encoding: &Encoding, shape: &[u64]) -> Option<LinearLayout> {
+    check_shape_values(encoding.kind(), shape).ok()?;
+    match encoding {
+        Encoding::Blocked(b) => blocked(b, shape),
+        Encoding::Slice(s) => slice(s, shape),
+        Encoding::AmdMfma(m) => mfma(m, shape),
+        Encoding::AmdWmma(w) => wmma(w, shape),
+        Encoding::DotOperand(d) => match d.parent.as_ref() {
+            Encoding::AmdMfma(m) => mfma_dot(d, m, shape),
+            _ => None,
+        },
+        Encoding::SwizzledShared(s) => swizzled(s, shape, false),
+        Encoding::AmdRotatingShared(s) => swizzled(s, shape, true),
+        _ => None,
+    }
+}
+
+fn blocked(b: &Blocked, shape: &[u64]) -> Option<LinearLayout> {
+    if !b.cga_layout.is_empty() || b.order.len() != shape.len() {
+        return None;
+    }
+    let mut t = Tile::new(shape.len());
+    for (in_dim, sizes) in [
+        (REG, &b.size_per_thread),
+        (LANE, &b.threads_per_warp),
+        (WARP, &b.warps_per_cta),
+    ] {
+        for &d in &b.order {
+            t.id(get(sizes, d as usize)?, in_dim, d as usize)?;
+        }
+    }
+    t.finish(shape)
+}
+
+fn slice(s: &Slice, shape: &[u64]) -> Option<LinearLayout> {
+    let d = s.dim as usize;
+    if d > shape.len() {
+        return None;
+    }
+    let mut pshape: SmallVec<[u64; 4]> = shape.iter().copied().collect();
+    pshape.insert(d, 1);
+    let parent = convert(&s.parent, &pshape)?;
+    // The sliced dim has size 1, so the other dims' fields do not move: drop the zero
+    // register bases, and shrink each dim to what its bases reach.
+    let outs: SmallVec<[u32; 4]> = parent.out_dims().map(|(_, s)| s.trailing_zeros()).collect();
+    let mut offsets: SmallVec<[u32; 4]> = SmallVec::new();
+    let mut total = 0;
+    for &w in &outs {
+        offsets.push(total);
+        total += w;
+    }
+    let ins: SmallVec<[(&DimName, Cols); 4]> = parent
+        .in_dim_names()
+        .map(|n| {
+            let cols = parent.flat_bases(n).unwrap_or_default();
+            let keep = |c: &&u64| **c != 0 || *n != REG.name();
+            (n, cols.iter().filter(keep).copied().collect())
+        })
+        .collect();
+    let reach = |k: usize| {
+        let top = ins
+            .iter()
+            .flat_map(|(_, cols)| cols.iter())
+            .map(|&c| c >> offsets[k] & ((1u64 << outs[k]) - 1))
+            .max()
+            .unwrap_or(0);
+        64 - top.leading_zeros()
+    };
+    let sizes: SmallVec<[u32; 4]> = (0..outs.len()).map(reach).collect();
+    let repack = |c: u64| {
+        let mut at = 0;
+        let mut v = 0u64;
+        for k in 0..outs.len() {
+            v |= (c >> offsets[k] & ((1u64 << outs[k]) - 1)) << at;
+            at += sizes[k];
+        }
+        v
+    };
+    let ins: SmallVec<[(&DimName, Cols); 4]> = ins
+        .into_iter()
+        .map(|(n, cols)| (n, cols.iter().map(|&c| repack(c)).collect()))
+        .collect();
+    // The remaining dims are renumbered dim0, dim1, …
+    let names = (0..outs.len().saturating_sub(1)).map(DimName::dim);
+    let outs = names.zip((0..outs.len()).filter(|&k| k != d).map(|k| 1u64 << sizes[k]));
+    LinearLayout::from_flat_bases(ins.iter().map(|(n, c)| (**n, c.as_slice())), outs, true).ok()
+}
+
+fn mfma(m: &AmdMfma, shape: &[u64]) -> Option<LinearLayout> {
+    let rank = m.warps_per_cta.len();
+    if !m.cga_layout.is_empty() || rank != shape.len() || !(rank == 2 || rank == 3) {
+        return None;
+    }
+    let batch = rank == 3;
+    let (dm, dn) = (batch as usize, 1 + batch as usize);
+    let (md, nd) = (get(&m.instr_shape, 0)?, get(&m.instr_shape, 1)?);
+    if (md == 64 && nd == 4 && !m.is_transposed) || md == 0 || nd == 0 {
+        return None;
+    }
+    let h: u64 = if m.element_bit_width == 64 { 1 } else { 4 };
+    let tiles = md * nd / (MFMA_WAVE * h);
+    let mut t = Tile::new(rank);
+    // The instruction's tile: registers along M (N when transposed), lanes across.
+    let (along, across, across_size) = if m.is_transposed {
+        (dn, dm, md)
+    } else {
+        (dm, dn, nd)
+    };
+    t.id(h, REG, along)?;
+    t.id(across_size, LANE, across)?;
+    t.id(MFMA_WAVE / across_size, LANE, along)?;
+    if tiles > 0 {
+        t.id(tiles, REG, along)?;
+    }
+    t.transpose(&[dn, dm])?;
+    let (tpw, wpc) = (&m.tiles_per_warp, &m.warps_per_cta);
+    t.id(get(tpw, dn)?, REG, dn)?;
+    t.id(get(wpc, dn)?, WARP, dn)?;
+    let per_cta = nd.saturating_mul(get(wpc, dn)?).saturating_mul(get(tpw, dn)?);
+    t.id(shape[dn].checked_div(per_cta)?, REG, dn)?;
+    t.id(get(tpw, dm)?, REG, dm)?;
+    t.id(get(wpc, dm)?, WARP, dm)?;
+    if batch {
+        t.id(1, REG, 0)?;
+        t.id(1, LANE, 0)?;
+        t.id(get(wpc, 0)?, WARP, 0)?;
+    }
+    t.finish(shape)
+}
+
+fn mfma_dot(d: &DotOperand, m: &AmdMfma, shape: &[u64]) -> Option<LinearLayout> {
+    let rank = shape.len();
+    if !m.cga_layout.is_empty() || m.warps_per_cta.len() != rank || !(rank == 2 || rank == 3) {
+        return None;
+    }
+    let batch = rank == 3;
+    let kw = d.k_width as u64;
+    let a = d.op_idx == 0;
+    let (non_k_idx, k_idx) = if a {
+        (rank - 2, rank - 1)
+    } else {
+        (rank - 1, rank - 2)
+    };
+    let (md, nd) = (get(&m.instr_shape, 0)?, get(&m.instr_shape, 1)?);
+    let non_k = if a { md } else { nd };
+    if non_k == 0 || d.op_idx > 1 {
+        return None;
+    }
+    // getOrderForDotOperand: K fastest.
+    let order = matrix_order(rank, a);
+    let (dk, dnk) = (order[0], order[1]);
+    let mut t = Tile::new(rank);
+    t.id(kw, REG, dk)?;
+    t.id(non_k, LANE, dnk)?;
+    t.id(MFMA_WAVE / non_k, LANE, dk)?;
+    let mut k_tile = MFMA_WAVE / non_k * kw;
+    if k_tile == 0 {
+        return None;
+    }
+    if (md == 64 && nd == 4 && a) || (md == 4 && nd == 64 && !a) {
+        t.id(16, REG, dk)?;
+        k_tile *= 16;
+    }
+    let k_size = shape[k_idx];
+    if k_size > k_tile {
+        t.id(k_size / k_tile, REG, dk)?;
+    }
+    t.id(get(&m.tiles_per_warp, non_k_idx)?, REG, dnk)?;
+    t.transpose(&[dk, dnk])?;
+    if batch {
+        t.id(1, REG, 0)?;
+        t.id(1, LANE, 0)?;
+    }
+    for dd in matrix_order(rank, true) {
+        t.id(get(&m.warps_per_cta, dd)?, WARP, dd)?;
+    }
+    t.finish(shape)
+}
+
+fn wmma(w: &AmdWmma, shape: &[u64]) -> Option<LinearLayout> {
+    let rank = w.warps_per_cta.len();
+    if !w.cga_layout.is_empty() || rank != shape.len() || !(rank == 2 || rank == 3) {
+        return None;
+    }
+    let batch = rank == 3;
+    let (dm, dn) = (batch as usize, 1 + batch as usize);
+    let (md, nd) = (get(&w.instr_shape, 0)?, get(&w.instr_shape, 1)?);
+    if !((shape[dm] == 1 || shape[dm] >= md) && (shape[dn] == 1 || shape[dn] >= nd)) {
+        return None;
+    }
+    // The 16x16 instruction tile: dims `a` (lanes) and `b` (registers, and one lane bit).
+    let thread_order = matrix_order(rank, !w.is_transposed);
+    let (a, b) = (thread_order[0], thread_order[1]);
+    let mut t = Tile::new(rank);
+    let (regs, top_lane): ([u64; 3], u64) = if w.version == 1 {
+        ([2, 4, 8], 1)
+    } else {
+        ([1, 2, 4], 8)
+    };
+    let reg_cols: Cols = regs.iter().map(|&r| t.along(b, r)).collect::<Option<_>>()?;
+    let mut lane_cols: Cols = [1, 2, 4, 8]
+        .iter()
+        .map(|&l| t.along(a, l))
+        .collect::<Option<_>>()?;
+    lane_cols.push(t.along(b, top_lane)?);
+    t.out_dim(a)?;
+    t.out_dim(b)?;
+    t.ins.push((REG, reg_cols));
+    t.ins.push((LANE, lane_cols));
+    t.bits[a] = 4;
+    t.bits[b] = 4;
+    if batch {
+        t.id(1, REG, 0)?;
+        t.id(1, LANE, 0)?;
+    }
+    let natural: SmallVec<[usize; 4]> = (0..rank).collect();
+    t.transpose(&natural)?;
+    let (tpw, wpc) = (&w.tiles_per_warp, &w.warps_per_cta);
+    t.id(get(tpw, dn)?, REG, dn)?;
+    t.id(get(wpc, dn)?, WARP, dn)?;
+    let per_cta = 16u64.saturating_mul(get(wpc, dn)?).saturating_mul(get(tpw, dn)?);
+    t.id(shape[dn].checked_div(per_cta)?, REG, dn)?;
+    t.id(get(tpw, dm)?, REG, dm)?;
+    t.id(get(wpc, dm)?, WARP, dm)?;
+    if batch {
+        t.id(get(wpc, 0)?, WARP, 0)?;
+    }
+    t.transpose(&matrix_order(rank, true))?;
+    t.finish(shape)
+}
+
+fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout> {
+    let rank = s.order.len();
+    if !s.cga_layout.is_empty() || rank != shape.len() {
+        return None;
+    }
+    let mut t = Tile::new(rank);
+    if rank == 1 {
+        t.id(shape[0], OFFSET, 0)?;
+        return t.finish(shape);
+    }
+    let order: SmallVec<[usize; 4]> = s.order.iter().map(|&o| o as usize).collect();
+    let (col_dim, row_dim) = (order[0], order[1]);
+    let (num_cols, num_rows) = (*shape.get(col_dim)?, *shape.get(row_dim)?);
+    let (vec, per_phase, max_phase) = (s.vec as u64, s.per_phase as u64, s.max_phase as u64);
+    if per_phase == 0 || max_phase == 0 || num_cols == 0 {
+        return None;
+    }
+    let (col_bits, row_bits) = (log2(num_cols)?, log2(num_rows)?);
+    let mut cols = Cols::new();
+    for k in 0..col_bits {
+        cols.push(t.along(col_dim, 1 << k)?);
+    }
+    for k in 0..row_bits {
+        let row = 1u64 << k;
+        let phase = (row / per_phase) % max_phase;
+        let p = if rotating {
+            phase ^ (row / max_phase / per_phase % max_phase)
+        } else {
+            phase
+        };
+        cols.push(t.along(row_dim, row)? | t.along(col_dim, vec.saturating_mul(p) % num_cols)?);
+    }
+    t.out_dim(row_dim)?;
+    t.out_dim(col_dim)?;
+    t.ins.push((OFFSET, cols));
+    t.bits[row_dim] = row_bits;
+    t.bits[col_dim] = col_bits;
+    for &d in &order[2..] {
+        t.id(*shape.get(d)?, OFFSET, d)?;
+    }
+    t.finish(shape)
+}
+
+#[cfg(all(test, feature = "quickcheck"))]
+mod laws {
+    use quickcheck::{Gen, TestResult};
+
+    use super::*;
+    use crate::linear::check_law;
+
+    fn pick<T: Copy>(g: &mut Gen, from: &[T]) -> T {
+        *g.choose(from).unwrap_or(&from[0])
+    }
+
+    /// `2^bits` (`bits` one of `choices`) split over `rank` dims at random, as a list.
+    fn split(g: &mut Gen, rank: usize, choices: &[u32]) -> Vec<u64> {
+        let bits = pick(g, choices);
+        let mut v = vec![1u64; rank];
+        for _ in 0..bits {
+            v[pick(g, &(0..rank).collect::<Vec<_>>())] *= 2;
+        }
+        v
+    }
+
+    fn order(g: &mut Gen, rank: usize) -> Vec<usize> {
+        let mut o: Vec<usize> = (0..rank).collect();
+        for i in (1..rank).rev() {
+            o.swap(i, pick(g, &(0..=i).collect::<Vec<_>>()));
+        }
+        o
+    }
+
+    fn mfma(g: &mut Gen, rank: usize) -> String {
+        let instr = pick(
+            g,
+            &[
+                "[32, 32, 8]",
+                "[16, 16, 16]",
+                "[32, 32, 16]",
+                "[16, 16, 32]",
+                "[64, 4, 4]",
+                "[4, 64, 4]",
+                "[4, 4, 4]",
+            ],
+        );
+        let tiles = split(g, rank, &[0, 0, 1, 2]);
+        format!(
+            "#ttg.amd_mfma<{{version = {}, warpsPerCTA = {:?}, instrShape = {instr}, isTransposed = {}, tilesPerWarp = {tiles:?}, elementBitWidth = {}}}>",
+            pick(g, &[2, 3, 4]),
+            split(g, rank, &[0, 1, 2, 3]),
+            bool::arbitrary(g),
+            pick(g, &[32, 32, 64]),
+        )
+    }
+
+    fn encoding(g: &mut Gen, rank: usize) -> String {
+        match pick(g, &[0, 1, 2, 3, 4, 5, 6]) {
+            0 => format!(
+                "#ttg.blocked<{{sizePerThread = {:?}, threadsPerWarp = {:?}, warpsPerCTA = {:?}, order = {:?}}}>",
+                split(g, rank, &[0, 1, 2, 3]),
+                split(g, rank, &[5, 6]),
+                split(g, rank, &[0, 1, 2, 3]),
+                order(g, rank),
+            ),
+            1 if rank >= 2 => mfma(g, rank.min(3)),
+            2 if rank >= 2 => format!(
+                "#ttg.amd_wmma<{{version = {}, isTranspose = {}, warpsPerCTA = {:?}, tilesPerWarp = {:?}}}>",
+                pick(g, &[1, 2, 3]),
+                bool::arbitrary(g),
+                split(g, rank.min(3), &[0, 1, 2]),
+                split(g, rank.min(3), &[0, 0, 1]),
+            ),
+            3 if rank >= 2 => format!(
+                "#ttg.dot_op<{{opIdx = {}, parent = {}, kWidth = {}}}>",
+                pick(g, &[0, 1]),
+                mfma(g, rank.min(3)),
+                pick(g, &[1, 2, 4, 8, 16]),
+            ),
+            4 => format!(
+                "#ttg.{}<{{vec = {}, perPhase = {}, maxPhase = {}, order = {:?}}}>",
+                pick(g, &["swizzled_shared", "amd_rotating_shared"]),
+                pick(g, &[1, 2, 4, 8, 16]),
+                pick(g, &[1, 2, 4]),
+                pick(g, &[1, 2, 4, 8, 16]),
+                order(g, rank),
+            ),
+            5 if rank <= 2 => format!(
+                "#ttg.slice<{{dim = {}, parent = {}}}>",
+                pick(g, &[0, 1]),
+                encoding(g, rank + 1)
+            ),
+            _ => format!(
+                "#ttg.blocked<{{sizePerThread = {:?}, threadsPerWarp = [32{}], warpsPerCTA = {:?}, order = {:?}}}>",
+                vec![1; rank],
+                ", 1".repeat(rank - 1),
+                vec![1; rank],
+                order(g, rank),
+            ),
+        }
+    }
+
+    use quickcheck::Arbitrary;
+
+    /// An encoding in Triton's text, and a shape, generated over the encodings built directly
+    /// (ranks 1 to 3, tensors from one element to past the encoding's tile).
+    #[derive(Clone, Debug)]
+    struct Case(String, Vec<u64>);
+
+    impl Arbitrary for Case {
+        fn arbitrary(g: &mut Gen) -> Self {
+            let rank = pick(g, &[1, 2, 2, 2, 3]);
+            let text = encoding(g, rank);
+            let shape = (0..rank)
+                .map(|_| 1u64 << pick(g, &[0, 1, 3, 4, 5, 6, 7, 8]))
+                .collect();
+            Case(text, shape)
+        }
+    }
+
+    /// Built in one pass, an encoding's layout is the reference's, bit for bit and in the
+    /// same order of bases; wherever the reference fails, the one-pass route declines.
+    #[test]
+    fn one_pass_layouts_are_the_reference_layouts() {
+        fn law(Case(text, shape): Case) -> TestResult {
+            let Ok(e) = text.parse::<Encoding>() else {
+                return TestResult::discard();
+            };
+            if e.validate().is_err() {
+                return TestResult::discard();
+            }
+            match (convert(&e, &shape), e.reference(&shape)) {
+                (None, _) => TestResult::discard(),
+                (Some(direct), Ok(reference)) => TestResult::from_bool(direct == reference),
+                (Some(_), Err(_)) => TestResult::failed(),
+            }
+        }
+        check_law(law as fn(Case) -> TestResult);
+    }
+
+    /// The standard encodings of the benchmarks take the one-pass route.
+    #[test]
+    fn the_standard_encodings_are_built_in_one_pass() {
+        for (text, shape) in [
+            (
+                "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
+                [128, 128],
+            ),
+            (
+                "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>",
+                [128, 128],
+            ),
+            (
+                "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>",
+                [128, 64],
+            ),
+            (
+                "#ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>, kWidth = 8}>",
+                [128, 64],
+            ),
+            (
+                "#ttg.amd_wmma<{version = 2, isTranspose = false, warpsPerCTA = [2, 2]}>",
+                [64, 64],
+            ),
+            (
+                "#ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}>",
+                [128, 1],
+            ),
+        ] {
+            let e: Encoding = text.parse().unwrap();
+            let shape = &shape[..if text.starts_with("#ttg.slice") { 1 } else { 2 }];
+            assert_eq!(convert(&e, shape), Some(e.reference(shape).unwrap()), "{text}");
+        }
+    }
+}
