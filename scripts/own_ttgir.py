@@ -6,7 +6,8 @@ only, explicit HIP target) and write their final TTGIR and AMDGCN next to the lo
 
 Kernels: a row softmax (program ids, masked loads with `other = -inf`, `tt.reduce` max and
 sum, `math.exp`, element-wise float arithmetic), an i32 row sum (`tt.reduce` add across lanes),
-a column max (`tt.reduce` across warps), a single-step matmul tile on RDNA (WMMA), and a K-loop
+a column max (`tt.reduce` across warps), a scaled transpose (`tt.trans`, arithmetic with
+splat constants), a single-step matmul tile on RDNA (WMMA), and a K-loop
 matmul (`scf.for`, software-pipelined as Triton does by default). Each is compiled for gfx942
 and gfx950, the kernels without a matrix instruction for gfx1100 too, and the WMMA tile for
 gfx1100 and gfx1201; Triton's AMDGCN is kept beside
@@ -61,6 +62,14 @@ def colmax(x, out, stride, BM: tl.constexpr, BN: tl.constexpr):
 
 
 @triton.jit
+def scale_transpose(x, out, stride, BM: tl.constexpr, BN: tl.constexpr):
+    r = tl.arange(0, BM)[:, None]
+    c = tl.arange(0, BN)[None, :]
+    v = tl.load(x + r * stride + c)
+    tl.store(out + r * stride + c, tl.trans(v * 2.0 + 1.0))
+
+
+@triton.jit
 def matmul_tile(a, b, c, sam, sbk, scm, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     rm = tl.arange(0, BM)
     rn = tl.arange(0, BN)
@@ -102,6 +111,9 @@ def kernels(arch):
             colmax, {"x": "*fp32", "out": "*fp32", "stride": "i32"},
             constexprs={"BM": 64, "BN": 64}, attrs={(i, ): D16 for i in range(3)}), {"num_warps": 4}),
     ]
+    out.append(("scale_transpose_64x64_f32", ASTSource(
+        scale_transpose, {"x": "*fp32", "out": "*fp32", "stride": "i32"},
+        constexprs={"BM": 64, "BN": 64}, attrs={(i, ): D16 for i in range(3)}), {"num_warps": 4}))
     if arch in ("gfx1100", "gfx1201"):
         out.append(("matmul_tile_64x64x32_f16", ASTSource(
             matmul_tile, {"a": "*fp16", "b": "*fp16", "c": "*fp16", "sam": "i32", "sbk": "i32", "scm": "i32"},

@@ -42,7 +42,7 @@ impl Lowering<'_> {
     }
 
     /// Registers of a tensor the op names: data, or a splat constant materialised.
-    fn registers_of(
+    pub(super) fn registers_of(
         &mut self,
         op: &Op,
         v: usize,

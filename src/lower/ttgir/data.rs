@@ -74,10 +74,14 @@ impl Lowering<'_> {
         let mut layout = None;
         let mut args: Vec<Vec<Value>> = Vec::new();
         for &v in &op.operands {
-            if let Sym::Splat(_) = self.sym(op, v)? {
-                return fail(op, "arithmetic with a splat constant operand is not lowered yet");
+            // A splat constant operand is a constant per register (LLVM folds it in).
+            let (l, values) = self.registers_of(op, v)?;
+            if values
+                .iter()
+                .any(|&x| self.p.value_bits(x) != self.bits(op, v).unwrap_or(0))
+            {
+                return fail(op, "an operand holds elements of another width than its type");
             }
-            let (l, values) = self.typed_data(op, v)?;
             if layout.as_ref().is_some_and(|x| *x != l) {
                 return fail(op, "operands in different layouts");
             }
@@ -165,6 +169,53 @@ impl Lowering<'_> {
             })?
         };
         self.define_data(op, dst, values)
+    }
+
+    /// `tt.trans` with `order`: result dimension `i` is the operand's dimension `order[i]`. Of
+    /// data it moves nothing when the result's layout is the operand's, permuted (what Triton
+    /// gives it); of an index tensor or a mask it permutes the coefficients or bounds.
+    pub(super) fn transpose(&mut self, op: &Op) -> Result<(), LowerError> {
+        let rank = self.rank(op.operands[0]);
+        let order: Vec<usize> = match crate::ttgir::attr(&op.attrs, "order").and_then(|a| a.ints(rank)) {
+            Some(o)
+                if {
+                    let mut sorted = o.clone();
+                    sorted.sort_unstable();
+                    sorted.iter().enumerate().all(|(i, &x)| x == i as i64)
+                } =>
+            {
+                o.into_iter().map(|x| x as usize).collect()
+            }
+            _ => return fail(op, "needs an order that permutes the dimensions"),
+        };
+        match self.operand(op, 0)?.clone() {
+            Sym::Affine { base, constant, coef } if coef.len() == rank => {
+                let coef = order.iter().map(|&d| coef[d].clone()).collect();
+                self.define(op, Sym::Affine { base, constant, coef })
+            }
+            Sym::Mask { bounds, when } if bounds.len() == rank => {
+                let bounds = order.iter().map(|&d| bounds[d]).collect();
+                self.define(op, Sym::Mask { bounds, when })
+            }
+            Sym::Splat(bits) => self.define(op, Sym::Splat(bits)),
+            _ => {
+                let (layout, values) = self.typed_data(op, op.operands[0])?;
+                let r = op.results[0];
+                let dst = self.layout(op, r)?;
+                let s = Dist::of(&layout, self.target.wave_size)?;
+                let d = Dist::of(&dst, self.target.wave_size)?;
+                let values = self.regather(op, (&s, &values), &d, |c| {
+                    let mut src = vec![0; c.len()];
+                    for (i, &d) in order.iter().enumerate() {
+                        if let (Some(slot), Some(&x)) = (src.get_mut(d), c.get(i)) {
+                            *slot = x;
+                        }
+                    }
+                    src
+                })?;
+                self.define_data(op, dst, values)
+            }
+        }
     }
 
     /// `ttg.convert_layout` / `amdg.in_thread_transpose` of data: the conversion the cost model

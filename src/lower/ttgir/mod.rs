@@ -159,6 +159,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "tt.broadcast"
         | "ttg.convert_layout"
         | "amdg.in_thread_transpose"
+        | "tt.trans"
         | "ttg.local_load"
         | "arith.truncf"
         | "arith.extf"
@@ -338,6 +339,7 @@ impl Lowering<'_> {
             "scf.for" => self.scf_for(op)?,
             "scf.if" => self.scf_if(op)?,
             "arith.select" => self.select(op)?,
+            "tt.trans" => self.transpose(op)?,
             "arith.divsi" => self.divide(op)?,
             // Scheduling hints: the order they ask for is the program's own.
             "rocdl.s.setprio" | "rocdl.sched.barrier" | "rocdl.sched.group.barrier" | "rocdl.iglp.opt" => {}
