@@ -690,9 +690,15 @@ impl<'a> Parser<'a> {
                     .map(|b| b.into_iter().map(|v| v as u32).collect())
                     .collect()
             };
-            PaddedLinear::Bases {
-                offset: get("offset"),
-                block: get("block"),
+            let (offset, block) = (get("offset"), get("block"));
+            if offset.is_empty() && block.is_empty() {
+                // A component of one element has no bases to carry its rank: keep the form.
+                PaddedLinear::Identity {
+                    order,
+                    shape: Some(shape64),
+                }
+            } else {
+                PaddedLinear::Bases { offset, block }
             }
         };
         Ok(Encoding::PaddedShared(PaddedShared {
