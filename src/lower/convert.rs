@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 
 use super::dist::{Dist, Loader, Storer};
-use super::program::{Buffer, Extent, GlobalOffset, Op, Program, Uniform, Value};
+use super::program::{Buffer, Extent, GlobalOffset, Op, Program, Value};
+use super::uniform::Uniform;
 use super::xor_map::XorMap;
 use super::{Dtype, Kernel, LowerError, check_shape, lds, shuffle};
 use crate::heuristics::convert::{ConversionKind, convert_cost};

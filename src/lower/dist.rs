@@ -14,7 +14,8 @@
 //! Zero (broadcast) register bases hold copies: each distinct element is loaded once.
 
 use super::LowerError;
-use super::program::{Condition, Extent, GlobalOffset, Op, Program, Uniform, Value};
+use super::program::{Extent, GlobalOffset, Op, Program, Value};
+use super::uniform::{Condition, Uniform};
 use super::xor_map::XorMap;
 use crate::linear::LinearLayout;
 

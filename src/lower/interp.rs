@@ -27,7 +27,8 @@
 //! # Ok::<(), linear_layout::lower::LowerError>(())
 //! ```
 
-use super::program::{ArithOp, Env, Launch, Op, Program, SwapKind, Value};
+use super::program::{ArithOp, Op, Program, SwapKind, Value};
+use super::uniform::{Env, Launch};
 use super::{LowerError, mma, numeric};
 
 const NEVER: u32 = u32::MAX;

@@ -74,6 +74,7 @@ pub mod numeric;
 mod program;
 mod shuffle;
 mod ttgir;
+mod uniform;
 mod xor_map;
 
 use std::fmt;
@@ -83,10 +84,11 @@ pub use direct::lds_copy_kernel;
 pub use emit::emit_llvm;
 pub use interp::{run, run_launch, run_with};
 pub use program::{
-    ArithOp, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Derived, DppCtrl, Extent, GlobalOffset,
-    Launch, Op, Program, Scalar, SwapKind, Uniform, UniformInput, Value,
+    ArithOp, Buffer, CarriedUniform, CarriedValue, DppCtrl, Extent, GlobalOffset, Op, Program, Scalar,
+    SwapKind, Value,
 };
 pub use ttgir::ttgir_kernel;
+pub use uniform::{Cmp, Condition, Derived, Launch, Uniform, UniformInput};
 pub use xor_map::{ShiftTerm, XorMap};
 
 use crate::linear::{LayoutError, LinearLayout};

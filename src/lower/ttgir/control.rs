@@ -19,9 +19,8 @@
 use super::{Lowering, Sym, fail};
 use crate::lower::LowerError;
 use crate::lower::dist::Dist;
-use crate::lower::program::{
-    CarriedUniform, CarriedValue, Derived, Op as ProgramOp, Program, Uniform, UniformInput, Value,
-};
+use crate::lower::program::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value};
+use crate::lower::uniform::{Derived, Uniform, UniformInput};
 use crate::ttgir::{Module, Op};
 
 /// How a loop carries one of its arguments.

@@ -10,7 +10,7 @@
 
 use super::{Lowering, Sym, fail};
 use crate::lower::LowerError;
-use crate::lower::program::{Cmp, Condition, Uniform, UniformInput};
+use crate::lower::uniform::{Cmp, Condition, Uniform, UniformInput};
 use crate::ttgir::{AttrValue, Constant, Op, attr};
 
 impl Lowering<'_> {

@@ -13,7 +13,8 @@ use crate::linear::LinearLayout;
 use crate::lower::LowerError;
 use crate::lower::convert;
 use crate::lower::dist::{Addressing, Dist, Loader, Storer};
-use crate::lower::program::{Condition, Extent, Uniform, Value};
+use crate::lower::program::{Extent, Value};
+use crate::lower::uniform::{Condition, Uniform};
 use crate::ttgir::axisinfo::AxisInfo;
 use crate::ttgir::{Op, element_bits};
 

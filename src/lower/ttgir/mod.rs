@@ -79,7 +79,8 @@ mod memory;
 mod reduce;
 mod shared;
 
-use super::program::{Buffer, Condition, Program, Scalar, Uniform, UniformInput, Value};
+use super::program::{Buffer, Program, Scalar, Value};
+use super::uniform::{Condition, Uniform, UniformInput};
 use super::{Kernel, LowerError, check_target};
 use crate::linear::LinearLayout;
 use crate::target::Target;

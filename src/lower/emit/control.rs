@@ -1,0 +1,199 @@
+//! Control flow in LLVM IR: loops (rotated: a guard, the body with its phis at the top and the
+//! test at the bottom, phis at the exit) and branches (a select where both arms are empty).
+//! What the emitter computed inside a region is forgotten when it leaves: it does not dominate
+//! the code after.
+
+use std::collections::HashMap;
+
+use super::{Emitter, lit};
+use crate::lower::LowerError;
+use crate::lower::program::{CarriedUniform, CarriedValue, Op, Value};
+use crate::lower::uniform::{Condition, Uniform};
+use crate::target::Target;
+
+/// What the emitter knows that holds only inside a region (a loop body, a branch).
+pub(super) struct Scope {
+    thread_parts: HashMap<Vec<u64>, String>,
+    swizzled: HashMap<(Vec<u64>, u64), String>,
+    conditions: HashMap<u32, String>,
+    products: HashMap<(String, String), String>,
+    defined: Vec<bool>,
+}
+
+impl Emitter<'_> {
+    pub(super) fn label(&mut self, what: &str) -> String {
+        self.labels += 1;
+        format!("{what}.{}", self.labels)
+    }
+
+    /// Starts block `name` (the previous one must have ended with a branch).
+    pub(super) fn start_block(&mut self, name: &str) {
+        self.body.push_str(&format!("{name}:\n"));
+        self.block = name.to_string();
+    }
+
+    pub(super) fn enter(&self) -> Scope {
+        Scope {
+            thread_parts: self.thread_parts.clone(),
+            swizzled: self.swizzled.clone(),
+            conditions: self.conditions.clone(),
+            products: self.products.clone(),
+            defined: self.defined.clone(),
+        }
+    }
+
+    /// Leaves a region: what was computed inside is not seen outside.
+    pub(super) fn leave(&mut self, scope: Scope) {
+        self.thread_parts = scope.thread_parts;
+        self.swizzled = scope.swizzled;
+        self.conditions = scope.conditions;
+        self.products = scope.products;
+        self.defined = scope.defined;
+    }
+
+    /// A loop in the form LLVM optimises best (rotated): a guard, the body with its phis at the
+    /// top and the test at the bottom, and phis at the exit for what the loop leaves.
+    pub(super) fn emit_loop(
+        &mut self,
+        (counter, start, end, step): (u32, &Uniform, &Uniform, i64),
+        uniforms: &[CarriedUniform],
+        values: &[CarriedValue],
+        body: &[Op],
+        target: &Target,
+    ) -> Result<(), LowerError> {
+        let start = self.uniform(start)?;
+        let end = self.uniform(end)?;
+        let inits: Vec<String> = uniforms
+            .iter()
+            .map(|u| self.uniform(&u.init))
+            .collect::<Result<_, _>>()?;
+        let value_inits: Vec<String> = values
+            .iter()
+            .map(|v| self.val(v.init))
+            .collect::<Result<_, _>>()?;
+        let (entry, exit) = (self.label("loop"), self.label("done"));
+        let pre = self.block.clone();
+        let guard = self.tmp();
+        self.line(&format!("{guard} = icmp slt i32 {start}, {end}"));
+        self.line(&format!("br i1 {guard}, label %{entry}, label %{exit}"));
+        let outer = std::mem::take(&mut self.body);
+        let scope = self.enter();
+        for v in values {
+            self.define(v.phi)?;
+            self.inside.insert(v.phi.0);
+        }
+        let slots: Vec<u32> = std::iter::once(counter)
+            .chain(uniforms.iter().map(|u| u.slot))
+            .collect();
+        self.inside_slots.extend(slots.iter().copied());
+        self.start_block(&entry);
+        let phi_at = self.body.len();
+        for op in body {
+            self.op(op, target)?;
+        }
+        let nexts: Vec<String> = uniforms
+            .iter()
+            .map(|u| self.uniform(&u.next))
+            .collect::<Result<_, _>>()?;
+        let value_nexts: Vec<String> = values
+            .iter()
+            .map(|v| self.val(v.next))
+            .collect::<Result<_, _>>()?;
+        let (c, again) = (self.tmp(), self.tmp());
+        self.line(&format!("{c} = add i32 %u{counter}.in, {}", lit(step as u64)));
+        self.line(&format!("{again} = icmp slt i32 {c}, {end}"));
+        let latch = self.block.clone();
+        self.line(&format!("br i1 {again}, label %{entry}, label %{exit}"));
+        // The phis open the body.
+        let mut phis = format!("  %u{counter}.in = phi i32 [ {start}, %{pre} ], [ {c}, %{latch} ]\n");
+        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
+            phis.push_str(&format!(
+                "  %u{}.in = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                u.slot
+            ));
+        }
+        for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
+            let w = self.p.value_bits(v.phi);
+            phis.push_str(&format!(
+                "  %v{}.in = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                v.phi.0
+            ));
+        }
+        self.body.insert_str(phi_at, &phis);
+        let body_text = std::mem::replace(&mut self.body, outer);
+        self.body.push_str(&body_text);
+        self.leave(scope);
+        for v in values {
+            self.inside.remove(&v.phi.0);
+        }
+        for k in &slots {
+            self.inside_slots.remove(k);
+        }
+        self.start_block(&exit);
+        self.line(&format!(
+            "%u{counter} = phi i32 [ {start}, %{pre} ], [ {c}, %{latch} ]"
+        ));
+        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
+            self.line(&format!(
+                "%u{} = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]",
+                u.slot
+            ));
+        }
+        for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
+            let w = self.p.value_bits(v.phi);
+            let d = self.define(v.phi)?;
+            self.line(&format!(
+                "{d} = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]"
+            ));
+        }
+        Ok(())
+    }
+
+    /// A select where both branches are empty; else two blocks and phis at the join.
+    pub(super) fn emit_if(
+        &mut self,
+        cond: &Condition,
+        then: &[Op],
+        otherwise: &[Op],
+        results: &[[Value; 3]],
+        target: &Target,
+    ) -> Result<(), LowerError> {
+        let c = self.condition_of(cond)?;
+        if then.is_empty() && otherwise.is_empty() {
+            for [dst, a, b] in results {
+                let w = self.p.value_bits(*dst);
+                let (a, b) = (self.val(*a)?, self.val(*b)?);
+                let d = self.define(*dst)?;
+                self.line(&format!("{d} = select i1 {c}, i{w} {a}, i{w} {b}"));
+            }
+            return Ok(());
+        }
+        let (yes, no, join) = (self.label("then"), self.label("else"), self.label("join"));
+        self.line(&format!("br i1 {c}, label %{yes}, label %{no}"));
+        let mut arms = Vec::new();
+        for (label, ops, pick) in [(&yes, then, 1), (&no, otherwise, 2)] {
+            let scope = self.enter();
+            self.start_block(label);
+            for op in ops {
+                self.op(op, target)?;
+            }
+            let names: Vec<String> = results
+                .iter()
+                .map(|r| self.val(r[pick]))
+                .collect::<Result<_, _>>()?;
+            arms.push((self.block.clone(), names));
+            self.line(&format!("br label %{join}"));
+            self.leave(scope);
+        }
+        self.start_block(&join);
+        for (i, [dst, ..]) in results.iter().enumerate() {
+            let w = self.p.value_bits(*dst);
+            let d = self.define(*dst)?;
+            self.line(&format!(
+                "{d} = phi i{w} [ {}, %{} ], [ {}, %{} ]",
+                arms[0].1[i], arms[0].0, arms[1].1[i], arms[1].0
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,196 @@
+//! Uniform values in LLVM IR: the kernel's scalar inputs, polynomials of them, derived uniforms
+//! and conditions — computed once at the top of the kernel, or where they are used when they
+//! change inside a loop.
+
+use super::{Emitter, lit};
+use crate::lower::LowerError;
+use crate::lower::uniform::{Condition, Derived, Uniform, UniformInput};
+
+impl Emitter<'_> {
+    pub(super) fn prologue_line(&mut self, s: &str) {
+        self.prologue.push_str("  ");
+        self.prologue.push_str(s);
+        self.prologue.push('\n');
+    }
+
+    /// Whether a uniform input changes inside a loop (a loop's slot, or derived from one):
+    /// computed where it is used rather than once at the top of the kernel.
+    pub(super) fn loop_dependent(&self, x: UniformInput) -> bool {
+        let mut pending = vec![x];
+        let mut seen = 0usize;
+        while let Some(x) = pending.pop() {
+            seen += 1;
+            match x {
+                UniformInput::Carried(_) => return true,
+                UniformInput::Derived(k) if seen <= 4096 => {
+                    if let Some(d) = self.p.derived.get(k as usize) {
+                        pending.extend(d.inputs());
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// A line in the current block (`inline`) or at the top of the kernel.
+    pub(super) fn put(&mut self, inline: bool, s: &str) {
+        if inline {
+            self.line(s);
+        } else {
+            self.prologue_line(s);
+        }
+    }
+
+    /// A condition as an `i1` operand.
+    pub(super) fn condition_of(&mut self, c: &Condition) -> Result<String, LowerError> {
+        let inline = c.inputs().any(|x| self.loop_dependent(x));
+        let (a, b) = (self.uniform(&c.lhs)?, self.uniform(&c.rhs)?);
+        let r = self.tmp();
+        self.put(inline, &format!("{r} = icmp {} i32 {a}, {b}", c.cmp.llvm()));
+        Ok(r)
+    }
+
+    /// A uniform input as an `i32` operand, read once at the top of the kernel (a loop's
+    /// slot is its phi; what depends on one is computed where it is used).
+    pub(super) fn input(&mut self, x: UniformInput) -> Result<String, LowerError> {
+        if let Some(r) = self.inputs.get(&x) {
+            return Ok(r.clone());
+        }
+        if let UniformInput::Carried(k) = x {
+            return Ok(match self.inside_slots.contains(&k) {
+                true => format!("%u{k}.in"),
+                false => format!("%u{k}"),
+            });
+        }
+        if let UniformInput::Derived(k) = x {
+            let inline = self.loop_dependent(x);
+            let d = self
+                .p
+                .derived
+                .get(k as usize)
+                .cloned()
+                .ok_or_else(|| LowerError::new(format!("derived uniform {k} does not exist")))?;
+            let r = match d {
+                Derived::Quotient { dividend, divisor } => {
+                    let n = self.uniform(&dividend)?;
+                    let r = self.tmp();
+                    self.put(inline, &format!("{r} = sdiv i32 {n}, {}", lit(divisor as u64)));
+                    r
+                }
+                Derived::Select {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    let c = self.condition_of(&cond)?;
+                    let (a, b) = (self.uniform(&then)?, self.uniform(&otherwise)?);
+                    let r = self.tmp();
+                    self.put(inline, &format!("{r} = select i1 {c}, i32 {a}, i32 {b}"));
+                    r
+                }
+            };
+            if !inline {
+                self.inputs.insert(x, r.clone());
+            }
+            return Ok(r);
+        }
+        const AXES: [&str; 3] = ["x", "y", "z"];
+        let r = self.tmp();
+        match x {
+            UniformInput::Argument(index) => {
+                let s = self
+                    .p
+                    .scalars
+                    .get(index)
+                    .ok_or_else(|| LowerError::new(format!("scalar argument {index} does not exist")))?;
+                if s.bits == 32 {
+                    return Ok(format!("%{}", s.name));
+                }
+                let line = format!("{r} = trunc i{} %{} to i32", s.bits, s.name);
+                self.prologue_line(&line);
+            }
+            UniformInput::ProgramId(a) => {
+                let axis = AXES
+                    .get(a as usize)
+                    .ok_or_else(|| LowerError::new(format!("no workgroup axis {a}")))?;
+                self.decls
+                    .insert(format!("declare i32 @llvm.amdgcn.workgroup.id.{axis}()"));
+                self.prologue_line(&format!("{r} = call i32 @llvm.amdgcn.workgroup.id.{axis}()"));
+            }
+            UniformInput::Carried(_) | UniformInput::Derived(_) => {
+                return Err(LowerError::new("a loop slot or derived uniform read as an input"));
+            }
+            UniformInput::NumPrograms(a) => {
+                if a > 2 {
+                    return Err(LowerError::new(format!("no workgroup axis {a}")));
+                }
+                // The dispatch packet holds the grid in work-items (x, y, z at bytes 12, 16,
+                // 20); workgroups are `threads` wide along x and one deep along y and z.
+                self.decls
+                    .insert("declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()".to_string());
+                let (d, g, n) = (self.tmp(), self.tmp(), self.tmp());
+                self.prologue_line(&format!(
+                    "{d} = call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()"
+                ));
+                self.prologue_line(&format!(
+                    "{g} = getelementptr i8, ptr addrspace(4) {d}, i64 {}",
+                    12 + 4 * u32::from(a)
+                ));
+                self.prologue_line(&format!("{n} = load i32, ptr addrspace(4) {g}, align 4"));
+                let threads = if a == 0 { self.p.threads } else { 1 };
+                self.prologue_line(&format!("{r} = udiv i32 {n}, {threads}"));
+            }
+        }
+        self.inputs.insert(x, r.clone());
+        Ok(r)
+    }
+
+    /// A uniform polynomial as an `i32` operand, computed once at the top of the kernel.
+    pub(super) fn uniform(&mut self, u: &Uniform) -> Result<String, LowerError> {
+        if let Some(c) = u.as_constant() {
+            return Ok(lit(c as u64));
+        }
+        if let Some(r) = self.uniforms.get(u) {
+            return Ok(r.clone());
+        }
+        let inline = u.inputs().any(|x| self.loop_dependent(x));
+        let mut sum: Option<String> = None;
+        for (factor, inputs) in &u.terms {
+            let mut term: Option<String> = None;
+            for &x in inputs {
+                let x = self.input(x)?;
+                term = Some(match term {
+                    None => x,
+                    Some(t) => {
+                        let r = self.tmp();
+                        self.put(inline, &format!("{r} = mul i32 {t}, {x}"));
+                        r
+                    }
+                });
+            }
+            let term = match term {
+                None => lit(*factor as u64),
+                Some(t) if *factor == 1 => t,
+                Some(t) => {
+                    let r = self.tmp();
+                    self.put(inline, &format!("{r} = mul i32 {t}, {}", lit(*factor as u64)));
+                    r
+                }
+            };
+            sum = Some(match sum {
+                None => term,
+                Some(s) => {
+                    let r = self.tmp();
+                    self.put(inline, &format!("{r} = add i32 {s}, {term}"));
+                    r
+                }
+            });
+        }
+        let r = sum.unwrap_or_else(|| "0".to_string());
+        if !inline {
+            self.uniforms.insert(u.clone(), r.clone());
+        }
+        Ok(r)
+    }
+}

@@ -1,0 +1,434 @@
+//! Workgroup-uniform integers: what every thread of a workgroup agrees on.
+//!
+//! A [`Uniform`] is a polynomial in [`UniformInput`]s — scalar arguments, the workgroup's id and
+//! the grid, the slots of enclosing loops, and [`Derived`] uniforms (a quotient, a select) — such
+//! as `pid · 64 · stride + k`. Offsets add one to every thread's address (the buffer
+//! instructions' `soffset`), loops count with them, and a [`Condition`] compares two of them, so
+//! branches and masks the whole workgroup agrees on cost scalar instructions only. A [`Launch`]
+//! gives the inputs their values for one workgroup.
+
+use super::program::Extent;
+
+/// What a workgroup-uniform integer is made of: a scalar argument, the workgroup's id or the
+/// number of workgroups along an axis.
+///
+/// ```
+/// use linear_layout::lower::{Launch, UniformInput};
+/// let l = Launch { scalars: vec![96], workgroup: [3, 0, 0], grid: [8, 1, 1] };
+/// assert_eq!(UniformInput::ProgramId(0).value(&l), Some(3));
+/// assert_eq!(UniformInput::Argument(0).value(&l), Some(96));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UniformInput {
+    /// Scalar argument `i` ([`Program::scalars`](super::Program::scalars)).
+    Argument(usize),
+    /// The workgroup's id along axis 0, 1 or 2 (`tt.get_program_id`).
+    ProgramId(u8),
+    /// Workgroups along axis 0, 1 or 2 (`tt.get_num_programs`).
+    NumPrograms(u8),
+    /// A uniform slot a loop carries ([`Op::Loop`](super::Op::Loop)): its value in the current iteration (after
+    /// the loop: its last value).
+    Carried(u32),
+    /// A uniform computed from others ([`Program::derived`](super::Program::derived)): a quotient or a select.
+    Derived(u32),
+}
+
+impl UniformInput {
+    /// Its value in `launch` (`None`: an argument or axis that does not exist).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Launch, UniformInput};
+    /// assert_eq!(UniformInput::NumPrograms(1).value(&Launch::single(vec![])), Some(1));
+    /// assert_eq!(UniformInput::ProgramId(3).value(&Launch::single(vec![])), None);
+    /// ```
+    pub fn value(self, launch: &Launch) -> Option<u64> {
+        self.value_in(&Env::new(launch))
+    }
+
+    /// Its value in `env` (loop slots and derived uniforms too).
+    pub(crate) fn value_in(self, env: &Env) -> Option<u64> {
+        let launch = env.launch;
+        match self {
+            UniformInput::Argument(i) => launch.scalars.get(i).copied(),
+            UniformInput::ProgramId(a) => launch.workgroup.get(a as usize).map(|&x| u64::from(x)),
+            UniformInput::NumPrograms(a) => launch.grid.get(a as usize).map(|&x| u64::from(x)),
+            UniformInput::Carried(k) => env.carried.get(k as usize).map(|&x| x as u64),
+            UniformInput::Derived(k) => env.derived.get(k as usize)?.value_in(env).map(|x| x as u64),
+        }
+    }
+}
+
+/// What uniforms evaluate in: the launch, the loops' slots, the program's derived uniforms.
+pub(crate) struct Env<'a> {
+    pub(crate) launch: &'a Launch,
+    pub(crate) carried: Vec<i64>,
+    pub(crate) derived: &'a [Derived],
+}
+
+impl<'a> Env<'a> {
+    pub(crate) fn new(launch: &'a Launch) -> Env<'a> {
+        Env {
+            launch,
+            carried: Vec::new(),
+            derived: &[],
+        }
+    }
+}
+
+/// A signed comparison of two uniforms.
+///
+/// ```
+/// use linear_layout::lower::Cmp;
+/// assert!(Cmp::Ge.holds(3, 3));
+/// assert!(!Cmp::Lt.holds(3, 3));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    /// `<`
+    Lt,
+    /// `≤`
+    Le,
+    /// `>`
+    Gt,
+    /// `≥`
+    Ge,
+    /// `=`
+    Eq,
+    /// `≠`
+    Ne,
+}
+
+impl Cmp {
+    /// Whether `a cmp b`.
+    ///
+    /// ```
+    /// use linear_layout::lower::Cmp;
+    /// assert!(Cmp::Ne.holds(1, 2));
+    /// ```
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+        }
+    }
+
+    /// The predicate of LLVM's `icmp` (signed).
+    ///
+    /// ```
+    /// use linear_layout::lower::Cmp;
+    /// assert_eq!(Cmp::Ge.llvm(), "sge");
+    /// ```
+    pub fn llvm(self) -> &'static str {
+        match self {
+            Cmp::Lt => "slt",
+            Cmp::Le => "sle",
+            Cmp::Gt => "sgt",
+            Cmp::Ge => "sge",
+            Cmp::Eq => "eq",
+            Cmp::Ne => "ne",
+        }
+    }
+}
+
+/// A condition the whole workgroup agrees on: `lhs cmp rhs`, in 32-bit signed arithmetic.
+///
+/// ```
+/// use linear_layout::lower::{Cmp, Condition, Launch, Uniform, UniformInput};
+/// let k_positive = Condition { lhs: Uniform::input(UniformInput::Argument(0)), cmp: Cmp::Gt, rhs: Uniform::constant(0) };
+/// assert_eq!(k_positive.value(&Launch::single(vec![64])), Some(true));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Condition {
+    /// Left side.
+    pub lhs: Uniform,
+    /// The comparison.
+    pub cmp: Cmp,
+    /// Right side.
+    pub rhs: Uniform,
+}
+
+impl Condition {
+    /// Whether it holds in `launch` (outside any loop).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Cmp, Condition, Launch, Uniform};
+    /// let c = Condition { lhs: Uniform::constant(1), cmp: Cmp::Lt, rhs: Uniform::constant(0) };
+    /// assert_eq!(c.value(&Launch::single(vec![])), Some(false));
+    /// ```
+    pub fn value(&self, launch: &Launch) -> Option<bool> {
+        self.value_in(&Env::new(launch))
+    }
+
+    pub(crate) fn value_in(&self, env: &Env) -> Option<bool> {
+        let (a, b) = (self.lhs.value_in(env)?, self.rhs.value_in(env)?);
+        Some(self.cmp.holds(a as i32 as i64, b as i32 as i64))
+    }
+
+    /// Every input it reads.
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = UniformInput> + '_ {
+        self.lhs.inputs().chain(self.rhs.inputs())
+    }
+}
+
+/// A uniform computed from others ([`UniformInput::Derived`]).
+///
+/// ```
+/// use linear_layout::lower::{Derived, Uniform};
+/// let q = Derived::Quotient { dividend: Uniform::constant(-7), divisor: 2 };
+/// assert!(matches!(q, Derived::Quotient { divisor: 2, .. }));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Derived {
+    /// `dividend / divisor`, rounded toward zero (`arith.divsi`) in 32 bits.
+    Quotient {
+        /// Dividend.
+        dividend: Uniform,
+        /// Divisor (not 0).
+        divisor: i64,
+    },
+    /// `cond ? then : otherwise` (`arith.select` of uniforms).
+    Select {
+        /// The condition.
+        cond: Condition,
+        /// Taken when it holds.
+        then: Uniform,
+        /// Taken otherwise.
+        otherwise: Uniform,
+    },
+}
+
+impl Derived {
+    pub(crate) fn value_in(&self, env: &Env) -> Option<i64> {
+        match self {
+            Derived::Quotient { dividend, divisor } => {
+                let d = *divisor as i32;
+                let n = dividend.value_in(env)? as i32;
+                (d != 0).then(|| i64::from(n.wrapping_div(d)))
+            }
+            Derived::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                if cond.value_in(env)? {
+                    then.value_in(env)
+                } else {
+                    otherwise.value_in(env)
+                }
+            }
+        }
+    }
+
+    /// Every input it reads.
+    pub(crate) fn inputs(&self) -> Vec<UniformInput> {
+        match self {
+            Derived::Quotient { dividend, .. } => dividend.inputs().collect(),
+            Derived::Select {
+                cond,
+                then,
+                otherwise,
+            } => cond
+                .inputs()
+                .chain(then.inputs())
+                .chain(otherwise.inputs())
+                .collect(),
+        }
+    }
+}
+
+/// One workgroup's view of a launch: the scalar arguments, its id and the grid (workgroups per
+/// axis).
+///
+/// ```
+/// use linear_layout::lower::Launch;
+/// let l = Launch::single(vec![7]);
+/// assert_eq!((l.workgroup, l.grid), ([0; 3], [1; 3]));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The scalar arguments' values ([`Program::scalars`](super::Program::scalars), in order).
+    pub scalars: Vec<u64>,
+    /// The workgroup's id per axis.
+    pub workgroup: [u32; 3],
+    /// Workgroups per axis.
+    pub grid: [u32; 3],
+}
+
+impl Launch {
+    /// Workgroup 0 of a grid of one.
+    ///
+    /// ```
+    /// use linear_layout::lower::Launch;
+    /// assert_eq!(Launch::single(vec![1, 2]).scalars, vec![1, 2]);
+    /// ```
+    pub fn single(scalars: Vec<u64>) -> Launch {
+        Launch {
+            scalars,
+            workgroup: [0; 3],
+            grid: [1; 3],
+        }
+    }
+}
+
+/// A workgroup-uniform integer: `Σ factor · Π inputs`, a polynomial in the [`UniformInput`]s
+/// with wrapping 64-bit coefficients (the hardware computes it in 32 bits). Each term's inputs
+/// are sorted, no two terms have the same inputs, and no factor is zero, so equal polynomials
+/// compare equal.
+///
+/// ```
+/// use linear_layout::lower::{Launch, Uniform, UniformInput};
+/// // pid · 64 · stride + 5
+/// let pid = Uniform::input(UniformInput::ProgramId(0));
+/// let stride = Uniform::input(UniformInput::Argument(0));
+/// let u = pid.mul(&Uniform::constant(64)).mul(&stride).add(&Uniform::constant(5), 1);
+/// let l = Launch { scalars: vec![100], workgroup: [2, 0, 0], grid: [4, 1, 1] };
+/// assert_eq!(u.value(&l), Some(2 * 64 * 100 + 5));
+/// assert_eq!(u.add(&u, -1), Uniform::default());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Uniform {
+    /// `(factor, inputs)` per term; a term without inputs is the constant.
+    pub terms: Vec<(i64, Vec<UniformInput>)>,
+}
+
+impl Uniform {
+    /// The constant `c`.
+    ///
+    /// ```
+    /// use linear_layout::lower::Uniform;
+    /// assert_eq!(Uniform::constant(3).as_constant(), Some(3));
+    /// ```
+    pub fn constant(c: i64) -> Uniform {
+        Uniform::default().add_term(c, Vec::new())
+    }
+
+    /// One input.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Uniform, UniformInput};
+    /// assert_eq!(Uniform::input(UniformInput::ProgramId(0)).as_constant(), None);
+    /// ```
+    pub fn input(x: UniformInput) -> Uniform {
+        Uniform::default().add_term(1, vec![x])
+    }
+
+    fn add_term(mut self, factor: i64, mut inputs: Vec<UniformInput>) -> Uniform {
+        inputs.sort();
+        match self.terms.iter_mut().find(|(_, i)| *i == inputs) {
+            Some(t) => t.0 = t.0.wrapping_add(factor),
+            None => self.terms.push((factor, inputs)),
+        }
+        self.terms.retain(|t| t.0 != 0);
+        self.terms.sort_by(|a, b| a.1.cmp(&b.1));
+        self
+    }
+
+    /// `self + sign · o`.
+    ///
+    /// ```
+    /// use linear_layout::lower::Uniform;
+    /// assert_eq!(Uniform::constant(3).add(&Uniform::constant(1), -1), Uniform::constant(2));
+    /// ```
+    pub fn add(&self, o: &Uniform, sign: i64) -> Uniform {
+        o.terms.iter().fold(self.clone(), |acc, (f, i)| {
+            acc.add_term(f.wrapping_mul(sign), i.clone())
+        })
+    }
+
+    /// The product.
+    ///
+    /// ```
+    /// use linear_layout::lower::Uniform;
+    /// assert_eq!(Uniform::constant(3).mul(&Uniform::constant(4)), Uniform::constant(12));
+    /// ```
+    pub fn mul(&self, o: &Uniform) -> Uniform {
+        let mut out = Uniform::default();
+        for (f, i) in &self.terms {
+            for (g, j) in &o.terms {
+                out = out.add_term(f.wrapping_mul(*g), i.iter().chain(j).copied().collect());
+            }
+        }
+        out
+    }
+
+    /// Whether it is 0.
+    ///
+    /// ```
+    /// use linear_layout::lower::Uniform;
+    /// assert!(Uniform::constant(0).is_zero());
+    /// ```
+    pub fn is_zero(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Its value when it reads no input.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Uniform, UniformInput};
+    /// assert_eq!(Uniform::default().as_constant(), Some(0));
+    /// assert_eq!(Uniform::input(UniformInput::Argument(0)).as_constant(), None);
+    /// ```
+    pub fn as_constant(&self) -> Option<i64> {
+        match self.terms.as_slice() {
+            [] => Some(0),
+            [(c, i)] if i.is_empty() => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// As an [`Extent`]: a non-negative constant, or a positive constant times one argument.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Extent, Uniform, UniformInput};
+    /// let s = Uniform::input(UniformInput::Argument(1)).mul(&Uniform::constant(2));
+    /// assert_eq!(s.extent(), Some(Extent::Scalar { index: 1, times: 2 }));
+    /// assert_eq!(Uniform::constant(-1).extent(), None);
+    /// ```
+    pub fn extent(&self) -> Option<Extent> {
+        if let Some(c) = self.as_constant() {
+            return u64::try_from(c).ok().map(Extent::Elements);
+        }
+        match self.terms.as_slice() {
+            [(f, i)] if *f > 0 => match i.as_slice() {
+                [UniformInput::Argument(index)] => Some(Extent::Scalar {
+                    index: *index,
+                    times: *f as u64,
+                }),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Its value in `launch`, wrapping (`None`: an input does not exist).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Launch, Uniform, UniformInput};
+    /// let u = Uniform::input(UniformInput::Argument(0)).add(&Uniform::constant(-1), 1);
+    /// assert_eq!(u.value(&Launch::single(vec![10])), Some(9));
+    /// ```
+    pub fn value(&self, launch: &Launch) -> Option<i64> {
+        self.value_in(&Env::new(launch))
+    }
+
+    pub(crate) fn value_in(&self, env: &Env) -> Option<i64> {
+        let mut sum = 0i64;
+        for (f, inputs) in &self.terms {
+            let mut t = *f;
+            for x in inputs {
+                t = t.wrapping_mul(x.value_in(env)? as i64);
+            }
+            sum = sum.wrapping_add(t);
+        }
+        Some(sum)
+    }
+
+    /// Every input it reads.
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = UniformInput> + '_ {
+        self.terms.iter().flat_map(|(_, i)| i.iter().copied())
+    }
+}
