@@ -11,7 +11,7 @@ use linear_layout::heuristics::matmul::{DotKind, DotSpec, choose};
 use linear_layout::lower::{Kernel, Launch, Op, run_launch, ttgir_kernel};
 use linear_layout::target::Target;
 use linear_layout::ttgir::Module;
-use lower_common::{Rng, asm_counts, check_matmul, compile, llc, metadata, total};
+use lower_common::{Rng, asm_counts, check_matmul, compile, family_count, llc, metadata, total};
 use serde_json::Value as Json;
 
 const DIR: &str = "tests/fixtures/lower/ttgir-own";
@@ -364,13 +364,7 @@ fn llc_accepts_the_own_kernels_beside_tritons_counts() {
         )
         .unwrap_or_else(|e| panic!("{file}: {e}"));
         let counts = asm_counts(&asm);
-        let family = |prefixes: &[&str]| -> u64 {
-            counts
-                .iter()
-                .filter(|(m, _)| prefixes.iter().any(|p| m.starts_with(p)))
-                .map(|(_, n)| n)
-                .sum()
-        };
+        let family = |prefixes: &[&str]| family_count(&counts, prefixes);
         let fixture: Json = serde_json::from_str(
             &std::fs::read_to_string(format!("{DIR}/triton-counts.{arch}.json")).unwrap(),
         )

@@ -27,7 +27,7 @@
 //! # Ok::<(), linear_layout::lower::LowerError>(())
 //! ```
 
-use super::program::{ArithOp, Op, Program, SwapKind, Value};
+use super::program::{ArithOp, Op, Program, SwapKind, Value, walk};
 use super::uniform::{Env, Launch};
 use super::{LowerError, mma, numeric};
 
@@ -655,9 +655,7 @@ fn exec(
                         s.set(v.phi, t, x);
                     }
                 }
-                let mut probe = Program::new("body", p.wave_size, p.threads);
-                probe.ops = body.clone();
-                let body_ops = probe.walk().count().max(1) as u64;
+                let body_ops = walk(body).count().max(1) as u64;
                 while (r.env.carried[c] as i32) < (end.value_in(&r.env).ok_or_else(missing)? as i32) {
                     r.loop_operations += body_ops;
                     if r.loop_operations > MAX_LOOP_OPERATIONS {

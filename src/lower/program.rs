@@ -349,6 +349,23 @@ impl ArithOp {
     }
 }
 
+/// Every operation of `ops`, those in loop bodies and branches too, each before its body.
+pub(crate) fn walk(ops: &[Op]) -> impl Iterator<Item = &Op> {
+    let mut stack: Vec<&Op> = ops.iter().rev().collect();
+    std::iter::from_fn(move || {
+        let op = stack.pop()?;
+        match op {
+            Op::Loop { body, .. } => stack.extend(body.iter().rev()),
+            Op::If { then, otherwise, .. } => {
+                stack.extend(otherwise.iter().rev());
+                stack.extend(then.iter().rev());
+            }
+            _ => {}
+        }
+        Some(op)
+    })
+}
+
 /// A uniform slot a loop carries: `init` before the first iteration, `next` (read with the
 /// iteration's values) after each.
 ///
@@ -711,19 +728,7 @@ impl Program {
     /// assert_eq!(p.walk().count(), 2);
     /// ```
     pub fn walk(&self) -> impl Iterator<Item = &Op> {
-        let mut stack: Vec<&Op> = self.ops.iter().rev().collect();
-        std::iter::from_fn(move || {
-            let op = stack.pop()?;
-            match op {
-                Op::Loop { body, .. } => stack.extend(body.iter().rev()),
-                Op::If { then, otherwise, .. } => {
-                    stack.extend(otherwise.iter().rev());
-                    stack.extend(then.iter().rev());
-                }
-                _ => {}
-            }
-            Some(op)
-        })
+        walk(&self.ops)
     }
 
     /// Whether an LDS access of `op` (or of an op in its loop body or branches) of the kind

@@ -476,6 +476,15 @@ pub fn cases(per_target: usize, seed: u64) -> Vec<Case> {
     out
 }
 
+/// Instructions of `counts` ([`asm_counts`]) whose mnemonic starts with one of `prefixes`.
+pub fn family_count(counts: &std::collections::BTreeMap<String, u64>, prefixes: &[&str]) -> u64 {
+    counts
+        .iter()
+        .filter(|(m, _)| prefixes.iter().any(|p| m.starts_with(p)))
+        .map(|(_, n)| n)
+        .sum()
+}
+
 /// Body instruction lines, as codegen-anchor.md counts them (`s_endpgm` included), over the
 /// whole function: a kernel whose masked stores branch out of line has blocks after its first
 /// `s_endpgm`, and they count too.

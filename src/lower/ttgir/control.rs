@@ -19,7 +19,7 @@
 use super::{Lowering, Sym, fail};
 use crate::lower::LowerError;
 use crate::lower::dist::Dist;
-use crate::lower::program::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value};
+use crate::lower::program::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, walk};
 use crate::lower::uniform::{Derived, Uniform, UniformInput};
 use crate::ttgir::{Module, Op};
 
@@ -420,9 +420,7 @@ fn live_slots(
     uniforms: Vec<CarriedUniform>,
     used_after: &[bool],
 ) -> Vec<CarriedUniform> {
-    let mut probe = Program::new("probe", p.wave_size, p.threads);
-    probe.ops = body.to_vec();
-    let read_by_body = p.slots_read(probe.walk().flat_map(|o| p.uniform_inputs(o)));
+    let read_by_body = p.slots_read(walk(body).flat_map(|o| p.uniform_inputs(o)));
     let mut live: Vec<bool> = uniforms
         .iter()
         .zip(used_after)

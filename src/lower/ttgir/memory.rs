@@ -38,6 +38,19 @@ pub(super) struct Pending {
 /// a masked element reads.
 type Masking = (Vec<Option<Extent>>, Vec<Condition>, u64);
 
+impl Pending {
+    /// The loader of its registers, laid out as `dist` (its layout's).
+    fn loader<'d>(&self, dist: &'d Dist) -> Loader<'d> {
+        Loader::strided(
+            dist,
+            (&self.addressing, self.other),
+            self.vector,
+            self.buffer,
+            self.bits,
+        )
+    }
+}
+
 /// Where an access's addresses come from, for AxisInfo.
 #[derive(Clone, Copy)]
 enum Address {
@@ -252,14 +265,7 @@ impl Lowering<'_> {
             Sym::Data { layout, values } => Ok((layout, values)),
             Sym::Pending(pending) => {
                 let dist = Dist::of(&pending.layout, self.target.wave_size)?;
-                let mut values = Loader::strided(
-                    &dist,
-                    (&pending.addressing, pending.other),
-                    pending.vector,
-                    pending.buffer,
-                    pending.bits,
-                )
-                .all(&mut self.p);
+                let mut values = pending.loader(&dist).all(&mut self.p);
                 let mut layout = pending.layout;
                 if let Some(dst) = pending.converted {
                     values =
@@ -316,13 +322,7 @@ impl Lowering<'_> {
             let vector = self
                 .vector(&d, &shape, bits, &addressing.strides, ptr)?
                 .min(masked);
-            let mut loader = Loader::strided(
-                &s,
-                (&pending.addressing, pending.other),
-                pending.vector,
-                pending.buffer,
-                pending.bits,
-            );
+            let mut loader = pending.loader(&s);
             let mut storer = Storer::strided(&d, &addressing, vector, buffer);
             let values = convert::streaming(
                 &mut self.p,
