@@ -1,6 +1,6 @@
 //! The types the layout passes share (their error, their decisions and the ops they leave
 //! undecided): the passes import them from here, and the dispatcher
-//! ([`passes`](super::passes)) re-exports it, so no pass imports the module that runs it.
+//! ([`passes`](crate::heuristics::passes)) re-exports it, so no pass imports the module that runs it.
 
 use std::fmt;
 

@@ -27,9 +27,8 @@
 //! # Ok::<(), linear_layout::lower::LowerError>(())
 //! ```
 
-use super::program::{ArithOp, Op, Program, SwapKind, Value, walk};
-use super::uniform::{Env, Launch};
-use super::{LowerError, mma, numeric};
+use super::error::LowerError;
+use super::ir::{ArithOp, Env, Launch, Op, Program, SwapKind, Value, mma, numeric, walk};
 
 const NEVER: u32 = u32::MAX;
 const MANY: u32 = u32::MAX - 1;

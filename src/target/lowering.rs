@@ -2,8 +2,8 @@
 //! spellings, kernel ABI attributes. One constant per hardware family, referenced by the rows of
 //! [`TARGETS`](super::TARGETS) through [`Target::lowering`](super::Target::lowering).
 //!
-//! Every field names its source; tags as in `amdgpu-lowering.md`: [V] compiled with LLVM 22,
-//! [T] what Triton 3.6 emits, [D] third-party documentation.
+//! Every field names its source; tags as in `amdgpu-lowering.md`: \[V\] compiled with LLVM 22,
+//! \[T\] what Triton 3.6 emits, \[D\] third-party documentation.
 
 /// What the lowering needs to know about one hardware family.
 ///
@@ -16,14 +16,14 @@
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct LoweringFacts {
-    /// Word-3 `flags` operand of `llvm.amdgcn.make.buffer.rsrc` (amdgpu-lowering.md §4.2, [T]):
+    /// Word-3 `flags` operand of `llvm.amdgcn.make.buffer.rsrc` (amdgpu-lowering.md §4.2, \[T\]):
     /// gfx9 `0x00027000` (NUM_FORMAT float, DATA_FORMAT 32: ignored by raw accesses, must be
     /// non-zero); gfx11/gfx12 `0x31027000` (adds RESOURCE_LEVEL and OOB_SELECT = 3, the raw
     /// offset check); gfx1250 `0x00027000` (only flags\[3:0\] survive in its 45-bit-num_records
     /// descriptor, which `make.buffer.rsrc` lays out itself).
     pub buffer_flags: u32,
     /// Largest `num_records` the descriptor holds (32 bits on gfx9–gfx12, 45 bits on gfx1250;
-    /// §4.2 [V]). The lowering passes the buffer's exact byte size, so out-of-bounds offsets read
+    /// §4.2 \[V\]). The lowering passes the buffer's exact byte size, so out-of-bounds offsets read
     /// 0 and drop stores (§4.3).
     pub buffer_max_records: u64,
     /// Function attributes of every kernel: the `amdgpu-no-*` set that leaves the kernarg

@@ -20,7 +20,7 @@ pub struct MatrixFacts {
     /// WMMA version (1 = gfx11, 2 = gfx12) that `tt.dot` maps to, if any (gfx1250: none in 3.6).
     pub wmma_version: Option<u32>,
     /// WMMA version the hardware has, whether or not Triton 3.6 maps `tt.dot` to it (gfx1250:
-    /// 3, the K-doubled forms of amdgpu-lowering.md §10 [V]).
+    /// 3, the K-doubled forms of amdgpu-lowering.md §10 \[V\]).
     pub wmma_hardware: Option<u32>,
     /// `v_dot2_f32_f16` / `v_dot4_i32_i8` exist: an FMA dot f16·f16→f32 or i8·i8→i32 stays in
     /// its types.

@@ -28,8 +28,8 @@
 //! ```
 //!
 //! Sources (tags as in `amdgpu-lowering.md`): wave sizes, LDS sizes and instruction availability
-//! are verified by compiling with LLVM 22 ([V]); bank counts and phase groupings are empirical
-//! third-party measurements ([E]: nod-ai/amd-shark-ai `docs/empirical-lds`, HipKittens, Triton
+//! are verified by compiling with LLVM 22 (\[V\]); bank counts and phase groupings are empirical
+//! third-party measurements (\[E\]: nod-ai/amd-shark-ai `docs/empirical-lds`, HipKittens, Triton
 //! PR #11365 / #9662); rows marked *assumed* in their `notes` are extrapolations.
 
 use std::fmt;
@@ -95,9 +95,9 @@ pub struct CostConstants {
     /// Cycles the LDS pipeline spends per wavefront (phase pass) of a DS instruction: one pass
     /// of every bank per clock, i.e. `lds_banks × 4` bytes per clock — 128 B/clk on gfx942 and
     /// 256 B/clk on gfx950, the figures of anchors.md §6 (Chips and Cheese, CDNA4 "LDS read
-    /// bandwidth doubled"); [E] nod-ai `lds_summary.md` for the phase groupings.
+    /// bandwidth doubled"); \[E\] nod-ai `lds_summary.md` for the phase groupings.
     pub lds_cycles_per_wavefront: u32,
-    /// Latency of a DS read until its data can be used (estimate, [E] nod-ai `lds_summary.md`
+    /// Latency of a DS read until its data can be used (estimate, \[E\] nod-ai `lds_summary.md`
     /// measures ~64–128 cycles across these GPUs).
     pub lds_latency_cycles: u32,
     /// Cycles of a workgroup barrier with the LDS fences around it (estimate).

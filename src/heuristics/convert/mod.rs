@@ -4,11 +4,11 @@
 //! tensor) and needs it in a *destination* layout `D`. The map `D⁻¹∘S` (hardware → hardware)
 //! says what has to move:
 //!
-//! * identity everywhere → nothing to do ([`ConversionKind::Noop`]);
-//! * only register bits move → a register permutation, free ([`ConversionKind::Register`]);
+//! * identity everywhere → nothing to do ([`ConversionKind::Noop`](crate::heuristics::convert::ConversionKind::Noop));
+//! * only register bits move → a register permutation, free ([`ConversionKind::Register`](crate::heuristics::convert::ConversionKind::Register));
 //! * register and lane bits mix, warps stay → an intra-warp shuffle
-//!   ([`ConversionKind::Shuffle`]);
-//! * anything crosses warps → a round trip through LDS ([`ConversionKind::Lds`]).
+//!   ([`ConversionKind::Shuffle`](crate::heuristics::convert::ConversionKind::Shuffle));
+//! * anything crosses warps → a round trip through LDS ([`ConversionKind::Lds`](crate::heuristics::convert::ConversionKind::Lds)).
 //!
 //! For an LDS round trip the data is written with `ds_write_bN` in some shared layout
 //! `M` (offset → tensor), a barrier is passed, and it is read back with `ds_read_bN`. `M` is
@@ -23,7 +23,7 @@
 //! column all hit bank `c`: a 16-way conflict. The textbook swizzle `col ^= row` makes every
 //! phase conflict-free *for rows 0..15 against columns 0..15*, but a 32-lane column read covers
 //! only 16 rows, so two lanes of a phase still meet: 2-way. XOR-ing `2·row` instead spreads the
-//! 16 rows over 32 banks with no collision; [`optimal_shared_layout`] finds such a layout:
+//! 16 rows over 32 banks with no collision; [`optimal_shared_layout`](crate::heuristics::convert::optimal_shared_layout) finds such a layout:
 //!
 //! ```
 //! use linear_layout::heuristics::convert::{convert_cost, ConversionKind};

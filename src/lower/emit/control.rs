@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 
 use super::{Emitter, lit};
-use crate::lower::LowerError;
-use crate::lower::program::{CarriedUniform, CarriedValue, Op, Value};
-use crate::lower::uniform::{Condition, Uniform};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{CarriedUniform, CarriedValue, Op, Value};
+use crate::lower::ir::{Condition, Uniform};
 use crate::target::Target;
 
 /// What the emitter knows that holds only inside a region (a loop body, a branch).

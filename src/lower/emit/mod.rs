@@ -7,6 +7,11 @@
 //! `num_records`, masked lanes given the offset `0x80000000` (§4.3); LDS as a module-level
 //! `addrspace(3)` array; barriers as HIP's `__syncthreads` with LDS-only fences (§5.3).
 //!
+//! # Worked example
+//!
+//! An empty program of two waves that meet at a barrier: the kernel, its attributes, and the
+//! barrier as HIP spells it.
+//!
 //! ```
 //! use linear_layout::lower::{emit_llvm, Program, Op};
 //! use linear_layout::target::Target;
@@ -25,10 +30,11 @@ mod uniforms;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
-use super::LowerError;
-use super::program::{ArithOp, DppCtrl, Extent, GlobalOffset, Op, Program, SwapKind, Value};
-use super::uniform::{Uniform, UniformInput};
-use super::xor_map::XorMap;
+use super::error::LowerError;
+use super::ir::{
+    ArithOp, DppCtrl, Extent, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value,
+    XorMap,
+};
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 
 struct Emitter<'a> {
@@ -63,6 +69,23 @@ fn ty(n: usize, bits: u32) -> String {
         format!("i{bits}")
     } else {
         format!("<{n} x i{bits}>")
+    }
+}
+
+impl Kernel {
+    /// The LLVM IR module ([`emit_llvm`]).
+    ///
+    /// ```
+    /// use linear_layout::linear::LinearLayout;
+    /// use linear_layout::lower::{copy_kernel, Dtype};
+    /// use linear_layout::target::Target;
+    /// let l = LinearLayout::identity_1d(64, "lane", "dim0")?;
+    /// let ir = copy_kernel(&l, &[64], Dtype::F16, Target::by_name("gfx950")?)?.llvm_ir()?;
+    /// assert!(ir.contains("define amdgpu_kernel void @copy(ptr addrspace(1) %in, ptr addrspace(1) %out)"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn llvm_ir(&self) -> Result<String, LowerError> {
+        emit_llvm(&self.program, self.target)
     }
 }
 

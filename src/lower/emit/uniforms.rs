@@ -3,8 +3,8 @@
 //! change inside a loop.
 
 use super::{Emitter, lit};
-use crate::lower::LowerError;
-use crate::lower::uniform::{Condition, Derived, Uniform, UniformInput};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Condition, Derived, Uniform, UniformInput};
 
 impl Emitter<'_> {
     pub(super) fn prologue_line(&mut self, s: &str) {

@@ -17,10 +17,10 @@
 //! same thread offsets every iteration.
 
 use super::{Lowering, Sym, fail};
-use crate::lower::LowerError;
-use crate::lower::dist::Dist;
-use crate::lower::program::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, walk};
-use crate::lower::uniform::{Derived, Uniform, UniformInput};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, walk};
+use crate::lower::ir::{Derived, Uniform, UniformInput};
+use crate::lower::plan::dist::Dist;
 use crate::ttgir::{Module, Op};
 
 /// How a loop carries one of its arguments.

@@ -8,12 +8,12 @@
 //! ([`Lowering::regather`] finds it, and refuses layouts where another thread holds it).
 
 use super::{Lowering, Sym, fail};
-use crate::lower::LowerError;
-use crate::lower::convert;
-use crate::lower::dist::Dist;
-use crate::lower::matmul::{chain, instruction_for};
-use crate::lower::mma::plan_dot;
-use crate::lower::program::{ArithOp, Op as ProgramOp, Value};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{ArithOp, Op as ProgramOp, Value};
+use crate::lower::plan::convert;
+use crate::lower::plan::dist::Dist;
+use crate::lower::plan::matmul::{chain, instruction_for};
+use crate::lower::plan::mma::plan_dot;
 use crate::ttgir::Op;
 
 /// The instruction table's name of a float or integer element type.

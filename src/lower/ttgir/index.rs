@@ -9,8 +9,8 @@
 //! [`Sym::Mask`]: the accesses' bounds.
 
 use super::{Lowering, Sym, fail};
-use crate::lower::LowerError;
-use crate::lower::uniform::{Cmp, Condition, Uniform, UniformInput};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Cmp, Condition, Uniform, UniformInput};
 use crate::ttgir::{AttrValue, Constant, Op, attr};
 
 impl Lowering<'_> {
@@ -270,7 +270,7 @@ impl Lowering<'_> {
                 let bits = *c as u64 & self.element_mask(op, r)?;
                 self.define(op, Sym::Splat(bits))
             }
-            (Some(Constant::Float(f)), true) => match crate::lower::numeric::encode(&element, *f) {
+            (Some(Constant::Float(f)), true) => match crate::lower::ir::numeric::encode(&element, *f) {
                 Some(bits) => self.define(op, Sym::Splat(bits)),
                 None => fail(op, format!("{f} is not a {element}")),
             },

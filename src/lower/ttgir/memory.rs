@@ -10,11 +10,11 @@
 
 use super::{Lowering, Sym, fail};
 use crate::linear::LinearLayout;
-use crate::lower::LowerError;
-use crate::lower::convert;
-use crate::lower::dist::{Addressing, Dist, Loader, Storer};
-use crate::lower::program::{Extent, Value};
-use crate::lower::uniform::{Condition, Uniform};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Condition, Uniform};
+use crate::lower::ir::{Extent, Value};
+use crate::lower::plan::convert;
+use crate::lower::plan::dist::{Addressing, Dist, Loader, Storer};
 use crate::ttgir::axisinfo::AxisInfo;
 use crate::ttgir::{Op, element_bits};
 

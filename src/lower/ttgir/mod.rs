@@ -79,9 +79,9 @@ mod memory;
 mod reduce;
 mod shared;
 
-use super::program::{Buffer, Program, Scalar, Value};
-use super::uniform::{Condition, Uniform, UniformInput};
-use super::{Kernel, LowerError, check_target};
+use super::error::LowerError;
+use super::ir::{Buffer, Condition, Kernel, Program, Scalar, Uniform, UniformInput, Value};
+use super::plan::check_target;
 use crate::linear::LinearLayout;
 use crate::target::Target;
 use crate::ttgir::axisinfo::{AxisInfo, analyze};
@@ -116,7 +116,7 @@ enum Sym {
     /// below `n` (`arith.cmpi slt` of a range against a splat, `andi`-ed, expanded, broadcast),
     /// and conditions the whole workgroup agrees on (a splat of a scalar comparison).
     Mask {
-        bounds: Vec<Option<super::Extent>>,
+        bounds: Vec<Option<super::ir::Extent>>,
         when: Vec<Condition>,
     },
     /// A scalar comparison of uniforms (`arith.cmpi` of `i32`s).

@@ -30,10 +30,10 @@
 
 use super::data::coords;
 use super::{Lowering, fail};
-use crate::lower::LowerError;
-use crate::lower::dist::Dist;
-use crate::lower::program::{ArithOp, DppCtrl, Op as ProgramOp, Program, Value};
-use crate::lower::xor_map::XorMap;
+use crate::lower::error::LowerError;
+use crate::lower::ir::XorMap;
+use crate::lower::ir::{ArithOp, DppCtrl, Op as ProgramOp, Program, Value};
+use crate::lower::plan::dist::Dist;
 use crate::target::Target;
 use crate::ttgir::Op;
 

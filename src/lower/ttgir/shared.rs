@@ -13,10 +13,10 @@
 use super::{Lowering, Sym, fail};
 use crate::heuristics::convert::lds_bank_conflicts;
 use crate::linear::LinearLayout;
-use crate::lower::LowerError;
-use crate::lower::dist::{Dist, Loader};
-use crate::lower::lds::{Half, Source, Transfer, Trip, halves, round_trips};
-use crate::lower::program::Value;
+use crate::lower::error::LowerError;
+use crate::lower::ir::Value;
+use crate::lower::plan::dist::{Dist, Loader};
+use crate::lower::plan::lds::{Half, Source, Transfer, Trip, halves, round_trips};
 use crate::target::{LdsOp, Target};
 use crate::ttgir::Op;
 

@@ -25,11 +25,10 @@
 
 use std::collections::HashMap;
 
-use super::LowerError;
 use super::dist::Dist;
-use super::program::{Op, Program, SwapKind, Value};
-use super::xor_map::XorMap;
 use crate::linear::gf2::{Echelon, combine};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Op, Program, SwapKind, Value, XorMap};
 
 /// The distinct (non-zero) register bits of a layout.
 fn distinct_bits(d: &Dist) -> Vec<usize> {

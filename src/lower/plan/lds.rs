@@ -14,13 +14,12 @@
 
 use std::collections::HashMap;
 
-use super::LowerError;
 use super::dist::{Dist, Loader, Storer};
-use super::program::{Op, Program, Value};
-use super::xor_map::XorMap;
 use crate::heuristics::convert::SharedPlan;
 use crate::linear::LinearLayout;
 use crate::linear::gf2::{Echelon, combine};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Op, Program, Value, XorMap};
 use crate::target::Target;
 
 /// Inverse of the plan's shared layout: tensor position → (offset, reps).

@@ -7,7 +7,43 @@
 //! branches and masks the whole workgroup agrees on cost scalar instructions only. A [`Launch`]
 //! gives the inputs their values for one workgroup.
 
-use super::program::Extent;
+/// A count of elements fixed for the whole kernel: a constant, or a constant times a scalar
+/// argument. It is what a global offset's strides (a row stride passed at run time) and bounds
+/// (a tensor's size passed at run time) are.
+///
+/// ```
+/// use linear_layout::lower::Extent;
+/// assert_eq!(Extent::Elements(4).value(&[]), Some(4));
+/// assert_eq!(Extent::Scalar { index: 0, times: 2 }.value(&[96]), Some(192));
+/// assert_eq!(Extent::Scalar { index: 1, times: 1 }.value(&[96]), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extent {
+    /// A constant.
+    Elements(u64),
+    /// `times ·` scalar argument `index` ([`Program::scalars`](super::Program::scalars)).
+    Scalar {
+        /// Index into [`Program::scalars`](super::Program::scalars).
+        index: usize,
+        /// The constant factor.
+        times: u64,
+    },
+}
+
+impl Extent {
+    /// The count, given the scalar arguments' values (`None`: an argument is missing).
+    ///
+    /// ```
+    /// use linear_layout::lower::Extent;
+    /// assert_eq!(Extent::Elements(1).value(&[7]), Some(1));
+    /// ```
+    pub fn value(self, scalars: &[u64]) -> Option<u64> {
+        match self {
+            Extent::Elements(s) => Some(s),
+            Extent::Scalar { index, times } => scalars.get(index).map(|&v| v.wrapping_mul(times)),
+        }
+    }
+}
 
 /// What a workgroup-uniform integer is made of: a scalar argument, the workgroup's id or the
 /// number of workgroups along an axis.

@@ -13,11 +13,9 @@
 //! row (the vector length divides the row length, so a row's start is aligned too).
 //! Zero (broadcast) register bases hold copies: each distinct element is loaded once.
 
-use super::LowerError;
-use super::program::{Extent, GlobalOffset, Op, Program, Value};
-use super::uniform::{Condition, Uniform};
-use super::xor_map::XorMap;
 use crate::linear::LinearLayout;
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Condition, Extent, GlobalOffset, Op, Program, Uniform, Value, XorMap};
 
 /// Largest tensor (elements) the lowering accepts: byte offsets stay far below 2^31.
 pub(crate) const MAX_ELEMENTS: u64 = 1 << 24;

@@ -9,12 +9,11 @@
 use std::collections::HashMap;
 
 use super::dist::{Dist, Loader, Storer};
-use super::program::{Buffer, Extent, GlobalOffset, Op, Program, Value};
-use super::uniform::Uniform;
-use super::xor_map::XorMap;
-use super::{Dtype, Kernel, LowerError, check_shape, lds, shuffle};
+use super::{Dtype, check_shape, lds, shuffle};
 use crate::heuristics::convert::{ConversionKind, convert_cost};
 use crate::linear::LinearLayout;
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Buffer, Extent, GlobalOffset, Kernel, Op, Program, Uniform, Value, XorMap};
 use crate::target::Target;
 
 /// The `convert` kernel of `src → dst` over a tensor of `shape` (see the module docs):

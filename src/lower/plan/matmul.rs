@@ -20,7 +20,7 @@
 //!    in LDS side by side (B at the next power of two past A's tile), so both are written before
 //!    one barrier and read after it.
 //! 4. **The chain.** [`plan_dot`] maps the three layouts onto instruction calls; each call
-//!    is one [`Op::Mma`](super::Op::Mma), the first of each tile with a zero accumulator.
+//!    is one [`Op::Mma`](crate::lower::Op::Mma), the first of each tile with a zero accumulator.
 //! 5. **The store.** C is stored from the accumulator layout (its registers along N are the
 //!    vector of each store), converted to `T` first when the output type is the operands'.
 //!
@@ -62,17 +62,18 @@
 
 use std::sync::Arc;
 
+use super::check_target;
 use super::convert::streaming;
 use super::dist::{Dist, Loader, store_through};
 use super::lds::{Source, Transfer, Trip, round_trips};
 use super::mma::{DotPlan, plan_dot};
-use super::program::{Buffer, Op, Program, Value};
-use super::{Kernel, LowerError, check_target};
 use crate::encodings::{AmdWmma, DotOperand, Encoding};
 use crate::heuristics::coalesce::blocked_for;
 use crate::heuristics::convert::{ConversionKind, convert_cost};
 use crate::heuristics::matmul::{ChainRole, DotKind, DotSpec, choose, warps_per_tile};
 use crate::linear::LinearLayout;
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Buffer, Kernel, Op, Program, Value};
 use crate::target::Target;
 use crate::target::mma::{MMA_INSTRUCTIONS, MmaInstruction, Unit, element_bits};
 

@@ -50,10 +50,11 @@
 use super::convert::{in_out_regs, source_and_destination, store_registers};
 use super::dist::Storer;
 use super::lds::{self, Source, Trip};
-use super::program::Program;
-use super::{Dtype, Kernel, LowerError, check_shape, check_target};
+use super::{Dtype, check_shape, check_target};
 use crate::heuristics::convert::lds_bank_conflicts;
 use crate::linear::LinearLayout;
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Kernel, Program};
 use crate::target::{DirectToLdsAddress, LdsOp, Target};
 
 /// The `lds_copy` kernel (see the module docs): arguments `in, out, regs`; `in` goes straight

@@ -10,13 +10,13 @@
 //! a [`Loop`](Op::Loop) runs its body while a counter slot stays below a uniform end, carrying
 //! uniform slots and per-thread values from one iteration to the next, and an [`If`](Op::If)
 //! picks a branch by a [`Condition`] every thread agrees on. Two things are derived from a
-//! program: LLVM IR text ([`emit_llvm`](super::emit_llvm)) and an execution on the CPU
-//! ([`run`](super::run), [`run_with`](super::run_with) for the scalar arguments,
-//! [`run_launch`](super::run_launch) for any workgroup of a grid).
+//! program: LLVM IR text ([`emit_llvm`](crate::lower::emit_llvm)) and an execution on the CPU
+//! ([`run`](crate::lower::run), [`run_with`](crate::lower::run_with) for the scalar arguments,
+//! [`run_launch`](crate::lower::run_launch) for any workgroup of a grid).
 
-use super::uniform::{Condition, Derived, Env, Launch, Uniform, UniformInput};
+use super::uniform::{Condition, Derived, Env, Extent, Launch, Uniform};
 use super::xor_map::XorMap;
-use crate::target::mma::{MmaInstruction, element_bits};
+use crate::target::mma::MmaInstruction;
 
 /// A per-thread SSA value of a [`Program`].
 ///
@@ -26,44 +26,6 @@ use crate::target::mma::{MmaInstruction, element_bits};
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Value(pub u32);
-
-/// A count of elements fixed for the whole kernel: a constant, or a constant times a scalar
-/// argument. It is what a global offset's strides (a row stride passed at run time) and bounds
-/// (a tensor's size passed at run time) are.
-///
-/// ```
-/// use linear_layout::lower::Extent;
-/// assert_eq!(Extent::Elements(4).value(&[]), Some(4));
-/// assert_eq!(Extent::Scalar { index: 0, times: 2 }.value(&[96]), Some(192));
-/// assert_eq!(Extent::Scalar { index: 1, times: 1 }.value(&[96]), None);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Extent {
-    /// A constant.
-    Elements(u64),
-    /// `times ·` scalar argument `index` ([`Program::scalars`]).
-    Scalar {
-        /// Index into [`Program::scalars`].
-        index: usize,
-        /// The constant factor.
-        times: u64,
-    },
-}
-
-impl Extent {
-    /// The count, given the scalar arguments' values (`None`: an argument is missing).
-    ///
-    /// ```
-    /// use linear_layout::lower::Extent;
-    /// assert_eq!(Extent::Elements(1).value(&[7]), Some(1));
-    /// ```
-    pub fn value(self, scalars: &[u64]) -> Option<u64> {
-        match self {
-            Extent::Elements(s) => Some(s),
-            Extent::Scalar { index, times } => scalars.get(index).map(|&v| v.wrapping_mul(times)),
-        }
-    }
-}
 
 /// A global (buffer) offset in elements: `base + Σ coords[d] · strides[d]`, masked when a checked
 /// coordinate reaches its bound (then loads read 0 and stores are dropped, as an out-of-range
@@ -376,7 +338,7 @@ pub(crate) fn walk(ops: &[Op]) -> impl Iterator<Item = &Op> {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CarriedUniform {
-    /// Its slot ([`UniformInput::Carried`]).
+    /// Its slot ([`UniformInput::Carried`](super::UniformInput::Carried)).
     pub slot: u32,
     /// Before the first iteration.
     pub init: Uniform,
@@ -569,7 +531,7 @@ pub enum Op {
     /// iteration every carried value and uniform takes its `next`, all at once; after the loop
     /// they hold their last values (a value the body defines is not seen outside it).
     Loop {
-        /// The counter's slot ([`UniformInput::Carried`]).
+        /// The counter's slot ([`UniformInput::Carried`](super::UniformInput::Carried)).
         counter: u32,
         /// First value of the counter.
         start: Uniform,
@@ -666,7 +628,7 @@ pub struct Program {
     pub buffers: Vec<Buffer>,
     /// The scalar arguments, each with its position in the argument list.
     pub scalars: Vec<Scalar>,
-    /// Uniforms computed from others ([`UniformInput::Derived`] indexes them).
+    /// Uniforms computed from others ([`UniformInput::Derived`](super::UniformInput::Derived) indexes them).
     pub derived: Vec<Derived>,
     /// Bytes of LDS (a module-level `addrspace(3)` array).
     pub lds_bytes: u64,
@@ -803,249 +765,6 @@ impl Program {
     /// ```
     pub fn values_of(&mut self, n: usize, bits: u32) -> Vec<Value> {
         (0..n).map(|_| self.value(bits)).collect()
-    }
-
-    /// Checks that the program is well formed: a power-of-two wave size dividing the thread
-    /// count, every value used exists and is 1 to 64 bits wide, no vector is empty, every buffer
-    /// index exists. [`run`](super::run) and [`emit_llvm`](super::emit_llvm) refuse other
-    /// programs.
-    ///
-    /// ```
-    /// use linear_layout::lower::{Op, Program, Value};
-    /// let mut p = Program::new("k", 64, 64);
-    /// p.ops.push(Op::LdsWrite { src: vec![Value(0)], address: linear_layout::lower::XorMap::constant(0, 6) });
-    /// assert!(p.validate().is_err()); // value 0 does not exist
-    /// ```
-    pub fn validate(&self) -> Result<(), super::LowerError> {
-        let bad = |m: &str| Err(super::LowerError::new(m.to_string()));
-        if !self.wave_size.is_power_of_two()
-            || self.threads == 0
-            || !self.threads.is_multiple_of(self.wave_size)
-            || self.threads > 1024
-        {
-            return bad("the workgroup needs a power-of-two wave size dividing at most 1024 threads");
-        }
-        if self.values.iter().any(|&b| b == 0 || b > 64) {
-            return bad("values are 1 to 64 bits wide");
-        }
-        let params = self.buffers.len() + self.scalars.len();
-        let mut taken = vec![false; params];
-        for s in &self.scalars {
-            if ![32, 64].contains(&s.bits) {
-                return bad("scalar arguments are 32 or 64 bits wide");
-            }
-            match taken.get_mut(s.position) {
-                Some(t) if !*t => *t = true,
-                _ => return bad("two scalar arguments share a position, or one lies past the argument list"),
-            }
-        }
-        // A derived uniform reads only those before it: evaluating one ends.
-        for (k, d) in self.derived.iter().enumerate() {
-            if d.inputs()
-                .iter()
-                .any(|x| matches!(x, UniformInput::Derived(j) if *j as usize >= k))
-            {
-                return bad("a derived uniform reads itself or one after it");
-            }
-        }
-        let exists = |v: &Value| (v.0 as usize) < self.values.len();
-        for op in self.walk() {
-            let (used, buffer): (Vec<Value>, Option<usize>) = match op {
-                Op::GlobalLoad { dst, buffer, .. } | Op::GlobalStore { src: dst, buffer, .. } => {
-                    (dst.clone(), Some(*buffer))
-                }
-                Op::LdsWrite { src, .. } => (src.clone(), None),
-                Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
-                Op::GlobalLoadToLds { buffer, .. } => (Vec::new(), Some(*buffer)),
-                Op::WaitDirectLoads | Op::Barrier => (Vec::new(), None),
-                Op::Bpermute { dst, src, .. } | Op::Dpp { dst, src, .. } => (vec![*dst, *src], None),
-                Op::PermlaneSwap { dst, src, .. } => (vec![dst[0], dst[1], src[0], src[1]], None),
-                Op::SelectOnThreadBit { dst, one, zero, .. } => (vec![*dst, *one, *zero], None),
-                Op::Pack { dst, parts } => (parts.iter().copied().chain([*dst]).collect(), None),
-                Op::Unpack { dst, src } => (dst.iter().copied().chain([*src]).collect(), None),
-                Op::Mma { dst, a, b, c, .. } => {
-                    (dst.iter().chain(a).chain(b).chain(c).copied().collect(), None)
-                }
-                Op::Convert { dst, src, .. } => (dst.iter().chain(src).copied().collect(), None),
-                Op::Arith { dst, src, .. } => (src.iter().chain([dst]).copied().collect(), None),
-                Op::Constant { dst, .. } => (vec![*dst], None),
-                Op::Loop { values, .. } => (
-                    values.iter().flat_map(|c| [c.phi, c.init, c.next]).collect(),
-                    None,
-                ),
-                Op::If { results, .. } => (results.iter().flatten().copied().collect(), None),
-            };
-            if !used.iter().all(exists) {
-                return bad("an operation uses a value the program does not have");
-            }
-            let empty = match op {
-                Op::GlobalLoad { dst, .. }
-                | Op::GlobalStore { src: dst, .. }
-                | Op::LdsWrite { src: dst, .. } => dst.is_empty(),
-                Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } | Op::Unpack { dst, .. } => {
-                    dst.is_empty()
-                }
-                Op::Pack { parts, .. } => parts.is_empty(),
-                Op::GlobalLoadToLds { elements, .. } => *elements == 0,
-                _ => false,
-            };
-            if empty {
-                return bad("an operation moves no value");
-            }
-            if buffer.is_some_and(|b| b >= self.buffers.len()) {
-                return bad("an operation names a buffer the program does not have");
-            }
-            if let Op::GlobalLoad { offset, .. }
-            | Op::GlobalStore { offset, .. }
-            | Op::GlobalLoadToLds { offset, .. } = op
-                && offset
-                    .strides
-                    .iter()
-                    .chain(offset.bounds.iter().flatten())
-                    .any(|s| matches!(s, Extent::Scalar { index, .. } if *index >= self.scalars.len()))
-            {
-                return bad("a stride or bound names a scalar argument the program does not have");
-            }
-            if let Op::GlobalLoadToLds { buffer, elements, .. } = op
-                && u64::from(*elements) * u64::from(self.buffers[*buffer].element_bits) > 128
-            {
-                return bad("a direct-to-LDS load moves at most 128 bits per lane");
-            }
-            if let Op::Mma { .. } | Op::Convert { .. } | Op::Arith { .. } = op {
-                self.check_numeric(op)?;
-            }
-            if let Op::PermlaneSwap { kind, .. } = op
-                && self.wave_size < 2 << kind.lane_bit()
-            {
-                return bad("a permlane swap exchanges halves of a wider wave");
-            }
-            let widths_agree = |vals: &[Value]| {
-                vals.iter()
-                    .all(|&v| self.value_bits(v) == self.value_bits(vals[0]))
-            };
-            let control = match op {
-                Op::Loop { step, values, .. } => {
-                    *step > 0 && values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
-                }
-                Op::If { results, .. } => results.iter().all(|r| widths_agree(r)),
-                _ => true,
-            };
-            if !control {
-                return bad(
-                    "a loop steps by a positive count and carries values of one width; a branch's results agree in width",
-                );
-            }
-            if let Some(x) = self.uniform_inputs(op).into_iter().find(|x| match *x {
-                UniformInput::Argument(i) => i >= self.scalars.len(),
-                UniformInput::ProgramId(a) | UniformInput::NumPrograms(a) => a > 2,
-                UniformInput::Carried(_) => false,
-                UniformInput::Derived(k) => k as usize >= self.derived.len(),
-            }) {
-                return bad(&format!(
-                    "an operation reads {x:?}, which the program does not have"
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The uniform inputs an operation reads (its offset's base and conditions, a loop's bounds
-    /// and slots, a branch's condition).
-    pub(crate) fn uniform_inputs(&self, op: &Op) -> Vec<UniformInput> {
-        match op {
-            Op::GlobalLoad { offset, .. }
-            | Op::GlobalStore { offset, .. }
-            | Op::GlobalLoadToLds { offset, .. } => offset
-                .base
-                .inputs()
-                .chain(offset.when.iter().flat_map(Condition::inputs))
-                .collect(),
-            Op::Loop {
-                start, end, uniforms, ..
-            } => start
-                .inputs()
-                .chain(end.inputs())
-                .chain(
-                    uniforms
-                        .iter()
-                        .flat_map(|u| u.init.inputs().chain(u.next.inputs())),
-                )
-                .collect(),
-            Op::If { cond, .. } => cond.inputs().collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The loop slots `inputs` read, through derived uniforms too.
-    pub(crate) fn slots_read(&self, inputs: impl IntoIterator<Item = UniformInput>) -> Vec<u32> {
-        let mut pending: Vec<UniformInput> = inputs.into_iter().collect();
-        let mut seen_derived = vec![false; self.derived.len()];
-        let mut slots = Vec::new();
-        while let Some(x) = pending.pop() {
-            match x {
-                UniformInput::Carried(k) => slots.push(k),
-                UniformInput::Derived(k) => {
-                    if let Some(seen) = seen_derived.get_mut(k as usize)
-                        && !*seen
-                    {
-                        *seen = true;
-                        pending.extend(self.derived[k as usize].inputs());
-                    }
-                }
-                _ => {}
-            }
-        }
-        slots
-    }
-
-    /// A matrix instruction's operands have its element counts and widths, a conversion's its
-    /// types' widths.
-    fn check_numeric(&self, op: &Op) -> Result<(), super::LowerError> {
-        let widths = |vals: &[Value], bits: u32| vals.iter().all(|&v| self.value_bits(v) == bits);
-        let ok = match op {
-            Op::Mma {
-                instruction: i,
-                dst,
-                a,
-                b,
-                c,
-            } => {
-                let (ab, acc) = (element_bits(i.ab), element_bits(i.acc));
-                let elems = 1usize << i.operand.elements_log2;
-                let regs = i.acc_bases(i.wave).0.len();
-                i.wave == self.wave_size
-                    && a.len() == elems
-                    && b.len() == elems
-                    && dst.len() == 1 << regs
-                    && (c.is_empty() || c.len() == dst.len())
-                    && widths(a, ab)
-                    && widths(b, ab)
-                    && widths(dst, acc)
-                    && widths(c, acc)
-            }
-            Op::Convert { dst, src, from, to } => {
-                element_bits(from) > 0
-                    && element_bits(to) > 0
-                    && !dst.is_empty()
-                    && dst.len() == src.len()
-                    && widths(src, element_bits(from))
-                    && widths(dst, element_bits(to))
-            }
-            Op::Arith { op, ty, dst, src } => {
-                op.applies_to(ty)
-                    && src.len() == op.operands()
-                    && widths(src, element_bits(ty))
-                    && widths(&[*dst], element_bits(ty))
-            }
-            _ => true,
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(super::LowerError::new(
-                "a matrix instruction, conversion or arithmetic operation has operands of the wrong count, type or width",
-            ))
-        }
     }
 
     /// Counts operations by kind (`global_load`, `lds_write`, `bpermute`, …), what the

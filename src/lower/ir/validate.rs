@@ -1,0 +1,252 @@
+//! What makes a [`Program`] well formed: the checks every back end relies on before it emits or
+//! runs one, and the uniform inputs each op reads (which the checks and loop-slot pruning share).
+
+use super::program::{Op, Program, Value};
+use super::uniform::{Condition, Extent, UniformInput};
+use crate::lower::error::LowerError;
+use crate::target::mma::element_bits;
+
+impl Program {
+    /// Checks that the program is well formed: a power-of-two wave size dividing the thread
+    /// count, every value used exists and is 1 to 64 bits wide, no vector is empty, every buffer
+    /// index exists. [`run`](crate::lower::run) and [`emit_llvm`](crate::lower::emit_llvm) refuse other
+    /// programs.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Op, Program, Value};
+    /// let mut p = Program::new("k", 64, 64);
+    /// p.ops.push(Op::LdsWrite { src: vec![Value(0)], address: linear_layout::lower::XorMap::constant(0, 6) });
+    /// assert!(p.validate().is_err()); // value 0 does not exist
+    /// ```
+    pub fn validate(&self) -> Result<(), LowerError> {
+        let bad = |m: &str| Err(LowerError::new(m.to_string()));
+        if !self.wave_size.is_power_of_two()
+            || self.threads == 0
+            || !self.threads.is_multiple_of(self.wave_size)
+            || self.threads > 1024
+        {
+            return bad("the workgroup needs a power-of-two wave size dividing at most 1024 threads");
+        }
+        if self.values.iter().any(|&b| b == 0 || b > 64) {
+            return bad("values are 1 to 64 bits wide");
+        }
+        let params = self.buffers.len() + self.scalars.len();
+        let mut taken = vec![false; params];
+        for s in &self.scalars {
+            if ![32, 64].contains(&s.bits) {
+                return bad("scalar arguments are 32 or 64 bits wide");
+            }
+            match taken.get_mut(s.position) {
+                Some(t) if !*t => *t = true,
+                _ => return bad("two scalar arguments share a position, or one lies past the argument list"),
+            }
+        }
+        // A derived uniform reads only those before it: evaluating one ends.
+        for (k, d) in self.derived.iter().enumerate() {
+            if d.inputs()
+                .iter()
+                .any(|x| matches!(x, UniformInput::Derived(j) if *j as usize >= k))
+            {
+                return bad("a derived uniform reads itself or one after it");
+            }
+        }
+        let exists = |v: &Value| (v.0 as usize) < self.values.len();
+        for op in self.walk() {
+            let (used, buffer): (Vec<Value>, Option<usize>) = match op {
+                Op::GlobalLoad { dst, buffer, .. } | Op::GlobalStore { src: dst, buffer, .. } => {
+                    (dst.clone(), Some(*buffer))
+                }
+                Op::LdsWrite { src, .. } => (src.clone(), None),
+                Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
+                Op::GlobalLoadToLds { buffer, .. } => (Vec::new(), Some(*buffer)),
+                Op::WaitDirectLoads | Op::Barrier => (Vec::new(), None),
+                Op::Bpermute { dst, src, .. } | Op::Dpp { dst, src, .. } => (vec![*dst, *src], None),
+                Op::PermlaneSwap { dst, src, .. } => (vec![dst[0], dst[1], src[0], src[1]], None),
+                Op::SelectOnThreadBit { dst, one, zero, .. } => (vec![*dst, *one, *zero], None),
+                Op::Pack { dst, parts } => (parts.iter().copied().chain([*dst]).collect(), None),
+                Op::Unpack { dst, src } => (dst.iter().copied().chain([*src]).collect(), None),
+                Op::Mma { dst, a, b, c, .. } => {
+                    (dst.iter().chain(a).chain(b).chain(c).copied().collect(), None)
+                }
+                Op::Convert { dst, src, .. } => (dst.iter().chain(src).copied().collect(), None),
+                Op::Arith { dst, src, .. } => (src.iter().chain([dst]).copied().collect(), None),
+                Op::Constant { dst, .. } => (vec![*dst], None),
+                Op::Loop { values, .. } => (
+                    values.iter().flat_map(|c| [c.phi, c.init, c.next]).collect(),
+                    None,
+                ),
+                Op::If { results, .. } => (results.iter().flatten().copied().collect(), None),
+            };
+            if !used.iter().all(exists) {
+                return bad("an operation uses a value the program does not have");
+            }
+            let empty = match op {
+                Op::GlobalLoad { dst, .. }
+                | Op::GlobalStore { src: dst, .. }
+                | Op::LdsWrite { src: dst, .. } => dst.is_empty(),
+                Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } | Op::Unpack { dst, .. } => {
+                    dst.is_empty()
+                }
+                Op::Pack { parts, .. } => parts.is_empty(),
+                Op::GlobalLoadToLds { elements, .. } => *elements == 0,
+                _ => false,
+            };
+            if empty {
+                return bad("an operation moves no value");
+            }
+            if buffer.is_some_and(|b| b >= self.buffers.len()) {
+                return bad("an operation names a buffer the program does not have");
+            }
+            if let Op::GlobalLoad { offset, .. }
+            | Op::GlobalStore { offset, .. }
+            | Op::GlobalLoadToLds { offset, .. } = op
+                && offset
+                    .strides
+                    .iter()
+                    .chain(offset.bounds.iter().flatten())
+                    .any(|s| matches!(s, Extent::Scalar { index, .. } if *index >= self.scalars.len()))
+            {
+                return bad("a stride or bound names a scalar argument the program does not have");
+            }
+            if let Op::GlobalLoadToLds { buffer, elements, .. } = op
+                && u64::from(*elements) * u64::from(self.buffers[*buffer].element_bits) > 128
+            {
+                return bad("a direct-to-LDS load moves at most 128 bits per lane");
+            }
+            if let Op::Mma { .. } | Op::Convert { .. } | Op::Arith { .. } = op {
+                self.check_numeric(op)?;
+            }
+            if let Op::PermlaneSwap { kind, .. } = op
+                && self.wave_size < 2 << kind.lane_bit()
+            {
+                return bad("a permlane swap exchanges halves of a wider wave");
+            }
+            let widths_agree = |vals: &[Value]| {
+                vals.iter()
+                    .all(|&v| self.value_bits(v) == self.value_bits(vals[0]))
+            };
+            let control = match op {
+                Op::Loop { step, values, .. } => {
+                    *step > 0 && values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
+                }
+                Op::If { results, .. } => results.iter().all(|r| widths_agree(r)),
+                _ => true,
+            };
+            if !control {
+                return bad(
+                    "a loop steps by a positive count and carries values of one width; a branch's results agree in width",
+                );
+            }
+            if let Some(x) = self.uniform_inputs(op).into_iter().find(|x| match *x {
+                UniformInput::Argument(i) => i >= self.scalars.len(),
+                UniformInput::ProgramId(a) | UniformInput::NumPrograms(a) => a > 2,
+                UniformInput::Carried(_) => false,
+                UniformInput::Derived(k) => k as usize >= self.derived.len(),
+            }) {
+                return bad(&format!(
+                    "an operation reads {x:?}, which the program does not have"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The uniform inputs an operation reads (its offset's base and conditions, a loop's bounds
+    /// and slots, a branch's condition).
+    pub(crate) fn uniform_inputs(&self, op: &Op) -> Vec<UniformInput> {
+        match op {
+            Op::GlobalLoad { offset, .. }
+            | Op::GlobalStore { offset, .. }
+            | Op::GlobalLoadToLds { offset, .. } => offset
+                .base
+                .inputs()
+                .chain(offset.when.iter().flat_map(Condition::inputs))
+                .collect(),
+            Op::Loop {
+                start, end, uniforms, ..
+            } => start
+                .inputs()
+                .chain(end.inputs())
+                .chain(
+                    uniforms
+                        .iter()
+                        .flat_map(|u| u.init.inputs().chain(u.next.inputs())),
+                )
+                .collect(),
+            Op::If { cond, .. } => cond.inputs().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The loop slots `inputs` read, through derived uniforms too.
+    pub(crate) fn slots_read(&self, inputs: impl IntoIterator<Item = UniformInput>) -> Vec<u32> {
+        let mut pending: Vec<UniformInput> = inputs.into_iter().collect();
+        let mut seen_derived = vec![false; self.derived.len()];
+        let mut slots = Vec::new();
+        while let Some(x) = pending.pop() {
+            match x {
+                UniformInput::Carried(k) => slots.push(k),
+                UniformInput::Derived(k) => {
+                    if let Some(seen) = seen_derived.get_mut(k as usize)
+                        && !*seen
+                    {
+                        *seen = true;
+                        pending.extend(self.derived[k as usize].inputs());
+                    }
+                }
+                _ => {}
+            }
+        }
+        slots
+    }
+
+    /// A matrix instruction's operands have its element counts and widths, a conversion's its
+    /// types' widths.
+    fn check_numeric(&self, op: &Op) -> Result<(), LowerError> {
+        let widths = |vals: &[Value], bits: u32| vals.iter().all(|&v| self.value_bits(v) == bits);
+        let ok = match op {
+            Op::Mma {
+                instruction: i,
+                dst,
+                a,
+                b,
+                c,
+            } => {
+                let (ab, acc) = (element_bits(i.ab), element_bits(i.acc));
+                let elems = 1usize << i.operand.elements_log2;
+                let regs = i.acc_bases(i.wave).0.len();
+                i.wave == self.wave_size
+                    && a.len() == elems
+                    && b.len() == elems
+                    && dst.len() == 1 << regs
+                    && (c.is_empty() || c.len() == dst.len())
+                    && widths(a, ab)
+                    && widths(b, ab)
+                    && widths(dst, acc)
+                    && widths(c, acc)
+            }
+            Op::Convert { dst, src, from, to } => {
+                element_bits(from) > 0
+                    && element_bits(to) > 0
+                    && !dst.is_empty()
+                    && dst.len() == src.len()
+                    && widths(src, element_bits(from))
+                    && widths(dst, element_bits(to))
+            }
+            Op::Arith { op, ty, dst, src } => {
+                op.applies_to(ty)
+                    && src.len() == op.operands()
+                    && widths(src, element_bits(ty))
+                    && widths(&[*dst], element_bits(ty))
+            }
+            _ => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(LowerError::new(
+                "a matrix instruction, conversion or arithmetic operation has operands of the wrong count, type or width",
+            ))
+        }
+    }
+}
