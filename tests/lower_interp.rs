@@ -315,6 +315,8 @@ fn loops_and_branches_carry_values_and_slots() {
             bounds: vec![None],
             base: slot(1),
             when: vec![],
+            index: None,
+            predicate: None,
         },
     });
     for n in [0u64, 1, 2, 5] {
@@ -378,4 +380,122 @@ fn loops_are_bounded_and_derived_uniforms_acyclic() {
     });
     assert!(q.validate().is_err());
     assert!(run_with(&q, &mut [], &[]).is_err());
+}
+
+/// A gather with a per-thread predicate, from IR values that are data: thread `t` loads
+/// element `idx[t]` where `t ≥ n` (a scalar argument) fails the predicate, so masked threads
+/// read the load's `other`. The index is a loaded value (`ThreadMap` for the index load's
+/// address), the bound a uniform broadcast to every thread and compared per thread.
+#[test]
+fn gathers_and_predicates_read_data_addresses() {
+    use linear_layout::lower::{
+        ArithOp, Buffer, Extent, GlobalOffset, Op, Predicate, Program, Uniform, UniformInput, XorMap,
+        run_with,
+    };
+    let mut p = Program::new("gather", 64, 64);
+    for (name, elements) in [("idx", 64), ("table", 256), ("out", 64)] {
+        p.buffers.push(Buffer {
+            name: name.into(),
+            elements: Some(elements),
+            element_bits: 32,
+        });
+    }
+    p.scalars.push(linear_layout::lower::Scalar {
+        name: "n".into(),
+        bits: 32,
+        position: 3,
+    });
+    let lane = XorMap {
+        cols: vec![1, 2, 4, 8, 16, 32],
+        constant: 0,
+    };
+    let at_lane = GlobalOffset {
+        coords: vec![lane.clone()],
+        strides: vec![Extent::Elements(1)],
+        bounds: vec![None],
+        ..GlobalOffset::default()
+    };
+    let (idx, tid, n, live, got) = (p.value(32), p.value(32), p.value(32), p.value(1), p.value(32));
+    p.ops.push(Op::GlobalLoad {
+        dst: vec![idx],
+        buffer: 0,
+        offset: at_lane.clone(),
+        other: 0,
+    });
+    p.ops.push(Op::ThreadMap { dst: tid, map: lane });
+    p.ops.push(Op::UniformValue {
+        dst: n,
+        value: Uniform::input(UniformInput::Argument(0)),
+    });
+    p.ops.push(Op::Compare {
+        pred: Predicate::Slt,
+        ty: "i32",
+        dst: live,
+        a: tid,
+        b: n,
+    });
+    p.ops.push(Op::GlobalLoad {
+        dst: vec![got],
+        buffer: 1,
+        offset: GlobalOffset {
+            index: Some(idx),
+            predicate: Some(live),
+            ..GlobalOffset::default()
+        },
+        other: 7,
+    });
+    let (seven, chosen) = (p.value(32), p.value(32));
+    p.ops.push(Op::Constant { dst: seven, bits: 9 });
+    // Select: odd gathered values are replaced by 9.
+    let (bit, odd) = (p.value(32), p.value(1));
+    let one = p.value(32);
+    p.ops.push(Op::Constant { dst: one, bits: 1 });
+    p.ops.push(Op::Arith {
+        op: ArithOp::Mul,
+        ty: "i32",
+        dst: bit,
+        src: vec![got, one],
+    });
+    p.ops.push(Op::Compare {
+        pred: Predicate::Ugt,
+        ty: "i32",
+        dst: odd,
+        a: bit,
+        b: seven,
+    });
+    p.ops.push(Op::Select {
+        dst: chosen,
+        cond: odd,
+        a: seven,
+        b: got,
+    });
+    p.ops.push(Op::GlobalStore {
+        src: vec![chosen],
+        buffer: 2,
+        offset: at_lane,
+    });
+    p.validate().unwrap();
+    let idx: Vec<u32> = (0..64).map(|t| (t * 37 + 5) % 256).collect();
+    let table: Vec<u32> = (0..256).map(|i| i * 3 % 17).collect();
+    let words = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    for n in [0u64, 1, 40, 64] {
+        let mut buffers = vec![words(&idx), words(&table), vec![0; 256]];
+        run_with(&p, &mut buffers, &[n]).unwrap();
+        for t in 0..64usize {
+            let gathered = if (t as u64) < n { table[idx[t] as usize] } else { 7 };
+            let want = if gathered > 9 { 9 } else { gathered };
+            let got = u32::from_le_bytes(buffers[2][t * 4..t * 4 + 4].try_into().unwrap());
+            assert_eq!(got, want, "n = {n}, thread {t}");
+        }
+    }
+    if let Some(llc) = llc() {
+        let t = linear_layout::target::Target::by_name("gfx942").unwrap();
+        let ir = linear_layout::lower::emit_llvm(&p, t).unwrap();
+        assert!(ir.contains("icmp slt i32"));
+        assert!(ir.contains("select i1"));
+        let dir = std::env::temp_dir().join(format!("ll-gather-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        compile(llc, &ir, t, &dir, "gather").unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

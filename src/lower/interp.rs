@@ -17,7 +17,7 @@
 //!     p.buffers.push(Buffer { name: name.into(), elements: Some(64), element_bits: 32 });
 //! }
 //! let x = p.value(32);
-//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![] };
+//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None };
 //! p.ops.push(Op::GlobalLoad { dst: vec![x], buffer: 0, offset: at.clone(), other: 0 });
 //! p.ops.push(Op::GlobalStore { src: vec![x], buffer: 1, offset: at });
 //! let input: Vec<u8> = (0..=255).collect();
@@ -364,6 +364,11 @@ fn exec(
                 let store = matches!(op, Op::GlobalStore { .. });
                 let firsts = offset.eval_all_in(threads, &r.env);
                 for (t, first) in firsts.into_iter().enumerate() {
+                    let live = offset.predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
+                    let index = offset
+                        .index
+                        .map_or(0, |i| s.get(i, t) as u32 as i32 as i64 as u64);
+                    let first = first.filter(|_| live).map(|f| f.wrapping_add(index));
                     let Some(first) = first else {
                         if !store {
                             dst.iter().for_each(|&v| s.set(v, t, other));
@@ -615,6 +620,46 @@ fn exec(
                     for (i, &v) in dst.iter().enumerate() {
                         s.set(v, t, x >> ((i as u32 * w) % 64));
                     }
+                }
+            }
+            Op::Compare { pred, ty, dst, a, b } => {
+                let bits = p.value_bits(*a);
+                for t in 0..threads {
+                    let (x, y) = (s.get(*a, t), s.get(*b, t));
+                    let holds = if ty.starts_with('i') {
+                        pred.holds_int(x, y, bits)
+                    } else {
+                        let decode = |v| {
+                            numeric::decode(ty, v).ok_or_else(|| {
+                                LowerError::new(format!("no comparison of numbers of type {ty}"))
+                            })
+                        };
+                        pred.holds_float(decode(x)?, decode(y)?)
+                    };
+                    s.set(*dst, t, u64::from(holds));
+                }
+            }
+            Op::Select { dst, cond, a, b } => {
+                for t in 0..threads {
+                    let x = if s.get(*cond, t) & 1 == 1 {
+                        s.get(*a, t)
+                    } else {
+                        s.get(*b, t)
+                    };
+                    s.set(*dst, t, x);
+                }
+            }
+            Op::ThreadMap { dst, map } => {
+                for (t, x) in map.eval_all(threads).into_iter().enumerate() {
+                    s.set(*dst, t, x);
+                }
+            }
+            Op::UniformValue { dst, value } => {
+                let x = value
+                    .value_in(&r.env)
+                    .ok_or_else(|| LowerError::new("a uniform names an input the launch does not have"))?;
+                for t in 0..threads {
+                    s.set(*dst, t, x as u64);
                 }
             }
             Op::Constant { dst, bits } => {

@@ -95,7 +95,8 @@ pub use interp::{run, run_launch, run_with};
 pub use ir::numeric;
 pub use ir::{
     ArithOp, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Derived, DppCtrl, Extent, GlobalOffset,
-    Kernel, Launch, Op, Program, Scalar, ShiftTerm, SwapKind, Uniform, UniformInput, Value, XorMap,
+    Kernel, Launch, Op, Predicate, Program, Scalar, ShiftTerm, SwapKind, Uniform, UniformInput, Value,
+    XorMap,
 };
 pub use plan::Dtype;
 pub use plan::convert::convert_kernel;

@@ -284,6 +284,25 @@ impl Emitter<'_> {
     /// become the uniform part — scalar code, no vector instruction per access.
     fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<(String, String), LowerError> {
         let (mut voffset, soffset) = self.coordinate_offset(o, bytes)?;
+        if let Some(index) = o.index {
+            let i = self.val(index)?;
+            let scaled = if bytes == 1 {
+                i
+            } else {
+                let s = self.tmp();
+                self.line(&format!("{s} = mul i32 {i}, {bytes}"));
+                s
+            };
+            let r = self.tmp();
+            self.line(&format!("{r} = add i32 {voffset}, {scaled}"));
+            voffset = r;
+        }
+        if let Some(predicate) = o.predicate {
+            let c = self.val(predicate)?;
+            let r = self.tmp();
+            self.line(&format!("{r} = select i1 {c}, i32 {voffset}, i32 -2147483648"));
+            voffset = r;
+        }
         for c in &o.when {
             let c = self.condition_of(c)?;
             let r = self.tmp();
@@ -879,6 +898,45 @@ impl Emitter<'_> {
                 self.scatter(&y, &tv, dst)?;
             }
             Op::Arith { op, ty, dst, src } => self.arith(*op, ty, *dst, src)?,
+            Op::Compare { pred, ty, dst, a, b } => {
+                let bits = self.p.value_bits(*a);
+                let (mut x, mut y) = (self.val(*a)?, self.val(*b)?);
+                let (cmp, t) = if ty.starts_with('i') {
+                    ("icmp", format!("i{bits}"))
+                } else {
+                    let t = llvm_number(ty)?.to_string();
+                    for v in [&mut x, &mut y] {
+                        let c = self.tmp();
+                        self.line(&format!("{c} = bitcast i{bits} {v} to {t}"));
+                        *v = c;
+                    }
+                    ("fcmp", t)
+                };
+                let d = self.define(*dst)?;
+                self.line(&format!("{d} = {cmp} {} {t} {x}, {y}", pred.spelling()));
+            }
+            Op::Select { dst, cond, a, b } => {
+                let w = self.p.value_bits(*dst);
+                let (c, x, y) = (self.val(*cond)?, self.val(*a)?, self.val(*b)?);
+                let d = self.define(*dst)?;
+                self.line(&format!("{d} = select i1 {c}, i{w} {x}, i{w} {y}"));
+            }
+            Op::ThreadMap { dst, map } => {
+                let w = self.p.value_bits(*dst);
+                let x = self.xor_map(map);
+                let d = self.define(*dst)?;
+                self.line(&format!("{d} = add i{w} 0, {x}"));
+            }
+            Op::UniformValue { dst, value } => {
+                let w = self.p.value_bits(*dst);
+                let x = self.uniform(value)?;
+                let d = self.define(*dst)?;
+                match w {
+                    32 => self.line(&format!("{d} = add i32 0, {x}")),
+                    w if w < 32 => self.line(&format!("{d} = trunc i32 {x} to i{w}")),
+                    w => self.line(&format!("{d} = sext i32 {x} to i{w}")),
+                }
+            }
             Op::Constant { dst, bits } => {
                 let w = self.p.value_bits(*dst);
                 let d = self.define(*dst)?;

@@ -25,6 +25,8 @@
 //!     bounds: vec![None],
 //!     base: Uniform::default(),
 //!     when: vec![],
+//!     index: None,
+//!     predicate: None,
 //! };
 //! let v = p.values_of(2, 32);
 //! p.ops.push(Op::GlobalLoad { dst: v.clone(), buffer: 0, offset: offset.clone(), other: 0 });
@@ -51,8 +53,8 @@ mod xor_map;
 pub use kernel::Kernel;
 pub(crate) use program::walk;
 pub use program::{
-    ArithOp, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Program, Scalar, SwapKind,
-    Value,
+    ArithOp, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Predicate, Program, Scalar,
+    SwapKind, Value,
 };
 pub(crate) use uniform::Env;
 pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput};

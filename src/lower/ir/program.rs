@@ -16,6 +16,7 @@
 
 use super::uniform::{Condition, Derived, Env, Extent, Launch, Uniform};
 use super::xor_map::XorMap;
+use crate::lower::error::LowerError;
 use crate::target::mma::MmaInstruction;
 
 /// A per-thread SSA value of a [`Program`].
@@ -33,11 +34,11 @@ pub struct Value(pub u32);
 ///
 /// ```
 /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::constant(8), when: vec![] };
+/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::constant(8), when: vec![], index: None, predicate: None };
 /// assert_eq!(o.eval(0, &Launch::single(vec![])), Some(8));
 /// assert_eq!(o.eval(1, &Launch::single(vec![])), None);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GlobalOffset {
     /// Per dimension, the coordinate (dim0 first).
     pub coords: Vec<XorMap>,
@@ -49,6 +50,12 @@ pub struct GlobalOffset {
     pub base: Uniform,
     /// Conditions the whole workgroup agrees on; where one fails, every thread is masked.
     pub when: Vec<Condition>,
+    /// A per-thread element offset added to the rest (a 32-bit value: the index of a gather or
+    /// scatter, an address that is data).
+    pub index: Option<Value>,
+    /// A per-thread predicate (a 1-bit value): where it is 0 the thread is masked (a mask that
+    /// bounds no coordinate).
+    pub predicate: Option<Value>,
 }
 
 impl GlobalOffset {
@@ -57,7 +64,7 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None], base: Uniform::default(), when: vec![] };
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None], base: Uniform::default(), when: vec![], index: None, predicate: None };
     /// assert_eq!(o.eval(1, &Launch::single(vec![3])), Some(4));
     /// ```
     pub fn eval(&self, tid: u64, launch: &Launch) -> Option<u64> {
@@ -82,7 +89,7 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::default(), when: vec![] };
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::default(), when: vec![], index: None, predicate: None };
     /// assert_eq!(o.eval_all(2, &Launch::single(vec![])), vec![Some(0), None]);
     /// ```
     pub fn eval_all(&self, threads: usize, launch: &Launch) -> Vec<Option<u64>> {
@@ -112,10 +119,21 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Uniform, XorMap};
-    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![] }.unmasked());
+    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None }.unmasked());
     /// ```
     pub fn unmasked(&self) -> bool {
-        self.bounds.iter().all(Option::is_none) && self.when.is_empty()
+        self.bounds.iter().all(Option::is_none) && self.when.is_empty() && self.predicate.is_none()
+    }
+
+    /// Whether every part is the same in every thread's access but the coordinates (no data
+    /// index, no predicate).
+    ///
+    /// ```
+    /// use linear_layout::lower::GlobalOffset;
+    /// assert!(GlobalOffset::default().symbolic());
+    /// ```
+    pub fn symbolic(&self) -> bool {
+        self.index.is_none() && self.predicate.is_none()
     }
 }
 
@@ -307,6 +325,204 @@ impl ArithOp {
             ArithOp::Div => float,
             ArithOp::Exp => float && ty != "f64",
             _ => float || int,
+        }
+    }
+}
+
+/// A comparison of [`Op::Compare`], spelled as `arith.cmpi` / `arith.cmpf` (and LLVM's
+/// `icmp` / `fcmp`) spell it. `ult`, `ule`, `ugt` and `uge` are unsigned on integers and
+/// "unordered or …" on floats, as in LLVM; `o…` predicates are false when an operand is NaN,
+/// `u…` ones true.
+///
+/// ```
+/// use linear_layout::lower::Predicate;
+/// let p = Predicate::parse("slt")?;
+/// assert!(p.holds_int(-1i64 as u64, 0, 32));
+/// assert!(!Predicate::parse("ult")?.holds_int(-1i64 as u64, 0, 32));
+/// assert!(Predicate::parse("une")?.holds_float(f64::NAN, 1.0));
+/// assert!(!Predicate::parse("oeq")?.holds_float(f64::NAN, f64::NAN));
+/// # Ok::<(), linear_layout::lower::LowerError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Predicate {
+    /// Integers: equal.
+    Eq,
+    /// Integers: not equal.
+    Ne,
+    /// Integers: signed less than.
+    Slt,
+    /// Integers: signed at most.
+    Sle,
+    /// Integers: signed greater than.
+    Sgt,
+    /// Integers: signed at least.
+    Sge,
+    /// Integers: unsigned less than; floats: unordered or less than.
+    Ult,
+    /// Integers: unsigned at most; floats: unordered or at most.
+    Ule,
+    /// Integers: unsigned greater than; floats: unordered or greater than.
+    Ugt,
+    /// Integers: unsigned at least; floats: unordered or at least.
+    Uge,
+    /// Floats: never.
+    False,
+    /// Floats: ordered and equal.
+    Oeq,
+    /// Floats: ordered and greater than.
+    Ogt,
+    /// Floats: ordered and at least.
+    Oge,
+    /// Floats: ordered and less than.
+    Olt,
+    /// Floats: ordered and at most.
+    Ole,
+    /// Floats: ordered and not equal.
+    One,
+    /// Floats: neither is NaN.
+    Ord,
+    /// Floats: unordered or equal.
+    Ueq,
+    /// Floats: unordered or not equal.
+    Une,
+    /// Floats: either is NaN.
+    Uno,
+    /// Floats: always.
+    True,
+}
+
+impl Predicate {
+    /// Every predicate with its spelling.
+    const SPELLINGS: [(Predicate, &'static str); 22] = [
+        (Predicate::Eq, "eq"),
+        (Predicate::Ne, "ne"),
+        (Predicate::Slt, "slt"),
+        (Predicate::Sle, "sle"),
+        (Predicate::Sgt, "sgt"),
+        (Predicate::Sge, "sge"),
+        (Predicate::Ult, "ult"),
+        (Predicate::Ule, "ule"),
+        (Predicate::Ugt, "ugt"),
+        (Predicate::Uge, "uge"),
+        (Predicate::False, "false"),
+        (Predicate::Oeq, "oeq"),
+        (Predicate::Ogt, "ogt"),
+        (Predicate::Oge, "oge"),
+        (Predicate::Olt, "olt"),
+        (Predicate::Ole, "ole"),
+        (Predicate::One, "one"),
+        (Predicate::Ord, "ord"),
+        (Predicate::Ueq, "ueq"),
+        (Predicate::Une, "une"),
+        (Predicate::Uno, "uno"),
+        (Predicate::True, "true"),
+    ];
+
+    /// The predicate spelled `name`.
+    ///
+    /// ```
+    /// use linear_layout::lower::Predicate;
+    /// assert_eq!(Predicate::parse("oge")?, Predicate::Oge);
+    /// assert!(Predicate::parse("lt").is_err());
+    /// # Ok::<(), linear_layout::lower::LowerError>(())
+    /// ```
+    pub fn parse(name: &str) -> Result<Predicate, LowerError> {
+        Self::SPELLINGS
+            .iter()
+            .find(|(_, s)| *s == name)
+            .map(|(p, _)| *p)
+            .ok_or_else(|| LowerError::new(format!("unknown comparison predicate '{name}'")))
+    }
+
+    /// Its spelling (`icmp` / `fcmp` take the same).
+    ///
+    /// ```
+    /// use linear_layout::lower::Predicate;
+    /// assert_eq!(Predicate::Une.spelling(), "une");
+    /// ```
+    pub fn spelling(self) -> &'static str {
+        Self::SPELLINGS
+            .iter()
+            .find(|(p, _)| *p == self)
+            .map_or("", |(_, s)| s)
+    }
+
+    /// Whether it compares integers (`Eq` … `Uge`).
+    ///
+    /// ```
+    /// use linear_layout::lower::Predicate;
+    /// assert!(Predicate::Ugt.on_integers() && Predicate::Ugt.on_floats());
+    /// assert!(!Predicate::Oeq.on_integers());
+    /// ```
+    pub fn on_integers(self) -> bool {
+        matches!(self as u8, 0..=9)
+    }
+
+    /// Whether it compares floats (`Ult` … `True`).
+    ///
+    /// ```
+    /// use linear_layout::lower::Predicate;
+    /// assert!(!Predicate::Slt.on_floats());
+    /// ```
+    pub fn on_floats(self) -> bool {
+        (self as u8) >= Predicate::Ult as u8
+    }
+
+    /// The comparison of two `bits`-wide integers.
+    ///
+    /// ```
+    /// use linear_layout::lower::Predicate;
+    /// assert!(Predicate::Uge.holds_int(0xff, 1, 8));
+    /// assert!(!Predicate::Sge.holds_int(0xff, 1, 8)); // -1 < 1
+    /// ```
+    pub fn holds_int(self, a: u64, b: u64, bits: u32) -> bool {
+        let bits = bits.clamp(1, 64);
+        let m = if bits == 64 { u64::MAX } else { (1 << bits) - 1 };
+        let (ua, ub) = (a & m, b & m);
+        let sext = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
+        let (sa, sb) = (sext(a), sext(b));
+        match self {
+            Predicate::Eq => ua == ub,
+            Predicate::Ne => ua != ub,
+            Predicate::Slt => sa < sb,
+            Predicate::Sle => sa <= sb,
+            Predicate::Sgt => sa > sb,
+            Predicate::Sge => sa >= sb,
+            Predicate::Ult => ua < ub,
+            Predicate::Ule => ua <= ub,
+            Predicate::Ugt => ua > ub,
+            Predicate::Uge => ua >= ub,
+            _ => false,
+        }
+    }
+
+    /// The comparison of two floats.
+    ///
+    /// ```
+    /// use linear_layout::lower::Predicate;
+    /// assert!(Predicate::Ult.holds_float(f64::NAN, 0.0));
+    /// assert!(!Predicate::Olt.holds_float(f64::NAN, 0.0));
+    /// ```
+    pub fn holds_float(self, a: f64, b: f64) -> bool {
+        let unordered = a.is_nan() || b.is_nan();
+        match self {
+            Predicate::False => false,
+            Predicate::True => true,
+            Predicate::Ord => !unordered,
+            Predicate::Uno => unordered,
+            Predicate::Oeq => !unordered && a == b,
+            Predicate::Ogt => !unordered && a > b,
+            Predicate::Oge => !unordered && a >= b,
+            Predicate::Olt => !unordered && a < b,
+            Predicate::Ole => !unordered && a <= b,
+            Predicate::One => !unordered && a != b,
+            Predicate::Ueq => unordered || a == b,
+            Predicate::Une => unordered || a != b,
+            Predicate::Ult => unordered || a < b,
+            Predicate::Ule => unordered || a <= b,
+            Predicate::Ugt => unordered || a > b,
+            Predicate::Uge => unordered || a >= b,
+            _ => false,
         }
     }
 }
@@ -558,6 +774,46 @@ pub enum Op {
         /// `[dst, a, b]` per result.
         results: Vec<[Value; 3]>,
     },
+    /// `dst` (1 bit) = `a pred b` on numbers of type `ty` (`icmp` / `fcmp`).
+    Compare {
+        /// The comparison.
+        pred: Predicate,
+        /// The numbers' type.
+        ty: &'static str,
+        /// Result (1 bit).
+        dst: Value,
+        /// Left operand.
+        a: Value,
+        /// Right operand.
+        b: Value,
+    },
+    /// `dst = cond ? a : b`, per thread (`cond` 1 bit; `a`, `b` and `dst` of one width).
+    Select {
+        /// Result.
+        dst: Value,
+        /// The condition (1 bit).
+        cond: Value,
+        /// Taken where it is 1.
+        a: Value,
+        /// Taken where it is 0.
+        b: Value,
+    },
+    /// `dst` (32 bits) = `map` applied to the thread id: a coordinate of a layout, an index
+    /// that leaves the affine form and becomes data.
+    ThreadMap {
+        /// Result (32 bits).
+        dst: Value,
+        /// The map.
+        map: XorMap,
+    },
+    /// `dst` = a workgroup uniform, its low bits (a scalar argument's bits, a program id, a
+    /// loop slot) in every thread.
+    UniformValue {
+        /// Result.
+        dst: Value,
+        /// The uniform.
+        value: Uniform,
+    },
     /// `dst = op(src…)` on numbers of type `ty` (`f32`, `f16`, `bf16`, `f64`, `i64`, `i32`,
     /// `i16`, `i8`).
     Arith {
@@ -593,6 +849,10 @@ impl Op {
             | Op::SelectOnThreadBit { dst, .. }
             | Op::Pack { dst, .. }
             | Op::Arith { dst, .. }
+            | Op::Compare { dst, .. }
+            | Op::Select { dst, .. }
+            | Op::ThreadMap { dst, .. }
+            | Op::UniformValue { dst, .. }
             | Op::Constant { dst, .. } => vec![*dst],
             Op::Loop { values, .. } => values.iter().map(|c| c.phi).collect(),
             Op::If { results, .. } => results.iter().map(|r| r[0]).collect(),
@@ -798,6 +1058,10 @@ impl Program {
                 Op::Convert { .. } => "convert",
                 Op::Arith { .. } => "arith",
                 Op::Constant { .. } => "constant",
+                Op::Compare { .. } => "compare",
+                Op::Select { .. } => "select_value",
+                Op::ThreadMap { .. } => "thread_map",
+                Op::UniformValue { .. } => "uniform_value",
                 Op::Loop { .. } => "loop",
                 Op::If { .. } => "if",
             };

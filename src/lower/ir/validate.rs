@@ -53,12 +53,27 @@ impl Program {
         let exists = |v: &Value| (v.0 as usize) < self.values.len();
         for op in self.walk() {
             let (used, buffer): (Vec<Value>, Option<usize>) = match op {
-                Op::GlobalLoad { dst, buffer, .. } | Op::GlobalStore { src: dst, buffer, .. } => {
-                    (dst.clone(), Some(*buffer))
+                Op::GlobalLoad {
+                    dst, buffer, offset, ..
                 }
+                | Op::GlobalStore {
+                    src: dst,
+                    buffer,
+                    offset,
+                } => (
+                    dst.iter()
+                        .chain(&offset.index)
+                        .chain(&offset.predicate)
+                        .copied()
+                        .collect(),
+                    Some(*buffer),
+                ),
                 Op::LdsWrite { src, .. } => (src.clone(), None),
                 Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
-                Op::GlobalLoadToLds { buffer, .. } => (Vec::new(), Some(*buffer)),
+                Op::GlobalLoadToLds { buffer, offset, .. } => (
+                    offset.index.iter().chain(&offset.predicate).copied().collect(),
+                    Some(*buffer),
+                ),
                 Op::WaitDirectLoads | Op::Barrier => (Vec::new(), None),
                 Op::Bpermute { dst, src, .. } | Op::Dpp { dst, src, .. } => (vec![*dst, *src], None),
                 Op::PermlaneSwap { dst, src, .. } => (vec![dst[0], dst[1], src[0], src[1]], None),
@@ -70,7 +85,11 @@ impl Program {
                 }
                 Op::Convert { dst, src, .. } => (dst.iter().chain(src).copied().collect(), None),
                 Op::Arith { dst, src, .. } => (src.iter().chain([dst]).copied().collect(), None),
-                Op::Constant { dst, .. } => (vec![*dst], None),
+                Op::Constant { dst, .. } | Op::ThreadMap { dst, .. } | Op::UniformValue { dst, .. } => {
+                    (vec![*dst], None)
+                }
+                Op::Compare { dst, a, b, .. } => (vec![*dst, *a, *b], None),
+                Op::Select { dst, cond, a, b } => (vec![*dst, *cond, *a, *b], None),
                 Op::Loop { values, .. } => (
                     values.iter().flat_map(|c| [c.phi, c.init, c.next]).collect(),
                     None,
@@ -113,7 +132,26 @@ impl Program {
             {
                 return bad("a direct-to-LDS load moves at most 128 bits per lane");
             }
-            if let Op::Mma { .. } | Op::Convert { .. } | Op::Arith { .. } = op {
+            if let Op::GlobalLoad { offset, .. }
+            | Op::GlobalStore { offset, .. }
+            | Op::GlobalLoadToLds { offset, .. } = op
+                && (offset.index.is_some_and(|v| self.value_bits(v) != 32)
+                    || offset.predicate.is_some_and(|v| self.value_bits(v) != 1))
+            {
+                return bad("an access's data index is 32 bits wide and its predicate 1 bit");
+            }
+            if let Op::GlobalLoadToLds { offset, .. } = op
+                && !offset.symbolic()
+            {
+                return bad("a direct-to-LDS load takes no data index or predicate");
+            }
+            if let Op::Mma { .. }
+            | Op::Convert { .. }
+            | Op::Arith { .. }
+            | Op::Compare { .. }
+            | Op::Select { .. }
+            | Op::ThreadMap { .. } = op
+            {
                 self.check_numeric(op)?;
             }
             if let Op::PermlaneSwap { kind, .. } = op
@@ -174,6 +212,7 @@ impl Program {
                 )
                 .collect(),
             Op::If { cond, .. } => cond.inputs().collect(),
+            Op::UniformValue { value, .. } => value.inputs().collect(),
             _ => Vec::new(),
         }
     }
@@ -239,13 +278,27 @@ impl Program {
                     && widths(src, element_bits(ty))
                     && widths(&[*dst], element_bits(ty))
             }
+            Op::Compare { pred, ty, dst, a, b } => {
+                let bits = element_bits(ty);
+                let float = !ty.starts_with('i');
+                bits > 0
+                    && (if float {
+                        pred.on_floats()
+                    } else {
+                        pred.on_integers()
+                    })
+                    && widths(&[*a, *b], bits)
+                    && widths(&[*dst], 1)
+            }
+            Op::ThreadMap { dst, .. } => widths(&[*dst], 32),
+            Op::Select { dst, cond, a, b } => widths(&[*cond], 1) && widths(&[*a, *b], self.value_bits(*dst)),
             _ => true,
         };
         if ok {
             Ok(())
         } else {
             Err(LowerError::new(
-                "a matrix instruction, conversion or arithmetic operation has operands of the wrong count, type or width",
+                "a matrix instruction, conversion, arithmetic operation, comparison or select has operands of the wrong count, type or width",
             ))
         }
     }

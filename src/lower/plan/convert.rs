@@ -222,6 +222,8 @@ pub(crate) fn store_registers(p: &mut Program, d: &Dist, bits: u32, vals: &[Valu
                 bounds: vec![None],
                 base: Uniform::default(),
                 when: Vec::new(),
+                index: None,
+                predicate: None,
             },
         });
     }

@@ -191,6 +191,8 @@ impl Dist {
             bounds: a.bounds.clone(),
             base: a.base.clone(),
             when: a.when.clone(),
+            index: None,
+            predicate: None,
         }
     }
 
