@@ -925,7 +925,11 @@ impl Emitter<'_> {
                 let w = self.p.value_bits(*dst);
                 let x = self.xor_map(map);
                 let d = self.define(*dst)?;
-                self.line(&format!("{d} = add i{w} 0, {x}"));
+                if w == 32 {
+                    self.line(&format!("{d} = add i32 0, {x}"));
+                } else {
+                    self.line(&format!("{d} = zext i32 {x} to i{w}"));
+                }
             }
             Op::UniformValue { dst, value } => {
                 let w = self.p.value_bits(*dst);

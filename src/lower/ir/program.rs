@@ -798,10 +798,10 @@ pub enum Op {
         /// Taken where it is 0.
         b: Value,
     },
-    /// `dst` (32 bits) = `map` applied to the thread id: a coordinate of a layout, an index
-    /// that leaves the affine form and becomes data.
+    /// `dst` (32 or 64 bits) = `map` applied to the thread id: a coordinate of a layout, an
+    /// index that leaves the affine form and becomes data.
     ThreadMap {
-        /// Result (32 bits).
+        /// Result (32 or 64 bits).
         dst: Value,
         /// The map.
         map: XorMap,

@@ -290,7 +290,7 @@ impl Program {
                     && widths(&[*a, *b], bits)
                     && widths(&[*dst], 1)
             }
-            Op::ThreadMap { dst, .. } => widths(&[*dst], 32),
+            Op::ThreadMap { dst, .. } => widths(&[*dst], 32) || widths(&[*dst], 64),
             Op::Select { dst, cond, a, b } => widths(&[*cond], 1) && widths(&[*a, *b], self.value_bits(*dst)),
             _ => true,
         };

@@ -171,6 +171,8 @@ impl Dist {
                 bounds,
                 base: Uniform::default(),
                 when: Vec::new(),
+                index: None,
+                predicate: None,
             },
         )
     }
@@ -191,8 +193,8 @@ impl Dist {
             bounds: a.bounds.clone(),
             base: a.base.clone(),
             when: a.when.clone(),
-            index: None,
-            predicate: None,
+            index: a.index.as_ref().and_then(|v| v.get(r).copied()),
+            predicate: a.predicate.as_ref().and_then(|v| v.get(r).copied()),
         }
     }
 
@@ -286,6 +288,10 @@ pub(crate) struct Addressing {
     pub(crate) base: Uniform,
     /// Conditions the whole workgroup agrees on, without which nothing is accessed.
     pub(crate) when: Vec<Condition>,
+    /// Per register, an element offset that is data (32 bits), added to the rest.
+    pub(crate) index: Option<Vec<Value>>,
+    /// Per register, a predicate (1 bit) without which the element is not accessed.
+    pub(crate) predicate: Option<Vec<Value>>,
 }
 
 /// The accesses of a layout's distinct registers in vectors of `vector` elements, each with

@@ -34,9 +34,17 @@ pub(super) struct Pending {
     pub(super) converted: Option<LinearLayout>,
 }
 
-/// What a mask and `other` say of an access: its bounds, its uniform conditions, and the bits
-/// a masked element reads.
-type Masking = (Vec<Option<Extent>>, Vec<Condition>, u64);
+/// What a mask and `other` say of an access.
+struct Masking {
+    /// Per dimension, the bound of a coordinate mask.
+    bounds: Vec<Option<Extent>>,
+    /// Conditions the whole workgroup agrees on.
+    when: Vec<Condition>,
+    /// Per register of the access's layout, a predicate: a mask that bounds no coordinate.
+    predicate: Option<Vec<Value>>,
+    /// The bits a masked element of a load reads.
+    other: u64,
+}
 
 impl Pending {
     /// The loader of its registers, laid out as `dist` (its layout's).
@@ -147,6 +155,8 @@ impl Lowering<'_> {
                 bounds,
                 base,
                 when: Vec::new(),
+                index: None,
+                predicate: None,
             },
         ))
     }
@@ -206,9 +216,6 @@ impl Lowering<'_> {
         mut addressing: Addressing,
         ptr: Address,
     ) -> Result<(), LowerError> {
-        let (bounds, when, other) = self.bounds(op, addressing.strides.len())?;
-        addressing.bounds = bounds;
-        addressing.when = when;
         let r = op
             .results
             .first()
@@ -219,11 +226,17 @@ impl Lowering<'_> {
         if addressing.strides.len() != shape.len() {
             return fail(op, "the address has another rank than the result");
         }
+        let masking = self.bounds(op, &layout)?;
+        let other = masking.other;
+        let masked = self.mask_vector(op, &masking);
+        addressing.bounds = masking.bounds;
+        addressing.when = masking.when;
+        addressing.predicate = masking.predicate;
         let bits = self.p.buffers[buffer].element_bits;
         let dist = Dist::of(&layout, self.target.wave_size)?;
         let vector = self
             .vector(&dist, &shape, bits, &addressing.strides, ptr)?
-            .min(self.mask_vector(op, &addressing.bounds));
+            .min(masked);
         self.define(
             op,
             Sym::Pending(Box::new(Pending {
@@ -279,7 +292,7 @@ impl Lowering<'_> {
                 });
                 Ok((layout, values))
             }
-            _ => fail(op, format!("{} is not data", self.m.values[v].name)),
+            _ => self.materialise(op, v),
         }
     }
 
@@ -295,10 +308,12 @@ impl Lowering<'_> {
         if addressing.strides.len() != shape.len() {
             return fail(op, "the address has another rank than the data");
         }
-        let (bounds, when, _) = self.bounds(op, addressing.strides.len())?;
-        addressing.bounds = bounds;
-        addressing.when = when;
-        let masked = self.mask_vector(op, &addressing.bounds);
+        let layout = self.layout(op, data)?;
+        let masking = self.bounds(op, &layout)?;
+        let masked = self.mask_vector(op, &masking);
+        addressing.bounds = masking.bounds;
+        addressing.when = masking.when;
+        addressing.predicate = masking.predicate;
         let bits = self.p.buffers[buffer].element_bits;
         // Loads of the buffer written here happen before the store, as the program says.
         for v in 0..self.syms.len() {
@@ -346,9 +361,12 @@ impl Lowering<'_> {
         Storer::strided(&dist, &addressing, vector, buffer).finish(&mut self.p, &values)
     }
 
-    /// The bounds of a load's or store's mask (none without one), and the bits a masked
-    /// element of a load reads (`other`, a splat constant; 0 without one).
-    fn bounds(&self, op: &Op, rank: usize) -> Result<Masking, LowerError> {
+    /// What a load's or store's mask says (nothing without one), and the bits a masked
+    /// element of a load reads (`other`, a splat constant; 0 without one). A mask bounding
+    /// coordinates becomes the access's bounds; any other mask is computed in registers of the
+    /// access's `layout`, one predicate per register.
+    fn bounds(&mut self, op: &Op, layout: &LinearLayout) -> Result<Masking, LowerError> {
+        let rank = layout.num_out_dims();
         let other = match op.other {
             None => 0,
             Some(i) => match self.operand(op, i)? {
@@ -364,23 +382,37 @@ impl Lowering<'_> {
                 _ => return fail(op, "an `other` that is not a splat constant is not lowered yet"),
             },
         };
+        let mut masking = Masking {
+            bounds: vec![None; rank],
+            when: Vec::new(),
+            predicate: None,
+            other,
+        };
         let Some(i) = op.mask else {
-            return Ok((vec![None; rank], Vec::new(), other));
+            return Ok(masking);
         };
         match self.operand(op, i)? {
-            Sym::Mask { bounds, when } if bounds.len() == rank => Ok((bounds.clone(), when.clone(), other)),
-            Sym::Mask { .. } => fail(op, "the mask has another rank than the access"),
-            _ => fail(
-                op,
-                "a mask that is not a conjunction of coordinate bounds is not lowered yet",
-            ),
+            Sym::Mask { bounds, when } if bounds.len() == rank => {
+                masking.bounds = bounds.clone();
+                masking.when = when.clone();
+            }
+            Sym::Mask { .. } => return fail(op, "the mask has another rank than the access"),
+            _ => {
+                let mask = op.operands[i];
+                let (mask_layout, values) = self.typed_data(op, mask)?;
+                if *mask_layout != *layout {
+                    return fail(op, "the mask is in another layout than the access");
+                }
+                masking.predicate = Some(values);
+            }
         }
+        Ok(masking)
     }
 
-    /// Elements per vector a mask allows: a bound on the last dimension may cut a vector, so
-    /// vectors are no longer than the mask's AxisInfo constancy there.
-    fn mask_vector(&self, op: &Op, bounds: &[Option<Extent>]) -> usize {
-        if bounds.last().is_none_or(Option::is_none) {
+    /// Elements per vector a mask allows: a bound on the last dimension or a mask in registers
+    /// may cut a vector, so vectors are no longer than the mask's AxisInfo constancy there.
+    fn mask_vector(&self, op: &Op, masking: &Masking) -> usize {
+        if masking.predicate.is_none() && masking.bounds.last().is_none_or(Option::is_none) {
             return usize::MAX;
         }
         op.mask
@@ -400,7 +432,7 @@ impl Lowering<'_> {
     /// Bits of value `v`'s elements (8 to 64).
     pub(super) fn bits(&self, op: &Op, v: usize) -> Result<u32, LowerError> {
         element_bits(&self.m.values[v].ty.element)
-            .filter(|b| [8, 16, 32, 64].contains(b))
-            .map_or_else(|| fail(op, "elements that are not 8 to 64 bits wide"), Ok)
+            .filter(|b| [1, 8, 16, 32, 64].contains(b))
+            .map_or_else(|| fail(op, "elements that are not i1 or 8 to 64 bits wide"), Ok)
     }
 }

@@ -74,6 +74,7 @@
 
 mod control;
 mod data;
+mod general;
 mod index;
 mod memory;
 mod reduce;
@@ -173,7 +174,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "tt.load" => (1, 1),
         "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" | "arith.cmpi"
         | "arith.andi" | "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maxnumf"
-        | "arith.minnumf" | "arith.maxsi" | "arith.minsi" => (2, 1),
+        | "arith.minnumf" | "arith.maxsi" | "arith.minsi" | "arith.cmpf" | "arith.ori" => (2, 1),
         "tt.get_program_id" | "tt.get_num_programs" | "ttg.local_alloc" => (0, 1),
         "ttg.memdesc_index" | "arith.divsi" => (2, 1),
         "ttg.local_store" => (2, 0),
@@ -271,6 +272,11 @@ impl Lowering<'_> {
         }
     }
 
+    /// The element width of value `v`'s type (1 for `i1`).
+    fn element_bits_of(&self, v: usize) -> Option<u32> {
+        crate::ttgir::element_bits(&self.m.values[v].ty.element)
+    }
+
     /// Whether operand `i` is data (in registers or about to be loaded).
     fn is_data(&self, op: &Op, i: usize) -> bool {
         matches!(
@@ -332,8 +338,15 @@ impl Lowering<'_> {
             "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" => self.index_arith(op, rank)?,
             "tt.load" | "amdg.buffer_load" => self.lower_load(op, rank)?,
             "tt.store" | "amdg.buffer_store" => self.lower_store(op)?,
-            "arith.cmpi" => self.compare(op, rank)?,
-            "arith.andi" => self.and_masks(op)?,
+            // Bounds and uniform conditions first; any other comparison in registers.
+            "arith.cmpi" if rank == 0 => self.compare(op, rank)?,
+            "arith.cmpi" if data => self.compare_registers(op)?,
+            "arith.cmpi" => self.compare(op, rank).or_else(|_| self.compare_registers(op))?,
+            "arith.cmpf" => self.compare_registers(op)?,
+            "arith.andi" if !data && self.and_masks(op).is_ok() => {}
+            "arith.andi" | "arith.ori" if self.element_bits_of(op.results[0]) == Some(1) => {
+                self.logic_registers(op)?
+            }
             "ttg.local_alloc" => self.local_alloc(op)?,
             "ttg.local_dealloc" => {}
             "ttg.memdesc_index" => self.memdesc_index(op)?,

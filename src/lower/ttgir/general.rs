@@ -1,0 +1,358 @@
+//! Every value in registers: the general lowering behind the symbolic fast paths.
+//!
+//! Index tensors, splat constants and coordinate masks are kept symbolic ([`Sym::Affine`],
+//! [`Sym::Splat`], [`Sym::Mask`]) because the accesses that read them need no register for
+//! them. When an op needs one as data — an index that is `xori`-ed, compared with something
+//! other than a bound, stored, selected — it is materialised here, register by register, from
+//! the value's own layout: register `r` of thread `t` holds element `L(r, t)`, whose coordinate
+//! along dimension `d` is an [`XorMap`] of the thread id ([`Op::ThreadMap`](ProgramOp::ThreadMap)),
+//! and the affine formula `u + Σ c_d·k_d` is then ordinary arithmetic with the uniforms in
+//! registers ([`Op::UniformValue`](ProgramOp::UniformValue)). A mask becomes one predicate
+//! (1 bit) per register: each bound a comparison, each uniform condition too, all of them
+//! and-ed. Nothing is refused because it left the affine world.
+//!
+//! # Worked example
+//!
+//! `offs = pid * 64 + arange(0, 64)` in a layout of one element per lane is affine
+//! (`u = 64·pid`, `k₀ = 1`). Stored as data (`tl.store(out + offs, offs)`), each lane computes
+//! `64·pid + lane` — its coordinate (`ThreadMap` of the lane bits) plus the uniform:
+//!
+//! ```
+//! use linear_layout::lower::{run_launch, ttgir_kernel, Launch};
+//! use linear_layout::target::Target;
+//! use linear_layout::ttgir::Module;
+//! let text = r#"
+//! #l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+//! module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+//!   tt.func public @ids(%out: !tt.ptr<i32>) {
+//!     %c64 = arith.constant 64 : i32
+//!     %pid = tt.get_program_id x : i32
+//!     %base = arith.muli %pid, %c64 : i32
+//!     %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
+//!     %b = tt.splat %base : i32 -> tensor<64xi32, #l>
+//!     %offs = arith.addi %b, %r : tensor<64xi32, #l>
+//!     %p = tt.splat %out : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #l>
+//!     %q = tt.addptr %p, %offs : tensor<64x!tt.ptr<i32>, #l>, tensor<64xi32, #l>
+//!     tt.store %q, %offs : tensor<64x!tt.ptr<i32>, #l>
+//!     tt.return
+//!   }
+//! }"#;
+//! let k = ttgir_kernel(&Module::parse(text)?, Target::by_name("gfx942")?)?;
+//! let mut out = vec![vec![0u8; 128 * 4]];
+//! run_launch(&k.program, &mut out, &Launch { scalars: vec![], workgroup: [1, 0, 0], grid: [2, 1, 1] })?;
+//! let word = |i: usize| u32::from_le_bytes(out[0][4 * i..4 * i + 4].try_into().unwrap());
+//! assert_eq!((word(64), word(100)), (64, 100));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::{Lowering, Sym, fail};
+use crate::linear::LinearLayout;
+use crate::lower::error::LowerError;
+use crate::lower::ir::{
+    ArithOp, Cmp, Condition, Extent, Op as ProgramOp, Predicate, Uniform, UniformInput, Value, XorMap,
+};
+use crate::lower::plan::dist::Dist;
+use crate::ttgir::Op;
+
+/// The comparison of a uniform [`Condition`] as a per-thread [`Predicate`].
+fn predicate_of(cmp: Cmp) -> Predicate {
+    match cmp {
+        Cmp::Lt => Predicate::Slt,
+        Cmp::Le => Predicate::Sle,
+        Cmp::Gt => Predicate::Sgt,
+        Cmp::Ge => Predicate::Sge,
+        Cmp::Eq => Predicate::Eq,
+        Cmp::Ne => Predicate::Ne,
+    }
+}
+
+/// The uniform an [`Extent`] is.
+fn extent_uniform(e: Extent) -> Uniform {
+    match e {
+        Extent::Elements(k) => Uniform::constant(k as i64),
+        Extent::Scalar { index, times } => {
+            Uniform::input(UniformInput::Argument(index)).mul(&Uniform::constant(times as i64))
+        }
+    }
+}
+
+impl Lowering<'_> {
+    /// A symbolic tensor `v` (an affine index, a splat constant, a coordinate mask) in
+    /// registers of its own layout.
+    pub(super) fn materialise(
+        &mut self,
+        op: &Op,
+        v: usize,
+    ) -> Result<(Box<LinearLayout>, Vec<Value>), LowerError> {
+        let sym = self.sym(op, v)?.clone();
+        let layout = self.layout(op, v)?;
+        let dist = Dist::of(&layout, self.target.wave_size)?;
+        let values = match sym {
+            Sym::Splat(bits) => {
+                let width = self.bits(op, v)?;
+                let dst = self.p.value(width);
+                self.p.ops.push(ProgramOp::Constant { dst, bits });
+                vec![dst; dist.registers()]
+            }
+            Sym::Affine {
+                base: None,
+                constant,
+                coef,
+            } => {
+                let width = self.bits(op, v)?;
+                self.affine_registers(op, &dist, &constant, &coef, width)?
+            }
+            Sym::Affine { base: Some(_), .. } => {
+                return fail(
+                    op,
+                    format!(
+                        "{} is a tensor of pointers; pointers are not held in registers",
+                        self.m.values[v].name
+                    ),
+                );
+            }
+            Sym::Mask { bounds, when } => self.mask_registers(op, &dist, &bounds, &when)?,
+            _ => return fail(op, format!("{} is not data", self.m.values[v].name)),
+        };
+        Ok((Box::new(layout), values))
+    }
+
+    /// A uniform in a register of `bits` bits (a constant when it is one).
+    pub(super) fn uniform_register(&mut self, u: &Uniform, bits: u32) -> Value {
+        let dst = self.p.value(bits);
+        match u.as_constant() {
+            Some(c) => self.p.ops.push(ProgramOp::Constant { dst, bits: c as u64 }),
+            None => self.p.ops.push(ProgramOp::UniformValue {
+                dst,
+                value: u.clone(),
+            }),
+        }
+        dst
+    }
+
+    /// Coordinate `d` of register `r`'s element, per thread, in a register of `bits` bits.
+    fn coordinate_register(&mut self, dist: &Dist, r: usize, d: usize, bits: u32) -> Value {
+        let map = XorMap {
+            cols: dist.thread.iter().map(|&c| dist.coord(c, d)).collect(),
+            constant: dist.coord(dist.reg_position(r), d),
+        };
+        let dst = self.p.value(bits);
+        self.p.ops.push(ProgramOp::ThreadMap { dst, map });
+        dst
+    }
+
+    /// `a op b` in a fresh register as wide as `a`.
+    fn binary(&mut self, op: ArithOp, ty: &'static str, a: Value, b: Value) -> Value {
+        let dst = self.p.value(self.p.value_bits(a));
+        self.p.ops.push(ProgramOp::Arith {
+            op,
+            ty,
+            dst,
+            src: vec![a, b],
+        });
+        dst
+    }
+
+    /// `constant + Σ coordinate_d · coef[d]` per register of `dist`, in `bits`-bit integers.
+    fn affine_registers(
+        &mut self,
+        op: &Op,
+        dist: &Dist,
+        constant: &Uniform,
+        coef: &[Uniform],
+        bits: u32,
+    ) -> Result<Vec<Value>, LowerError> {
+        let ty = match bits {
+            32 => "i32",
+            64 => "i64",
+            _ => return fail(op, format!("an index tensor of {bits}-bit integers in registers")),
+        };
+        if coef.len() != dist.dim_bits.len() {
+            return fail(op, "an index tensor of another rank than its layout");
+        }
+        let base = self.uniform_register(constant, bits);
+        // Per dimension: no term, the coordinate itself, or the coordinate times a register.
+        let factors: Vec<Option<Option<Value>>> = coef
+            .iter()
+            .map(|k| match k.as_constant() {
+                Some(0) => None,
+                Some(1) => Some(None),
+                _ => Some(Some(self.uniform_register(k, bits))),
+            })
+            .collect();
+        let mut out = Vec::with_capacity(dist.registers());
+        for r in 0..dist.registers() {
+            let mut acc = base;
+            for (d, factor) in factors.iter().enumerate() {
+                let Some(k) = *factor else { continue };
+                let x = self.coordinate_register(dist, r, d, bits);
+                let term = match k {
+                    None => x,
+                    Some(k) => self.binary(ArithOp::Mul, ty, x, k),
+                };
+                acc = self.binary(ArithOp::Add, ty, acc, term);
+            }
+            out.push(acc);
+        }
+        Ok(out)
+    }
+
+    /// `a ∧ b` of two predicates (`a ? b : false`).
+    fn and_predicates(&mut self, a: Option<Value>, b: Value) -> Value {
+        let Some(a) = a else { return b };
+        let (zero, dst) = (self.p.value(1), self.p.value(1));
+        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
+        self.p.ops.push(ProgramOp::Select {
+            dst,
+            cond: a,
+            a: b,
+            b: zero,
+        });
+        dst
+    }
+
+    /// A uniform condition as a predicate in every thread.
+    fn condition_register(&mut self, c: &Condition) -> Value {
+        let (lhs, rhs) = (
+            self.uniform_register(&c.lhs, 32),
+            self.uniform_register(&c.rhs, 32),
+        );
+        let dst = self.p.value(1);
+        self.p.ops.push(ProgramOp::Compare {
+            pred: predicate_of(c.cmp),
+            ty: "i32",
+            dst,
+            a: lhs,
+            b: rhs,
+        });
+        dst
+    }
+
+    /// A coordinate mask as one predicate per register: every bound and condition holds.
+    fn mask_registers(
+        &mut self,
+        op: &Op,
+        dist: &Dist,
+        bounds: &[Option<Extent>],
+        when: &[Condition],
+    ) -> Result<Vec<Value>, LowerError> {
+        if bounds.len() != dist.dim_bits.len() {
+            return fail(op, "a mask of another rank than its layout");
+        }
+        let mut shared = None;
+        for c in when {
+            let p = self.condition_register(c);
+            shared = Some(self.and_predicates(shared, p));
+        }
+        let limits: Vec<Option<Value>> = bounds
+            .iter()
+            .map(|b| b.map(|b| self.uniform_register(&extent_uniform(b), 32)))
+            .collect();
+        let mut out = Vec::with_capacity(dist.registers());
+        for r in 0..dist.registers() {
+            let mut acc = shared;
+            for (d, limit) in limits.iter().enumerate() {
+                let Some(limit) = *limit else { continue };
+                let x = self.coordinate_register(dist, r, d, 32);
+                let dst = self.p.value(1);
+                self.p.ops.push(ProgramOp::Compare {
+                    pred: Predicate::Slt,
+                    ty: "i32",
+                    dst,
+                    a: x,
+                    b: limit,
+                });
+                acc = Some(self.and_predicates(acc, dst));
+            }
+            let p = match acc {
+                Some(p) => p,
+                None => {
+                    let one = self.p.value(1);
+                    self.p.ops.push(ProgramOp::Constant { dst: one, bits: 1 });
+                    one
+                }
+            };
+            out.push(p);
+        }
+        Ok(out)
+    }
+
+    /// `arith.cmpi` / `arith.cmpf` of two tensors in registers (any operand symbolic is
+    /// materialised first): one predicate per register.
+    pub(super) fn compare_registers(&mut self, op: &Op) -> Result<(), LowerError> {
+        let keyword = op.keyword.as_deref().unwrap_or("");
+        let pred = Predicate::parse(keyword)
+            .map_err(|e| LowerError::new(format!("line {}: {}: {e}", op.line, op.name)))?;
+        let element = self.m.values[op.operands[0]].ty.element.clone();
+        let Some(ty) = super::data::numeric_type(&element) else {
+            return fail(op, format!("comparisons of {element} are not lowered"));
+        };
+        let float = !ty.starts_with('i');
+        if float != (op.name == "arith.cmpf")
+            || !(if float {
+                pred.on_floats()
+            } else {
+                pred.on_integers()
+            })
+        {
+            return fail(op, format!("`{keyword}` does not compare {element}"));
+        }
+        let (la, a) = self.typed_data(op, op.operands[0])?;
+        let (lb, b) = self.typed_data(op, op.operands[1])?;
+        if la != lb {
+            return fail(op, "operands in different layouts");
+        }
+        let out = a
+            .iter()
+            .zip(&b)
+            .map(|(&a, &b)| {
+                let dst = self.p.value(1);
+                self.p.ops.push(ProgramOp::Compare { pred, ty, dst, a, b });
+                dst
+            })
+            .collect();
+        self.define(
+            op,
+            Sym::Data {
+                layout: la,
+                values: out,
+            },
+        )
+    }
+
+    /// `arith.andi` / `arith.ori` of two predicate tensors (masks in registers).
+    pub(super) fn logic_registers(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (la, a) = self.typed_data(op, op.operands[0])?;
+        let (lb, b) = self.typed_data(op, op.operands[1])?;
+        if la != lb {
+            return fail(op, "operands in different layouts");
+        }
+        if a.iter().chain(&b).any(|&x| self.p.value_bits(x) != 1) {
+            return fail(op, "bitwise logic on integers wider than i1 is not lowered here");
+        }
+        let or = op.name == "arith.ori";
+        let constant = self.p.value(1);
+        self.p.ops.push(ProgramOp::Constant {
+            dst: constant,
+            bits: u64::from(or),
+        });
+        let out = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| {
+                let dst = self.p.value(1);
+                // x ∧ y = x ? y : 0;  x ∨ y = x ? 1 : y.
+                let (a, b) = if or { (constant, y) } else { (y, constant) };
+                self.p.ops.push(ProgramOp::Select { dst, cond: x, a, b });
+                dst
+            })
+            .collect();
+        self.define(
+            op,
+            Sym::Data {
+                layout: la,
+                values: out,
+            },
+        )
+    }
+}
