@@ -34,6 +34,10 @@ pub(super) struct Pending {
     pub(super) converted: Option<LinearLayout>,
 }
 
+/// The data part of an address: its layout (`None`: one register for every element) and its
+/// element offsets.
+pub(super) type IndexRegisters = (Option<Box<LinearLayout>>, Vec<Value>);
+
 /// What a mask and `other` say of an access.
 struct Masking {
     /// Per dimension, the bound of a coordinate mask.
@@ -71,56 +75,66 @@ enum Address {
 impl Lowering<'_> {
     /// `tt.load` / `amdg.buffer_load`.
     pub(super) fn lower_load(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
-        let (buffer, base, coef, ptr) = if op.name == "tt.load" {
-            let (b, c, k) = self.affine(op, 0, rank)?;
-            (b, c, k, Address::Pointers(op.operands[0]))
-        } else {
-            let (b, c0) = self.scalar_pointer(op, 0)?;
-            let (_, c, k) = self.affine(op, 1, rank)?;
+        let (address, ptr) = if op.name == "tt.load" {
             (
-                Some(b),
-                c0.add(&c, 1),
-                k,
+                self.address_parts(op, 0, rank)?,
+                Address::Pointers(op.operands[0]),
+            )
+        } else {
+            (
+                self.base_and_offsets(op, 0, 1, rank)?,
                 Address::BaseAndOffsets(op.operands[0], op.operands[1]),
             )
         };
-        let (buffer, addressing) = self.addressing(op, buffer, base, &coef)?;
-        self.load(op, buffer, addressing, ptr)
+        let (buffer, addressing) = self.addressing(op, address.buffer, address.constant, &address.coef)?;
+        self.load(op, buffer, (addressing, address.data), ptr)
     }
 
     /// `tt.store` / `amdg.buffer_store`.
     pub(super) fn lower_store(&mut self, op: &Op) -> Result<(), LowerError> {
-        let (data, buffer, base, coef, ptr) = if op.name == "tt.store" {
+        let (data, address, ptr) = if op.name == "tt.store" {
             let data = op.operands[1];
-            let (b, c, k) = self.affine(op, 0, self.rank(data))?;
-            (data, b, c, k, Address::Pointers(op.operands[0]))
-        } else {
-            let data = op.operands[0];
-            let (b, c0) = self.scalar_pointer(op, 1)?;
-            let (_, c, k) = self.affine(op, 2, self.rank(data))?;
+            let rank = self.rank(data);
             (
                 data,
-                Some(b),
-                c0.add(&c, 1),
-                k,
+                self.address_parts(op, 0, rank)?,
+                Address::Pointers(op.operands[0]),
+            )
+        } else {
+            let data = op.operands[0];
+            let rank = self.rank(data);
+            (
+                data,
+                self.base_and_offsets(op, 1, 2, rank)?,
                 Address::BaseAndOffsets(op.operands[1], op.operands[2]),
             )
         };
-        let (buffer, addressing) = self.addressing(op, buffer, base, &coef)?;
-        self.store(op, data, buffer, addressing, ptr)
+        let (buffer, addressing) = self.addressing(op, address.buffer, address.constant, &address.coef)?;
+        self.store(op, data, buffer, (addressing, address.data), ptr)
     }
 
-    /// A pointer argument plus a uniform element offset (a scalar `tt.addptr`).
-    fn scalar_pointer(&self, op: &Op, i: usize) -> Result<(usize, Uniform), LowerError> {
-        match self.operand(op, i)? {
-            Sym::Ptr(b) => Ok((*b, Uniform::default())),
-            Sym::Affine {
-                base: Some(b),
-                constant,
-                coef,
-            } if coef.is_empty() => Ok((*b, constant.clone())),
-            _ => fail(op, "the base is not a pointer argument plus a uniform offset"),
-        }
+    /// The index registers of an address in the registers of the access's `layout` (a
+    /// scalar's one register in all of them).
+    fn attach_index(
+        &self,
+        op: &Op,
+        addressing: &mut Addressing,
+        index: Option<IndexRegisters>,
+        layout: &LinearLayout,
+    ) -> Result<(), LowerError> {
+        let Some((index_layout, values)) = index else {
+            return Ok(());
+        };
+        let registers = Dist::of(layout, self.target.wave_size)?.registers();
+        addressing.index = Some(match index_layout {
+            Some(l) if *l != *layout => {
+                return fail(op, "the address's data part is in another layout than the access");
+            }
+            Some(_) => values,
+            None if values.len() == 1 => vec![values[0]; registers],
+            None => return fail(op, "an address with a data part of no layout"),
+        });
+        Ok(())
     }
 
     /// The buffer, strides and base of a pointer tensor (bounds come from the mask).
@@ -213,7 +227,7 @@ impl Lowering<'_> {
         &mut self,
         op: &Op,
         buffer: usize,
-        mut addressing: Addressing,
+        (mut addressing, index): (Addressing, Option<IndexRegisters>),
         ptr: Address,
     ) -> Result<(), LowerError> {
         let r = op
@@ -226,6 +240,7 @@ impl Lowering<'_> {
         if addressing.strides.len() != shape.len() {
             return fail(op, "the address has another rank than the result");
         }
+        self.attach_index(op, &mut addressing, index, &layout)?;
         let masking = self.bounds(op, &layout)?;
         let other = masking.other;
         let masked = self.mask_vector(op, &masking);
@@ -301,7 +316,7 @@ impl Lowering<'_> {
         op: &Op,
         data: usize,
         buffer: usize,
-        mut addressing: Addressing,
+        (mut addressing, index): (Addressing, Option<IndexRegisters>),
         ptr: Address,
     ) -> Result<(), LowerError> {
         let shape = self.m.values[data].ty.shape.clone();
@@ -309,6 +324,7 @@ impl Lowering<'_> {
             return fail(op, "the address has another rank than the data");
         }
         let layout = self.layout(op, data)?;
+        self.attach_index(op, &mut addressing, index, &layout)?;
         let masking = self.bounds(op, &layout)?;
         let masked = self.mask_vector(op, &masking);
         addressing.bounds = masking.bounds;

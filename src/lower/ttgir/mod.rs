@@ -74,6 +74,7 @@
 
 mod control;
 mod data;
+mod gather;
 mod general;
 mod index;
 mod memory;
@@ -130,6 +131,10 @@ enum Sym {
     /// A load not issued yet, perhaps converted: issued where it is first needed, so that a
     /// load → convert_layout → store streams through one round trip at a time.
     Pending(Box<Pending>),
+    /// A scalar every thread holds in a register (a scalar loaded from memory).
+    Lanes(Value),
+    /// A pointer or tensor of pointers whose offset is partly data (gathers, scatters).
+    Indexed(Box<gather::Indexed>),
 }
 
 struct Lowering<'a> {
@@ -308,7 +313,20 @@ impl Lowering<'_> {
             "tt.make_range" => self.make_range(op)?,
             "tt.get_program_id" | "tt.get_num_programs" => self.program_id(op)?,
             "arith.constant" => self.constant(op, rank)?,
+            "tt.splat" if self.is_register_scalar_or_indexed(op, 0) => self.splat_registers(op, rank)?,
             "tt.splat" => self.splat(op, rank)?,
+            "tt.expand_dims" | "tt.broadcast" if self.is_register_scalar_or_indexed(op, 0) => {
+                self.reshape_indexed(op)?
+            }
+            "tt.load" if rank == 0 => self.scalar_load(op)?,
+            "tt.addptr" if data || (0..2).any(|k| self.is_register_scalar_or_indexed(op, k)) => {
+                self.register_address_arith(op, rank)?
+            }
+            "arith.addi" | "arith.subi" | "arith.muli"
+                if rank == 0 && (0..2).any(|k| self.is_register_scalar_or_indexed(op, k)) =>
+            {
+                self.register_address_arith(op, rank)?
+            }
             "tt.expand_dims" | "tt.broadcast" if data => self.reshape_data(op)?,
             "tt.expand_dims" => {
                 let axis = self.axis(op, rank)?;

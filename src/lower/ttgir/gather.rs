@@ -1,0 +1,443 @@
+//! Addresses that are data: scalars loaded from memory, gathers and scatters.
+//!
+//! An embedding lookup loads a row number and then reads the table at it; a cross-entropy
+//! loss loads a label and reads the logit at it. Such an address is no longer affine in the
+//! coordinates with uniform coefficients: part of it is data. It is kept as its affine part
+//! (buffer, uniform constant, uniform coefficients — the strides and base of the access, as
+//! for any address) plus a per-register element offset in registers ([`Indexed`]), which the
+//! access adds per thread (the buffer instruction's `voffset`). A scalar loaded by every thread
+//! ([`Sym::Lanes`]) is a register holding the same number in every thread; splatting it makes
+//! a tensor whose registers all hold it.
+//!
+//! Vectors stay as long as the pointer's AxisInfo proves its elements contiguous: a splat of a
+//! loaded row plus `arange` is contiguous along the row, a gathered index tensor is not.
+//!
+//! # Worked example
+//!
+//! `id = tl.load(ids + pid); x = tl.load(table + id * stride + cols)`: `id` is a register of
+//! every thread (one load of the same element), `id · stride` a product in registers, and the
+//! table's address is `table + cols` (affine: coefficient 1) with the per-thread index
+//! `id · stride`, so each thread reads its columns of the looked-up row:
+//!
+//! ```
+//! use linear_layout::lower::{run_launch, ttgir_kernel, Launch};
+//! use linear_layout::target::Target;
+//! use linear_layout::ttgir::Module;
+//! let text = r#"
+//! #l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+//! module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+//!   tt.func public @lookup(%ids: !tt.ptr<i32>, %table: !tt.ptr<f32>, %out: !tt.ptr<f32>, %stride: i32) {
+//!     %pid = tt.get_program_id x : i32
+//!     %ip = tt.addptr %ids, %pid : !tt.ptr<i32>, i32
+//!     %id = tt.load %ip : !tt.ptr<i32>
+//!     %row = arith.muli %id, %stride : i32
+//!     %base = tt.addptr %table, %row : !tt.ptr<f32>, i32
+//!     %cols = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
+//!     %bs = tt.splat %base : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>, #l>
+//!     %p = tt.addptr %bs, %cols : tensor<64x!tt.ptr<f32>, #l>, tensor<64xi32, #l>
+//!     %x = tt.load %p : tensor<64x!tt.ptr<f32>, #l>
+//!     %o = arith.muli %pid, %stride : i32
+//!     %ob = tt.addptr %out, %o : !tt.ptr<f32>, i32
+//!     %os = tt.splat %ob : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>, #l>
+//!     %q = tt.addptr %os, %cols : tensor<64x!tt.ptr<f32>, #l>, tensor<64xi32, #l>
+//!     tt.store %q, %x : tensor<64x!tt.ptr<f32>, #l>
+//!     tt.return
+//!   }
+//! }"#;
+//! let k = ttgir_kernel(&Module::parse(text)?, Target::by_name("gfx942")?)?;
+//! // Table rows 0..4 of 64 floats; workgroup 0 looks up row 3.
+//! let ids: Vec<u8> = [3u32, 1].iter().flat_map(|x| x.to_le_bytes()).collect();
+//! let table: Vec<u8> = (0..256).flat_map(|i| (i as f32).to_le_bytes()).collect();
+//! let mut buffers = vec![ids, table, vec![0; 2 * 64 * 4]];
+//! run_launch(&k.program, &mut buffers, &Launch { scalars: vec![64], workgroup: [0, 0, 0], grid: [2, 1, 1] })?;
+//! let first = f32::from_le_bytes(buffers[2][0..4].try_into().unwrap());
+//! assert_eq!(first, 192.0); // table[3][0]
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::memory::IndexRegisters;
+use super::{Lowering, Sym, fail};
+use crate::linear::LinearLayout;
+use crate::lower::error::LowerError;
+use crate::lower::ir::{ArithOp, GlobalOffset, Op as ProgramOp, Uniform, Value};
+use crate::lower::plan::dist::Dist;
+use crate::ttgir::Op;
+
+/// A pointer (or tensor of pointers) whose element offset is partly data: element `c` is at
+/// `buffer[constant + Σ c_d·coef[d] + index(c)]`.
+#[derive(Clone, Debug)]
+pub(super) struct Indexed {
+    pub(super) buffer: usize,
+    pub(super) constant: Uniform,
+    pub(super) coef: Vec<Uniform>,
+    /// The layout of the index registers (`None`: a scalar pointer, one index).
+    pub(super) layout: Option<Box<LinearLayout>>,
+    /// Element offsets (32 bits), one per register of `layout`.
+    pub(super) index: Vec<Value>,
+}
+
+/// The parts of an address operand: affine (buffer, constant, coefficients) and data.
+pub(super) struct AddressParts {
+    pub(super) buffer: Option<usize>,
+    pub(super) constant: Uniform,
+    pub(super) coef: Vec<Uniform>,
+    pub(super) data: Option<IndexRegisters>,
+}
+
+impl Lowering<'_> {
+    /// Whether operand `i` is a value in registers that is no tensor of data: a scalar every
+    /// thread holds, or an address with a data part.
+    pub(super) fn is_register_scalar_or_indexed(&self, op: &Op, i: usize) -> bool {
+        matches!(
+            op.operands
+                .get(i)
+                .and_then(|&v| self.syms.get(v))
+                .and_then(Option::as_ref),
+            Some(Sym::Lanes(_) | Sym::Indexed(_))
+        )
+    }
+
+    /// A 32-bit element offset from an integer register (the low half of an `i64`).
+    fn offset_register(&mut self, v: Value) -> Value {
+        match self.p.value_bits(v) {
+            32 => v,
+            64 => {
+                let parts = self.p.values_of(2, 32);
+                self.p.ops.push(ProgramOp::Unpack {
+                    dst: parts.clone(),
+                    src: v,
+                });
+                parts[0]
+            }
+            bits => {
+                // Narrower integers: the sign-extended value, as `addptr` reads them.
+                let wide = self.p.value(32);
+                let from = if bits == 16 { "i16" } else { "i8" };
+                self.p.ops.push(ProgramOp::Convert {
+                    dst: vec![wide],
+                    src: vec![v],
+                    from,
+                    to: "i32",
+                });
+                wide
+            }
+        }
+    }
+
+    /// Operand `i` split into its affine and data parts (`rank` coordinates).
+    pub(super) fn address_parts(
+        &mut self,
+        op: &Op,
+        i: usize,
+        rank: usize,
+    ) -> Result<AddressParts, LowerError> {
+        let v = op.operands[i];
+        let parts = match self.sym(op, v)?.clone() {
+            Sym::Ptr(b) => AddressParts {
+                buffer: Some(b),
+                constant: Uniform::default(),
+                coef: vec![Uniform::default(); rank],
+                data: None,
+            },
+            Sym::Int(u) => AddressParts {
+                buffer: None,
+                constant: u,
+                coef: vec![Uniform::default(); rank],
+                data: None,
+            },
+            Sym::Affine { base, constant, coef } => AddressParts {
+                buffer: base,
+                constant,
+                coef: if coef.is_empty() {
+                    vec![Uniform::default(); rank]
+                } else {
+                    coef
+                },
+                data: None,
+            },
+            Sym::Indexed(x) => AddressParts {
+                buffer: Some(x.buffer),
+                constant: x.constant,
+                coef: if x.coef.is_empty() {
+                    vec![Uniform::default(); rank]
+                } else {
+                    x.coef
+                },
+                data: Some((x.layout, x.index)),
+            },
+            Sym::Lanes(x) => {
+                let x = self.offset_register(x);
+                AddressParts {
+                    buffer: None,
+                    constant: Uniform::default(),
+                    coef: vec![Uniform::default(); rank],
+                    data: Some((None, vec![x])),
+                }
+            }
+            Sym::Data { .. } | Sym::Pending(_) => {
+                let (layout, values) = self.typed_data(op, v)?;
+                let values = values.into_iter().map(|x| self.offset_register(x)).collect();
+                AddressParts {
+                    buffer: None,
+                    constant: Uniform::default(),
+                    coef: vec![Uniform::default(); rank],
+                    data: Some((Some(layout), values)),
+                }
+            }
+            _ => return fail(op, "an address operand that is neither a pointer nor an integer"),
+        };
+        if parts.coef.len() != rank {
+            return fail(op, "an address operand of another rank than the result");
+        }
+        Ok(parts)
+    }
+
+    /// A buffer op's address: a scalar base pointer (operand `base`) plus a tensor of element
+    /// offsets (operand `offsets`), either part perhaps data.
+    pub(super) fn base_and_offsets(
+        &mut self,
+        op: &Op,
+        base: usize,
+        offsets: usize,
+        rank: usize,
+    ) -> Result<AddressParts, LowerError> {
+        let b = self.address_parts(op, base, 0)?;
+        let o = self.address_parts(op, offsets, rank)?;
+        if b.buffer.is_none() || o.buffer.is_some() {
+            return fail(op, "the base is not a pointer or the offsets are pointers");
+        }
+        let data = self.add_data(op, b.data, o.data)?;
+        Ok(AddressParts {
+            buffer: b.buffer,
+            constant: b.constant.add(&o.constant, 1),
+            coef: o.coef,
+            data,
+        })
+    }
+
+    /// The sum of two data parts: per register of the one with a layout (a scalar adds to
+    /// every register).
+    fn add_data(
+        &mut self,
+        op: &Op,
+        a: Option<IndexRegisters>,
+        b: Option<IndexRegisters>,
+    ) -> Result<Option<IndexRegisters>, LowerError> {
+        let (Some((la, va)), Some((lb, vb))) = (a.clone(), b.clone()) else {
+            return Ok(a.or(b));
+        };
+        let layout = match (&la, &lb) {
+            (Some(x), Some(y)) if x != y => return fail(op, "address parts in different layouts"),
+            (Some(x), _) | (None, Some(x)) => Some(x.clone()),
+            (None, None) => None,
+        };
+        let n = va.len().max(vb.len());
+        let pick = |v: &[Value], r: usize| if v.len() == 1 { v[0] } else { v[r] };
+        let sum = (0..n)
+            .map(|r| {
+                let dst = self.p.value(32);
+                self.p.ops.push(ProgramOp::Arith {
+                    op: ArithOp::Add,
+                    ty: "i32",
+                    dst,
+                    src: vec![pick(&va, r), pick(&vb, r)],
+                });
+                dst
+            })
+            .collect();
+        Ok(Some((layout, sum)))
+    }
+
+    /// `tt.addptr` (or an integer `addi` / `muli` / `subi` of scalars) where a part is in
+    /// registers.
+    pub(super) fn register_address_arith(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
+        if op.name != "tt.addptr" {
+            return self.lanes_arith(op);
+        }
+        let p = self.address_parts(op, 0, rank)?;
+        let o = self.address_parts(op, 1, rank)?;
+        let (Some(buffer), None) = (p.buffer, o.buffer) else {
+            return fail(op, "pointer arithmetic other than pointer + offset");
+        };
+        let coef = p.coef.iter().zip(&o.coef).map(|(a, b)| a.add(b, 1)).collect();
+        let constant = p.constant.add(&o.constant, 1);
+        let data = self.add_data(op, p.data, o.data)?;
+        let sym = match data {
+            None => Sym::Affine {
+                base: Some(buffer),
+                constant,
+                coef,
+            },
+            Some((layout, index)) => {
+                let layout = match layout {
+                    Some(l) => Some(l),
+                    None if rank > 0 => Some(Box::new(self.layout(op, op.results[0])?)),
+                    None => None,
+                };
+                let index = match &layout {
+                    Some(l) if index.len() == 1 => {
+                        vec![index[0]; Dist::of(l, self.target.wave_size)?.registers()]
+                    }
+                    _ => index,
+                };
+                Sym::Indexed(Box::new(Indexed {
+                    buffer,
+                    constant,
+                    coef: if rank == 0 { Vec::new() } else { coef },
+                    layout,
+                    index,
+                }))
+            }
+        };
+        self.define(op, sym)
+    }
+
+    /// Integer arithmetic of scalars where one is a register every thread holds.
+    fn lanes_arith(&mut self, op: &Op) -> Result<(), LowerError> {
+        let r = op.results[0];
+        let bits = self.bits(op, r)?;
+        let ty = match bits {
+            32 => "i32",
+            64 => "i64",
+            _ => return fail(op, "scalar arithmetic in registers on other than i32 and i64"),
+        };
+        let arith = match op.name.as_str() {
+            "arith.addi" => ArithOp::Add,
+            "arith.subi" => ArithOp::Sub,
+            "arith.muli" => ArithOp::Mul,
+            _ => return fail(op, "is not lowered on scalars in registers"),
+        };
+        let mut args = Vec::with_capacity(2);
+        for &v in &op.operands[..2] {
+            let x = match self.sym(op, v)?.clone() {
+                Sym::Lanes(x) => x,
+                Sym::Int(u) => self.uniform_register(&u, bits),
+                _ => return fail(op, "an operand that is not a scalar integer"),
+            };
+            if self.p.value_bits(x) != bits {
+                return fail(op, "operands of another width than the result");
+            }
+            args.push(x);
+        }
+        let dst = self.p.value(bits);
+        self.p.ops.push(ProgramOp::Arith {
+            op: arith,
+            ty,
+            dst,
+            src: args,
+        });
+        self.define(op, Sym::Lanes(dst))
+    }
+
+    /// `tt.splat` of a register scalar or a scalar address with a data part.
+    pub(super) fn splat_registers(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
+        let r = op.results[0];
+        let layout = self.layout(op, r)?;
+        let registers = Dist::of(&layout, self.target.wave_size)?.registers();
+        match self.operand(op, 0)?.clone() {
+            Sym::Lanes(x) => self.define_data(op, layout, vec![x; registers]),
+            Sym::Indexed(x) if x.layout.is_none() && x.index.len() == 1 => self.define(
+                op,
+                Sym::Indexed(Box::new(Indexed {
+                    buffer: x.buffer,
+                    constant: x.constant,
+                    coef: vec![Uniform::default(); rank],
+                    layout: Some(Box::new(layout)),
+                    index: vec![x.index[0]; registers],
+                })),
+            ),
+            _ => fail(op, "splats a value that is not a scalar"),
+        }
+    }
+
+    /// `tt.expand_dims` / `tt.broadcast` of an address with a data part: the coefficients as
+    /// for an index tensor, the index registers as for data.
+    pub(super) fn reshape_indexed(&mut self, op: &Op) -> Result<(), LowerError> {
+        let Sym::Indexed(x) = self.operand(op, 0)?.clone() else {
+            return fail(op, "is not an address with a data part");
+        };
+        let Some(src_layout) = x.layout.clone() else {
+            return fail(op, "reshapes a scalar");
+        };
+        let r = op.results[0];
+        let rank = self.rank(r);
+        let dst_layout = self.layout(op, r)?;
+        let s = Dist::of(&src_layout, self.target.wave_size)?;
+        let d = Dist::of(&dst_layout, self.target.wave_size)?;
+        let from = self.m.values[op.operands[0]].ty.shape.clone();
+        let (coef, index) = if op.name == "tt.expand_dims" {
+            let axis = self.axis(op, rank)?;
+            let mut coef = x.coef.clone();
+            if axis > coef.len() {
+                return fail(op, "the axis lies beyond the operand's dimensions");
+            }
+            coef.insert(axis, Uniform::default());
+            let index = self.regather(op, (&s, &x.index), &d, |c| {
+                c.iter()
+                    .enumerate()
+                    .filter(|&(k, _)| k != axis)
+                    .map(|(_, &v)| v)
+                    .collect()
+            })?;
+            (coef, index)
+        } else {
+            let index = self.regather(op, (&s, &x.index), &d, |c| {
+                c.iter()
+                    .zip(&from)
+                    .map(|(&v, &n)| if n == 1 { 0 } else { v })
+                    .collect()
+            })?;
+            (x.coef.clone(), index)
+        };
+        self.define(
+            op,
+            Sym::Indexed(Box::new(Indexed {
+                buffer: x.buffer,
+                constant: x.constant,
+                coef,
+                layout: Some(Box::new(dst_layout)),
+                index,
+            })),
+        )
+    }
+
+    /// A load of one element through a scalar pointer: every thread loads it into a register.
+    pub(super) fn scalar_load(&mut self, op: &Op) -> Result<(), LowerError> {
+        let r = op.results[0];
+        let bits = self.bits(op, r)?;
+        let parts = self.address_parts(op, 0, 0)?;
+        let Some(buffer) = parts.buffer else {
+            return fail(op, "loads through an address that is not a pointer");
+        };
+        if self.p.buffers[buffer].element_bits != bits {
+            return fail(op, "loads elements of another width than the pointer's");
+        }
+        let when = match op.mask.map(|i| self.operand(op, i)).transpose()? {
+            None => Vec::new(),
+            Some(Sym::Cond(c)) => vec![c.clone()],
+            Some(_) => return fail(op, "a scalar load's mask that is not a uniform condition"),
+        };
+        let other = match op.other.map(|i| self.operand(op, i)).transpose()? {
+            None => 0,
+            Some(Sym::Splat(b)) => *b,
+            Some(Sym::Int(u)) => match u.as_constant() {
+                Some(c) => c as u64,
+                None => return fail(op, "a scalar load's `other` that is not a constant"),
+            },
+            Some(_) => return fail(op, "a scalar load's `other` that is not a constant"),
+        };
+        let dst = self.p.value(bits);
+        self.p.ops.push(ProgramOp::GlobalLoad {
+            dst: vec![dst],
+            buffer,
+            offset: GlobalOffset {
+                base: parts.constant,
+                when,
+                index: parts.data.map(|(_, v)| v[0]),
+                ..GlobalOffset::default()
+            },
+            other,
+        });
+        self.define(op, Sym::Lanes(dst))
+    }
+}
