@@ -12,7 +12,7 @@ use super::{Lowering, Sym, fail};
 use crate::linear::LinearLayout;
 use crate::lower::error::LowerError;
 use crate::lower::ir::{Condition, Uniform};
-use crate::lower::ir::{Extent, Value};
+use crate::lower::ir::{Extent, Op as ProgramOp, Value};
 use crate::lower::plan::convert;
 use crate::lower::plan::dist::{Addressing, Dist, Loader, Storer};
 use crate::ttgir::axisinfo::AxisInfo;
@@ -48,6 +48,9 @@ struct Masking {
     predicate: Option<Vec<Value>>,
     /// The bits a masked element of a load reads.
     other: u64,
+    /// An `other` that is no constant: a tensor of the access's layout, chosen after the
+    /// load where the mask fails.
+    other_values: Option<Vec<Value>>,
 }
 
 impl Pending {
@@ -244,6 +247,7 @@ impl Lowering<'_> {
         let masking = self.bounds(op, &layout)?;
         let other = masking.other;
         let masked = self.mask_vector(op, &masking);
+        let chosen = masking.other_values.clone().zip(masking.predicate.clone());
         addressing.bounds = masking.bounds;
         addressing.when = masking.when;
         addressing.predicate = masking.predicate;
@@ -255,7 +259,7 @@ impl Lowering<'_> {
         self.define(
             op,
             Sym::Pending(Box::new(Pending {
-                layout,
+                layout: layout.clone(),
                 buffer,
                 addressing,
                 other,
@@ -263,7 +267,23 @@ impl Lowering<'_> {
                 bits,
                 converted: None,
             })),
-        )
+        )?;
+        let Some((others, predicates)) = chosen else {
+            return Ok(());
+        };
+        // `other` per element: the load now, then a select where the mask fails.
+        let (_, loaded) = self.data(op, r)?;
+        let values = loaded
+            .iter()
+            .zip(&others)
+            .zip(&predicates)
+            .map(|((&a, &b), &cond)| {
+                let dst = self.p.value(self.p.value_bits(a));
+                self.p.ops.push(ProgramOp::Select { dst, cond, a, b });
+                dst
+            })
+            .collect();
+        self.define_data(op, layout, values)
     }
 
     /// Value `v` in registers, each as wide as its type's elements says (a module whose types
@@ -383,30 +403,48 @@ impl Lowering<'_> {
     /// access's `layout`, one predicate per register.
     fn bounds(&mut self, op: &Op, layout: &LinearLayout) -> Result<Masking, LowerError> {
         let rank = layout.num_out_dims();
-        let other = match op.other {
-            None => 0,
-            Some(i) => match self.operand(op, i)? {
-                Sym::Splat(bits) => *bits,
-                Sym::Affine {
-                    base: None,
-                    constant,
-                    coef,
-                } if coef.iter().all(Uniform::is_zero) => match constant.as_constant() {
-                    Some(c) => c as u64 & self.element_mask(op, op.results[0])?,
-                    None => return fail(op, "an `other` that is not a constant is not lowered yet"),
-                },
-                _ => return fail(op, "an `other` that is not a splat constant is not lowered yet"),
-            },
+        let constant_other = match op.other.map(|i| self.operand(op, i)).transpose()? {
+            None => Some(0),
+            Some(Sym::Splat(bits)) => Some(*bits),
+            Some(Sym::Affine {
+                base: None,
+                constant,
+                coef,
+            }) if coef.iter().all(Uniform::is_zero) && constant.as_constant().is_some() => {
+                let c = constant.as_constant().unwrap_or(0);
+                Some(c as u64 & self.element_mask(op, op.results[0])?)
+            }
+            Some(_) => None,
+        };
+        let other_values = match (constant_other, op.other) {
+            (None, Some(i)) => {
+                let (other_layout, values) = self.typed_data(op, op.operands[i])?;
+                if *other_layout != *layout {
+                    return fail(op, "`other` is in another layout than the load");
+                }
+                Some(values)
+            }
+            _ => None,
         };
         let mut masking = Masking {
             bounds: vec![None; rank],
             when: Vec::new(),
             predicate: None,
-            other,
+            other: constant_other.unwrap_or(0),
+            other_values,
         };
         let Some(i) = op.mask else {
             return Ok(masking);
         };
+        if masking.other_values.is_some() {
+            // The choice needs the mask per register.
+            let (mask_layout, values) = self.typed_data(op, op.operands[i])?;
+            if *mask_layout != *layout {
+                return fail(op, "the mask is in another layout than the access");
+            }
+            masking.predicate = Some(values);
+            return Ok(masking);
+        }
         match self.operand(op, i)? {
             Sym::Mask { bounds, when } if bounds.len() == rank => {
                 masking.bounds = bounds.clone();
