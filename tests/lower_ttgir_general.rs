@@ -82,3 +82,95 @@ module attributes {{"ttg.num-warps" = 2 : i32, "ttg.threads-per-warp" = {lanes} 
         llc_accepts(&k, &format!("fill_{arch}"));
     }
 }
+
+const ARCHS: [&str; 3] = ["gfx942", "gfx950", "gfx1100"];
+
+fn fixture(name: &str, arch: &str) -> Kernel {
+    let path = format!(
+        "{}/tests/fixtures/lower/ttgir-general/{name}.{arch}.ttgir",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    lower(&std::fs::read_to_string(&path).unwrap(), arch)
+}
+
+fn floats(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn float(b: &[u8], i: usize) -> f32 {
+    f32::from_bits(word(b, i))
+}
+
+/// Rows gathered through loaded ids (a data address), columns masked at `D` (not a multiple
+/// of the block): each row of the output is the looked-up table row, zeros past `D`.
+#[test]
+fn gathered_rows_are_the_looked_up_rows() {
+    for arch in ARCHS {
+        let k = fixture("gather_rows_16x64_f32", arch);
+        let (rows, stride, d) = (32usize, 80usize, 50usize);
+        let ids: Vec<u32> = (0..rows).map(|r| ((r * 7 + 3) % 20) as u32).collect();
+        let table: Vec<f32> = (0..20 * stride).map(|i| i as f32 * 0.25).collect();
+        let mut buffers = vec![words(&ids), floats(&table), floats(&vec![-1.0; rows * stride])];
+        for wg in 0..2 {
+            let launch = Launch {
+                scalars: vec![stride as u64, d as u64],
+                workgroup: [wg, 0, 0],
+                grid: [2, 1, 1],
+            };
+            run_launch(&k.program, &mut buffers, &launch).unwrap();
+        }
+        for r in 0..rows {
+            for c in 0..stride {
+                // Masked columns (and those past the block) are not stored.
+                let want = if c < d {
+                    table[ids[r] as usize * stride + c]
+                } else {
+                    -1.0
+                };
+                assert_eq!(
+                    float(&buffers[2], r * stride + c),
+                    want,
+                    "{arch}: row {r}, column {c}"
+                );
+            }
+        }
+        llc_accepts(&k, &format!("gather_{arch}"));
+    }
+}
+
+/// `join` then `reshape` interleaves two vectors; reading them back, `reshape` and `split`
+/// undo it (out2 = y − x); a scalar loaded, doubled and stored by one thread (out3 = 2·x[3]).
+#[test]
+fn join_reshape_split_and_scalars_move_the_right_elements() {
+    for arch in ARCHS {
+        let k = fixture("shapes_256_f32", arch);
+        let x: Vec<f32> = (0..256).map(|i| i as f32 * 1.5).collect();
+        let y: Vec<f32> = (0..256).map(|i| 1000.0 - i as f32).collect();
+        let mut buffers = vec![
+            floats(&x),
+            floats(&y),
+            vec![0; 512 * 4],
+            vec![0; 256 * 4],
+            vec![0; 2 * 4],
+        ];
+        for wg in 0..2 {
+            let launch = Launch {
+                scalars: vec![],
+                workgroup: [wg, 0, 0],
+                grid: [2, 1, 1],
+            };
+            run_launch(&k.program, &mut buffers, &launch).unwrap();
+        }
+        for i in 0..256 {
+            assert_eq!(float(&buffers[2], 2 * i), x[i], "{arch}: out1[{}]", 2 * i);
+            assert_eq!(float(&buffers[2], 2 * i + 1), y[i], "{arch}: out1[{}]", 2 * i + 1);
+            assert_eq!(float(&buffers[3], i), y[i] - x[i], "{arch}: out2[{i}]");
+        }
+        assert_eq!(
+            (float(&buffers[4], 0), float(&buffers[4], 1)),
+            (9.0, 9.0),
+            "{arch}: out3"
+        );
+        llc_accepts(&k, &format!("shapes_{arch}"));
+    }
+}

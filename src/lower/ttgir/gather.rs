@@ -248,12 +248,8 @@ impl Lowering<'_> {
         Ok(Some((layout, sum)))
     }
 
-    /// `tt.addptr` (or an integer `addi` / `muli` / `subi` of scalars) where a part is in
-    /// registers.
+    /// `tt.addptr` where a part of the address is in registers.
     pub(super) fn register_address_arith(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
-        if op.name != "tt.addptr" {
-            return self.lanes_arith(op);
-        }
         let p = self.address_parts(op, 0, rank)?;
         let o = self.address_parts(op, 1, rank)?;
         let (Some(buffer), None) = (p.buffer, o.buffer) else {
@@ -292,27 +288,33 @@ impl Lowering<'_> {
         self.define(op, sym)
     }
 
-    /// Integer arithmetic of scalars where one is a register every thread holds.
-    fn lanes_arith(&mut self, op: &Op) -> Result<(), LowerError> {
+    /// Element-wise arithmetic of scalars where one is a register every thread holds (a
+    /// loaded scalar, a reduction's result): the operation on registers, the uniforms and
+    /// constants among the operands put in registers first.
+    pub(super) fn lanes_arith(&mut self, op: &Op) -> Result<(), LowerError> {
         let r = op.results[0];
         let bits = self.bits(op, r)?;
-        let ty = match bits {
-            32 => "i32",
-            64 => "i64",
-            _ => return fail(op, "scalar arithmetic in registers on other than i32 and i64"),
+        let element = self.m.values[r].ty.element.clone();
+        let (Some(arith), Some(ty)) = (
+            super::data::arith_op(&op.name),
+            super::data::numeric_type(&element),
+        ) else {
+            return fail(op, "is not lowered on scalars in registers");
         };
-        let arith = match op.name.as_str() {
-            "arith.addi" => ArithOp::Add,
-            "arith.subi" => ArithOp::Sub,
-            "arith.muli" => ArithOp::Mul,
-            _ => return fail(op, "is not lowered on scalars in registers"),
-        };
-        let mut args = Vec::with_capacity(2);
-        for &v in &op.operands[..2] {
+        if !arith.applies_to(ty) || op.operands.len() != arith.operands() {
+            return fail(op, format!("{arith:?} of {element} is not lowered"));
+        }
+        let mut args = Vec::with_capacity(op.operands.len());
+        for &v in &op.operands {
             let x = match self.sym(op, v)?.clone() {
                 Sym::Lanes(x) => x,
                 Sym::Int(u) => self.uniform_register(&u, bits),
-                _ => return fail(op, "an operand that is not a scalar integer"),
+                Sym::Splat(b) => {
+                    let dst = self.p.value(bits);
+                    self.p.ops.push(ProgramOp::Constant { dst, bits: b });
+                    dst
+                }
+                _ => return fail(op, "an operand that is not a scalar"),
             };
             if self.p.value_bits(x) != bits {
                 return fail(op, "operands of another width than the result");
@@ -439,5 +441,66 @@ impl Lowering<'_> {
             other,
         });
         self.define(op, Sym::Lanes(dst))
+    }
+
+    /// A store of one element through a scalar pointer: the first thread stores it (every
+    /// thread holds the same value), as Triton predicates scalar stores.
+    pub(super) fn scalar_store(&mut self, op: &Op) -> Result<(), LowerError> {
+        let data = op.operands[1];
+        let bits = self.bits(op, data)?;
+        let parts = self.address_parts(op, 0, 0)?;
+        let Some(buffer) = parts.buffer else {
+            return fail(op, "stores through an address that is not a pointer");
+        };
+        if self.p.buffers[buffer].element_bits != bits {
+            return fail(op, "stores elements of another width than the pointer's");
+        }
+        let value = match self.sym(op, data)?.clone() {
+            Sym::Lanes(x) => x,
+            Sym::Int(u) => self.uniform_register(&u, bits),
+            Sym::Splat(b) => {
+                let dst = self.p.value(bits);
+                self.p.ops.push(ProgramOp::Constant { dst, bits: b });
+                dst
+            }
+            _ => return fail(op, "stores a scalar that is not in a register or uniform"),
+        };
+        if self.p.value_bits(value) != bits {
+            return fail(op, "stores a value of another width than its type");
+        }
+        let when = match op.mask.map(|i| self.operand(op, i)).transpose()? {
+            None => Vec::new(),
+            Some(Sym::Cond(c)) => vec![c.clone()],
+            Some(_) => return fail(op, "a scalar store's mask that is not a uniform condition"),
+        };
+        let thread_bits = self.p.thread_bits();
+        let (tid, zero, first) = (self.p.value(32), self.p.value(32), self.p.value(1));
+        self.p.ops.push(ProgramOp::ThreadMap {
+            dst: tid,
+            map: crate::lower::ir::XorMap {
+                cols: (0..thread_bits).map(|b| 1 << b).collect(),
+                constant: 0,
+            },
+        });
+        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
+        self.p.ops.push(ProgramOp::Compare {
+            pred: crate::lower::ir::Predicate::Eq,
+            ty: "i32",
+            dst: first,
+            a: tid,
+            b: zero,
+        });
+        self.p.ops.push(ProgramOp::GlobalStore {
+            src: vec![value],
+            buffer,
+            offset: GlobalOffset {
+                base: parts.constant,
+                when,
+                index: parts.data.map(|(_, v)| v[0]),
+                predicate: Some(first),
+                ..GlobalOffset::default()
+            },
+        });
+        Ok(())
     }
 }

@@ -79,6 +79,7 @@ mod general;
 mod index;
 mod memory;
 mod reduce;
+mod shape;
 mod shared;
 
 use super::error::LowerError;
@@ -181,7 +182,9 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "arith.andi" | "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maxnumf"
         | "arith.minnumf" | "arith.maxsi" | "arith.minsi" | "arith.cmpf" | "arith.ori" => (2, 1),
         "tt.get_program_id" | "tt.get_num_programs" | "ttg.local_alloc" => (0, 1),
-        "ttg.memdesc_index" | "arith.divsi" => (2, 1),
+        "ttg.memdesc_index" | "arith.divsi" | "tt.join" | "tt.cat" => (2, 1),
+        "tt.reshape" => (1, 1),
+        "tt.split" => (1, 2),
         "ttg.local_store" => (2, 0),
         "arith.select" => (3, 1),
         "scf.for" => (3, 0),
@@ -319,13 +322,15 @@ impl Lowering<'_> {
                 self.reshape_indexed(op)?
             }
             "tt.load" if rank == 0 => self.scalar_load(op)?,
+            "tt.store" if op.operands.len() > 1 && self.rank(op.operands[1]) == 0 => self.scalar_store(op)?,
             "tt.addptr" if data || (0..2).any(|k| self.is_register_scalar_or_indexed(op, k)) => {
                 self.register_address_arith(op, rank)?
             }
-            "arith.addi" | "arith.subi" | "arith.muli"
-                if rank == 0 && (0..2).any(|k| self.is_register_scalar_or_indexed(op, k)) =>
+            name if rank == 0
+                && data::arith_op(name).is_some()
+                && (0..op.operands.len()).any(|k| self.is_register_scalar_or_indexed(op, k)) =>
             {
-                self.register_address_arith(op, rank)?
+                self.lanes_arith(op)?
             }
             "tt.expand_dims" | "tt.broadcast" if data => self.reshape_data(op)?,
             "tt.expand_dims" => {
@@ -372,6 +377,10 @@ impl Lowering<'_> {
             "scf.if" => self.scf_if(op)?,
             "arith.select" => self.select(op)?,
             "tt.trans" => self.transpose(op)?,
+            "tt.reshape" => self.reshape(op)?,
+            "tt.join" => self.join(op)?,
+            "tt.split" => self.split(op)?,
+            "tt.cat" => self.cat(op)?,
             "arith.divsi" => self.divide(op)?,
             // Scheduling hints: the order they ask for is the program's own.
             "rocdl.s.setprio" | "rocdl.sched.barrier" | "rocdl.sched.group.barrier" | "rocdl.iglp.opt" => {}
