@@ -75,8 +75,8 @@ module attributes {{"ttg.num-warps" = 2 : i32, "ttg.threads-per-warp" = {lanes} 
             };
             run_launch(&k.program, &mut buffers, &launch).unwrap();
         }
-        for i in 0..512 {
-            let want = if i < n { x[i] } else { 0xdead };
+        for (i, &xi) in x.iter().enumerate() {
+            let want = if i < n { xi } else { 0xdead };
             assert_eq!(word(&buffers[1], i), want, "{arch}: element {i}");
         }
         llc_accepts(&k, &format!("fill_{arch}"));
@@ -161,10 +161,10 @@ fn join_reshape_split_and_scalars_move_the_right_elements() {
             };
             run_launch(&k.program, &mut buffers, &launch).unwrap();
         }
-        for i in 0..256 {
-            assert_eq!(float(&buffers[2], 2 * i), x[i], "{arch}: out1[{}]", 2 * i);
-            assert_eq!(float(&buffers[2], 2 * i + 1), y[i], "{arch}: out1[{}]", 2 * i + 1);
-            assert_eq!(float(&buffers[3], i), y[i] - x[i], "{arch}: out2[{i}]");
+        for (i, (&xi, &yi)) in x.iter().zip(&y).enumerate() {
+            assert_eq!(float(&buffers[2], 2 * i), xi, "{arch}: out1[{}]", 2 * i);
+            assert_eq!(float(&buffers[2], 2 * i + 1), yi, "{arch}: out1[{}]", 2 * i + 1);
+            assert_eq!(float(&buffers[3], i), yi - xi, "{arch}: out2[{i}]");
         }
         assert_eq!(
             (float(&buffers[4], 0), float(&buffers[4], 1)),
