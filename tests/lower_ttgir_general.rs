@@ -174,3 +174,41 @@ fn join_reshape_split_and_scalars_move_the_right_elements() {
         llc_accepts(&k, &format!("shapes_{arch}"));
     }
 }
+
+/// What the lowering refuses is one line naming the op and its line, wherever in the lowering
+/// the refusal arises (here: an op outside the language the lowering takes, and a layout that
+/// holds more registers per thread than the lowering unrolls).
+#[test]
+fn every_refusal_names_the_op_and_its_line() {
+    let outside = r#"
+module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k(%x: i32) {
+    tt.print " x: " {hex = false, isSigned = array<i32: 1>} : %x : i32
+    tt.return
+  }
+}"#;
+    let e = ttgir_kernel(
+        &Module::parse(outside).unwrap(),
+        Target::by_name("gfx942").unwrap(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("line 4: tt.print: "), "{e}");
+    let too_many_registers = r#"
+#l = #ttg.blocked<{sizePerThread = [8192], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k(%out: !tt.ptr<i32>) {
+    %r = tt.make_range {end = 524288 : i32, start = 0 : i32} : tensor<524288xi32, #l>
+    %p = tt.splat %out : !tt.ptr<i32> -> tensor<524288x!tt.ptr<i32>, #l>
+    %q = tt.addptr %p, %r : tensor<524288x!tt.ptr<i32>, #l>, tensor<524288xi32, #l>
+    tt.store %q, %r : tensor<524288x!tt.ptr<i32>, #l>
+    tt.return
+  }
+}"#;
+    let e = ttgir_kernel(
+        &Module::parse(too_many_registers).unwrap(),
+        Target::by_name("gfx942").unwrap(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("line 8: tt.store: "), "{e}");
+    assert_eq!(e.to_string().lines().count(), 1, "{e}");
+}

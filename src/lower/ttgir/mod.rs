@@ -295,7 +295,19 @@ impl Lowering<'_> {
             Some(Sym::Data { .. } | Sym::Pending(_))
         )
     }
+    /// Lowers op `i` (`false`: it returned). Every error names the op and its line.
     fn op(&mut self, i: usize) -> Result<bool, LowerError> {
+        self.lower_op(i).map_err(|e| {
+            if e.message().starts_with("line ") {
+                e
+            } else {
+                let op = &self.m.ops[i];
+                LowerError::new(format!("line {}: {}: {}", op.line, op.name, e.message()))
+            }
+        })
+    }
+
+    fn lower_op(&mut self, i: usize) -> Result<bool, LowerError> {
         let op = &self.m.ops[i];
         if let Some((operands, results)) = arity(&op.name)
             && (op.operands.len() < operands || op.results.len() < results)
