@@ -212,3 +212,41 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
     assert!(e.to_string().starts_with("line 8: tt.store: "), "{e}");
     assert_eq!(e.to_string().lines().count(), 1, "{e}");
 }
+
+/// Scalars in registers: a loaded scalar and a uniform integer converted to a float
+/// (`sitofp`), combined, splat and used by tensor arithmetic — `out = x · (x[0] + n)`.
+#[test]
+fn scalars_converted_and_splat_into_tensors() {
+    let text = r#"
+#l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @scale(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
+    %first = tt.load %x : !tt.ptr<f32>
+    %nf = arith.sitofp %n : i32 to f32
+    %s = arith.addf %first, %nf : f32
+    %ss = tt.splat %s : f32 -> tensor<64xf32, #l>
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
+    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>, #l>
+    %xp = tt.addptr %xs, %r : tensor<64x!tt.ptr<f32>, #l>, tensor<64xi32, #l>
+    %v = tt.load %xp : tensor<64x!tt.ptr<f32>, #l>
+    %y = arith.mulf %v, %ss : tensor<64xf32, #l>
+    %os = tt.splat %out : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>, #l>
+    %op = tt.addptr %os, %r : tensor<64x!tt.ptr<f32>, #l>, tensor<64xi32, #l>
+    tt.store %op, %y : tensor<64x!tt.ptr<f32>, #l>
+    tt.return
+  }
+}"#;
+    let k = lower(text, "gfx942");
+    let x: Vec<f32> = (0..64).map(|i| 0.5 + i as f32).collect();
+    let mut buffers = vec![floats(&x), vec![0; 64 * 4]];
+    let launch = Launch {
+        scalars: vec![(-3i64) as u64],
+        workgroup: [0, 0, 0],
+        grid: [1, 1, 1],
+    };
+    run_launch(&k.program, &mut buffers, &launch).unwrap();
+    for (i, &xi) in x.iter().enumerate() {
+        assert_eq!(float(&buffers[1], i), xi * (0.5 - 3.0), "element {i}");
+    }
+    llc_accepts(&k, "scale");
+}

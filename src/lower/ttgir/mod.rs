@@ -401,6 +401,14 @@ impl Lowering<'_> {
             "tt.dot" => self.dot(op)?,
             "tt.reduce" => self.reduce(op)?,
             "arith.truncf" | "arith.extf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi"
+            | "arith.trunci"
+                if rank == 0
+                    && (self.is_register_scalar_or_indexed(op, 0)
+                        || (op.name == "arith.sitofp" && matches!(self.operand(op, 0)?, Sym::Int(_)))) =>
+            {
+                self.convert_lanes(op)?
+            }
+            "arith.truncf" | "arith.extf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi"
             | "arith.trunci" => self.convert_numbers(op)?,
             "arith.maximumf" | "arith.minimumf" => {
                 return fail(
