@@ -207,7 +207,7 @@ fn mlir_files(dir: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures").join(dir))
         .expect("fixture directory")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+        .filter(|p| p.extension().is_some_and(|e| e == "mlir" || e == "ttgir"))
         .collect();
     files.sort();
     files
@@ -222,6 +222,9 @@ fn ttgir_seeds() -> Vec<Vec<u8>> {
         ("heuristics/regions", 20),
         ("heuristics/stripped", 10),
         ("heuristics/dot_scaled", 8),
+        // Kernels as Triton compiles them, for the lowering the target runs too.
+        ("lower/ttgir-own", 24),
+        ("lower/ttgir-general", 6),
     ] {
         for file in spread(&mlir_files(dir), n) {
             seeds.push(std::fs::read(file).expect("mlir"));
@@ -323,7 +326,8 @@ fn lower_seeds() -> Vec<Vec<u8>> {
         std::fs::read_to_string(root().join("tests/fixtures/lower/emulator-cases.json")).expect("fixture");
     let cases: Vec<Value> = serde_json::from_str(&text).expect("JSON");
     let mut pairs: Vec<(String, String, String, Vec<u64>, String)> = Vec::new();
-    for c in &cases {
+    // Copies and conversions (the matmul cases have no layouts of their own).
+    for c in cases.iter().filter(|c| c["form"] == "copy" || c["form"] == "convert") {
         let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
         let src = if c["form"] == "copy" {
             s("layout")
@@ -343,9 +347,11 @@ fn lower_seeds() -> Vec<Vec<u8>> {
     let anchors: Value = serde_json::from_str(&text).expect("JSON");
     for (arch, kernels) in anchors.as_object().expect("archs") {
         for k in kernels.as_object().expect("kernels").values() {
-            let layouts: Vec<String> = k["layouts"]
-                .as_array()
-                .expect("layouts")
+            // The matmul rows hold counts only.
+            let Some(layouts) = k["layouts"].as_array() else {
+                continue;
+            };
+            let layouts: Vec<String> = layouts
                 .iter()
                 .filter_map(|l| l.as_str()?.split_once(" = ").map(|(_, t)| t.to_string()))
                 .collect();
