@@ -1,0 +1,867 @@
+#!/usr/bin/env python3
+"""Compile kernels as people write them (the Triton tutorials' kernels and the common hand- and
+LLM-written ones: vector add, softmax, matmuls, norms, attention, activations, gathers, scans)
+with Triton 3.6.0 (the oracle's Python, CPU only, explicit HIP targets) and write their final
+TTGIR, AMDGCN and code objects next to the lowering tests, with the emulator cases that run them:
+
+    ../shared/oracle/oracle-python scripts/people_ttgir.py [--out tests/fixtures/lower/ttgir-people]
+
+Each kernel is compiled as its usual launch would compile it: the arguments specialised the way
+Triton's JIT specialises a launch with torch tensors on a HIP device (pointers 16-byte aligned and
+within 2 GB: `tt.divisibility` 16 and `tt.pointer_range` 32; integers divisible by 16 get
+`tt.divisibility` 16; an integer equal to 1, such as a contiguous tensor's inner stride, becomes a
+constant), Triton's default options but for the launch's `num_warps` (4 unless the kernel is
+launched otherwise, as the tutorials' softmax and layer norm are) and `num_stages` where the
+tutorial sets it. Targets: gfx942, gfx950 (64 lanes) and gfx1100 (32 lanes).
+
+Written to the output folder: `<kernel>.<arch>.ttgir` (final TTGIR), `<kernel>.<arch>.amdgcn`
+(Triton's assembly, compared by counts) and `<kernel>.<arch>.hsaco` (Triton's code object with its
+debug sections left out, for `check_ttgir.py --triton`), `triton-counts.<arch>.json` (Triton's
+instruction counts, counted as the oracle's codegen_anchor.py counts them), `cases.json` (the
+emulator's cases: arguments, a grid of several workgroups, runtime sizes that leave masked tails)
+and `refusals.txt` (a (kernel, arch) pair that Triton does not compile, with Triton's message).
+The references of the cases are in `refs.py` beside them (written by hand).
+"""
+
+import argparse
+import json
+import os
+import re
+import struct
+import sys
+import tempfile
+
+os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="triton-cache-"))
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton._C.libtriton import native_specialize_impl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler.compiler import ASTSource, make_backend  # noqa: E402
+
+ORACLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "oracle")
+sys.path.insert(0, ORACLE)
+from codegen_anchor import count  # noqa: E402
+
+ARCHS = ["gfx942", "gfx950", "gfx1100"]
+
+# ---------------------------------------------------------------------------------------------
+# The kernels, as the tutorials and common code write them.
+# ---------------------------------------------------------------------------------------------
+
+
+# Tutorial 01: vector addition.
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    block_start = pid * BLOCK_SIZE
+    offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    output = x + y
+    tl.store(output_ptr + offsets, output, mask=mask)
+
+
+# Tutorial 02: fused softmax, persistent over rows.
+@triton.jit
+def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols, BLOCK_SIZE: tl.constexpr,
+                   num_stages: tl.constexpr):
+    # starting row of the program
+    row_start = tl.program_id(0)
+    row_step = tl.num_programs(0)
+    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
+        # The stride represents how much we need to increase the pointer to advance 1 row
+        row_start_ptr = input_ptr + row_idx * input_row_stride
+        # The block size is the next power of two greater than n_cols, so we can fit each
+        # row in a single block
+        col_offsets = tl.arange(0, BLOCK_SIZE)
+        input_ptrs = row_start_ptr + col_offsets
+        # Load the row into SRAM, using a mask since BLOCK_SIZE may be > than n_cols
+        mask = col_offsets < n_cols
+        row = tl.load(input_ptrs, mask=mask, other=-float('inf'))
+        # Subtract maximum for numerical stability
+        row_minus_max = row - tl.max(row, axis=0)
+        # Note that exponentiation in Triton is fast but approximate (i.e., think __expf in CUDA)
+        numerator = tl.exp(row_minus_max)
+        denominator = tl.sum(numerator, axis=0)
+        softmax_output = numerator / denominator
+        # Write back output to DRAM
+        output_row_start_ptr = output_ptr + row_idx * output_row_stride
+        output_ptrs = output_row_start_ptr + col_offsets
+        tl.store(output_ptrs, softmax_output, mask=mask)
+
+
+# Tutorial 03: matrix multiplication with grouped ordering of the program ids.
+@triton.jit
+def matmul_kernel(
+        # Pointers to matrices
+        a_ptr, b_ptr, c_ptr,
+        # Matrix dimensions
+        M, N, K,
+        # The stride variables represent how much to increase the ptr by when moving by 1
+        # element in a particular dimension.
+        stride_am, stride_ak,  #
+        stride_bk, stride_bn,  #
+        stride_cm, stride_cn,
+        # Meta-parameters
+        BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,  #
+        GROUP_SIZE_M: tl.constexpr,  #
+):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
+    tl.assume(stride_am > 0)
+    tl.assume(stride_ak > 0)
+    tl.assume(stride_bn > 0)
+    tl.assume(stride_bk > 0)
+    tl.assume(stride_cm > 0)
+    tl.assume(stride_cn > 0)
+
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    c = accumulator.to(tl.float16)
+
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+# Tutorial 05: layer norm, forward pass.
+@triton.jit
+def _layer_norm_fwd_fused(
+    X,  # pointer to the input
+    Y,  # pointer to the output
+    W,  # pointer to the weights
+    B,  # pointer to the biases
+    Mean,  # pointer to the mean
+    Rstd,  # pointer to the 1/std
+    stride,  # how much to increase the pointer when moving by 1 row
+    N,  # number of columns in X
+    eps,  # epsilon to avoid division by zero
+    BLOCK_SIZE: tl.constexpr,
+):
+    # Map the program id to the row of X and Y it should compute.
+    row = tl.program_id(0)
+    Y += row * stride
+    X += row * stride
+    # Compute mean
+    mean = 0
+    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        _mean += a
+    mean = tl.sum(_mean, axis=0) / N
+    # Compute variance
+    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.)
+        _var += x * x
+    var = tl.sum(_var, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    # Write mean / rstd
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    # Normalize and apply linear transformation
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
+        x_hat = (x - mean) * rstd
+        y = x_hat * w + b
+        # Write output
+        tl.store(Y + cols, y, mask=mask)
+
+
+# Tutorial 06: fused attention, forward pass (simplified: non-causal, one head dimension, plain
+# pointers, the KV loop masked for a sequence length that is not a multiple of the block).
+@triton.jit
+def _attn_fwd(Q, K, V, sm_scale, M, Out,  #
+              stride_qh, stride_qm,  #
+              stride_kh, stride_kn,  #
+              stride_vh, stride_vn,  #
+              stride_oh, stride_om,  #
+              N_CTX,  #
+              HEAD_DIM: tl.constexpr,  #
+              BLOCK_M: tl.constexpr,  #
+              BLOCK_N: tl.constexpr,  #
+              ):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    # initialize offsets
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q_ptrs = Q + off_hz * stride_qh + offs_m[:, None] * stride_qm + offs_d[None, :]
+    k_ptrs = K + off_hz * stride_kh + offs_n[None, :] * stride_kn + offs_d[:, None]
+    v_ptrs = V + off_hz * stride_vh + offs_n[:, None] * stride_vn + offs_d[None, :]
+    # initialize pointer to m and l
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    # load scales
+    qk_scale = sm_scale
+    qk_scale *= 1.44269504  # 1/log(2)
+    # load q: it will stay in SRAM throughout
+    q = tl.load(q_ptrs, mask=offs_m[:, None] < N_CTX, other=0.0)
+    # loop over k, v and update accumulator
+    for start_n in range(0, N_CTX, BLOCK_N):
+        # -- compute qk ----
+        k = tl.load(k_ptrs + start_n * stride_kn, mask=(start_n + offs_n[None, :]) < N_CTX, other=0.0)
+        qk = tl.dot(q, k)
+        qk = tl.where((start_n + offs_n[None, :]) < N_CTX, qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        # -- update m_i and l_i
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        # -- update output accumulator --
+        acc = acc * alpha[:, None]
+        # update acc
+        v = tl.load(v_ptrs + start_n * stride_vn, mask=(start_n + offs_n[:, None]) < N_CTX, other=0.0)
+        p = p.to(tl.float16)
+        acc = tl.dot(p, v, acc)
+        # update m_i and l_i
+        m_i = m_ij
+    # epilogue
+    m_i += tl.math.log2(l_i)
+    acc = acc / l_i[:, None]
+    m_ptrs = M + off_hz * N_CTX + offs_m
+    tl.store(m_ptrs, m_i, mask=offs_m < N_CTX)
+    o_ptrs = Out + off_hz * stride_oh + offs_m[:, None] * stride_om + offs_d[None, :]
+    tl.store(o_ptrs, acc.to(Out.type.element_ty), mask=offs_m[:, None] < N_CTX)
+
+
+# GELU, the exact (erf) form.
+@triton.jit
+def gelu_kernel(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
+    tl.store(y_ptr + offsets, y, mask=mask)
+
+
+# RMSNorm, one row per program.
+@triton.jit
+def rmsnorm_kernel(x_ptr, w_ptr, y_ptr, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    ms = tl.sum(x * x, axis=0) / N
+    rstd = tl.rsqrt(ms + eps)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0)
+    y = x * rstd * w
+    tl.store(y_ptr + row * stride + cols, y, mask=mask)
+
+
+# Embedding lookup, one token per program, over a shard of the vocabulary (ids outside
+# [vocab_start, vocab_end) give zeros, as a vocabulary-parallel embedding does).
+@triton.jit
+def embedding_kernel(idx_ptr, weight_ptr, out_ptr, vocab_start, vocab_end, D, stride_w, stride_o,
+                     BLOCK_D: tl.constexpr):
+    row = tl.program_id(0)
+    ids = tl.load(idx_ptr + row)
+    in_shard = (ids >= vocab_start) & (ids < vocab_end)
+    ids = ids - vocab_start
+    cols = tl.arange(0, BLOCK_D)
+    mask = cols < D
+    x = tl.load(weight_ptr + ids * stride_w + cols, mask=mask & in_shard, other=0.0)
+    tl.store(out_ptr + row * stride_o + cols, x, mask=mask)
+
+
+# Split-K matmul: each program of axis 1 reduces a slice of K and adds its f32 tile atomically.
+@triton.jit
+def matmul_splitk_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                         stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                         SPLIT_K: tl.constexpr):
+    pid = tl.program_id(0)
+    pid_k = tl.program_id(1)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    pid_m = pid // num_pid_n
+    pid_n = pid % num_pid_n
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = pid_k * BLOCK_K + tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(K, 0, -BLOCK_K * SPLIT_K):
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k) & (offs_n[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+        a_ptrs += BLOCK_K * SPLIT_K * stride_ak
+        b_ptrs += BLOCK_K * SPLIT_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.atomic_add(c_ptrs, acc, mask=mask)
+
+
+# Tutorial 04: low-memory dropout with a seed.
+@triton.jit
+def _seeded_dropout(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+    # compute memory offsets of elements handled by this instance
+    pid = tl.program_id(axis=0)
+    block_start = pid * BLOCK_SIZE
+    offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    # load data from x
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    # randomly prune it
+    random = tl.rand(seed, offsets)
+    x_keep = random > p
+    # write-back
+    output = tl.where(x_keep, x / (1 - p), 0.0)
+    tl.store(output_ptr + offsets, output, mask=mask)
+
+
+# Argmax along rows, a block of rows per program.
+@triton.jit
+def argmax_kernel(x_ptr, out_ptr, n_rows, n_cols, stride, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    x = tl.load(x_ptr + rows[:, None] * stride + cols[None, :], mask=mask, other=-float("inf"))
+    idx = tl.argmax(x, axis=1)
+    tl.store(out_ptr + rows, idx, mask=rows < n_rows)
+
+
+# Inclusive prefix sum along rows, a block of rows per program.
+@triton.jit
+def cumsum_kernel(x_ptr, y_ptr, n_rows, n_cols, stride, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    offs = rows[:, None] * stride + cols[None, :]
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y = tl.cumsum(x, axis=1)
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
+# SwiGLU forward: silu(a) * b, one row per program.
+@triton.jit
+def swiglu_kernel(a_ptr, b_ptr, c_ptr, stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    a = tl.load(a_ptr + row * stride + cols, mask=mask, other=0).to(tl.float32)
+    b = tl.load(b_ptr + row * stride + cols, mask=mask, other=0)
+    c = a * tl.sigmoid(a) * b
+    tl.store(c_ptr + row * stride + cols, c, mask=mask)
+
+
+# Rotary embedding (half rotation): one token per program, all its heads; cos and sin per
+# position for half the head dimension.
+@triton.jit
+def rope_kernel(x_ptr, cos_ptr, sin_ptr, out_ptr, stride_xs, stride_xh, stride_cs, n_heads, HEAD_DIM: tl.constexpr,
+                BLOCK_H: tl.constexpr):
+    pos = tl.program_id(0)
+    HALF: tl.constexpr = HEAD_DIM // 2
+    offs_h = tl.arange(0, BLOCK_H)
+    offs_d = tl.arange(0, HALF)
+    cos = tl.load(cos_ptr + pos * stride_cs + offs_d)
+    sin = tl.load(sin_ptr + pos * stride_cs + offs_d)
+    mask = offs_h[:, None] < n_heads
+    x_base = x_ptr + pos * stride_xs + offs_h[:, None] * stride_xh + offs_d[None, :]
+    x1 = tl.load(x_base, mask=mask, other=0.0)
+    x2 = tl.load(x_base + HALF, mask=mask, other=0.0)
+    o1 = x1 * cos[None, :] - x2 * sin[None, :]
+    o2 = x2 * cos[None, :] + x1 * sin[None, :]
+    o_base = out_ptr + pos * stride_xs + offs_h[:, None] * stride_xh + offs_d[None, :]
+    tl.store(o_base, o1, mask=mask)
+    tl.store(o_base + HALF, o2, mask=mask)
+
+
+# Cross-entropy forward: loss = logsumexp(row) - row[label], one row per program; a label
+# outside [0, n_cols) (ignore_index, -100, and padding) gives a loss of 0.
+@triton.jit
+def cross_entropy_fwd_kernel(logits_ptr, labels_ptr, loss_ptr, lse_ptr, n_cols, stride, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    logits_ptr += row * stride
+    cols = tl.arange(0, BLOCK_SIZE)
+    logits = tl.load(logits_ptr + cols, mask=cols < n_cols, other=-float("inf")).to(tl.float32)
+    label = tl.load(labels_ptr + row)
+    m = tl.max(logits, axis=0)
+    lse = m + tl.log(tl.sum(tl.exp(logits - m), axis=0))
+    valid = (label >= 0) & (label < n_cols)
+    x_label = tl.load(logits_ptr + label, mask=valid, other=0.0).to(tl.float32)
+    loss = tl.where(valid, lse - x_label, 0.0)
+    tl.store(loss_ptr + row, loss)
+    tl.store(lse_ptr + row, lse)
+
+
+# int8 matmul with per-row (A) and per-column (B) f32 scales: int8 dot into an int32
+# accumulator, scaled in f32.
+@triton.jit
+def int8_matmul_kernel(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+                       stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < K - k * BLOCK_K), other=0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < K - k * BLOCK_K) & (offs_n[None, :] < N), other=0)
+        acc += tl.dot(a, b)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    a_s = tl.load(a_scale_ptr + offs_m, mask=offs_m < M, other=0.0)
+    b_s = tl.load(b_scale_ptr + offs_n, mask=offs_n < N, other=0.0)
+    c = acc.to(tl.float32) * a_s[:, None] * b_s[None, :]
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+# Tutorial 09: persistent matmul (the plain-pointer version), a fixed grid looping over tiles.
+@triton.jit
+def _compute_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M, NUM_SMS):
+    group_id = tile_id // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + (tile_id % group_size_m)
+    pid_n = (tile_id % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
+@triton.jit
+def matmul_kernel_persistent(a_ptr, b_ptr, c_ptr,  #
+                             M, N, K,  #
+                             stride_am, stride_ak,  #
+                             stride_bk, stride_bn,  #
+                             stride_cm, stride_cn,  #
+                             BLOCK_SIZE_M: tl.constexpr,  #
+                             BLOCK_SIZE_N: tl.constexpr,  #
+                             BLOCK_SIZE_K: tl.constexpr,  #
+                             GROUP_SIZE_M: tl.constexpr,  #
+                             NUM_SMS: tl.constexpr,  #
+                             ):
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
+    num_tiles = num_pid_m * num_pid_n
+
+    # NOTE: There is currently a bug in blackwell pipelining that means it can't handle a value being
+    # used in both the prologue and epilogue, so we duplicate the counters as a work-around.
+    tile_id_c = start_pid - NUM_SMS
+
+    offs_k_for_mask = tl.arange(0, BLOCK_SIZE_K)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = _compute_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M, NUM_SMS)
+        start_m = pid_m * BLOCK_SIZE_M
+        start_n = pid_n * BLOCK_SIZE_N
+        offs_am = start_m + tl.arange(0, BLOCK_SIZE_M)
+        offs_bn = start_n + tl.arange(0, BLOCK_SIZE_N)
+        offs_am = tl.where(offs_am < M, offs_am, 0)
+        offs_bn = tl.where(offs_bn < N, offs_bn, 0)
+        offs_am = tl.max_contiguous(tl.multiple_of(offs_am, BLOCK_SIZE_M), BLOCK_SIZE_M)
+        offs_bn = tl.max_contiguous(tl.multiple_of(offs_bn, BLOCK_SIZE_N), BLOCK_SIZE_N)
+
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            offs_k = ki * BLOCK_SIZE_K + tl.arange(0, BLOCK_SIZE_K)
+            a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+            b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+            a = tl.load(a_ptrs, mask=offs_k_for_mask[None, :] < K - ki * BLOCK_SIZE_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k_for_mask[:, None] < K - ki * BLOCK_SIZE_K, other=0.0)
+            accumulator = tl.dot(a, b, accumulator)
+
+        tile_id_c += NUM_SMS
+        pid_m, pid_n = _compute_pid(tile_id_c, num_pid_in_group, num_pid_m, GROUP_SIZE_M, NUM_SMS)
+        offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+        c = accumulator.to(tl.float16)
+        tl.store(c_ptrs, c, mask=c_mask)
+
+
+# ---------------------------------------------------------------------------------------------
+# Launches: each kernel's arguments in order (a buffer, or a scalar's value), its constexprs,
+# options and grid; each case a launch of the same specialisation.
+# ---------------------------------------------------------------------------------------------
+
+
+class Buf:
+    """A tensor argument: dtype (f32, f16, i32, i8), element count, the emulator's initial data
+    (random, zeros, sentinel, int3, small, wide: check_ttgir.py's init_values), written or not."""
+
+    def __init__(self, dtype, elems, init="random", out=False):
+        self.dtype, self.elems, self.init, self.out = dtype, elems, init, out
+
+
+class F32(float):
+    """A float scalar argument (Triton passes Python floats as fp32)."""
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def f16_matmul_case(M, N, K):
+    return dict(a_ptr=Buf("f16", M * K), b_ptr=Buf("f16", K * N), c_ptr=Buf("f16", M * N, "sentinel", True), M=M, N=N, K=K,
+                stride_am=K, stride_ak=1, stride_bk=N, stride_bn=1, stride_cm=N, stride_cn=1)
+
+
+def cases():
+    """(kernel name, function, constexprs, options, [(case name, args, grid, seed)][, variant]);
+    a variant sets Triton's AMD knobs for that compilation and may name its archs."""
+    out = []
+
+    def vadd(n, B):
+        return dict(x_ptr=Buf("f32", cdiv(n, B) * B), y_ptr=Buf("f32", cdiv(n, B) * B),
+                    output_ptr=Buf("f32", cdiv(n, B) * B, "sentinel", True), n_elements=n)
+    out.append(("vector_add_256_f32", add_kernel, {"BLOCK_SIZE": 256}, {"num_warps": 4}, [
+        ("n1500", vadd(1500, 256), [6, 1, 1], 101),
+        ("n1000", vadd(1000, 256), [4, 1, 1], 102),
+    ]))
+
+    # The tutorial launches a persistent grid of min(programs that fit, n_rows) with num_warps 8
+    # and num_stages 2 (4 where a CU has more than 200 KB of shared memory).
+    def softmax(rows, cols, grid):
+        return dict(output_ptr=Buf("f32", rows * cols, "sentinel", True), input_ptr=Buf("f32", rows * cols),
+                    input_row_stride=cols, output_row_stride=cols, n_rows=rows, n_cols=cols)
+    out.append(("softmax_persistent_256_f32", softmax_kernel, {"BLOCK_SIZE": 256, "num_stages": 2},
+                {"num_warps": 8, "num_stages": 2}, [
+                    ("rows37x200-grid8", softmax(37, 200, 8), [8, 1, 1], 111),
+                    ("rows5x130-grid3", softmax(5, 130, 3), [3, 1, 1], 112),
+                ]))
+
+    mm = f16_matmul_case(100, 90, 70)
+    out.append(("matmul_grouped_32x32x32_f16", matmul_kernel,
+                {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 2}, {"num_warps": 4}, [
+                    ("100x90x70", mm, [cdiv(100, 32) * cdiv(90, 32), 1, 1], 121),
+                ]))
+
+    # The tutorial: BLOCK_SIZE = next power of 2 of N (at most 64 KB of a row), num_warps =
+    # min(max(BLOCK_SIZE // 256, 1), 8); x, w, b and y in f16, mean and rstd in f32.
+    def layernorm(rows, N):
+        return dict(X=Buf("f16", rows * N), Y=Buf("f16", rows * N, "sentinel", True), W=Buf("f16", N),
+                    B=Buf("f16", N), Mean=Buf("f32", rows, "sentinel", True), Rstd=Buf("f32", rows, "sentinel", True),
+                    stride=N, N=N, eps=F32(1e-5))
+    out.append(("layernorm_fwd_512_f16", _layer_norm_fwd_fused, {"BLOCK_SIZE": 512}, {"num_warps": 2}, [
+        ("rows10x300", layernorm(10, 300), [10, 1, 1], 131),
+    ]))
+
+    H, S, D = 2, 100, 64
+    attn = dict(Q=Buf("f16", H * S * D, "int3"), K=Buf("f16", H * S * D, "int3"), V=Buf("f16", H * S * D, "int3"),
+                sm_scale=F32(0.125), M=Buf("f32", H * S, "sentinel", True), Out=Buf("f16", H * S * D, "sentinel", True),
+                stride_qh=S * D, stride_qm=D, stride_kh=S * D, stride_kn=D, stride_vh=S * D, stride_vn=D,
+                stride_oh=S * D, stride_om=D, N_CTX=S)
+    out.append(("attn_fwd_64x32_d64_f16", _attn_fwd, {"HEAD_DIM": 64, "BLOCK_M": 64, "BLOCK_N": 32}, {"num_warps": 4}, [
+        ("heads2-ctx100", attn, [cdiv(S, 64), H, 1], 141),
+    ]))
+
+    def gelu(n, B):
+        return dict(x_ptr=Buf("f32", cdiv(n, B) * B, "wide"), y_ptr=Buf("f32", cdiv(n, B) * B, "sentinel", True),
+                    n_elements=n)
+    out.append(("gelu_erf_512_f32", gelu_kernel, {"BLOCK_SIZE": 512}, {"num_warps": 4}, [
+        ("n2000", gelu(2000, 512), [4, 1, 1], 151),
+    ]))
+
+    def rmsnorm(rows, N):
+        return dict(x_ptr=Buf("f32", rows * N, "wide"), w_ptr=Buf("f32", N, "wide"),
+                    y_ptr=Buf("f32", rows * N, "sentinel", True), stride=N, N=N, eps=F32(1e-6))
+    out.append(("rmsnorm_256_f32", rmsnorm_kernel, {"BLOCK_SIZE": 256}, {"num_warps": 4}, [
+        ("rows13x200", rmsnorm(13, 200), [13, 1, 1], 161),
+    ]))
+
+    # ids are the emulator's "small" integers (-100..100); the shard holds ids 10..73.
+    T, V, Dm = 37, 64, 100
+    emb = dict(idx_ptr=Buf("i32", T, "small"), weight_ptr=Buf("f32", V * Dm), out_ptr=Buf("f32", T * Dm, "sentinel", True),
+               vocab_start=10, vocab_end=10 + V, D=Dm, stride_w=Dm, stride_o=Dm)
+    out.append(("embedding_128_f32", embedding_kernel, {"BLOCK_D": 128}, {"num_warps": 4}, [
+        ("tokens37-vocab64x100", emb, [T, 1, 1], 171),
+    ]))
+
+    M, N, K = 70, 50, 200
+    sk = dict(a_ptr=Buf("f16", M * K), b_ptr=Buf("f16", K * N), c_ptr=Buf("f32", M * N, "zeros", True), M=M, N=N, K=K,
+              stride_am=K, stride_ak=1, stride_bk=N, stride_bn=1, stride_cm=N, stride_cn=1)
+    out.append(("matmul_splitk_32x32x32_f16", matmul_splitk_kernel,
+                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "SPLIT_K": 4}, {"num_warps": 4}, [
+                    ("70x50x200-split4", sk, [cdiv(M, 32) * cdiv(N, 32), 4, 1], 181),
+                ]))
+    # The same with Triton's buffer atomics off (AMDGCN_USE_BUFFER_ATOMICS=0): `tt.atomic_rmw` and
+    # global atomics on CDNA, which the emulator executes (it does not model buffer atomics).
+    # gfx1100 has no buffer atomics to turn off (its default is this code already).
+    out.append(("matmul_splitk_global_atomics_32x32x32_f16", matmul_splitk_kernel,
+                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "SPLIT_K": 4}, {"num_warps": 4}, [
+                    ("70x50x200-split4", sk, [cdiv(M, 32) * cdiv(N, 32), 4, 1], 182),
+                ], {"use_buffer_atomics": False, "archs": ["gfx942", "gfx950"]}))
+
+    def dropout(n, B, p, seed):
+        return dict(x_ptr=Buf("f32", cdiv(n, B) * B), output_ptr=Buf("f32", cdiv(n, B) * B, "sentinel", True),
+                    n_elements=n, p=F32(p), seed=seed)
+    out.append(("dropout_256_f32", _seeded_dropout, {"BLOCK_SIZE": 256}, {"num_warps": 4}, [
+        ("n1000-p0.5", dropout(1000, 256, 0.5, 123), [4, 1, 1], 191),
+        ("n700-p0.3", dropout(700, 256, 0.3, 98765), [3, 1, 1], 192),
+    ]))
+
+    def rows2d(rows, cols, out_dtype, per_row):
+        return dict(x_ptr=Buf("f32", rows * cols),
+                    out_ptr=Buf(out_dtype, rows if per_row else rows * cols, "sentinel", True),
+                    n_rows=rows, n_cols=cols, stride=cols)
+    out.append(("argmax_rows_16x128_f32", argmax_kernel, {"BLOCK_M": 16, "BLOCK_N": 128}, {"num_warps": 4}, [
+        ("rows50x100", rows2d(50, 100, "i32", True), [cdiv(50, 16), 1, 1], 201),
+    ]))
+    cs = rows2d(40, 100, "f32", False)
+    cs["y_ptr"] = cs.pop("out_ptr")
+    cs = {k: cs[k] for k in ("x_ptr", "y_ptr", "n_rows", "n_cols", "stride")}
+    out.append(("cumsum_rows_16x128_f32", cumsum_kernel, {"BLOCK_M": 16, "BLOCK_N": 128}, {"num_warps": 4}, [
+        ("rows40x100", cs, [cdiv(40, 16), 1, 1], 211),
+    ]))
+
+    rows, cols = 7, 300
+    sw = dict(a_ptr=Buf("f32", rows * cols, "wide"), b_ptr=Buf("f32", rows * cols, "wide"),
+              c_ptr=Buf("f32", rows * cols, "sentinel", True), stride=cols, n_cols=cols)
+    out.append(("swiglu_512_f32", swiglu_kernel, {"BLOCK_SIZE": 512}, {"num_warps": 4}, [
+        ("rows7x300", sw, [rows, 1, 1], 221),
+    ]))
+
+    S, Hh, D = 20, 6, 64
+    rope = dict(x_ptr=Buf("f32", S * Hh * D), cos_ptr=Buf("f32", S * D // 2), sin_ptr=Buf("f32", S * D // 2),
+                out_ptr=Buf("f32", S * Hh * D, "sentinel", True), stride_xs=Hh * D, stride_xh=D, stride_cs=D // 2,
+                n_heads=Hh)
+    out.append(("rope_8x64_f32", rope_kernel, {"HEAD_DIM": 64, "BLOCK_H": 8}, {"num_warps": 4}, [
+        ("seq20-heads6", rope, [S, 1, 1], 231),
+    ]))
+
+    # labels are the emulator's "small" integers (-100..100): about half are classes of the
+    # 100, the rest (-100 among them) are ignored.
+    R, C = 30, 100
+    ce = dict(logits_ptr=Buf("f32", R * C), labels_ptr=Buf("i32", R, "small"), loss_ptr=Buf("f32", R, "sentinel", True),
+              lse_ptr=Buf("f32", R, "sentinel", True), n_cols=C, stride=C)
+    out.append(("cross_entropy_fwd_128_f32", cross_entropy_fwd_kernel, {"BLOCK_SIZE": 128}, {"num_warps": 4}, [
+        ("rows30x100", ce, [R, 1, 1], 241),
+    ]))
+
+    M, N, K = 70, 50, 100
+    i8 = dict(a_ptr=Buf("i8", M * K), b_ptr=Buf("i8", K * N), c_ptr=Buf("f32", M * N, "sentinel", True),
+              a_scale_ptr=Buf("f32", M, "wide"), b_scale_ptr=Buf("f32", N, "wide"), M=M, N=N, K=K,
+              stride_am=K, stride_ak=1, stride_bk=N, stride_bn=1, stride_cm=N, stride_cn=1)
+    out.append(("int8_matmul_scaled_32x32x64", int8_matmul_kernel, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 64},
+                {"num_warps": 4}, [
+                    ("70x50x100", i8, [cdiv(M, 32), cdiv(N, 32), 1], 251),
+                ]))
+
+    # NUM_SMS as a small GPU's count, the grid min(NUM_SMS, tiles) as the tutorial launches it.
+    pm = f16_matmul_case(100, 90, 70)
+    out.append(("matmul_persistent_32x32x32_f16", matmul_kernel_persistent,
+                {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8, "NUM_SMS": 4},
+                {"num_warps": 4}, [
+                    ("100x90x70-sms4", pm, [4, 1, 1], 261),
+                ]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Specialisation as a launch does it, compilation, and the files.
+# ---------------------------------------------------------------------------------------------
+
+TT_DTYPE = {"f32": "fp32", "f16": "fp16", "i32": "i32", "i8": "i8"}
+
+
+def specialise(fn, args, constexprs, backend):
+    """The signature, constexprs and attributes that Triton's JIT derives from a launch with
+    these arguments (torch tensors within 2 GB, 16-byte aligned, on a HIP device)."""
+    names = [p.name for p in fn.params]
+    sig, cex, attrs, kinds = {}, {}, {}, []
+    for i, name in enumerate(names):
+        if name in constexprs:
+            sig[name], cex[(i, )] = "constexpr", constexprs[name]
+            continue
+        v = args[name]
+        if isinstance(v, Buf):
+            ty, spec = "*" + TT_DTYPE[v.dtype], "DS"
+        elif isinstance(v, F32):
+            ty, spec = "fp32", None
+        else:
+            ty, spec = native_specialize_impl(type(backend), v, False, True, True)
+        if ty == "constexpr":  # an integer equal to 1: a constant of the kernel, as the JIT makes it
+            sig[name], cex[(i, )] = "constexpr", spec
+            kinds.append((name, ty))
+            continue
+        sig[name] = ty
+        if spec:
+            attrs[(i, )] = backend.parse_attr(spec)
+        kinds.append((name, ty))
+    return sig, cex, attrs, kinds
+
+
+def case_args(args, kinds):
+    out = []
+    for name, ty in kinds:
+        v = args[name]
+        if ty == "constexpr":
+            continue
+        if isinstance(v, Buf):
+            out.append({"kind": "ptr", "dtype": v.dtype, "elems": v.elems, "init": v.init, "out": v.out, "name": name})
+        elif ty == "fp32":
+            out.append({"kind": "f32", "value": float(v), "name": name})
+        else:
+            out.append({"kind": ty, "value": int(v), "name": name})
+    return out
+
+
+def scrub(text):
+    """Keep the checkout's and the venv's locations out of the written files: locations name this
+    script and Triton's files by their own names, the DWARF directories become '.'."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = text.replace(here + "/", "").replace('"' + here + '"', '"."')
+    text = re.sub(r'/[^"\n]*/site-packages/triton/', "triton/", text)
+    text = re.sub(r'"[^"\n]*/site-packages/triton"', '"triton"', text)
+    return text
+
+
+def strip_debug(blob):
+    """The code object without its .debug_* sections (as `llvm-objcopy --strip-debug` leaves it):
+    the sections after the first debug one are not loaded (symbol and string tables), so they move
+    down over the debug bytes, their offsets and the section headers' updated; code, symbols and
+    the kernel descriptor keep their addresses and offsets."""
+    shoff, = struct.unpack_from("<Q", blob, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", blob, 0x3A)
+    phoff, = struct.unpack_from("<Q", blob, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", blob, 0x36)
+    sh = [list(struct.unpack_from("<IIQQQQIIQQ", blob, shoff + i * shentsize)) for i in range(shnum)]
+    strtab = sh[shstrndx]
+    names = [blob[strtab[4] + s[0]:blob.index(b"\0", strtab[4] + s[0])].decode() for s in sh]
+    debug = [i for i, nm in enumerate(names) if nm.startswith(".debug_")]
+    if not debug:
+        return blob
+    cut = min(sh[i][4] for i in debug)
+    ph = [struct.unpack_from("<IIQQQQQQ", blob, phoff + i * phentsize) for i in range(phnum)]
+    loaded_end = max(p[2] + p[5] for p in ph)  # offset + file size
+    assert loaded_end <= cut, "a loaded segment reaches the debug sections"
+    out = bytearray(blob[:cut])
+    old_index = [i for i in range(shnum) if i not in debug]
+    for i in sorted(old_index, key=lambda i: sh[i][4]):
+        s = sh[i]
+        if s[4] < cut or s[1] == 8:  # before the cut (unmoved), or no file bytes
+            continue
+        out += b"\0" * (-len(out) % max(1, s[8]))
+        data = blob[s[4]:s[4] + s[5]]
+        s[4] = len(out)
+        out += data
+    # Section indices shift down past each removed section: fix links, infos that are indices,
+    # symbols' section indices and the string-table index.
+    new_of = {old: new for new, old in enumerate(old_index)}
+    for i in old_index:
+        s = sh[i]
+        if s[6]:
+            s[6] = new_of[s[6]]
+        if s[1] in (4, 9) and s[7]:  # SHT_RELA, SHT_REL: info is the section relocated
+            s[7] = new_of.get(s[7], 0)
+    for i in old_index:
+        s = sh[i]
+        if s[1] in (2, 11):  # symbol tables
+            for j in range(s[5] // 24):
+                o = s[4] + 24 * j
+                shx, = struct.unpack_from("<H", out, o + 6)
+                if 0 < shx < 0xFF00:
+                    struct.pack_into("<H", out, o + 6, new_of.get(shx, 0))
+    out += b"\0" * (-len(out) % 8)
+    new_shoff = len(out)
+    for i in old_index:
+        out += struct.pack("<IIQQQQIIQQ", *sh[i])
+    struct.pack_into("<Q", out, 0x28, new_shoff)
+    struct.pack_into("<HH", out, 0x3C, len(old_index), new_of[shstrndx])
+    return bytes(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                                  "fixtures", "lower", "ttgir-people"))
+    ap.add_argument("--arch", action="append")
+    ap.add_argument("--only")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    all_cases, refusals = [], []
+    for arch in args.arch or ARCHS:
+        warp = 32 if arch.startswith("gfx1") else 64
+        target = GPUTarget("hip", arch, warp)
+        backend = make_backend(target)
+        counts = {}
+        for name, fn, cex, opts, launches, *variant in cases():
+            variant = dict(variant[0]) if variant else {}
+            if args.only and args.only not in name or arch not in variant.pop("archs", [arch]):
+                continue
+            sig, cexs, attrs, kinds = specialise(fn, launches[0][1], cex, backend)
+            for _, a, _, _ in launches[1:]:
+                assert specialise(fn, a, cex, backend)[:3] == (sig, cexs, attrs), f"{name}: cases specialise apart"
+            try:
+                with triton.knobs.amd.scope():
+                    for knob, value in variant.items():
+                        setattr(triton.knobs.amd, knob, value)
+                    k = triton.compile(ASTSource(fn, sig, cexs, attrs), target=target, options=opts)
+            except Exception as e:  # noqa: BLE001 - Triton's refusal is recorded, not fatal
+                msg = " ".join(str(e).split())[:400]
+                refusals.append(f"{name}.{arch}: {type(e).__name__}: {msg}")
+                print(arch, name, "REFUSED:", msg)
+                continue
+            base = os.path.join(args.out, f"{name}.{arch}")
+            open(base + ".ttgir", "w").write(scrub(k.asm["ttgir"]))
+            amdgcn = scrub(k.asm["amdgcn"])
+            open(base + ".amdgcn", "w").write(amdgcn)
+            open(base + ".hsaco", "wb").write(strip_debug(k.asm["hsaco"]))
+            c = count(amdgcn)
+            c["lds_bytes"] = getattr(k.metadata, "shared", None)
+            counts[name] = c
+            for cname, a, grid, seed in launches:
+                all_cases.append({
+                    "id": f"people/{name}/{cname}-{arch}", "form": "ttgir", "arch": arch,
+                    "file": f"{name}.{arch}.ttgir", "kernel": k.metadata.name, "args": case_args(a, kinds),
+                    "reference": fn.__name__,
+                    "constexprs": dict(cex, **{n: a[n] for n, ty in kinds if ty == "constexpr"}), "grid": grid,
+                    "threads": opts["num_warps"] * warp, "triton_lds_bytes": k.metadata.shared, "seed": seed,
+                })
+        json.dump({"arch": arch, "triton": triton.__version__, "kernels": counts},
+                  open(os.path.join(args.out, f"triton-counts.{arch}.json"), "w"), indent=1)
+        print(arch, {n: c["total"] for n, c in counts.items()})
+    if not args.only:
+        json.dump(all_cases, open(os.path.join(args.out, "cases.json"), "w"), indent=1)
+        with open(os.path.join(args.out, "refusals.txt"), "w") as f:
+            f.write("".join(r + "\n" for r in refusals))
+
+
+if __name__ == "__main__":
+    main()
