@@ -19,7 +19,8 @@ Written to the output folder: `<kernel>.<arch>.ttgir` (final TTGIR), `<kernel>.<
 debug sections left out, for `check_ttgir.py --triton`), `triton-counts.<arch>.json` (Triton's
 instruction counts, counted as the oracle's codegen_anchor.py counts them), `cases.json` (the
 emulator's cases: arguments, a grid of several workgroups, runtime sizes that leave masked tails)
-and `refusals.txt` (a (kernel, arch) pair that Triton does not compile, with Triton's message).
+and, where Triton refuses a (kernel, arch) pair, `refusals.txt` with Triton's message (Triton 3.6.0
+compiles them all).
 The references of the cases are in `refs.py` beside them (written by hand).
 """
 
@@ -859,8 +860,12 @@ def main():
         print(arch, {n: c["total"] for n, c in counts.items()})
     if not args.only:
         json.dump(all_cases, open(os.path.join(args.out, "cases.json"), "w"), indent=1)
-        with open(os.path.join(args.out, "refusals.txt"), "w") as f:
-            f.write("".join(r + "\n" for r in refusals))
+        path = os.path.join(args.out, "refusals.txt")
+        if refusals:
+            with open(path, "w") as f:
+                f.write("".join(r + "\n" for r in refusals))
+        elif os.path.exists(path):
+            os.remove(path)
 
 
 if __name__ == "__main__":
