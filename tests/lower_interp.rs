@@ -238,7 +238,7 @@ fn loops_and_branches_carry_values_and_slots() {
     });
     p.scalars.push(linear_layout::lower::Scalar {
         name: "n".into(),
-        bits: 32,
+        ty: "i32",
         position: 1,
     });
     let (zero, one, acc, term, next, sum, plus, out) = (
@@ -274,7 +274,7 @@ fn loops_and_branches_carry_values_and_slots() {
         counter: 0,
         start: Uniform::constant(0),
         end: Uniform::input(UniformInput::Argument(0)),
-        step: 1,
+        step: Uniform::constant(1),
         uniforms: vec![CarriedUniform {
             slot: 1,
             init: Uniform::constant(0),
@@ -350,7 +350,7 @@ fn loops_are_bounded_and_derived_uniforms_acyclic() {
         counter: 0,
         start: Uniform::constant(0),
         end: Uniform::constant(i32::MAX as i64),
-        step: 1,
+        step: Uniform::constant(1),
         uniforms: vec![],
         values: vec![],
         body: vec![Op::Barrier],
@@ -402,7 +402,7 @@ fn gathers_and_predicates_read_data_addresses() {
     }
     p.scalars.push(linear_layout::lower::Scalar {
         name: "n".into(),
-        bits: 32,
+        ty: "i32",
         position: 3,
     });
     let lane = XorMap {

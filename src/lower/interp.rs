@@ -28,7 +28,7 @@
 //! ```
 
 use super::error::LowerError;
-use super::ir::{ArithOp, Env, Launch, Op, Program, SwapKind, Value, mma, numeric, walk};
+use super::ir::{Env, Launch, Op, Program, SwapKind, Value, mma, numeric, walk};
 
 const NEVER: u32 = u32::MAX;
 const MANY: u32 = u32::MAX - 1;
@@ -55,38 +55,12 @@ fn mask(bits: u32) -> u64 {
     if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
 }
 
-/// `op` on the bit patterns `args` of type `ty` (`bits` wide): integers wrap, floats round to
-/// nearest even from the exact result (a 64-bit float holds every sum, product and quotient of
-/// two narrower floats exactly enough for that).
-fn arith(op: ArithOp, ty: &str, bits: u32, args: &[u64]) -> Option<u64> {
-    let (a, b) = (*args.first()?, args.get(1).copied().unwrap_or(0));
-    if ty.starts_with('i') {
-        let sext = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
-        let (x, y) = (sext(a), sext(b));
-        let r = match op {
-            ArithOp::Add => x.wrapping_add(y),
-            ArithOp::Sub => x.wrapping_sub(y),
-            ArithOp::Mul => x.wrapping_mul(y),
-            ArithOp::Max => x.max(y),
-            ArithOp::Min => x.min(y),
-            ArithOp::Div | ArithOp::Exp => return None,
-        };
-        return Some(r as u64 & mask(bits));
+/// Scalar argument `index`'s bits in `launch`, as wide as its type.
+fn scalar_bits(p: &Program, launch: &Launch, index: usize) -> Result<u64, LowerError> {
+    match (p.scalars.get(index), launch.scalars.get(index)) {
+        (Some(s), Some(&x)) => Ok(x & mask(s.bits())),
+        _ => err(format!("scalar argument {index} is not given")),
     }
-    let (x, y) = (numeric::decode(ty, a)?, numeric::decode(ty, b)?);
-    let r = match op {
-        ArithOp::Add => x + y,
-        ArithOp::Sub => x - y,
-        ArithOp::Mul => x * y,
-        ArithOp::Div => x / y,
-        ArithOp::Max => x.max(y),
-        ArithOp::Min => x.min(y),
-        ArithOp::Exp => f64::from((x as f32) * std::f32::consts::LOG2_E).exp2(),
-    };
-    if ty == "f64" {
-        return Some(r.to_bits());
-    }
-    numeric::encode(ty, r)
 }
 
 fn err<T>(msg: String) -> Result<T, LowerError> {
@@ -605,8 +579,9 @@ fn exec(
                 let bits = p.value_bits(*dst);
                 for t in 0..threads {
                     let args: Vec<u64> = src.iter().map(|&v| s.get(v, t)).collect();
-                    let y = arith(*op, ty, bits, &args)
-                        .ok_or_else(|| LowerError::new(format!("no arithmetic on numbers of type {ty}")))?;
+                    let y = op.eval(ty, bits, &args).ok_or_else(|| {
+                        LowerError::new(format!("{op:?} of {ty} {args:?} is not defined"))
+                    })?;
                     s.set(*dst, t, y);
                 }
             }
@@ -662,6 +637,12 @@ fn exec(
                     s.set(*dst, t, x as u64);
                 }
             }
+            Op::Argument { dst, index } => {
+                let x = scalar_bits(p, r.env.launch, *index)?;
+                for t in 0..threads {
+                    s.set(*dst, t, x);
+                }
+            }
             Op::Constant { dst, bits } => {
                 for t in 0..threads {
                     s.set(*dst, t, *bits);
@@ -699,6 +680,10 @@ fn exec(
                         s.set(v.phi, t, x);
                     }
                 }
+                let step = step.value_in(&r.env).ok_or_else(missing)? as i32;
+                if step <= 0 {
+                    return err(format!("a loop steps by {step}; steps are positive"));
+                }
                 let body_ops = walk(body).count().max(1) as u64;
                 while (r.env.carried[c] as i32) < (end.value_in(&r.env).ok_or_else(missing)? as i32) {
                     r.loop_operations += body_ops;
@@ -724,7 +709,7 @@ fn exec(
                             s.set(v.phi, t, x);
                         }
                     }
-                    r.env.carried[c] = i64::from((r.env.carried[c] as i32).wrapping_add(*step as i32));
+                    r.env.carried[c] = i64::from((r.env.carried[c] as i32).wrapping_add(step));
                 }
             }
             Op::If {

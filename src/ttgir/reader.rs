@@ -999,6 +999,24 @@ impl<'a> Reader<'a> {
                 }
             }
             "tt.store" if refs.len() >= 3 => op.mask = Some(2),
+            // `amdg.buffer_load %base[%offsets], %mask, %other` and `amdg.buffer_store %value,
+            // %base[%offsets], %mask`: what follows the offsets, in order (a `stride = %s`
+            // operand is neither).
+            "amdg.buffer_load" | "amdg.buffer_store" => {
+                let after = opnd_text.find(']').unwrap_or(opnd_text.len());
+                let tail: Vec<usize> = refs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (off, _))| {
+                        *off > after && !opnd_text[..*off].trim_end().ends_with('=')
+                    })
+                    .map(|(k, _)| k)
+                    .collect();
+                op.mask = tail.first().copied();
+                if opname == "amdg.buffer_load" {
+                    op.other = tail.get(1).copied();
+                }
+            }
             "tt.dot_scaled" => {
                 for (k, (off, _)) in refs.iter().enumerate() {
                     if opnd_text[..*off].trim_end().ends_with("scale") {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::{Emitter, lit};
+use super::Emitter;
 use crate::lower::error::LowerError;
 use crate::lower::ir::{CarriedUniform, CarriedValue, Op, Value};
 use crate::lower::ir::{Condition, Uniform};
@@ -55,7 +55,7 @@ impl Emitter<'_> {
     /// top and the test at the bottom, and phis at the exit for what the loop leaves.
     pub(super) fn emit_loop(
         &mut self,
-        (counter, start, end, step): (u32, &Uniform, &Uniform, i64),
+        (counter, start, end, step): (u32, &Uniform, &Uniform, &Uniform),
         uniforms: &[CarriedUniform],
         values: &[CarriedValue],
         body: &[Op],
@@ -63,6 +63,7 @@ impl Emitter<'_> {
     ) -> Result<(), LowerError> {
         let start = self.uniform(start)?;
         let end = self.uniform(end)?;
+        let step = self.uniform(step)?;
         let inits: Vec<String> = uniforms
             .iter()
             .map(|u| self.uniform(&u.init))
@@ -100,7 +101,7 @@ impl Emitter<'_> {
             .map(|v| self.val(v.next))
             .collect::<Result<_, _>>()?;
         let (c, again) = (self.tmp(), self.tmp());
-        self.line(&format!("{c} = add i32 %u{counter}.in, {}", lit(step as u64)));
+        self.line(&format!("{c} = add i32 %u{counter}.in, {step}"));
         self.line(&format!("{again} = icmp slt i32 {c}, {end}"));
         let latch = self.block.clone();
         self.line(&format!("br i1 {again}, label %{entry}, label %{exit}"));

@@ -24,6 +24,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod arith;
 mod control;
 mod uniforms;
 
@@ -32,7 +33,7 @@ use std::fmt::Write as _;
 
 use super::error::LowerError;
 use super::ir::{
-    ArithOp, DppCtrl, Extent, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value,
+    DppCtrl, Extent, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value,
     XorMap,
 };
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
@@ -99,6 +100,16 @@ fn llvm_number(ty: &str) -> Result<&'static str, LowerError> {
         "i32" => "i32",
         "i8" => "i8",
         _ => return Err(LowerError::new(format!("no conversion to or from {ty}"))),
+    })
+}
+
+/// The LLVM type of a scalar argument's type.
+fn llvm_scalar(ty: &str) -> Result<&'static str, LowerError> {
+    Ok(match ty {
+        "i1" => "i1",
+        "i16" => "i16",
+        "i64" => "i64",
+        other => llvm_number(other)?,
     })
 }
 
@@ -941,6 +952,20 @@ impl Emitter<'_> {
                     w => self.line(&format!("{d} = sext i32 {x} to i{w}")),
                 }
             }
+            Op::Argument { dst, index } => {
+                let s = self
+                    .p
+                    .scalars
+                    .get(*index)
+                    .ok_or_else(|| LowerError::new(format!("scalar argument {index} does not exist")))?;
+                let (w, t, name) = (s.bits(), llvm_scalar(s.ty)?, s.name.clone());
+                let d = self.define(*dst)?;
+                if t.starts_with('i') {
+                    self.line(&format!("{d} = add {t} 0, %{name}"));
+                } else {
+                    self.line(&format!("{d} = bitcast {t} %{name} to i{w}"));
+                }
+            }
             Op::Constant { dst, bits } => {
                 let w = self.p.value_bits(*dst);
                 let d = self.define(*dst)?;
@@ -955,7 +980,7 @@ impl Emitter<'_> {
                 uniforms,
                 values,
                 body,
-            } => self.emit_loop((*counter, start, end, *step), uniforms, values, body, target)?,
+            } => self.emit_loop((*counter, start, end, step), uniforms, values, body, target)?,
             Op::If {
                 cond,
                 then,
@@ -965,84 +990,6 @@ impl Emitter<'_> {
         }
         Ok(())
     }
-
-    /// One element-wise operation: float operands bitcast to the number type, the result back.
-    fn arith(&mut self, op: ArithOp, ty: &str, dst: Value, src: &[Value]) -> Result<(), LowerError> {
-        let bits = self.p.value_bits(dst);
-        let int = format!("i{bits}");
-        let float = !ty.starts_with('i');
-        let t = if float {
-            llvm_number(ty)?.to_string()
-        } else {
-            int.clone()
-        };
-        let mut args = Vec::with_capacity(src.len());
-        for &v in src {
-            let x = self.val(v)?;
-            args.push(if float {
-                let c = self.tmp();
-                self.line(&format!("{c} = bitcast {int} {x} to {t}"));
-                c
-            } else {
-                x
-            });
-        }
-        // Integers compute straight into the result; floats into a temporary cast back.
-        let r = if float { self.tmp() } else { self.define(dst)? };
-        let (a, b) = (&args[0], args.get(1).map_or("", String::as_str));
-        match op {
-            ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Div => {
-                let name = match op {
-                    ArithOp::Add => "add",
-                    ArithOp::Sub => "sub",
-                    ArithOp::Mul => "mul",
-                    _ => "div",
-                };
-                let prefix = if float { "f" } else { "" };
-                self.line(&format!("{r} = {prefix}{name} {t} {a}, {b}"));
-            }
-            ArithOp::Max | ArithOp::Min => {
-                let name = match (op, float) {
-                    (ArithOp::Max, true) => "maxnum",
-                    (ArithOp::Max, false) => "smax",
-                    (_, true) => "minnum",
-                    (_, false) => "smin",
-                };
-                let suffix = if float { llvm_suffix(&t) } else { int.clone() };
-                self.decls
-                    .insert(format!("declare {t} @llvm.{name}.{suffix}({t}, {t})"));
-                self.line(&format!("{r} = call {t} @llvm.{name}.{suffix}({t} {a}, {t} {b})"));
-            }
-            ArithOp::Exp => {
-                // e^x = 2^(x·log2 e), in f32 (v_exp_f32).
-                let wide = t != "float";
-                let x = if wide {
-                    let e = self.tmp();
-                    self.line(&format!("{e} = fpext {t} {a} to float"));
-                    e
-                } else {
-                    a.clone()
-                };
-                let m = self.tmp();
-                self.line(&format!("{m} = fmul float {x}, 0x3FF7154760000000"));
-                self.decls
-                    .insert("declare float @llvm.exp2.f32(float)".to_string());
-                if wide {
-                    let p = self.tmp();
-                    self.line(&format!("{p} = call float @llvm.exp2.f32(float {m})"));
-                    self.line(&format!("{r} = fptrunc float {p} to {t}"));
-                } else {
-                    self.line(&format!("{r} = call float @llvm.exp2.f32(float {m})"));
-                }
-            }
-        }
-        if float {
-            let d = self.define(dst)?;
-            self.line(&format!("{d} = bitcast {t} {r} to {int}"));
-        }
-        Ok(())
-    }
-
     /// A matrix-instruction operand of LLVM type `t` (`type value`) from its elements.
     fn operand(&mut self, vals: &[Value], t: &str) -> Result<String, LowerError> {
         let (v, vt) = self.gather(vals)?;
@@ -1128,7 +1075,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
     let args: Vec<String> = (0..p.buffers.len() + p.scalars.len())
         .filter_map(
             |position| match p.scalars.iter().find(|s| s.position == position) {
-                Some(s) => Some(format!("i{} %{}", s.bits, s.name)),
+                Some(s) => Some(format!("{} %{}", llvm_scalar(s.ty).unwrap_or("i32"), s.name)),
                 None => buffers.next().map(|b| format!("ptr addrspace(1) %{}", b.name)),
             },
         )

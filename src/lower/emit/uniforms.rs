@@ -4,7 +4,7 @@
 
 use super::{Emitter, lit};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{Condition, Derived, Uniform, UniformInput};
+use crate::lower::ir::{Condition, Derived, Uniform, UniformInput, UniformOp};
 
 impl Emitter<'_> {
     pub(super) fn prologue_line(&mut self, s: &str) {
@@ -72,11 +72,21 @@ impl Emitter<'_> {
                 .cloned()
                 .ok_or_else(|| LowerError::new(format!("derived uniform {k} does not exist")))?;
             let r = match d {
-                Derived::Quotient { dividend, divisor } => {
-                    let n = self.uniform(&dividend)?;
-                    let r = self.tmp();
-                    self.put(inline, &format!("{r} = sdiv i32 {n}, {}", lit(divisor as u64)));
-                    r
+                Derived::Binary { op, a, b } => {
+                    let (x, y) = (self.uniform(&a)?, self.uniform(&b)?);
+                    match op.llvm() {
+                        None => self.rounded_division(op, &x, &y, inline),
+                        Some(f) => {
+                            let r = self.tmp();
+                            if let Some(name) = f.strip_prefix("llvm.") {
+                                self.decls.insert(format!("declare i32 @llvm.{name}(i32, i32)"));
+                                self.put(inline, &format!("{r} = call i32 @{f}(i32 {x}, i32 {y})"));
+                            } else {
+                                self.put(inline, &format!("{r} = {f} i32 {x}, {y}"));
+                            }
+                            r
+                        }
+                    }
                 }
                 Derived::Select {
                     cond,
@@ -104,10 +114,17 @@ impl Emitter<'_> {
                     .scalars
                     .get(index)
                     .ok_or_else(|| LowerError::new(format!("scalar argument {index} does not exist")))?;
-                if s.bits == 32 {
-                    return Ok(format!("%{}", s.name));
-                }
-                let line = format!("{r} = trunc i{} %{} to i32", s.bits, s.name);
+                let line = match s.ty {
+                    "i32" => return Ok(format!("%{}", s.name)),
+                    "i64" => format!("{r} = trunc i64 %{} to i32", s.name),
+                    "i1" | "i8" | "i16" => format!("{r} = sext {} %{} to i32", s.ty, s.name),
+                    other => {
+                        return Err(LowerError::new(format!(
+                            "scalar argument {} is {other}, not an integer",
+                            s.name
+                        )));
+                    }
+                };
                 self.prologue_line(&line);
             }
             UniformInput::ProgramId(a) => {
@@ -144,6 +161,33 @@ impl Emitter<'_> {
         }
         self.inputs.insert(x, r.clone());
         Ok(r)
+    }
+
+    /// `x / y` rounded up or down: the truncated quotient, moved by one where the remainder
+    /// is not zero and the exact quotient lies on the side rounded to (its sign is that of
+    /// `remainder xor divisor`).
+    fn rounded_division(&mut self, op: UniformOp, x: &str, y: &str, inline: bool) -> String {
+        let unsigned = op == UniformOp::CeilDivU;
+        let (q, r, nonzero, adjust, out) = (self.tmp(), self.tmp(), self.tmp(), self.tmp(), self.tmp());
+        let (div, rem) = if unsigned { ("udiv", "urem") } else { ("sdiv", "srem") };
+        self.put(inline, &format!("{q} = {div} i32 {x}, {y}"));
+        self.put(inline, &format!("{r} = {rem} i32 {x}, {y}"));
+        self.put(inline, &format!("{nonzero} = icmp ne i32 {r}, 0"));
+        let moves = if unsigned {
+            nonzero.clone()
+        } else {
+            let (sign, side) = (self.tmp(), self.tmp());
+            self.put(inline, &format!("{sign} = xor i32 {r}, {y}"));
+            let test = if op == UniformOp::CeilDivS { "sge" } else { "slt" };
+            self.put(inline, &format!("{side} = icmp {test} i32 {sign}, 0"));
+            let both = self.tmp();
+            self.put(inline, &format!("{both} = and i1 {nonzero}, {side}"));
+            both
+        };
+        self.put(inline, &format!("{adjust} = zext i1 {moves} to i32"));
+        let step = if op == UniformOp::FloorDivS { "sub" } else { "add" };
+        self.put(inline, &format!("{out} = {step} i32 {q}, {adjust}"));
+        out
     }
 
     /// A uniform polynomial as an `i32` operand, computed once at the top of the kernel.

@@ -42,6 +42,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub(crate) mod arith;
 mod kernel;
 pub mod mma;
 pub mod numeric;
@@ -50,12 +51,13 @@ mod uniform;
 mod validate;
 mod xor_map;
 
+pub use arith::ArithOp;
 pub use kernel::Kernel;
 pub(crate) use program::walk;
 pub use program::{
-    ArithOp, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Predicate, Program, Scalar,
+    Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Predicate, Program, Scalar,
     SwapKind, Value,
 };
 pub(crate) use uniform::Env;
-pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput};
+pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput, UniformOp};
 pub use xor_map::{ShiftTerm, XorMap};

@@ -14,6 +14,7 @@
 //! ([`run`](crate::lower::run), [`run_with`](crate::lower::run_with) for the scalar arguments,
 //! [`run_launch`](crate::lower::run_launch) for any workgroup of a grid).
 
+use super::arith::ArithOp;
 use super::uniform::{Condition, Derived, Env, Extent, Launch, Uniform};
 use super::xor_map::XorMap;
 use crate::lower::error::LowerError;
@@ -169,21 +170,45 @@ impl Buffer {
     }
 }
 
-/// A scalar kernel argument (`i32 %stride`).
+/// A scalar kernel argument (`i32 %stride`, `float %eps`). Its value in a
+/// [`Launch`](super::Launch) is its bit pattern (`f32` 1.0 is `0x3f80_0000`).
 ///
 /// ```
 /// use linear_layout::lower::Scalar;
-/// let s = Scalar { name: "stride".into(), bits: 32, position: 2 };
-/// assert_eq!(s.position, 2);
+/// let s = Scalar { name: "eps".into(), ty: "f32", position: 2 };
+/// assert_eq!(s.bits(), 32);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scalar {
     /// Argument name.
     pub name: String,
-    /// Bits (32 or 64).
-    pub bits: u32,
+    /// Its type: `i1`, `i8`, `i16`, `i32`, `i64`, `f16`, `bf16`, `f32` or `f64`.
+    pub ty: &'static str,
     /// Its position among the kernel's arguments (buffers fill the other positions, in order).
     pub position: usize,
+}
+
+impl Scalar {
+    /// The types a scalar argument may have.
+    pub const TYPES: [&'static str; 9] = ["i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"];
+
+    /// Its width in bits (0 for a type outside [`Scalar::TYPES`]).
+    ///
+    /// ```
+    /// use linear_layout::lower::Scalar;
+    /// assert_eq!(Scalar { name: "p".into(), ty: "i1", position: 0 }.bits(), 1);
+    /// assert_eq!(Scalar { name: "x".into(), ty: "bf16", position: 0 }.bits(), 16);
+    /// ```
+    pub fn bits(&self) -> u32 {
+        match self.ty {
+            "i1" => 1,
+            "i8" => 8,
+            "i16" | "f16" | "bf16" => 16,
+            "i32" | "f32" => 32,
+            "i64" | "f64" => 64,
+            _ => 0,
+        }
+    }
 }
 
 /// Which half-exchange a permlane swap performs.
@@ -269,62 +294,6 @@ impl DppCtrl {
             DppCtrl::RowMirror => 0x140,
             DppCtrl::RowHalfMirror => 0x141,
             DppCtrl::RowXmask(m) => 0x160 + u32::from(m & 15),
-        }
-    }
-}
-
-/// An element-wise operation of [`Op::Arith`] on numbers of one type.
-///
-/// ```
-/// use linear_layout::lower::ArithOp;
-/// assert_eq!(ArithOp::Exp.operands(), 1);
-/// assert_eq!(ArithOp::Max.operands(), 2);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ArithOp {
-    /// `a + b`.
-    Add,
-    /// `a − b`.
-    Sub,
-    /// `a · b`.
-    Mul,
-    /// `a / b`, rounded as IEEE division (floats only).
-    Div,
-    /// The larger (`maxnum`: a NaN operand loses; signed for integers).
-    Max,
-    /// The smaller (`minnum`: a NaN operand loses; signed for integers).
-    Min,
-    /// `eˣ`, computed as `2^(x·log₂e)` with the product rounded to `f32` (floats up to 32
-    /// bits; the hardware's `v_exp_f32` is within 1 ulp of the exact power).
-    Exp,
-}
-
-impl ArithOp {
-    /// How many operands it takes.
-    ///
-    /// ```
-    /// use linear_layout::lower::ArithOp;
-    /// assert_eq!(ArithOp::Div.operands(), 2);
-    /// ```
-    pub fn operands(self) -> usize {
-        if self == ArithOp::Exp { 1 } else { 2 }
-    }
-
-    /// Whether it applies to numbers of type `ty` (a type of the instruction table).
-    ///
-    /// ```
-    /// use linear_layout::lower::ArithOp;
-    /// assert!(ArithOp::Add.applies_to("i32"));
-    /// assert!(!ArithOp::Div.applies_to("i32"));
-    /// assert!(!ArithOp::Exp.applies_to("f64"));
-    /// ```
-    pub fn applies_to(self, ty: &str) -> bool {
-        let float = ["f64", "f32", "f16", "bf16"].contains(&ty);
-        let int = ["i64", "i32", "i16", "i8"].contains(&ty);
-        match self {
-            ArithOp::Div => float,
-            ArithOp::Exp => float && ty != "f64",
-            _ => float || int,
         }
     }
 }
@@ -753,8 +722,9 @@ pub enum Op {
         start: Uniform,
         /// The counter stays below it.
         end: Uniform,
-        /// Added to the counter after each iteration (positive).
-        step: i64,
+        /// Added to the counter after each iteration (positive: a step that is not is an
+        /// error when the loop runs).
+        step: Uniform,
         /// Uniform slots the loop carries.
         uniforms: Vec<CarriedUniform>,
         /// Per-thread values the loop carries.
@@ -806,6 +776,14 @@ pub enum Op {
         /// The map.
         map: XorMap,
     },
+    /// `dst` = scalar argument `index`'s bits ([`Program::scalars`]), as wide as its type, in
+    /// every thread: a float argument (`sm_scale`, `eps`) or a narrow integer.
+    Argument {
+        /// Result (the argument's width).
+        dst: Value,
+        /// Index into [`Program::scalars`].
+        index: usize,
+    },
     /// `dst` = a workgroup uniform, its low bits (a scalar argument's bits, a program id, a
     /// loop slot) in every thread.
     UniformValue {
@@ -853,6 +831,7 @@ impl Op {
             | Op::Select { dst, .. }
             | Op::ThreadMap { dst, .. }
             | Op::UniformValue { dst, .. }
+            | Op::Argument { dst, .. }
             | Op::Constant { dst, .. } => vec![*dst],
             Op::Loop { values, .. } => values.iter().map(|c| c.phi).collect(),
             Op::If { results, .. } => results.iter().map(|r| r[0]).collect(),
@@ -946,7 +925,7 @@ impl Program {
     /// ```
     /// use linear_layout::lower::{Op, Program, Uniform};
     /// let mut p = Program::new("k", 64, 64);
-    /// p.ops.push(Op::Loop { counter: 0, start: Uniform::constant(0), end: Uniform::constant(2), step: 1, uniforms: vec![], values: vec![], body: vec![Op::Barrier] });
+    /// p.ops.push(Op::Loop { counter: 0, start: Uniform::constant(0), end: Uniform::constant(2), step: Uniform::constant(1), uniforms: vec![], values: vec![], body: vec![Op::Barrier] });
     /// assert_eq!(p.walk().count(), 2);
     /// ```
     pub fn walk(&self) -> impl Iterator<Item = &Op> {
@@ -1062,6 +1041,7 @@ impl Program {
                 Op::Select { .. } => "select_value",
                 Op::ThreadMap { .. } => "thread_map",
                 Op::UniformValue { .. } => "uniform_value",
+                Op::Argument { .. } => "argument",
                 Op::Loop { .. } => "loop",
                 Op::If { .. } => "if",
             };

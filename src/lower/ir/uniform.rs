@@ -1,7 +1,7 @@
 //! Workgroup-uniform integers: what every thread of a workgroup agrees on.
 //!
 //! A [`Uniform`] is a polynomial in [`UniformInput`]s — scalar arguments, the workgroup's id and
-//! the grid, the slots of enclosing loops, and [`Derived`] uniforms (a quotient, a select) — such
+//! the grid, the slots of enclosing loops, and [`Derived`] uniforms (a quotient, a shift, a select, …) — such
 //! as `pid · 64 · stride + k`. Offsets add one to every thread's address (the buffer
 //! instructions' `soffset`), loops count with them, and a [`Condition`] compares two of them, so
 //! branches and masks the whole workgroup agrees on cost scalar instructions only. A [`Launch`]
@@ -65,7 +65,7 @@ pub enum UniformInput {
     /// A uniform slot a loop carries ([`Op::Loop`](super::Op::Loop)): its value in the current iteration (after
     /// the loop: its last value).
     Carried(u32),
-    /// A uniform computed from others ([`Program::derived`](super::Program::derived)): a quotient or a select.
+    /// A uniform computed from others ([`Program::derived`](super::Program::derived)): a quotient, a select, ….
     Derived(u32),
 }
 
@@ -210,21 +210,174 @@ impl Condition {
     }
 }
 
+/// A binary operation on two 32-bit uniforms ([`Derived::Binary`]): what `arith` does to
+/// scalars beyond the polynomial's sums and products. Signed forms read two's complement;
+/// division and remainder round toward zero (`-7 / 2 = -3`, `-7 % 2 = -1`).
+///
+/// ```
+/// use linear_layout::lower::UniformOp;
+/// assert_eq!(UniformOp::DivS.apply(-7, 2), Some(-3));
+/// assert_eq!(UniformOp::RemS.apply(-7, 2), Some(-1));
+/// assert_eq!(UniformOp::DivU.apply(-1, 2), Some(0x7fff_ffff));
+/// assert_eq!(UniformOp::DivS.apply(1, 0), None); // undefined
+/// assert_eq!(UniformOp::parse("arith.maxui"), Some(UniformOp::MaxU));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UniformOp {
+    /// `arith.divsi`: signed quotient.
+    DivS,
+    /// `arith.remsi`: signed remainder (the dividend's sign).
+    RemS,
+    /// `arith.ceildivsi`: signed quotient rounded up (`tl.cdiv`).
+    CeilDivS,
+    /// `arith.floordivsi`: signed quotient rounded down.
+    FloorDivS,
+    /// `arith.ceildivui`: unsigned quotient rounded up.
+    CeilDivU,
+    /// `arith.divui`: unsigned quotient.
+    DivU,
+    /// `arith.remui`: unsigned remainder.
+    RemU,
+    /// `arith.minsi`.
+    MinS,
+    /// `arith.maxsi`.
+    MaxS,
+    /// `arith.minui`.
+    MinU,
+    /// `arith.maxui`.
+    MaxU,
+    /// `arith.shli` (a shift by 32 or more is undefined).
+    Shl,
+    /// `arith.shrsi`: arithmetic right shift.
+    ShrS,
+    /// `arith.shrui`: logical right shift.
+    ShrU,
+    /// `arith.andi`.
+    And,
+    /// `arith.ori`.
+    Or,
+    /// `arith.xori`.
+    Xor,
+}
+
+impl UniformOp {
+    /// The operation an `arith` op name spells, if it is one of these.
+    ///
+    /// ```
+    /// use linear_layout::lower::UniformOp;
+    /// assert_eq!(UniformOp::parse("arith.remsi"), Some(UniformOp::RemS));
+    /// assert_eq!(UniformOp::parse("arith.addi"), None); // a polynomial's sum
+    /// ```
+    pub fn parse(name: &str) -> Option<UniformOp> {
+        Some(match name {
+            "arith.divsi" => UniformOp::DivS,
+            "arith.remsi" => UniformOp::RemS,
+            "arith.ceildivsi" => UniformOp::CeilDivS,
+            "arith.floordivsi" => UniformOp::FloorDivS,
+            "arith.ceildivui" => UniformOp::CeilDivU,
+            "arith.divui" => UniformOp::DivU,
+            "arith.remui" => UniformOp::RemU,
+            "arith.minsi" => UniformOp::MinS,
+            "arith.maxsi" => UniformOp::MaxS,
+            "arith.minui" => UniformOp::MinU,
+            "arith.maxui" => UniformOp::MaxU,
+            "arith.shli" => UniformOp::Shl,
+            "arith.shrsi" => UniformOp::ShrS,
+            "arith.shrui" => UniformOp::ShrU,
+            "arith.andi" => UniformOp::And,
+            "arith.ori" => UniformOp::Or,
+            "arith.xori" => UniformOp::Xor,
+            _ => return None,
+        })
+    }
+
+    /// `a op b` in 32 bits, sign-extended (`None` where the result is undefined: a division
+    /// by zero, `i32::MIN / -1`, a shift by 32 or more).
+    ///
+    /// ```
+    /// use linear_layout::lower::UniformOp;
+    /// assert_eq!(UniformOp::ShrS.apply(-8, 1), Some(-4));
+    /// assert_eq!(UniformOp::ShrU.apply(-8, 28), Some(15));
+    /// assert_eq!(UniformOp::Shl.apply(1, 32), None);
+    /// assert_eq!(UniformOp::CeilDivS.apply(7, 2), Some(4));
+    /// assert_eq!(UniformOp::CeilDivS.apply(-7, 2), Some(-3));
+    /// assert_eq!(UniformOp::FloorDivS.apply(-7, 2), Some(-4));
+    /// assert_eq!(UniformOp::CeilDivU.apply(7, 2), Some(4));
+    /// ```
+    pub fn apply(self, a: i64, b: i64) -> Option<i64> {
+        let (x, y) = (a as i32, b as i32);
+        let (ux, uy) = (x as u32, y as u32);
+        let r: i32 = match self {
+            UniformOp::DivS => x.checked_div(y)?,
+            UniformOp::RemS => x.checked_rem(y)?,
+            UniformOp::CeilDivS | UniformOp::FloorDivS => {
+                let (q, r) = (x.checked_div(y)?, x.checked_rem(y)?);
+                // The truncated quotient moves by one when the remainder is not zero and the
+                // exact quotient lies on the side being rounded to.
+                let positive = (r > 0) == (y > 0);
+                match self {
+                    UniformOp::CeilDivS if r != 0 && positive => q + 1,
+                    UniformOp::FloorDivS if r != 0 && !positive => q - 1,
+                    _ => q,
+                }
+            }
+            UniformOp::CeilDivU => ux.checked_div(uy)?.wrapping_add(u32::from(ux % uy != 0)) as i32,
+            UniformOp::DivU => ux.checked_div(uy)? as i32,
+            UniformOp::RemU => ux.checked_rem(uy)? as i32,
+            UniformOp::MinS => x.min(y),
+            UniformOp::MaxS => x.max(y),
+            UniformOp::MinU => ux.min(uy) as i32,
+            UniformOp::MaxU => ux.max(uy) as i32,
+            UniformOp::Shl => x.checked_shl(uy).filter(|_| uy < 32)?,
+            UniformOp::ShrS => x.checked_shr(uy).filter(|_| uy < 32)?,
+            UniformOp::ShrU => ux.checked_shr(uy).filter(|_| uy < 32)? as i32,
+            UniformOp::And => x & y,
+            UniformOp::Or => x | y,
+            UniformOp::Xor => x ^ y,
+        };
+        Some(i64::from(r))
+    }
+
+    /// The LLVM instruction or intrinsic on `i32` (`sdiv`, `llvm.smin.i32`, …); `None` for
+    /// the rounded divisions, which take several.
+    pub(crate) fn llvm(self) -> Option<&'static str> {
+        Some(match self {
+            UniformOp::DivS => "sdiv",
+            UniformOp::RemS => "srem",
+            UniformOp::CeilDivS | UniformOp::FloorDivS | UniformOp::CeilDivU => return None,
+            UniformOp::DivU => "udiv",
+            UniformOp::RemU => "urem",
+            UniformOp::MinS => "llvm.smin.i32",
+            UniformOp::MaxS => "llvm.smax.i32",
+            UniformOp::MinU => "llvm.umin.i32",
+            UniformOp::MaxU => "llvm.umax.i32",
+            UniformOp::Shl => "shl",
+            UniformOp::ShrS => "ashr",
+            UniformOp::ShrU => "lshr",
+            UniformOp::And => "and",
+            UniformOp::Or => "or",
+            UniformOp::Xor => "xor",
+        })
+    }
+}
+
 /// A uniform computed from others ([`UniformInput::Derived`]).
 ///
 /// ```
-/// use linear_layout::lower::{Derived, Uniform};
-/// let q = Derived::Quotient { dividend: Uniform::constant(-7), divisor: 2 };
-/// assert!(matches!(q, Derived::Quotient { divisor: 2, .. }));
+/// use linear_layout::lower::{Derived, Uniform, UniformOp};
+/// let q = Derived::Binary { op: UniformOp::DivS, a: Uniform::constant(-7), b: Uniform::constant(2) };
+/// assert!(matches!(q, Derived::Binary { op: UniformOp::DivS, .. }));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Derived {
-    /// `dividend / divisor`, rounded toward zero (`arith.divsi`) in 32 bits.
-    Quotient {
-        /// Dividend.
-        dividend: Uniform,
-        /// Divisor (not 0).
-        divisor: i64,
+    /// `a op b` in 32 bits (`arith.divsi`, `remsi`, `minui`, shifts, bitwise logic, …).
+    Binary {
+        /// The operation.
+        op: UniformOp,
+        /// Left operand.
+        a: Uniform,
+        /// Right operand.
+        b: Uniform,
     },
     /// `cond ? then : otherwise` (`arith.select` of uniforms).
     Select {
@@ -240,11 +393,7 @@ pub enum Derived {
 impl Derived {
     pub(crate) fn value_in(&self, env: &Env) -> Option<i64> {
         match self {
-            Derived::Quotient { dividend, divisor } => {
-                let d = *divisor as i32;
-                let n = dividend.value_in(env)? as i32;
-                (d != 0).then(|| i64::from(n.wrapping_div(d)))
-            }
+            Derived::Binary { op, a, b } => op.apply(a.value_in(env)?, b.value_in(env)?),
             Derived::Select {
                 cond,
                 then,
@@ -262,7 +411,7 @@ impl Derived {
     /// Every input it reads.
     pub(crate) fn inputs(&self) -> Vec<UniformInput> {
         match self {
-            Derived::Quotient { dividend, .. } => dividend.inputs().collect(),
+            Derived::Binary { a, b, .. } => a.inputs().chain(b.inputs()).collect(),
             Derived::Select {
                 cond,
                 then,

@@ -1,7 +1,7 @@
 //! What makes a [`Program`] well formed: the checks every back end relies on before it emits or
 //! runs one, and the uniform inputs each op reads (which the checks and loop-slot pruning share).
 
-use super::program::{Op, Program, Value};
+use super::program::{Op, Program, Scalar, Value};
 use super::uniform::{Condition, Extent, UniformInput};
 use crate::lower::error::LowerError;
 use crate::target::mma::element_bits;
@@ -33,8 +33,8 @@ impl Program {
         let params = self.buffers.len() + self.scalars.len();
         let mut taken = vec![false; params];
         for s in &self.scalars {
-            if ![32, 64].contains(&s.bits) {
-                return bad("scalar arguments are 32 or 64 bits wide");
+            if !Scalar::TYPES.contains(&s.ty) {
+                return bad("scalar arguments are i1, i8, i16, i32, i64, f16, bf16, f32 or f64");
             }
             match taken.get_mut(s.position) {
                 Some(t) if !*t => *t = true,
@@ -85,7 +85,10 @@ impl Program {
                 }
                 Op::Convert { dst, src, .. } => (dst.iter().chain(src).copied().collect(), None),
                 Op::Arith { dst, src, .. } => (src.iter().chain([dst]).copied().collect(), None),
-                Op::Constant { dst, .. } | Op::ThreadMap { dst, .. } | Op::UniformValue { dst, .. } => {
+                Op::Constant { dst, .. }
+                | Op::ThreadMap { dst, .. }
+                | Op::UniformValue { dst, .. }
+                | Op::Argument { dst, .. } => {
                     (vec![*dst], None)
                 }
                 Op::Compare { dst, a, b, .. } => (vec![*dst, *a, *b], None),
@@ -165,7 +168,7 @@ impl Program {
             };
             let control = match op {
                 Op::Loop { step, values, .. } => {
-                    *step > 0 && values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
+                    step.as_constant().is_none_or(|s| s > 0) && values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
                 }
                 Op::If { results, .. } => results.iter().all(|r| widths_agree(r)),
                 _ => true,
@@ -201,10 +204,15 @@ impl Program {
                 .chain(offset.when.iter().flat_map(Condition::inputs))
                 .collect(),
             Op::Loop {
-                start, end, uniforms, ..
+                start,
+                end,
+                step,
+                uniforms,
+                ..
             } => start
                 .inputs()
                 .chain(end.inputs())
+                .chain(step.inputs())
                 .chain(
                     uniforms
                         .iter()
@@ -273,13 +281,11 @@ impl Program {
                     && widths(dst, element_bits(to))
             }
             Op::Arith { op, ty, dst, src } => {
-                op.applies_to(ty)
-                    && src.len() == op.operands()
-                    && widths(src, element_bits(ty))
-                    && widths(&[*dst], element_bits(ty))
+                let bits = if *ty == "i1" { 1 } else { element_bits(ty) };
+                op.applies_to(ty) && src.len() == op.operands() && widths(src, bits) && widths(&[*dst], bits)
             }
             Op::Compare { pred, ty, dst, a, b } => {
-                let bits = element_bits(ty);
+                let bits = if *ty == "i1" { 1 } else { element_bits(ty) };
                 let float = !ty.starts_with('i');
                 bits > 0
                     && (if float {

@@ -1,5 +1,5 @@
 //! Control flow: `scf.for` with loop-carried values, `scf.if`, `arith.select` of a uniform
-//! condition, `arith.divsi` of uniforms.
+//! condition, and the rest of `arith` on uniforms (`divsi`, `remui`, `minsi`, shifts, …).
 //!
 //! A loop is a [`Loop`](ProgramOp::Loop) of the program: its counter and every carried integer
 //! or pointer offset are uniform slots (SGPR phis: a pointer tensor's strides stay, its uniform
@@ -19,7 +19,7 @@
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, walk};
-use crate::lower::ir::{Derived, Uniform, UniformInput};
+use crate::lower::ir::{Derived, Uniform, UniformInput, UniformOp};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{Module, Op};
 
@@ -31,6 +31,8 @@ enum Carry {
     Values(usize, usize),
     /// The same value every iteration (a memory descriptor).
     Same,
+    /// An address with a data part: its uniform part in a slot, its index in registers.
+    Indexed(usize, usize, usize),
 }
 
 impl Lowering<'_> {
@@ -101,9 +103,9 @@ impl Lowering<'_> {
         ) else {
             return fail(op, "bounds or a step that are not uniform integers");
         };
-        let Some(step) = step.as_constant().filter(|&s| s > 0) else {
-            return fail(op, "a step that is not a positive constant is not lowered yet");
-        };
+        if step.as_constant().is_some_and(|s| s <= 0) {
+            return fail(op, "a step that is not positive (scf.for steps up)");
+        }
         let inits = &op.operands[3..];
         let args = op.block_args.get(1..).unwrap_or(&[]);
         if inits.len() != args.len() || op.results.len() != args.len() {
@@ -145,6 +147,38 @@ impl Lowering<'_> {
                     )
                 }
                 Sym::Buffer(_) | Sym::Shared(_) => (Carry::Same, self.sym(op, init)?.clone()),
+                Sym::Indexed(mut indexed) => {
+                    let slot = self.slot();
+                    uniforms.push(CarriedUniform {
+                        slot,
+                        init: indexed.constant.clone(),
+                        next: Uniform::default(),
+                    });
+                    indexed.constant = Uniform::input(UniformInput::Carried(slot));
+                    let first = values.len();
+                    for v in indexed.index.iter_mut() {
+                        let phi = self.p.value(self.p.value_bits(*v));
+                        values.push(CarriedValue {
+                            phi,
+                            init: *v,
+                            next: *v,
+                        });
+                        *v = phi;
+                    }
+                    (
+                        Carry::Indexed(uniforms.len() - 1, first, indexed.index.len()),
+                        Sym::Indexed(indexed),
+                    )
+                }
+                Sym::Lanes(v) => {
+                    let phi = self.p.value(self.p.value_bits(v));
+                    values.push(CarriedValue {
+                        phi,
+                        init: v,
+                        next: v,
+                    });
+                    (Carry::Values(values.len() - 1, 1), Sym::Lanes(phi))
+                }
                 Sym::Data { .. } | Sym::Pending(_) | Sym::Splat(_) => {
                     let (layout, inits) = self.registers_of(op, init)?;
                     let first = values.len();
@@ -178,16 +212,16 @@ impl Lowering<'_> {
         if let Some(&iv) = op.block_args.first() {
             self.syms[iv] = Some(Sym::Int(Uniform::input(UniformInput::Carried(counter))));
         }
-        let (ops, terminator) = split_terminator(self.m, op, &op.body)?;
+        let (ops, terminator) = split_terminator(self.m, op, &op.body);
         let mut body = self.region(ops)?;
-        if terminator.operands.len() != args.len() {
+        if yield_operands(terminator).len() != args.len() {
             return fail(
                 terminator,
                 "yields another number of values than the loop carries",
             );
         }
         let start_body = self.p.ops.len();
-        for ((carry, &arg), &yielded) in carries.iter().zip(args).zip(&terminator.operands) {
+        for ((carry, &arg), &yielded) in carries.iter().zip(args).zip(yield_operands(terminator)) {
             match (carry, self.sym(terminator, yielded)?.clone()) {
                 (Carry::Slot(k), Sym::Int(u)) => uniforms[*k].next = u,
                 (Carry::Slot(k), Sym::Affine { base, constant, coef }) => {
@@ -205,12 +239,31 @@ impl Lowering<'_> {
                     }
                     uniforms[*k].next = constant;
                 }
+                (Carry::Indexed(k, first, n), Sym::Indexed(next)) => {
+                    let Some(Sym::Indexed(now)) = &self.syms[arg] else {
+                        return fail(terminator, "yields an address for another kind of value");
+                    };
+                    if (now.buffer, &now.coef, &now.layout) != (next.buffer, &next.coef, &next.layout)
+                        || next.index.len() != *n
+                    {
+                        return fail(
+                            terminator,
+                            "an address whose buffer, strides or layout change in the loop is not lowered yet",
+                        );
+                    }
+                    uniforms[*k].next = next.constant.clone();
+                    for (c, &v) in values[*first..first + n].iter_mut().zip(&next.index) {
+                        c.next = v;
+                    }
+                }
                 (Carry::Values(first, n), _) => {
                     let (layout, next) = self.registers_of(terminator, yielded)?;
-                    let Some(Sym::Data { layout: l0, .. }) = &self.syms[arg] else {
-                        return fail(terminator, "yields data for another kind of value");
+                    let l0 = match &self.syms[arg] {
+                        Some(Sym::Data { layout, .. }) => layout.clone(),
+                        Some(Sym::Lanes(_)) => Box::new(self.scalar_layout()?),
+                        _ => return fail(terminator, "yields data for another kind of value"),
                     };
-                    if *l0 != layout || next.len() != *n {
+                    if l0 != layout || next.len() != *n {
                         return fail(terminator, "yields a tensor in another layout than it carries");
                     }
                     for (c, v) in values[*first..first + n].iter_mut().zip(next) {
@@ -243,7 +296,7 @@ impl Lowering<'_> {
         let used_after: Vec<bool> = carries
             .iter()
             .zip(&op.results)
-            .filter(|(c, _)| matches!(c, Carry::Slot(_)))
+            .filter(|(c, _)| matches!(c, Carry::Slot(_) | Carry::Indexed(..)))
             .map(|(_, &r)| self.users[r] > 0)
             .collect();
         let uniforms = live_slots(&self.p, &body, uniforms, &used_after);
@@ -281,11 +334,11 @@ impl Lowering<'_> {
                 arms.push((Vec::new(), Vec::new()));
                 continue;
             }
-            let (inner, terminator) = split_terminator(self.m, op, ops)?;
+            let (inner, terminator) = split_terminator(self.m, op, ops);
             let mut lowered = self.region(inner)?;
             let start = self.p.ops.len();
             let mut yielded = Vec::new();
-            for &v in &terminator.operands {
+            for &v in yield_operands(terminator) {
                 yielded.push(self.registers_of(terminator, v)?);
             }
             lowered.extend(self.p.ops.split_off(start));
@@ -325,7 +378,7 @@ impl Lowering<'_> {
     /// select per register.
     pub(super) fn select(&mut self, op: &Op) -> Result<(), LowerError> {
         let Sym::Cond(cond) = self.operand(op, 0)?.clone() else {
-            return fail(op, "a select by a tensor of conditions is not lowered yet");
+            return self.select_registers(op);
         };
         // `select(c, if c {…} else {yield b}, b)` (Triton's pipeline epilogue) is the if's result.
         if let Some(same) = self.select_of_own_branch(op) {
@@ -370,6 +423,35 @@ impl Lowering<'_> {
         )
     }
 
+    /// `arith.select` by a condition per element (or a scalar one in a register): one select
+    /// per register, the three operands in registers of one layout.
+    fn select_registers(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (lc, c) = self.typed_data(op, op.operands[0])?;
+        let (la, a) = self.registers_of(op, op.operands[1])?;
+        let (lb, b) = self.registers_of(op, op.operands[2])?;
+        // A scalar condition picks whole tensors.
+        let c = if lc.num_out_dims() == 0 && la.num_out_dims() > 0 {
+            vec![c[0]; a.len()]
+        } else if lc != la {
+            return fail(op, "a condition in another layout than the values");
+        } else {
+            c
+        };
+        if la != lb || a.len() != b.len() || c.len() != a.len() {
+            return fail(op, "selects between tensors in different layouts");
+        }
+        let values = c
+            .iter()
+            .zip(a.iter().zip(&b))
+            .map(|(&cond, (&a, &b))| {
+                let dst = self.p.value(self.p.value_bits(a));
+                self.p.ops.push(ProgramOp::Select { dst, cond, a, b });
+                dst
+            })
+            .collect();
+        self.define(op, Sym::Data { layout: la, values })
+    }
+
     /// The `then` operand when the select repeats what an `scf.if` on the same condition already
     /// chose: its `then` operand is that if's result and its `otherwise` what the else arm
     /// yields for it.
@@ -392,16 +474,20 @@ impl Lowering<'_> {
     }
 
     /// `arith.divsi` of a uniform by a constant.
-    pub(super) fn divide(&mut self, op: &Op) -> Result<(), LowerError> {
-        let (Sym::Int(dividend), Sym::Int(divisor)) =
-            (self.operand(op, 0)?.clone(), self.operand(op, 1)?.clone())
+    /// `arith.divsi`, `remui`, `maxsi`, `shli`, `xori`, … of two uniforms: folded when both
+    /// are constants, else a derived uniform (a scalar instruction or two).
+    pub(super) fn uniform_binary(&mut self, op: &Op, uop: UniformOp) -> Result<(), LowerError> {
+        let (Sym::Int(a), Sym::Int(b)) = (self.operand(op, 0)?.clone(), self.operand(op, 1)?.clone())
         else {
-            return fail(op, "divisions other than of uniform integers are not lowered yet");
+            return fail(op, "needs two uniform integers");
         };
-        let Some(divisor) = divisor.as_constant().filter(|&d| d != 0) else {
-            return fail(op, "a divisor that is not a non-zero constant is not lowered yet");
-        };
-        self.derive(op, Derived::Quotient { dividend, divisor })
+        if let (Some(x), Some(y)) = (a.as_constant(), b.as_constant()) {
+            let Some(c) = uop.apply(x, y) else {
+                return fail(op, format!("{x} and {y}: the result is undefined"));
+            };
+            return self.define(op, Sym::Int(Uniform::constant(c)));
+        }
+        self.derive(op, Derived::Binary { op: uop, a, b })
     }
 
     fn derive(&mut self, op: &Op, d: Derived) -> Result<(), LowerError> {
@@ -453,15 +539,21 @@ fn live_slots(
         .collect()
 }
 
-/// A region's ops before its terminator, and the terminator (`scf.yield`).
-fn split_terminator<'m>(
-    m: &'m Module,
-    op: &Op,
-    body: &'m [usize],
-) -> Result<(&'m [usize], &'m Op), LowerError> {
+/// A region's ops before its terminator, and the terminator (`scf.yield`). A region that
+/// yields nothing may leave it out (MLIR prints no empty `scf.yield`): the op stands for it.
+fn split_terminator<'m>(m: &'m Module, op: &'m Op, body: &'m [usize]) -> (&'m [usize], &'m Op) {
     match body.split_last() {
-        Some((&last, rest)) if m.ops[last].name == "scf.yield" => Ok((rest, &m.ops[last])),
-        _ => fail(op, "a region that does not end with scf.yield"),
+        Some((&last, rest)) if m.ops[last].name == "scf.yield" => (rest, &m.ops[last]),
+        _ => (body, op),
+    }
+}
+
+/// What a terminator from [`split_terminator`] yields (nothing when the op stands for it).
+fn yield_operands<'m>(terminator: &'m Op) -> &'m [usize] {
+    if terminator.name == "scf.yield" {
+        &terminator.operands
+    } else {
+        &[]
     }
 }
 

@@ -18,21 +18,48 @@ use crate::ttgir::Op;
 
 /// The instruction table's name of a float or integer element type.
 pub(super) fn numeric_type(name: &str) -> Option<&'static str> {
-    ["f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8"]
+    ["f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "i1"]
         .into_iter()
         .find(|&t| t == name)
 }
 
-/// The element-wise operation of an `arith` / `math` op on data.
+/// The element-wise operation of an `arith` / `math` / `tt` op on data.
 pub(super) fn arith_op(name: &str) -> Option<ArithOp> {
     Some(match name {
         "arith.addf" | "arith.addi" => ArithOp::Add,
         "arith.subf" | "arith.subi" => ArithOp::Sub,
         "arith.mulf" | "arith.muli" => ArithOp::Mul,
-        "arith.divf" => ArithOp::Div,
+        "arith.divf" | "arith.divsi" | "tt.precise_divf" => ArithOp::Div,
+        "arith.divui" => ArithOp::DivU,
+        "arith.remf" | "arith.remsi" => ArithOp::RemS,
+        "arith.remui" => ArithOp::RemU,
         "arith.maxnumf" | "arith.maxsi" => ArithOp::Max,
         "arith.minnumf" | "arith.minsi" => ArithOp::Min,
+        "arith.maxui" => ArithOp::MaxU,
+        "arith.minui" => ArithOp::MinU,
+        "arith.maximumf" => ArithOp::Maximum,
+        "arith.minimumf" => ArithOp::Minimum,
+        "arith.andi" => ArithOp::And,
+        "arith.ori" => ArithOp::Or,
+        "arith.xori" => ArithOp::Xor,
+        "arith.shli" => ArithOp::Shl,
+        "arith.shrsi" => ArithOp::ShrS,
+        "arith.shrui" => ArithOp::ShrU,
+        "tt.mulhiui" => ArithOp::MulHiU,
+        "arith.negf" => ArithOp::Neg,
+        "math.absf" | "math.absi" => ArithOp::Abs,
         "math.exp" => ArithOp::Exp,
+        "math.exp2" => ArithOp::Exp2,
+        "math.log" => ArithOp::Log,
+        "math.log2" => ArithOp::Log2,
+        "math.sqrt" | "tt.precise_sqrt" => ArithOp::Sqrt,
+        "math.rsqrt" => ArithOp::Rsqrt,
+        "math.sin" => ArithOp::Sin,
+        "math.cos" => ArithOp::Cos,
+        "math.erf" => ArithOp::Erf,
+        "math.floor" => ArithOp::Floor,
+        "math.ceil" => ArithOp::Ceil,
+        "math.fma" => ArithOp::Fma,
         _ => return None,
     })
 }

@@ -288,49 +288,6 @@ impl Lowering<'_> {
         self.define(op, sym)
     }
 
-    /// Element-wise arithmetic of scalars where one is a register every thread holds (a
-    /// loaded scalar, a reduction's result): the operation on registers, the uniforms and
-    /// constants among the operands put in registers first.
-    pub(super) fn lanes_arith(&mut self, op: &Op) -> Result<(), LowerError> {
-        let r = op.results[0];
-        let bits = self.bits(op, r)?;
-        let element = self.m.values[r].ty.element.clone();
-        let (Some(arith), Some(ty)) = (
-            super::data::arith_op(&op.name),
-            super::data::numeric_type(&element),
-        ) else {
-            return fail(op, "is not lowered on scalars in registers");
-        };
-        if !arith.applies_to(ty) || op.operands.len() != arith.operands() {
-            return fail(op, format!("{arith:?} of {element} is not lowered"));
-        }
-        let mut args = Vec::with_capacity(op.operands.len());
-        for &v in &op.operands {
-            let x = match self.sym(op, v)?.clone() {
-                Sym::Lanes(x) => x,
-                Sym::Int(u) => self.uniform_register(&u, bits),
-                Sym::Splat(b) => {
-                    let dst = self.p.value(bits);
-                    self.p.ops.push(ProgramOp::Constant { dst, bits: b });
-                    dst
-                }
-                _ => return fail(op, "an operand that is not a scalar"),
-            };
-            if self.p.value_bits(x) != bits {
-                return fail(op, "operands of another width than the result");
-            }
-            args.push(x);
-        }
-        let dst = self.p.value(bits);
-        self.p.ops.push(ProgramOp::Arith {
-            op: arith,
-            ty,
-            dst,
-            src: args,
-        });
-        self.define(op, Sym::Lanes(dst))
-    }
-
     /// `tt.splat` of a register scalar or a scalar address with a data part.
     pub(super) fn splat_registers(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
         let r = op.results[0];

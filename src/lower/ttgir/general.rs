@@ -112,6 +112,11 @@ impl Lowering<'_> {
                 );
             }
             Sym::Mask { bounds, when } => self.mask_registers(op, &dist, &bounds, &when)?,
+            Sym::Cond(c) => self.mask_registers(op, &dist, &[], &[c])?,
+            Sym::Int(u) => {
+                let width = self.bits(op, v)?;
+                vec![self.uniform_register(&u, width); dist.registers()]
+            }
             _ => return fail(op, format!("{} is not data", self.m.values[v].name)),
         };
         Ok((Box::new(layout), values))
@@ -320,39 +325,4 @@ impl Lowering<'_> {
         )
     }
 
-    /// `arith.andi` / `arith.ori` of two predicate tensors (masks in registers).
-    pub(super) fn logic_registers(&mut self, op: &Op) -> Result<(), LowerError> {
-        let (la, a) = self.typed_data(op, op.operands[0])?;
-        let (lb, b) = self.typed_data(op, op.operands[1])?;
-        if la != lb {
-            return fail(op, "operands in different layouts");
-        }
-        if a.iter().chain(&b).any(|&x| self.p.value_bits(x) != 1) {
-            return fail(op, "bitwise logic on integers wider than i1 is not lowered here");
-        }
-        let or = op.name == "arith.ori";
-        let constant = self.p.value(1);
-        self.p.ops.push(ProgramOp::Constant {
-            dst: constant,
-            bits: u64::from(or),
-        });
-        let out = a
-            .iter()
-            .zip(&b)
-            .map(|(&x, &y)| {
-                let dst = self.p.value(1);
-                // x ∧ y = x ? y : 0;  x ∨ y = x ? 1 : y.
-                let (a, b) = if or { (constant, y) } else { (y, constant) };
-                self.p.ops.push(ProgramOp::Select { dst, cond: x, a, b });
-                dst
-            })
-            .collect();
-        self.define(
-            op,
-            Sym::Data {
-                layout: la,
-                values: out,
-            },
-        )
-    }
 }

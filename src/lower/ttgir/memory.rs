@@ -311,6 +311,7 @@ impl Lowering<'_> {
     pub(super) fn data(&mut self, op: &Op, v: usize) -> Result<(Box<LinearLayout>, Vec<Value>), LowerError> {
         match self.sym(op, v)?.clone() {
             Sym::Data { layout, values } => Ok((layout, values)),
+            Sym::Lanes(x) => Ok((Box::new(self.scalar_layout()?), vec![x])),
             Sym::Pending(pending) => {
                 let dist = Dist::of(&pending.layout, self.target.wave_size)?;
                 let mut values = pending.loader(&dist).all(&mut self.p);

@@ -83,7 +83,7 @@ mod shape;
 mod shared;
 
 use super::error::LowerError;
-use super::ir::{Buffer, Condition, Kernel, Program, Scalar, Uniform, UniformInput, Value};
+use super::ir::{Buffer, Condition, Kernel, Program, Scalar, Uniform, UniformInput, UniformOp, Value};
 use super::plan::check_target;
 use crate::linear::LinearLayout;
 use crate::target::Target;
@@ -160,6 +160,9 @@ fn fail<T>(op: &Op, what: impl std::fmt::Display) -> Result<T, LowerError> {
 
 /// The operands and results (at least) an op the lowering handles has.
 fn arity(name: &str) -> Option<(usize, usize)> {
+    if let Some(arith) = data::arith_op(name) {
+        return Some((arith.operands(), 1));
+    }
     Some(match name {
         "tt.make_range" | "arith.constant" => (0, 1),
         "tt.splat"
@@ -237,13 +240,26 @@ impl Lowering<'_> {
         self.sym(op, v)
     }
 
+    /// Defines the result of `op` (a scalar in registers is [`Sym::Lanes`], whatever computed
+    /// it).
     fn define(&mut self, op: &Op, sym: Sym) -> Result<(), LowerError> {
-        match op.results.first() {
+        self.define_result(op, 0, sym)
+    }
+
+    /// Defines result `i` of `op`.
+    fn define_result(&mut self, op: &Op, i: usize, sym: Sym) -> Result<(), LowerError> {
+        let sym = match sym {
+            Sym::Data { layout, values } if layout.num_out_dims() == 0 && values.len() == 1 => {
+                Sym::Lanes(values[0])
+            }
+            other => other,
+        };
+        match op.results.get(i) {
             Some(&r) => {
                 self.syms[r] = Some(sym);
                 Ok(())
             }
-            None => fail(op, "has no result"),
+            None => fail(op, format!("has no result {i}")),
         }
     }
 
@@ -258,14 +274,33 @@ impl Lowering<'_> {
         )
     }
 
-    /// The layout of value `v` (a tensor with an encoding).
+    /// The layout of value `v` (a tensor with an encoding; a scalar: every thread holds it).
     fn layout(&self, op: &Op, v: usize) -> Result<LinearLayout, LowerError> {
         let ty = &self.m.values[v].ty;
+        if ty.shape.is_empty() && ty.encoding.is_none() {
+            return self.scalar_layout();
+        }
         let Some(enc) = &ty.encoding else {
             return fail(op, format!("{} has no encoding", self.m.values[v].name));
         };
         enc.to_linear_layout(&ty.shape)
             .map_err(|e| LowerError::new(format!("line {}: {}: {e}", op.line, op.name)))
+    }
+
+    /// The layout of a scalar every thread holds: one register, no dimension, every lane and
+    /// warp the same.
+    fn scalar_layout(&self) -> Result<LinearLayout, LowerError> {
+        let bits = |n: u32| vec![Vec::<i64>::new(); n.trailing_zeros() as usize];
+        LinearLayout::from_bases(
+            [
+                ("register", Vec::new()),
+                ("lane", bits(self.m.threads_per_warp)),
+                ("warp", bits(self.m.num_warps)),
+            ],
+            Vec::<(&str, i64)>::new(),
+            false,
+        )
+        .map_err(|e| LowerError::new(e.to_string()))
     }
 
     fn rank(&self, v: usize) -> usize {
@@ -280,11 +315,6 @@ impl Lowering<'_> {
         }
     }
 
-    /// The element width of value `v`'s type (1 for `i1`).
-    fn element_bits_of(&self, v: usize) -> Option<u32> {
-        crate::ttgir::element_bits(&self.m.values[v].ty.element)
-    }
-
     /// Whether operand `i` is data (in registers or about to be loaded).
     fn is_data(&self, op: &Op, i: usize) -> bool {
         matches!(
@@ -292,7 +322,7 @@ impl Lowering<'_> {
                 .get(i)
                 .and_then(|&v| self.syms.get(v))
                 .and_then(Option::as_ref),
-            Some(Sym::Data { .. } | Sym::Pending(_))
+            Some(Sym::Data { .. } | Sym::Pending(_) | Sym::Lanes(_))
         )
     }
     /// Lowers op `i` (`false`: it returned). Every error names the op and its line.
@@ -339,10 +369,12 @@ impl Lowering<'_> {
                 self.register_address_arith(op, rank)?
             }
             name if rank == 0
-                && data::arith_op(name).is_some()
-                && (0..op.operands.len()).any(|k| self.is_register_scalar_or_indexed(op, k)) =>
+                && UniformOp::parse(name).is_some()
+                && (0..2).all(|k| matches!(self.operand(op, k), Ok(Sym::Int(_)))) =>
             {
-                self.lanes_arith(op)?
+                if let Some(uop) = UniformOp::parse(name) {
+                    self.uniform_binary(op, uop)?
+                }
             }
             "tt.expand_dims" | "tt.broadcast" if data => self.reshape_data(op)?,
             "tt.expand_dims" => {
@@ -370,18 +402,23 @@ impl Lowering<'_> {
                     self.elementwise(op, arith)?;
                 }
             }
-            "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" => self.index_arith(op, rank)?,
+            "tt.addptr" => self.index_arith(op, rank)?,
+            // Affine while it stays affine; any other sum or product in registers.
+            "arith.addi" | "arith.subi" | "arith.muli" => {
+                if self.index_arith(op, rank).is_err()
+                    && let Some(arith) = data::arith_op(&op.name)
+                {
+                    self.elementwise(op, arith)?
+                }
+            }
             "tt.load" | "amdg.buffer_load" => self.lower_load(op, rank)?,
             "tt.store" | "amdg.buffer_store" => self.lower_store(op)?,
             // Bounds and uniform conditions first; any other comparison in registers.
-            "arith.cmpi" if rank == 0 => self.compare(op, rank)?,
             "arith.cmpi" if data => self.compare_registers(op)?,
+            "arith.cmpi" if rank == 0 => self.compare(op, rank)?,
             "arith.cmpi" => self.compare(op, rank).or_else(|_| self.compare_registers(op))?,
             "arith.cmpf" => self.compare_registers(op)?,
             "arith.andi" if !data && self.and_masks(op).is_ok() => {}
-            "arith.andi" | "arith.ori" if self.element_bits_of(op.results[0]) == Some(1) => {
-                self.logic_registers(op)?
-            }
             "ttg.local_alloc" => self.local_alloc(op)?,
             "ttg.local_dealloc" => {}
             "ttg.memdesc_index" => self.memdesc_index(op)?,
@@ -393,7 +430,9 @@ impl Lowering<'_> {
             "tt.join" => self.join(op)?,
             "tt.split" => self.split(op)?,
             "tt.cat" => self.cat(op)?,
-            "arith.divsi" => self.divide(op)?,
+            // A fact for LLVM's optimiser (`tl.multiple_of`, `tl.assume`): the lowering reads
+            // such facts from AxisInfo, and code without the hint computes the same.
+            "llvm.intr.assume" => {}
             // Scheduling hints: the order they ask for is the program's own.
             "rocdl.s.setprio" | "rocdl.sched.barrier" | "rocdl.sched.group.barrier" | "rocdl.iglp.opt" => {}
             "ttg.local_store" => self.local_store(op)?,
@@ -410,11 +449,11 @@ impl Lowering<'_> {
             }
             "arith.truncf" | "arith.extf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi"
             | "arith.trunci" => self.convert_numbers(op)?,
-            "arith.maximumf" | "arith.minimumf" => {
-                return fail(
-                    op,
-                    "NaN-propagating max/min are not lowered yet (maxnumf/minnumf are)",
-                );
+            // Every other element-wise op: its operands in registers, whatever they are.
+            name if data::arith_op(name).is_some() => {
+                if let Some(arith) = data::arith_op(name) {
+                    self.elementwise(op, arith)?
+                }
             }
             _ => return fail(op, "is not lowered (yet)"),
         }
@@ -482,24 +521,31 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
                 element_bits: bits,
             });
         } else {
-            let bits = match value.ty.element.as_str() {
-                "i32" => 32,
-                "i64" => 64,
-                other => {
-                    return Err(LowerError::new(format!(
-                        "argument {} is {other}; the lowering takes pointers, i32 and i64",
-                        value.name
-                    )));
-                }
+            let Some(&ty) = Scalar::TYPES.iter().find(|&&t| t == value.ty.element) else {
+                return Err(LowerError::new(format!(
+                    "argument {} is {}; the lowering takes pointers and scalars of {}",
+                    value.name,
+                    value.ty.element,
+                    Scalar::TYPES.join(", ")
+                )));
             };
-            l.syms[v] = Some(Sym::Int(Uniform::input(UniformInput::Argument(
-                l.p.scalars.len(),
-            ))));
+            let index = l.p.scalars.len();
+            let scalar = Scalar { name, ty, position };
+            let bits = scalar.bits();
+            l.p.scalars.push(scalar);
+            // 32- and 64-bit integers are uniforms (offsets, bounds, loop counts); floats and
+            // narrow integers are numbers in a register of every thread.
+            l.syms[v] = Some(if ty == "i32" || ty == "i64" {
+                Sym::Int(Uniform::input(UniformInput::Argument(index)))
+            } else {
+                let dst = l.p.value(bits);
+                l.p.ops.push(super::ir::Op::Argument { dst, index });
+                Sym::Lanes(dst)
+            });
             l.divisibility.push(match attr(attrs, "tt.divisibility") {
                 Some(AttrValue::Int(d)) if *d > 0 => *d as u64,
                 _ => 1,
             });
-            l.p.scalars.push(Scalar { name, bits, position });
         }
     }
     for &i in &func.body {

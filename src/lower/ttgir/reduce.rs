@@ -1,5 +1,10 @@
 //! `tt.reduce`: combining a tensor along one axis, as its layout spreads that axis.
 //!
+//! The combining function is the op's body. A body of one add, mul, max or min is that
+//! instruction; any other body (several operands, as argmax's value and index; comparisons and
+//! selects; any element-wise op) is lowered on scalars in registers wherever two elements meet,
+//! all operands moving together.
+//!
 //! Each register, lane and warp bit of the layout either moves along the reduced axis or not
 //! (a bit that moves along it and another dimension at once is refused). The reduction runs in
 //! three tiers, each only where the layout puts part of the axis:
@@ -10,8 +15,8 @@
 //!    that bit, reached by a DPP move inside a row of 16 (quad permutes; `row_xmask` on RDNA;
 //!    on gfx9 the half-row and row mirrors, which pair each lane with one of the other half
 //!    once the lower bits are reduced) or by `ds_bpermute` beyond a row. Both lanes compute
-//!    `op(a, b)` and `op(b, a)`, equal for the commutative ops allowed, so every lane ends with
-//!    the same value;
+//!    `op(a, b)` and `op(b, a)`, equal for a commutative body (Triton's reductions are), so
+//!    every lane ends with the same value;
 //! 3. **across warps**: each thread writes its partial results to LDS, a barrier, then each
 //!    thread reads the partials of every warp along the axis and combines them in the order of
 //!    the warp index — the same order in every warp, so the copies agree.
@@ -29,7 +34,7 @@
 //! `v_add_*_dpp`); no warp holds part of a row, so LDS is not used.
 
 use super::data::coords;
-use super::{Lowering, fail};
+use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
 use crate::lower::ir::XorMap;
 use crate::lower::ir::{ArithOp, DppCtrl, Op as ProgramOp, Program, Value};
@@ -37,9 +42,20 @@ use crate::lower::plan::dist::Dist;
 use crate::target::Target;
 use crate::ttgir::Op;
 
-/// The combining operation of a reduce body: one commutative op on its two block arguments,
-/// returned.
-fn combiner(m: &crate::ttgir::Module, op: &Op) -> Option<ArithOp> {
+/// How a reduce body combines two elements: one commutative op of the instruction set on its
+/// two arguments (the fast form: an add, mul, max or min), or the body itself, lowered on
+/// scalars in registers each time two elements meet (argmax's value-and-index body, a sum of
+/// squares, …).
+#[derive(Clone, Copy)]
+pub(super) enum Combiner {
+    /// One instruction on numbers of this type.
+    Op(ArithOp, &'static str),
+    /// The body's ops.
+    Body,
+}
+
+/// The single commutative op of a one-operand reduce body, when it is one.
+fn single_op(m: &crate::ttgir::Module, op: &Op) -> Option<ArithOp> {
     let [first, ret] = op.body.as_slice() else {
         return None;
     };
@@ -114,27 +130,111 @@ fn lane_xor(p: &mut Program, v: Value, bit: usize, dpp: Option<DppCtrl>) -> Resu
 }
 
 impl Lowering<'_> {
-    /// `tt.reduce` of one operand along `axis` with an add/mul/max/min body.
+    /// The combiner of a reduce (or scan) body over `n` operands of element types `types`.
+    pub(super) fn combiner(&self, op: &Op, types: &[&'static str]) -> Result<Combiner, LowerError> {
+        let n = types.len();
+        if op.block_args.len() != 2 * n {
+            return fail(op, format!("a body taking {} arguments for {n} operands", op.block_args.len()));
+        }
+        match op.body.last().map(|&r| &self.m.ops[r]) {
+            Some(r) if r.name.ends_with(".return") && r.operands.len() == n => {}
+            _ => return fail(op, format!("a body that does not return {n} values")),
+        }
+        Ok(match (single_op(self.m, op), types) {
+            (Some(arith), [ty]) if arith.applies_to(ty) => Combiner::Op(arith, ty),
+            _ => Combiner::Body,
+        })
+    }
+
+    /// `combine(a, b)`, one value per operand.
+    pub(super) fn combine(
+        &mut self,
+        op: &Op,
+        how: Combiner,
+        a: &[Value],
+        b: &[Value],
+    ) -> Result<Vec<Value>, LowerError> {
+        match how {
+            Combiner::Op(arith, ty) => {
+                let dst = self.p.value(self.p.value_bits(a[0]));
+                self.p.ops.push(ProgramOp::Arith {
+                    op: arith,
+                    ty,
+                    dst,
+                    src: vec![a[0], b[0]],
+                });
+                Ok(vec![dst])
+            }
+            Combiner::Body => {
+                for (&arg, &v) in op.block_args.iter().zip(a.iter().chain(b)) {
+                    self.syms[arg] = Some(Sym::Lanes(v));
+                }
+                let Some((&ret, body)) = op.body.split_last() else {
+                    return fail(op, "has no body");
+                };
+                for &i in body {
+                    if !self.op(i)? {
+                        return fail(op, "returns from inside its body");
+                    }
+                }
+                let ret = &self.m.ops[ret];
+                let mut out = Vec::with_capacity(ret.operands.len());
+                for (&v, &width) in ret.operands.iter().zip(a) {
+                    let bits = self.p.value_bits(width);
+                    let x = match self.sym(ret, v)?.clone() {
+                        Sym::Lanes(x) => x,
+                        Sym::Int(u) => self.uniform_register(&u, bits),
+                        Sym::Splat(c) => {
+                            let dst = self.p.value(bits);
+                            self.p.ops.push(ProgramOp::Constant { dst, bits: c });
+                            dst
+                        }
+                        _ => return fail(ret, "returns a value that is not a scalar"),
+                    };
+                    if self.p.value_bits(x) != bits {
+                        return fail(ret, "returns a value of another width than its operand");
+                    }
+                    out.push(x);
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// `tt.reduce` of one or more operands along `axis`, with any body.
     pub(super) fn reduce(&mut self, op: &Op) -> Result<(), LowerError> {
-        let Some(combine) = combiner(self.m, op) else {
-            return fail(
-                op,
-                "a reduce body other than one add, mul, max or min of its two arguments is not lowered yet",
-            );
-        };
-        let ([src], [r]) = (op.operands.as_slice(), op.results.as_slice()) else {
-            return fail(op, "reductions of several operands are not lowered yet");
-        };
-        let (src, r) = (*src, *r);
-        let ty = super::data::numeric_type(&self.m.values[r].ty.element)
-            .filter(|t| combine.applies_to(t))
-            .map_or_else(|| fail(op, "reduces elements of a type that is not lowered"), Ok)?;
+        let n = op.operands.len();
+        if n == 0 || op.results.len() != n {
+            return fail(op, "needs as many results as operands");
+        }
+        let mut types = Vec::with_capacity(n);
+        for &v in &op.operands {
+            let element = &self.m.values[v].ty.element;
+            match super::data::numeric_type(element) {
+                Some(t) => types.push(t),
+                None => return fail(op, format!("reduces elements of type {element}: not lowered")),
+            }
+        }
+        let how = self.combiner(op, &types)?;
+        let src = op.operands[0];
         let rank = self.rank(src);
         let axis = self.axis(op, rank)?;
-        if self.rank(r) + 1 != rank {
+        if op.results.iter().any(|&r| self.rank(r) + 1 != rank) {
             return fail(op, "the result's rank is not one less than the operand's");
         }
-        let (layout, values) = self.typed_data(op, src)?;
+        let mut layout = None;
+        let mut operands: Vec<Vec<Value>> = Vec::with_capacity(n);
+        for &v in &op.operands {
+            let (l, values) = self.typed_data(op, v)?;
+            if layout.as_ref().is_some_and(|x| *x != l) {
+                return fail(op, "operands in different layouts");
+            }
+            layout = Some(l);
+            operands.push(values);
+        }
+        let Some(layout) = layout else {
+            return fail(op, "has no operand");
+        };
         let s = Dist::of(&layout, self.target.wave_size)?;
         // Which columns run along the axis.
         let along = |c: u64| -> Result<bool, LowerError> {
@@ -164,28 +264,18 @@ impl Lowering<'_> {
             .enumerate()
             .filter(|&(_, &a)| a)
             .fold(0, |m, (i, _)| m | 1 << i);
-        let bits = self.bits(op, src)?;
-        let arith = |p: &mut Program, a: Value, b: Value| {
-            let dst = p.value(bits);
-            p.ops.push(ProgramOp::Arith {
-                op: combine,
-                ty,
-                dst,
-                src: vec![a, b],
-            });
-            dst
-        };
+        let element = |r: usize| -> Vec<Value> { operands.iter().map(|o| o[r]).collect() };
         // 1. In the thread: per kept register, its group in ascending order.
         let distinct = s.distinct_mask();
         let kept: Vec<usize> = (0..s.registers())
             .filter(|&r| r & axis_regs == 0 && r & !distinct == 0)
             .collect();
-        let mut partial: Vec<Value> = Vec::with_capacity(kept.len());
+        let mut partial: Vec<Vec<Value>> = Vec::with_capacity(kept.len());
         for &k in &kept {
-            let mut acc = values[k];
+            let mut acc = element(k);
             for g in 1..s.registers() {
                 if g & !axis_regs == 0 && g & !distinct == 0 {
-                    acc = arith(&mut self.p, acc, values[k | g]);
+                    acc = self.combine(op, how, &acc, &element(k | g))?;
                 }
             }
             partial.push(acc);
@@ -196,8 +286,11 @@ impl Lowering<'_> {
             if thread_along[bit] {
                 let dpp = partner(bit, &reduced, self.target);
                 for v in partial.iter_mut() {
-                    let other = lane_xor(&mut self.p, *v, bit, dpp)?;
-                    *v = arith(&mut self.p, *v, other);
+                    let other = v
+                        .iter()
+                        .map(|&x| lane_xor(&mut self.p, x, bit, dpp))
+                        .collect::<Result<Vec<Value>, _>>()?;
+                    *v = self.combine(op, how, v, &other)?;
                 }
                 reduced[bit] = true;
             }
@@ -207,7 +300,7 @@ impl Lowering<'_> {
             .filter(|&b| thread_along[b])
             .collect();
         if !warp_bits.is_empty() {
-            partial = self.across_warps(&s, &warp_bits, &partial, bits, |p, a, b| arith(p, a, b))?;
+            partial = self.across_warps(op, how, &s, &warp_bits, &partial)?;
         }
         // The reduced tensor: the source layout with the axis collapsed, then its slice.
         let mut reduced = s.clone();
@@ -221,39 +314,61 @@ impl Lowering<'_> {
                 *c = 0;
             }
         }
-        let full: Vec<Value> = (0..s.registers())
-            .map(|r| {
-                let k = r & !axis_regs & distinct;
-                kept.iter()
-                    .position(|&x| x == k)
-                    .map_or(partial[0], |i| partial[i])
-            })
-            .collect();
-        let dst = self.layout(op, r)?;
-        let d = Dist::of(&dst, self.target.wave_size)?;
-        let result = self.regather(op, (&reduced, &full), &d, |c| {
-            let mut e = c.to_vec();
-            e.insert(axis, 0);
-            e
-        })?;
-        self.define_data(op, dst, result)
+        for (i, &r) in op.results.iter().enumerate() {
+            let full: Vec<Value> = (0..s.registers())
+                .map(|reg| {
+                    let k = reg & !axis_regs & distinct;
+                    kept.iter()
+                        .position(|&x| x == k)
+                        .map_or(partial[0][i], |j| partial[j][i])
+                })
+                .collect();
+            let dst = self.layout(op, r)?;
+            let d = Dist::of(&dst, self.target.wave_size)?;
+            let result = self.regather(op, (&reduced, &full), &d, |c| {
+                let mut e = c.to_vec();
+                e.insert(axis, 0);
+                e
+            })?;
+            self.define_result(
+                op,
+                i,
+                Sym::Data {
+                    layout: Box::new(dst),
+                    values: result,
+                },
+            )?;
+        }
+        Ok(())
     }
 
-    /// Combines `partial` over the warp bits `warp_bits`: each thread writes its values to
-    /// its own LDS slots, a barrier, and every thread reads the slots of the threads that
-    /// differ from it only in those bits, in ascending order.
+    /// Combines `partial` (per kept register, one value per operand) over the warp bits
+    /// `warp_bits`: each thread writes its values to its own LDS slots, a barrier, and every
+    /// thread reads the slots of the threads that differ from it only in those bits, in
+    /// ascending order.
     fn across_warps(
         &mut self,
+        op: &Op,
+        how: Combiner,
         s: &Dist,
         warp_bits: &[usize],
-        partial: &[Value],
-        bits: u32,
-        mut combine: impl FnMut(&mut Program, Value, Value) -> Value,
-    ) -> Result<Vec<Value>, LowerError> {
-        let bytes = u64::from(bits / 8);
+        partial: &[Vec<Value>],
+    ) -> Result<Vec<Vec<Value>>, LowerError> {
         let threads = 1u64 << s.thread.len();
-        let size = partial.len() as u64 * threads * bytes;
-        let base = self.lds_top.div_ceil(size.next_power_of_two()) * size.next_power_of_two();
+        // One region per (register, operand), `threads` slots of the operand's width each.
+        let mut regions = Vec::new();
+        let mut size = 0u64;
+        for values in partial {
+            for &v in values {
+                let bytes = u64::from(self.p.value_bits(v).div_ceil(8));
+                // Aligned to its own size: a thread's slot is the offset xor its bits.
+                size = size.div_ceil(threads * bytes) * (threads * bytes);
+                regions.push((size, bytes));
+                size += threads * bytes;
+            }
+        }
+        let align = size.next_power_of_two();
+        let base = self.lds_top.div_ceil(align) * align;
         self.lds_top = base + size;
         if self.lds_top > self.target.lds_bytes {
             return Err(LowerError::new(format!(
@@ -262,39 +377,48 @@ impl Lowering<'_> {
             )));
         }
         self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
-        let slot = |j: usize| XorMap {
+        let slot = |(offset, bytes): (u64, u64)| XorMap {
             cols: (0..s.thread.len()).map(|k| (1u64 << k) * bytes).collect(),
-            constant: base + j as u64 * threads * bytes,
+            constant: base + offset,
         };
         self.p.fence_lds_reuse(base, base + size);
-        for (j, &v) in partial.iter().enumerate() {
-            self.p.ops.push(ProgramOp::LdsWrite {
-                src: vec![v],
-                address: slot(j),
-            });
+        let n = partial.first().map_or(0, Vec::len);
+        for (j, values) in partial.iter().enumerate() {
+            for (i, &v) in values.iter().enumerate() {
+                self.p.ops.push(ProgramOp::LdsWrite {
+                    src: vec![v],
+                    address: slot(regions[j * n + i]),
+                });
+            }
         }
         self.p.ops.push(ProgramOp::Barrier);
         let mut out = Vec::with_capacity(partial.len());
-        for (j, &own) in partial.iter().enumerate() {
-            let mut acc = None;
+        for (j, own) in partial.iter().enumerate() {
+            let mut acc: Option<Vec<Value>> = None;
             for w in 0..1u64 << warp_bits.len() {
-                let mut address = slot(j);
-                for (i, &b) in warp_bits.iter().enumerate() {
-                    address.cols[b] = 0;
-                    address.constant |= (w >> i & 1) << b << bytes.trailing_zeros();
+                let mut read = Vec::with_capacity(n);
+                for (i, &v) in own.iter().enumerate() {
+                    let (offset, bytes) = regions[j * n + i];
+                    let mut address = slot((offset, bytes));
+                    for (k, &b) in warp_bits.iter().enumerate() {
+                        address.cols[b] = 0;
+                        address.constant |= (w >> k & 1) << b << bytes.trailing_zeros();
+                    }
+                    let x = self.p.value(self.p.value_bits(v));
+                    self.p.ops.push(ProgramOp::LdsRead {
+                        dst: vec![x],
+                        address,
+                    });
+                    read.push(x);
                 }
-                let v = self.p.value(bits);
-                self.p.ops.push(ProgramOp::LdsRead {
-                    dst: vec![v],
-                    address,
-                });
                 acc = Some(match acc {
-                    None => v,
-                    Some(a) => combine(&mut self.p, a, v),
+                    None => read,
+                    Some(a) => self.combine(op, how, &a, &read)?,
                 });
             }
-            out.push(acc.unwrap_or(own));
+            out.push(acc.unwrap_or_else(|| own.clone()));
         }
         Ok(out)
     }
+
 }

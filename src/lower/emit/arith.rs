@@ -1,0 +1,231 @@
+//! Element-wise arithmetic in LLVM IR: one [`ArithOp`] per instruction or intrinsic of the
+//! number type, values kept as integers of their width between operations (floats are bitcast
+//! in and out, which costs no instruction).
+//!
+//! Integers map onto LLVM's instructions and `llvm.{s,u}{max,min}` / `llvm.abs`; floats onto
+//! `fadd`…`frem`, `fneg` and the intrinsics (`llvm.maxnum`, `llvm.maximum`, `llvm.sqrt`,
+//! `llvm.exp2`, `llvm.log2`, `llvm.sin`, `llvm.fma`, …) that AMDGPU selects to its own
+//! instructions. Transcendental functions of 16-bit floats compute in `f32` and round back, as
+//! the hardware's `f32` instructions are what both would use. `Erf` has no instruction: it is
+//! the polynomial [`ArithOp::eval`] describes, a select between its two ranges.
+
+use super::{Emitter, llvm_number, llvm_suffix};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{ArithOp, Value};
+use crate::lower::ir::arith::{ERF_SERIES, ERF_TAIL};
+
+/// An LLVM float literal (the hexadecimal form LLVM prints for doubles, exact for every type).
+fn float_literal(x: f64) -> String {
+    format!("0x{:016X}", x.to_bits())
+}
+
+/// A float literal of LLVM type `t`: `f32` constants must be exactly representable, so the
+/// value is rounded to `f32` first.
+fn literal_of(t: &str, x: f64) -> String {
+    if t == "double" {
+        float_literal(x)
+    } else {
+        float_literal(f64::from(x as f32))
+    }
+}
+
+impl Emitter<'_> {
+    /// `{r} = call {t} @llvm.{name}.{suffix}({t} args…)`, declaring the intrinsic.
+    fn intrinsic(&mut self, r: &str, name: &str, t: &str, args: &[&str]) {
+        let suffix = llvm_suffix(t);
+        let params = vec![t; args.len()].join(", ");
+        self.decls
+            .insert(format!("declare {t} @llvm.{name}.{suffix}({params})"));
+        let list: Vec<String> = args.iter().map(|a| format!("{t} {a}")).collect();
+        self.line(&format!(
+            "{r} = call {t} @llvm.{name}.{suffix}({})",
+            list.join(", ")
+        ));
+    }
+
+    /// A fresh temporary holding `{t} op`.
+    fn compute(&mut self, text: impl FnOnce(&str) -> String) -> String {
+        let r = self.tmp();
+        let line = text(&r);
+        self.line(&line);
+        r
+    }
+
+    /// One element-wise operation: float operands bitcast to the number type, the result back.
+    pub(super) fn arith(&mut self, op: ArithOp, ty: &str, dst: Value, src: &[Value]) -> Result<(), LowerError> {
+        let bits = self.p.value_bits(dst);
+        let int = format!("i{bits}");
+        let float = !ty.starts_with('i');
+        let t = if float {
+            llvm_number(ty)?.to_string()
+        } else {
+            int.clone()
+        };
+        if src.len() < op.operands() {
+            return Err(LowerError::new(format!("{op:?} takes {} operands", op.operands())));
+        }
+        let mut args = Vec::with_capacity(src.len());
+        for &v in src {
+            let x = self.val(v)?;
+            args.push(if float {
+                self.compute(|c| format!("{c} = bitcast {int} {x} to {t}"))
+            } else {
+                x
+            });
+        }
+        let r = if float {
+            self.float_op(op, &t, &args)?
+        } else {
+            self.int_op(op, &t, &args)?
+        };
+        let d = self.define(dst)?;
+        if float {
+            self.line(&format!("{d} = bitcast {t} {r} to {int}"));
+        } else {
+            self.line(&format!("{d} = add {t} 0, {r}"));
+        }
+        Ok(())
+    }
+
+    fn int_op(&mut self, op: ArithOp, t: &str, args: &[String]) -> Result<String, LowerError> {
+        let (a, b) = (args[0].as_str(), args.get(1).map_or("", String::as_str));
+        let instruction = match op {
+            ArithOp::Add => "add",
+            ArithOp::Sub => "sub",
+            ArithOp::Mul => "mul",
+            ArithOp::Div => "sdiv",
+            ArithOp::DivU => "udiv",
+            ArithOp::RemS => "srem",
+            ArithOp::RemU => "urem",
+            ArithOp::And => "and",
+            ArithOp::Or => "or",
+            ArithOp::Xor => "xor",
+            ArithOp::Shl => "shl",
+            ArithOp::ShrS => "ashr",
+            ArithOp::ShrU => "lshr",
+            ArithOp::Max | ArithOp::Min | ArithOp::MaxU | ArithOp::MinU => {
+                let name = match op {
+                    ArithOp::Max => "smax",
+                    ArithOp::Min => "smin",
+                    ArithOp::MaxU => "umax",
+                    _ => "umin",
+                };
+                let r = self.tmp();
+                self.intrinsic(&r, name, t, &[a, b]);
+                return Ok(r);
+            }
+            ArithOp::Abs => {
+                self.decls
+                    .insert(format!("declare {t} @llvm.abs.{t}({t}, i1)"));
+                return Ok(self.compute(|r| format!("{r} = call {t} @llvm.abs.{t}({t} {a}, i1 false)")));
+            }
+            ArithOp::MulHiU => {
+                let w = t.trim_start_matches('i').parse::<u32>().unwrap_or(32);
+                let wide = format!("i{}", 2 * w);
+                let x = self.compute(|r| format!("{r} = zext {t} {a} to {wide}"));
+                let y = self.compute(|r| format!("{r} = zext {t} {b} to {wide}"));
+                let m = self.compute(|r| format!("{r} = mul {wide} {x}, {y}"));
+                let h = self.compute(|r| format!("{r} = lshr {wide} {m}, {w}"));
+                return Ok(self.compute(|r| format!("{r} = trunc {wide} {h} to {t}")));
+            }
+            other => return Err(LowerError::new(format!("{other:?} of integers is not an operation"))),
+        };
+        Ok(self.compute(|r| format!("{r} = {instruction} {t} {a}, {b}")))
+    }
+
+    fn float_op(&mut self, op: ArithOp, t: &str, args: &[String]) -> Result<String, LowerError> {
+        let transcendental = matches!(
+            op,
+            ArithOp::Exp
+                | ArithOp::Exp2
+                | ArithOp::Log
+                | ArithOp::Log2
+                | ArithOp::Sqrt
+                | ArithOp::Rsqrt
+                | ArithOp::Sin
+                | ArithOp::Cos
+                | ArithOp::Erf
+        );
+        if transcendental && (t == "half" || t == "bfloat") {
+            let x = &args[0];
+            let wide = self.compute(|r| format!("{r} = fpext {t} {x} to float"));
+            let y = self.float_op(op, "float", &[wide])?;
+            return Ok(self.compute(|r| format!("{r} = fptrunc float {y} to {t}")));
+        }
+        let (a, b) = (args[0].as_str(), args.get(1).map_or("", String::as_str));
+        let binary = match op {
+            ArithOp::Add => Some("fadd"),
+            ArithOp::Sub => Some("fsub"),
+            ArithOp::Mul => Some("fmul"),
+            ArithOp::Div => Some("fdiv"),
+            ArithOp::RemS => Some("frem"),
+            _ => None,
+        };
+        if let Some(instruction) = binary {
+            return Ok(self.compute(|r| format!("{r} = {instruction} {t} {a}, {b}")));
+        }
+        let r = self.tmp();
+        match op {
+            ArithOp::Neg => self.line(&format!("{r} = fneg {t} {a}")),
+            ArithOp::Max => self.intrinsic(&r, "maxnum", t, &[a, b]),
+            ArithOp::Min => self.intrinsic(&r, "minnum", t, &[a, b]),
+            ArithOp::Maximum => self.intrinsic(&r, "maximum", t, &[a, b]),
+            ArithOp::Minimum => self.intrinsic(&r, "minimum", t, &[a, b]),
+            ArithOp::Abs => self.intrinsic(&r, "fabs", t, &[a]),
+            ArithOp::Sqrt => self.intrinsic(&r, "sqrt", t, &[a]),
+            ArithOp::Floor => self.intrinsic(&r, "floor", t, &[a]),
+            ArithOp::Ceil => self.intrinsic(&r, "ceil", t, &[a]),
+            ArithOp::Exp2 => self.intrinsic(&r, "exp2", t, &[a]),
+            ArithOp::Log => self.intrinsic(&r, "log", t, &[a]),
+            ArithOp::Log2 => self.intrinsic(&r, "log2", t, &[a]),
+            ArithOp::Sin => self.intrinsic(&r, "sin", t, &[a]),
+            ArithOp::Cos => self.intrinsic(&r, "cos", t, &[a]),
+            ArithOp::Fma => self.intrinsic(&r, "fma", t, &[a, b, args[2].as_str()]),
+            ArithOp::Exp => {
+                // e^x = 2^(x·log2 e) (v_exp_f32).
+                let m = self.compute(|m| format!("{m} = fmul {t} {a}, 0x3FF7154760000000"));
+                self.intrinsic(&r, "exp2", t, &[&m]);
+            }
+            ArithOp::Rsqrt => {
+                let s = self.tmp();
+                self.intrinsic(&s, "sqrt", t, &[a]);
+                self.line(&format!("{r} = fdiv {t} {}, {s}", literal_of(t, 1.0)));
+            }
+            ArithOp::Erf => return self.erf(t, a),
+            other => return Err(LowerError::new(format!("{other:?} of floats is not an operation"))),
+        }
+        Ok(r)
+    }
+
+    /// `erf(x)`: the series below 1, the Abramowitz–Stegun form above (see [`ArithOp::eval`]).
+    fn erf(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
+        let a = self.tmp();
+        self.intrinsic(&a, "fabs", t, &[x]);
+        let z = self.compute(|r| format!("{r} = fmul {t} {x}, {x}"));
+        // Horner's rule with fused multiply-adds.
+        let horner = |e: &mut Self, coefficients: &[f64], at: &str| -> String {
+            let mut acc = literal_of(t, coefficients[coefficients.len() - 1]);
+            for &c in coefficients[..coefficients.len() - 1].iter().rev() {
+                let r = e.tmp();
+                e.intrinsic(&r, "fma", t, &[&acc, at, &literal_of(t, c)]);
+                acc = r;
+            }
+            acc
+        };
+        let series = horner(self, &ERF_SERIES, &z);
+        let near = self.compute(|r| format!("{r} = fmul {t} {x}, {series}"));
+        let pa = self.compute(|r| format!("{r} = fmul {t} {a}, {}", literal_of(t, ERF_TAIL[0])));
+        let den = self.compute(|r| format!("{r} = fadd {t} {pa}, {}", literal_of(t, 1.0)));
+        let tt = self.compute(|r| format!("{r} = fdiv {t} {}, {den}", literal_of(t, 1.0)));
+        let tail = horner(self, &ERF_TAIL[1..], &tt);
+        let poly = self.compute(|r| format!("{r} = fmul {t} {tail}, {tt}"));
+        let nz = self.compute(|r| format!("{r} = fneg {t} {z}"));
+        let e = self.float_op(ArithOp::Exp, t, &[nz])?;
+        let pe = self.compute(|r| format!("{r} = fmul {t} {poly}, {e}"));
+        let far = self.compute(|r| format!("{r} = fsub {t} {}, {pe}", literal_of(t, 1.0)));
+        let signed = self.tmp();
+        self.intrinsic(&signed, "copysign", t, &[&far, x]);
+        let small = self.compute(|r| format!("{r} = fcmp ole {t} {a}, {}", literal_of(t, 1.0)));
+        Ok(self.compute(|r| format!("{r} = select i1 {small}, {t} {near}, {t} {signed}")))
+    }
+}
