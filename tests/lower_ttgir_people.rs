@@ -30,11 +30,6 @@ const DIR: &str = "tests/fixtures/lower/ttgir-people";
 const REFUSED: &[(&str, &str)] = &[
     ("softmax_persistent_256_f32", "use of undefined value %c"),
     ("dropout_256_f32", "use of undefined value %c"),
-    ("matmul_splitk_32x32x32_f16", "atomic_rmw: is not lowered"),
-    ("matmul_splitk_global_atomics_32x32x32_f16", "tt.atomic_rmw: is not lowered"),
-    ("cumsum_rows_16x128_f32", "tt.scan: is not lowered"),
-    ("cross_entropy_fwd_128_f32", "a scalar load's mask that is not a uniform condition"),
-    ("int8_matmul_scaled_32x32x64", "yields another kind of value than the loop carries"),
 ];
 
 fn cases() -> Vec<Json> {

@@ -388,6 +388,51 @@ fn exec(
                     }
                 }
             }
+            Op::GlobalAtomic {
+                dst,
+                src,
+                cmp,
+                buffer,
+                offset,
+                kind,
+                ty,
+                ..
+            } => {
+                let b = p
+                    .buffers
+                    .get(*buffer)
+                    .ok_or_else(|| LowerError::new("no such buffer"))?;
+                let (bits, w) = (b.element_bits, (b.element_bits / 8) as usize);
+                let firsts = offset.eval_all_in(threads, &r.env);
+                for (t, first) in firsts.into_iter().enumerate() {
+                    let live = offset.predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
+                    let index = offset
+                        .index
+                        .map_or(0, |i| s.get(i, t) as u32 as i32 as i64 as u64);
+                    let Some(at) = first.filter(|_| live).map(|f| f.wrapping_add(index)) else {
+                        if let Some(d) = dst {
+                            s.set(*d, t, 0);
+                        }
+                        continue;
+                    };
+                    if at >= r.limits[*buffer] {
+                        return err(format!(
+                            "thread {t}'s atomic reaches element {at} of {} ({} elements)",
+                            b.name, r.limits[*buffer]
+                        ));
+                    }
+                    let range = at as usize * w..(at as usize + 1) * w;
+                    let old = read_le(&buffers[*buffer][range.clone()]);
+                    let c = cmp.map_or(0, |c| s.get(c, t));
+                    let new = kind
+                        .apply(ty, bits, old, s.get(*src, t), c)
+                        .ok_or_else(|| LowerError::new(format!("an atomic {kind:?} of {ty}")))?;
+                    buffers[*buffer][range].copy_from_slice(&new.to_le_bytes()[..w]);
+                    if let Some(d) = dst {
+                        s.set(*d, t, old);
+                    }
+                }
+            }
             Op::LdsWrite { src, address } => {
                 let bits = p.value_bits(src[0]);
                 for (t, a) in address.eval_all(threads).into_iter().enumerate() {

@@ -94,7 +94,7 @@ pub use error::LowerError;
 pub use interp::{run, run_launch, run_with};
 pub use ir::numeric;
 pub use ir::{
-    ArithOp, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Derived, DppCtrl, Extent, GlobalOffset, UniformOp,
+    ArithOp, AtomicKind, AtomicOrdering, AtomicScope, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Derived, DppCtrl, Extent, GlobalOffset, UniformOp,
     Kernel, Launch, Op, Predicate, Program, Scalar, ShiftTerm, SwapKind, Uniform, UniformInput, Value,
     XorMap,
 };

@@ -998,11 +998,11 @@ impl<'a> Reader<'a> {
                     op.other = Some(2);
                 }
             }
-            "tt.store" if refs.len() >= 3 => op.mask = Some(2),
+            "tt.store" | "tt.atomic_rmw" if refs.len() >= 3 => op.mask = Some(2),
             // `amdg.buffer_load %base[%offsets], %mask, %other` and `amdg.buffer_store %value,
             // %base[%offsets], %mask`: what follows the offsets, in order (a `stride = %s`
             // operand is neither).
-            "amdg.buffer_load" | "amdg.buffer_store" => {
+            "amdg.buffer_load" | "amdg.buffer_store" | "amdg.buffer_atomic_rmw" => {
                 let after = opnd_text.find(']').unwrap_or(opnd_text.len());
                 let tail: Vec<usize> = refs
                     .iter()

@@ -25,6 +25,7 @@
 //! ```
 
 mod arith;
+mod atomic;
 mod control;
 mod uniforms;
 
@@ -735,6 +736,22 @@ impl Emitter<'_> {
                     self.scatter(&l, ity, dst)?;
                 }
             }
+            Op::GlobalAtomic {
+                dst,
+                src,
+                cmp,
+                buffer,
+                offset,
+                kind,
+                ty,
+                ordering,
+                scope,
+            } => self.atomic(
+                (*dst, *src, *cmp),
+                *buffer,
+                offset,
+                (*kind, ty, *ordering, *scope),
+            )?,
             Op::LdsWrite { src, address } => {
                 let (v, t) = self.gather(src)?;
                 let align = (src.len() as u32 * self.p.value_bits(src[0]) / 8).max(1);

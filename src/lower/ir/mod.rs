@@ -43,6 +43,7 @@
 //! ```
 
 pub(crate) mod arith;
+mod atomic;
 mod kernel;
 pub mod mma;
 pub mod numeric;
@@ -52,6 +53,7 @@ mod validate;
 mod xor_map;
 
 pub use arith::ArithOp;
+pub use atomic::{AtomicKind, AtomicOrdering, AtomicScope};
 pub use kernel::Kernel;
 pub(crate) use program::walk;
 pub use program::{

@@ -15,6 +15,7 @@
 //! [`run_launch`](crate::lower::run_launch) for any workgroup of a grid).
 
 use super::arith::ArithOp;
+use super::atomic::{AtomicKind, AtomicOrdering, AtomicScope};
 use super::uniform::{Condition, Derived, Env, Extent, Launch, Uniform};
 use super::xor_map::XorMap;
 use crate::lower::error::LowerError;
@@ -776,6 +777,31 @@ pub enum Op {
         /// The map.
         map: XorMap,
     },
+    /// An atomic read-modify-write of one element per thread at `offset` of `buffer`: the
+    /// element becomes `kind(old, src)` (compare-and-swap: `src` where `old == cmp`) with no
+    /// other access in between; `dst` receives `old`. A masked thread does nothing (and reads
+    /// 0). Threads of a workgroup apply theirs in thread order; the hardware's order among
+    /// them is unspecified, which an exact float sum may tell.
+    GlobalAtomic {
+        /// The old value, per thread (`None`: unused).
+        dst: Option<Value>,
+        /// The operand.
+        src: Value,
+        /// The comparand of a compare-and-swap.
+        cmp: Option<Value>,
+        /// Index into [`Program::buffers`].
+        buffer: usize,
+        /// Where, per thread.
+        offset: GlobalOffset,
+        /// What it does.
+        kind: AtomicKind,
+        /// The elements' type.
+        ty: &'static str,
+        /// Its ordering.
+        ordering: AtomicOrdering,
+        /// Its scope.
+        scope: AtomicScope,
+    },
     /// `dst` = scalar argument `index`'s bits ([`Program::scalars`]), as wide as its type, in
     /// every thread: a float argument (`sm_scale`, `eps`) or a narrow integer.
     Argument {
@@ -836,6 +862,7 @@ impl Op {
             Op::Loop { values, .. } => values.iter().map(|c| c.phi).collect(),
             Op::If { results, .. } => results.iter().map(|r| r[0]).collect(),
             Op::PermlaneSwap { dst, .. } => dst.to_vec(),
+            Op::GlobalAtomic { dst, .. } => dst.iter().copied().collect(),
             Op::GlobalStore { .. }
             | Op::LdsWrite { .. }
             | Op::GlobalLoadToLds { .. }
@@ -1021,6 +1048,7 @@ impl Program {
             let k = match op {
                 Op::GlobalLoad { .. } => "global_load",
                 Op::GlobalStore { .. } => "global_store",
+                Op::GlobalAtomic { .. } => "global_atomic",
                 Op::LdsWrite { .. } => "lds_write",
                 Op::LdsRead { .. } => "lds_read",
                 Op::LdsReadTransposed { .. } => "lds_read_transposed",

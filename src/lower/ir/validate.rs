@@ -1,6 +1,7 @@
 //! What makes a [`Program`] well formed: the checks every back end relies on before it emits or
 //! runs one, and the uniform inputs each op reads (which the checks and loop-slot pruning share).
 
+use super::atomic::AtomicKind;
 use super::program::{Op, Program, Scalar, Value};
 use super::uniform::{Condition, Extent, UniformInput};
 use crate::lower::error::LowerError;
@@ -68,6 +69,23 @@ impl Program {
                         .collect(),
                     Some(*buffer),
                 ),
+                Op::GlobalAtomic {
+                    dst,
+                    src,
+                    cmp,
+                    buffer,
+                    offset,
+                    ..
+                } => (
+                    dst.iter()
+                        .chain([src])
+                        .chain(cmp)
+                        .chain(&offset.index)
+                        .chain(&offset.predicate)
+                        .copied()
+                        .collect(),
+                    Some(*buffer),
+                ),
                 Op::LdsWrite { src, .. } => (src.clone(), None),
                 Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
                 Op::GlobalLoadToLds { buffer, offset, .. } => (
@@ -121,6 +139,7 @@ impl Program {
             }
             if let Op::GlobalLoad { offset, .. }
             | Op::GlobalStore { offset, .. }
+            | Op::GlobalAtomic { offset, .. }
             | Op::GlobalLoadToLds { offset, .. } = op
                 && offset
                     .strides
@@ -137,6 +156,7 @@ impl Program {
             }
             if let Op::GlobalLoad { offset, .. }
             | Op::GlobalStore { offset, .. }
+            | Op::GlobalAtomic { offset, .. }
             | Op::GlobalLoadToLds { offset, .. } = op
                 && (offset.index.is_some_and(|v| self.value_bits(v) != 32)
                     || offset.predicate.is_some_and(|v| self.value_bits(v) != 1))
@@ -198,6 +218,7 @@ impl Program {
         match op {
             Op::GlobalLoad { offset, .. }
             | Op::GlobalStore { offset, .. }
+            | Op::GlobalAtomic { offset, .. }
             | Op::GlobalLoadToLds { offset, .. } => offset
                 .base
                 .inputs()
@@ -279,6 +300,23 @@ impl Program {
                     && dst.len() == src.len()
                     && widths(src, element_bits(from))
                     && widths(dst, element_bits(to))
+            }
+            Op::GlobalAtomic {
+                dst,
+                src,
+                cmp,
+                buffer,
+                kind,
+                ty,
+                ..
+            } => {
+                let bits = element_bits(ty);
+                kind.applies_to(ty)
+                    && self.buffers.get(*buffer).is_some_and(|b| b.element_bits == bits)
+                    && widths(&[*src], bits)
+                    && widths(dst.as_slice(), bits)
+                    && cmp.is_some() == (*kind == AtomicKind::Cas)
+                    && widths(cmp.as_slice(), bits)
             }
             Op::Arith { op, ty, dst, src } => {
                 let bits = if *ty == "i1" { 1 } else { element_bits(ty) };

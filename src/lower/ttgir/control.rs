@@ -19,7 +19,7 @@
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, walk};
-use crate::lower::ir::{Derived, Uniform, UniformInput, UniformOp};
+use crate::lower::ir::{Cmp, Condition, Derived, Uniform, UniformInput, UniformOp};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{Module, Op};
 
@@ -89,8 +89,32 @@ impl Lowering<'_> {
         Ok(self.p.ops.split_off(start))
     }
 
-    /// `scf.for`.
+    /// `scf.for`. An iteration argument starts as what its initial value is (an index, an
+    /// integer, data); when the body yields data for one that started symbolic (a constant
+    /// accumulator, an index the body computes in registers), the loop is lowered again with
+    /// that argument in registers from the start.
     pub(super) fn scf_for(&mut self, op: &Op) -> Result<(), LowerError> {
+        let mut in_registers = vec![false; op.operands.len().saturating_sub(3)];
+        self.issue_pending(op)?;
+        let (ops, values, slots, derived) = (self.p.ops.len(), self.p.values.len(), self.slots, self.p.derived.len());
+        loop {
+            match self.scf_for_with(op, &in_registers)? {
+                None => return Ok(()),
+                Some(k) if !in_registers[k] => {
+                    in_registers[k] = true;
+                    self.p.ops.truncate(ops);
+                    self.p.values.truncate(values);
+                    self.slots = slots;
+                    self.p.derived.truncate(derived);
+                }
+                Some(_) => return fail(op, "carries a value the body does not yield in registers"),
+            }
+        }
+    }
+
+    /// `scf.for` with the iteration arguments `in_registers` carried as data; `Some(k)`: the
+    /// body yields data for argument `k`, carried otherwise.
+    fn scf_for_with(&mut self, op: &Op, in_registers: &[bool]) -> Result<Option<usize>, LowerError> {
         let (Some(&lb), Some(&ub), Some(&step)) =
             (op.operands.first(), op.operands.get(1), op.operands.get(2))
         else {
@@ -114,13 +138,25 @@ impl Lowering<'_> {
                 "iteration arguments, initial values and results disagree in number",
             );
         }
-        self.issue_pending(op)?;
         let counter = self.slot();
         let mut uniforms: Vec<CarriedUniform> = Vec::new();
         let mut values: Vec<CarriedValue> = Vec::new();
         let mut carries = Vec::new();
-        for (&arg, &init) in args.iter().zip(inits) {
-            let (carry, sym) = match self.sym(op, init)?.clone() {
+        for ((&arg, &init), &registers) in args.iter().zip(inits).zip(in_registers) {
+            let sym = self.sym(op, init)?.clone();
+            let sym = match sym {
+                Sym::Int(_) if registers => Sym::Lanes(self.typed_data(op, init)?.1[0]),
+                Sym::Affine { base: None, .. } if registers => {
+                    let (layout, values) = self.typed_data(op, init)?;
+                    Sym::Data { layout, values }
+                }
+                Sym::Pending(_) | Sym::Splat(_) => {
+                    let (layout, values) = self.registers_of(op, init)?;
+                    Sym::Data { layout, values }
+                }
+                other => other,
+            };
+            let (carry, sym) = match sym {
                 Sym::Int(u) => {
                     let slot = self.slot();
                     uniforms.push(CarriedUniform {
@@ -179,8 +215,7 @@ impl Lowering<'_> {
                     });
                     (Carry::Values(values.len() - 1, 1), Sym::Lanes(phi))
                 }
-                Sym::Data { .. } | Sym::Pending(_) | Sym::Splat(_) => {
-                    let (layout, inits) = self.registers_of(op, init)?;
+                Sym::Data { layout, values: inits } => {
                     let first = values.len();
                     let phis: Vec<Value> = inits
                         .iter()
@@ -221,7 +256,12 @@ impl Lowering<'_> {
             );
         }
         let start_body = self.p.ops.len();
-        for ((carry, &arg), &yielded) in carries.iter().zip(args).zip(yield_operands(terminator)) {
+        for (k, ((carry, &arg), &yielded)) in carries
+            .iter()
+            .zip(args)
+            .zip(yield_operands(terminator))
+            .enumerate()
+        {
             match (carry, self.sym(terminator, yielded)?.clone()) {
                 (Carry::Slot(k), Sym::Int(u)) => uniforms[*k].next = u,
                 (Carry::Slot(k), Sym::Affine { base, constant, coef }) => {
@@ -286,7 +326,22 @@ impl Lowering<'_> {
                         );
                     }
                 }
-                _ => return fail(terminator, "yields another kind of value than the loop carries"),
+                (Carry::Slot(_), Sym::Data { .. } | Sym::Pending(_) | Sym::Lanes(_))
+                    if matches!(self.syms[arg], Some(Sym::Affine { base: None, .. } | Sym::Int(_))) =>
+                {
+                    return Ok(Some(k));
+                }
+                (_, other) => {
+                    return fail(
+                        terminator,
+                        format!(
+                            "yields {} as {}, which the loop carries as {}",
+                            self.m.values[yielded].name,
+                            other.kind(),
+                            self.syms[arg].as_ref().map_or("nothing", Sym::kind)
+                        ),
+                    );
+                }
             }
         }
         // Yielded constants are materialised at the end of the body.
@@ -313,7 +368,7 @@ impl Lowering<'_> {
         for (&arg, &r) in args.iter().zip(&op.results) {
             self.syms[r] = self.syms[arg].clone();
         }
-        Ok(())
+        Ok(None)
     }
 
     /// `scf.if` on a uniform condition, with tensor results.
@@ -331,26 +386,44 @@ impl Lowering<'_> {
         let mut arms = Vec::new();
         for ops in [then_ops, else_ops] {
             if ops.is_empty() && op.results.is_empty() {
-                arms.push((Vec::new(), Vec::new()));
+                arms.push((Vec::new(), Vec::new(), op));
                 continue;
             }
             let (inner, terminator) = split_terminator(self.m, op, ops);
-            let mut lowered = self.region(inner)?;
-            let start = self.p.ops.len();
-            let mut yielded = Vec::new();
-            for &v in yield_operands(terminator) {
-                yielded.push(self.registers_of(terminator, v)?);
-            }
-            lowered.extend(self.p.ops.split_off(start));
-            arms.push((lowered, yielded));
+            let lowered = self.region(inner)?;
+            let yielded: Vec<(usize, Sym)> = yield_operands(terminator)
+                .iter()
+                .map(|&v| Ok((v, self.sym(terminator, v)?.clone())))
+                .collect::<Result<_, LowerError>>()?;
+            arms.push((lowered, yielded, terminator));
         }
-        let [(then, a), (otherwise, b)] =
+        let [(mut then, a, then_yield), (mut otherwise, b, else_yield)] =
             <[_; 2]>::try_from(arms).map_err(|_| LowerError::new("two arms"))?;
         if a.len() != op.results.len() || b.len() != op.results.len() {
             return fail(op, "arms yield another number of values than the op has results");
         }
+        // Uniform integers from both arms: a uniform select (both are computable anywhere);
+        // anything else in registers, chosen by the branch.
+        let mut in_registers = Vec::new();
+        for (&r, ((x, sx), (y, sy))) in op.results.iter().zip(a.into_iter().zip(b)) {
+            if let (Sym::Int(then), Sym::Int(otherwise)) = (&sx, &sy) {
+                let d = Derived::Select {
+                    cond: cond.clone(),
+                    then: then.clone(),
+                    otherwise: otherwise.clone(),
+                };
+                self.syms[r] = Some(Sym::Int(self.new_derived(d)?));
+                continue;
+            }
+            let start = self.p.ops.len();
+            let va = self.registers_of(then_yield, x)?;
+            then.extend(self.p.ops.split_off(start));
+            let vb = self.registers_of(else_yield, y)?;
+            otherwise.extend(self.p.ops.split_off(start));
+            in_registers.push((r, va, vb));
+        }
         let mut results = Vec::new();
-        for (&r, ((la, va), (lb, vb))) in op.results.iter().zip(a.into_iter().zip(b)) {
+        for (r, (la, va), (lb, vb)) in in_registers {
             if la != lb || va.len() != vb.len() {
                 return fail(op, "arms yield tensors in different layouts");
             }
@@ -360,9 +433,13 @@ impl Lowering<'_> {
                     .zip(va.iter().zip(&vb))
                     .map(|(&d, (&x, &y))| [d, x, y]),
             );
-            self.syms[r] = Some(Sym::Data {
-                layout: la,
-                values: dsts,
+            self.syms[r] = Some(if la.num_out_dims() == 0 && dsts.len() == 1 {
+                Sym::Lanes(dsts[0])
+            } else {
+                Sym::Data {
+                    layout: la,
+                    values: dsts,
+                }
             });
         }
         self.p.ops.push(ProgramOp::If {
@@ -490,11 +567,45 @@ impl Lowering<'_> {
         self.derive(op, Derived::Binary { op: uop, a, b })
     }
 
-    fn derive(&mut self, op: &Op, d: Derived) -> Result<(), LowerError> {
+    /// `arith.andi` / `ori` / `xori` of uniform conditions (or a condition and a constant, as
+    /// `xori %c, true` negates): each a 0/1 uniform, combined, compared with 0.
+    pub(super) fn condition_logic(&mut self, op: &Op, uop: UniformOp) -> Result<(), LowerError> {
+        let mut sides = Vec::with_capacity(2);
+        for k in 0..2 {
+            sides.push(match self.operand(op, k)?.clone() {
+                Sym::Cond(c) => self.new_derived(Derived::Select {
+                    cond: c,
+                    then: Uniform::constant(1),
+                    otherwise: Uniform::constant(0),
+                })?,
+                Sym::Int(u) => u,
+                _ => return fail(op, "needs uniform conditions"),
+            });
+        }
+        let b = sides.pop().unwrap_or_default();
+        let a = sides.pop().unwrap_or_default();
+        let combined = self.new_derived(Derived::Binary { op: uop, a, b })?;
+        self.define(
+            op,
+            Sym::Cond(Condition {
+                lhs: combined,
+                cmp: Cmp::Ne,
+                rhs: Uniform::constant(0),
+            }),
+        )
+    }
+
+    /// A derived uniform of the program, as a uniform.
+    fn new_derived(&mut self, d: Derived) -> Result<Uniform, LowerError> {
         let k =
             u32::try_from(self.p.derived.len()).map_err(|_| LowerError::new("too many derived uniforms"))?;
         self.p.derived.push(d);
-        self.define(op, Sym::Int(Uniform::input(UniformInput::Derived(k))))
+        Ok(Uniform::input(UniformInput::Derived(k)))
+    }
+
+    fn derive(&mut self, op: &Op, d: Derived) -> Result<(), LowerError> {
+        let u = self.new_derived(d)?;
+        self.define(op, Sym::Int(u))
     }
 }
 

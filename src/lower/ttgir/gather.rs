@@ -371,19 +371,18 @@ impl Lowering<'_> {
         if self.p.buffers[buffer].element_bits != bits {
             return fail(op, "loads elements of another width than the pointer's");
         }
-        let when = match op.mask.map(|i| self.operand(op, i)).transpose()? {
-            None => Vec::new(),
-            Some(Sym::Cond(c)) => vec![c.clone()],
-            Some(_) => return fail(op, "a scalar load's mask that is not a uniform condition"),
+        // A uniform mask is a branch-free `when`; any other is a predicate in a register.
+        let mask = op.mask.map(|i| self.operand(op, i).cloned()).transpose()?;
+        let (when, predicate) = match (mask, op.mask) {
+            (Some(Sym::Cond(c)), _) => (vec![c], None),
+            (Some(_), Some(i)) => (Vec::new(), Some(self.typed_data(op, op.operands[i])?.1[0])),
+            _ => (Vec::new(), None),
         };
-        let other = match op.other.map(|i| self.operand(op, i)).transpose()? {
-            None => 0,
-            Some(Sym::Splat(b)) => *b,
-            Some(Sym::Int(u)) => match u.as_constant() {
-                Some(c) => c as u64,
-                None => return fail(op, "a scalar load's `other` that is not a constant"),
-            },
-            Some(_) => return fail(op, "a scalar load's `other` that is not a constant"),
+        let constant_other = match op.other.map(|i| self.operand(op, i)).transpose()? {
+            None => Some(0),
+            Some(Sym::Splat(b)) => Some(*b),
+            Some(Sym::Int(u)) => u.as_constant().map(|c| c as u64),
+            Some(_) => None,
         };
         let dst = self.p.value(bits);
         self.p.ops.push(ProgramOp::GlobalLoad {
@@ -391,13 +390,31 @@ impl Lowering<'_> {
             buffer,
             offset: GlobalOffset {
                 base: parts.constant,
-                when,
+                when: when.clone(),
                 index: parts.data.map(|(_, v)| v[0]),
+                predicate,
                 ..GlobalOffset::default()
             },
-            other,
+            other: constant_other.unwrap_or(0),
         });
-        self.define(op, Sym::Lanes(dst))
+        let (Some(i), None) = (op.other, constant_other) else {
+            return self.define(op, Sym::Lanes(dst));
+        };
+        // `other` a value: chosen where the mask fails.
+        let other = self.typed_data(op, op.operands[i])?.1[0];
+        let cond = match (predicate, op.mask) {
+            (Some(p), _) => p,
+            (None, Some(m)) => self.typed_data(op, op.operands[m])?.1[0],
+            (None, None) => return self.define(op, Sym::Lanes(dst)),
+        };
+        let chosen = self.p.value(bits);
+        self.p.ops.push(ProgramOp::Select {
+            dst: chosen,
+            cond,
+            a: dst,
+            b: other,
+        });
+        self.define(op, Sym::Lanes(chosen))
     }
 
     /// A store of one element through a scalar pointer: the first thread stores it (every

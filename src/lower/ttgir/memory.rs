@@ -39,13 +39,13 @@ pub(super) struct Pending {
 pub(super) type IndexRegisters = (Option<Box<LinearLayout>>, Vec<Value>);
 
 /// What a mask and `other` say of an access.
-struct Masking {
+pub(super) struct Masking {
     /// Per dimension, the bound of a coordinate mask.
-    bounds: Vec<Option<Extent>>,
+    pub(super) bounds: Vec<Option<Extent>>,
     /// Conditions the whole workgroup agrees on.
-    when: Vec<Condition>,
+    pub(super) when: Vec<Condition>,
     /// Per register of the access's layout, a predicate: a mask that bounds no coordinate.
-    predicate: Option<Vec<Value>>,
+    pub(super) predicate: Option<Vec<Value>>,
     /// The bits a masked element of a load reads.
     other: u64,
     /// An `other` that is no constant: a tensor of the access's layout, chosen after the
@@ -118,7 +118,7 @@ impl Lowering<'_> {
 
     /// The index registers of an address in the registers of the access's `layout` (a
     /// scalar's one register in all of them).
-    fn attach_index(
+    pub(super) fn attach_index(
         &self,
         op: &Op,
         addressing: &mut Addressing,
@@ -141,7 +141,7 @@ impl Lowering<'_> {
     }
 
     /// The buffer, strides and base of a pointer tensor (bounds come from the mask).
-    fn addressing(
+    pub(super) fn addressing(
         &self,
         op: &Op,
         buffer: Option<usize>,
@@ -352,15 +352,7 @@ impl Lowering<'_> {
         addressing.when = masking.when;
         addressing.predicate = masking.predicate;
         let bits = self.p.buffers[buffer].element_bits;
-        // Loads of the buffer written here happen before the store, as the program says.
-        for v in 0..self.syms.len() {
-            if v != data
-                && let Some(Sym::Pending(pending)) = &self.syms[v]
-                && pending.buffer == buffer
-            {
-                self.data(op, v)?;
-            }
-        }
+        self.issue_loads_of(op, buffer, data)?;
         // A converted load stored once: loads, round trips and stores interleave.
         if let Sym::Pending(pending) = self.sym(op, data)?.clone()
             && let Some(dst) = &pending.converted
@@ -398,11 +390,25 @@ impl Lowering<'_> {
         Storer::strided(&dist, &addressing, vector, buffer).finish(&mut self.p, &values)
     }
 
+    /// Loads of `buffer` not issued yet (but `data`'s own) are issued now: a store or atomic
+    /// to it comes after them, as the program says.
+    pub(super) fn issue_loads_of(&mut self, op: &Op, buffer: usize, data: usize) -> Result<(), LowerError> {
+        for v in 0..self.syms.len() {
+            if v != data
+                && let Some(Sym::Pending(pending)) = &self.syms[v]
+                && pending.buffer == buffer
+            {
+                self.data(op, v)?;
+            }
+        }
+        Ok(())
+    }
+
     /// What a load's or store's mask says (nothing without one), and the bits a masked
     /// element of a load reads (`other`, a splat constant; 0 without one). A mask bounding
     /// coordinates becomes the access's bounds; any other mask is computed in registers of the
     /// access's `layout`, one predicate per register.
-    fn bounds(&mut self, op: &Op, layout: &LinearLayout) -> Result<Masking, LowerError> {
+    pub(super) fn bounds(&mut self, op: &Op, layout: &LinearLayout) -> Result<Masking, LowerError> {
         let rank = layout.num_out_dims();
         let constant_other = match op.other.map(|i| self.operand(op, i)).transpose()? {
             None => Some(0),

@@ -72,6 +72,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod atomic;
 mod control;
 mod data;
 mod gather;
@@ -79,6 +80,7 @@ mod general;
 mod index;
 mod memory;
 mod reduce;
+mod scan;
 mod shape;
 mod shared;
 
@@ -138,6 +140,26 @@ enum Sym {
     Indexed(Box<gather::Indexed>),
 }
 
+impl Sym {
+    /// What kind of value it is, for messages.
+    fn kind(&self) -> &'static str {
+        match self {
+            Sym::Int(_) => "a uniform integer",
+            Sym::Ptr(_) => "a pointer argument",
+            Sym::Affine { .. } => "an affine index",
+            Sym::Data { .. } => "data in registers",
+            Sym::Splat(_) => "a constant",
+            Sym::Mask { .. } => "a mask of bounds",
+            Sym::Cond(_) => "a uniform condition",
+            Sym::Shared(_) => "a shared-memory tile",
+            Sym::Buffer(_) => "a shared-memory buffer",
+            Sym::Pending(_) => "a load",
+            Sym::Lanes(_) => "a scalar in registers",
+            Sym::Indexed(_) => "an address with a data part",
+        }
+    }
+}
+
 struct Lowering<'a> {
     m: &'a Module,
     target: &'static Target,
@@ -180,6 +202,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "arith.trunci"
         | "math.exp"
         | "tt.reduce"
+        | "tt.scan"
         | "tt.load" => (1, 1),
         "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" | "arith.cmpi"
         | "arith.andi" | "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maxnumf"
@@ -368,6 +391,15 @@ impl Lowering<'_> {
             "tt.addptr" if data || (0..2).any(|k| self.is_register_scalar_or_indexed(op, k)) => {
                 self.register_address_arith(op, rank)?
             }
+            "arith.andi" | "arith.ori" | "arith.xori"
+                if rank == 0
+                    && (0..2).any(|k| matches!(self.operand(op, k), Ok(Sym::Cond(_))))
+                    && (0..2).all(|k| matches!(self.operand(op, k), Ok(Sym::Cond(_) | Sym::Int(_)))) =>
+            {
+                if let Some(uop) = UniformOp::parse(&op.name) {
+                    self.condition_logic(op, uop)?
+                }
+            }
             name if rank == 0
                 && UniformOp::parse(name).is_some()
                 && (0..2).all(|k| matches!(self.operand(op, k), Ok(Sym::Int(_)))) =>
@@ -439,6 +471,8 @@ impl Lowering<'_> {
             "ttg.local_load" => self.local_load(op)?,
             "tt.dot" => self.dot(op)?,
             "tt.reduce" => self.reduce(op)?,
+            "tt.atomic_rmw" | "amdg.buffer_atomic_rmw" | "tt.atomic_cas" => self.atomic(op)?,
+            "tt.scan" => self.scan(op)?,
             "arith.truncf" | "arith.extf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi"
             | "arith.trunci"
                 if rank == 0

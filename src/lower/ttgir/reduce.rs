@@ -77,7 +77,7 @@ fn single_op(m: &crate::ttgir::Module, op: &Op) -> Option<ArithOp> {
 /// `reduced` already hold combined values: a DPP move within a row where one does (quad
 /// permutes for bits 0 and 1; the mirrors, which pair the right lanes once the bits below are
 /// reduced; else `row_xmask` where the target has it), `ds_bpermute` otherwise.
-fn partner(bit: usize, reduced: &[bool], target: &Target) -> Option<DppCtrl> {
+pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target) -> Option<DppCtrl> {
     let below = reduced.iter().take(bit).all(|&r| r);
     match bit {
         0 => Some(DppCtrl::QuadPerm([1, 0, 3, 2])),
@@ -91,7 +91,7 @@ fn partner(bit: usize, reduced: &[bool], target: &Target) -> Option<DppCtrl> {
 }
 
 /// `v`'s value in the partner lane of a butterfly step over lane bit `bit` (32-bit pieces).
-fn lane_xor(p: &mut Program, v: Value, bit: usize, dpp: Option<DppCtrl>) -> Result<Value, LowerError> {
+pub(super) fn lane_xor(p: &mut Program, v: Value, bit: usize, dpp: Option<DppCtrl>) -> Result<Value, LowerError> {
     let threads = p.thread_bits();
     let lane = XorMap {
         cols: (0..threads).map(|k| 1u64 << k).collect(),

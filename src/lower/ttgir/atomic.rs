@@ -1,0 +1,198 @@
+//! Atomics: `tt.atomic_rmw`, `amdg.buffer_atomic_rmw` and `tt.atomic_cas`, one buffer atomic
+//! per element of the operand's layout.
+//!
+//! An element that several threads or registers hold (a layout that broadcasts) is updated
+//! once: only the first register holding it, in the threads whose broadcast bits are zero, act
+//! — the others are masked, as a store's duplicates would be harmless but an add's are not.
+//! Masks, gathered addresses and bounds are those of any access.
+//!
+//! # Worked example
+//!
+//! Split-K: `tl.atomic_add(c_ptrs, acc, mask=c_mask)` of a 32×32 f32 tile in a blocked layout
+//! of 256 threads is 4 `buffer_atomic_add_f32` per thread, each at its element's offset (an
+//! offset past the buffer where the mask fails), after a release fence and before an acquire
+//! fence at the device's scope (`sem = acq_rel, scope = gpu`): the elements of one op are not
+//! ordered among themselves, so the four share the fences.
+
+use super::{Lowering, Sym, fail};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{AtomicKind, AtomicOrdering, AtomicScope, Op as ProgramOp, Predicate, Value, XorMap};
+use crate::lower::plan::dist::Dist;
+use crate::ttgir::{AttrValue, Op, attr};
+
+/// A word attribute (`sem = acq_rel`) as text.
+fn word<'a>(op: &'a Op, key: &str) -> Option<&'a str> {
+    match attr(&op.attrs, key)? {
+        AttrValue::Str(s) | AttrValue::Raw(s) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+impl Lowering<'_> {
+    /// `tt.atomic_rmw %ptr, %value[, %mask]`, `amdg.buffer_atomic_rmw %value, %base[%offsets][,
+    /// %mask]` and `tt.atomic_cas %ptr, %cmp, %value`.
+    pub(super) fn atomic(&mut self, op: &Op) -> Result<(), LowerError> {
+        let cas = op.name == "tt.atomic_cas";
+        let buffer_form = op.name == "amdg.buffer_atomic_rmw";
+        let (value, cmp) = match (cas, buffer_form) {
+            (true, _) => (2, Some(1)),
+            (false, true) => (0, None),
+            (false, false) => (1, None),
+        };
+        if op.operands.len() <= value {
+            return fail(op, "has too few operands");
+        }
+        let kind = if cas {
+            AtomicKind::Cas
+        } else {
+            let name = word(op, "atomic_rmw_op").or(op.keyword.as_deref()).unwrap_or("");
+            AtomicKind::parse(name).map_or_else(|| fail(op, format!("no atomic `{name}`")), Ok)?
+        };
+        let ordering = match word(op, "sem") {
+            None => AtomicOrdering::AcqRel,
+            Some(s) => AtomicOrdering::parse(s).map_or_else(|| fail(op, format!("no ordering `{s}`")), Ok)?,
+        };
+        let scope = match word(op, "scope") {
+            None => AtomicScope::Gpu,
+            Some(s) => AtomicScope::parse(s).map_or_else(|| fail(op, format!("no scope `{s}`")), Ok)?,
+        };
+        let data = op.operands[value];
+        let element = self.m.values[data].ty.element.clone();
+        let Some(ty) = super::data::numeric_type(&element).filter(|t| kind.applies_to(t)) else {
+            return fail(op, format!("an atomic {kind:?} of {element} is not lowered"));
+        };
+        let rank = self.rank(data);
+        let address = if buffer_form {
+            self.base_and_offsets(op, 1, 2, rank)?
+        } else {
+            self.address_parts(op, 0, rank)?
+        };
+        let (buffer, mut addressing) = self.addressing(op, address.buffer, address.constant, &address.coef)?;
+        if self.p.buffers[buffer].element_bits != self.bits(op, data)? {
+            return fail(op, "updates elements of another width than the pointer's");
+        }
+        let layout = self.layout(op, data)?;
+        if addressing.strides.len() != rank {
+            return fail(op, "the address has another rank than the value");
+        }
+        self.attach_index(op, &mut addressing, address.data, &layout)?;
+        let masking = self.bounds(op, &layout)?;
+        addressing.bounds = masking.bounds;
+        addressing.when = masking.when;
+        addressing.predicate = masking.predicate;
+        // Loads of the buffer not issued yet read it before the atomics, as the program says.
+        self.issue_loads_of(op, buffer, data)?;
+        let (_, values) = self.typed_data(op, data)?;
+        let comparands = match cmp {
+            Some(c) => Some(self.typed_data(op, op.operands[c])?.1),
+            None => None,
+        };
+        let s = Dist::of(&layout, self.target.wave_size)?;
+        let first_holder = self.first_holder(&s);
+        let used = op.results.first().is_some_and(|&r| self.users[r] > 0);
+        if used && first_holder.is_some() {
+            return fail(
+                op,
+                "the old values of an atomic on elements several threads hold are not lowered yet",
+            );
+        }
+        let distinct = s.distinct_mask();
+        // The elements of one op are not ordered among themselves: the release orders what
+        // came before the first of them, the acquire what comes after the last.
+        let acting = (0..s.registers()).filter(|&r| r & distinct == r).count();
+        let ordering_of = |k: usize| {
+            let release = k == 0 && matches!(ordering, AtomicOrdering::Release | AtomicOrdering::AcqRel);
+            let acquire = k + 1 == acting && matches!(ordering, AtomicOrdering::Acquire | AtomicOrdering::AcqRel);
+            match (release, acquire) {
+                (true, true) => AtomicOrdering::AcqRel,
+                (true, false) => AtomicOrdering::Release,
+                (false, true) => AtomicOrdering::Acquire,
+                (false, false) => AtomicOrdering::Relaxed,
+            }
+        };
+        let mut issued = 0;
+        let mut old = Vec::with_capacity(s.registers());
+        for r in 0..s.registers() {
+            let kept = r & distinct;
+            if kept != r {
+                old.push(old[kept]);
+                continue;
+            }
+            let mut offset = s.strided_offset(r, &addressing);
+            if let Some(first) = first_holder {
+                offset.predicate = Some(match offset.predicate {
+                    None => first,
+                    Some(p) => {
+                        let (zero, both) = (self.p.value(1), self.p.value(1));
+                        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
+                        self.p.ops.push(ProgramOp::Select {
+                            dst: both,
+                            cond: p,
+                            a: first,
+                            b: zero,
+                        });
+                        both
+                    }
+                });
+            }
+            let dst = used.then(|| self.p.value(self.p.value_bits(values[r])));
+            self.p.ops.push(ProgramOp::GlobalAtomic {
+                dst,
+                src: values[r],
+                cmp: comparands.as_ref().map(|c| c[r]),
+                buffer,
+                offset,
+                kind,
+                ty,
+                ordering: ordering_of(issued),
+                scope,
+            });
+            issued += 1;
+            old.push(dst.unwrap_or(values[r]));
+        }
+        if used {
+            self.define(
+                op,
+                Sym::Data {
+                    layout: Box::new(layout),
+                    values: old,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Per thread, whether it is the first of the threads holding the same elements (its
+    /// broadcast bits — thread bits the layout does not move along — all zero); `None` when
+    /// no two threads hold the same element.
+    fn first_holder(&mut self, s: &Dist) -> Option<Value> {
+        let broadcast: Vec<u64> = s.thread.iter().map(|&c| u64::from(c == 0)).collect();
+        if broadcast.iter().all(|&b| b == 0) {
+            return None;
+        }
+        // The thread id's broadcast bits, compared with zero.
+        let bits = self.p.value(32);
+        self.p.ops.push(ProgramOp::ThreadMap {
+            dst: bits,
+            map: XorMap {
+                cols: broadcast
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &b)| b << k)
+                    .collect(),
+                constant: 0,
+            },
+        });
+        let zero = self.p.value(32);
+        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
+        let dst = self.p.value(1);
+        self.p.ops.push(ProgramOp::Compare {
+            pred: Predicate::Eq,
+            ty: "i32",
+            dst,
+            a: bits,
+            b: zero,
+        });
+        Some(dst)
+    }
+}

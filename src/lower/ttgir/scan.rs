@@ -1,0 +1,294 @@
+//! `tt.scan`: the inclusive prefix of a tensor along one axis under its body's combining
+//! function, wherever the layout puts the axis.
+//!
+//! Position `p` along the axis is a sum of powers of two, each bit owned by one register bit,
+//! lane bit or warp bit of the layout. The scan goes bit by bit, lowest first, keeping per
+//! element its `prefix` (the scan inside its block of `2^j` positions) and the block's `total`.
+//! At bit `j` every element meets its partner `p xor 2^j` — another register of the thread, a
+//! lane (DPP or `ds_bpermute`), or a warp (through LDS) — and takes the partner's total:
+//!
+//! - in the upper half (bit `j` set), the partner's block comes first:
+//!   `prefix ← f(partner, prefix)`, `total ← f(partner, total)`;
+//! - in the lower half, only the block's total grows: `total ← f(total, partner)`.
+//!
+//! The combining function sees its operands in the order of the axis, so a body need not be
+//! commutative; `reverse = true` reads the axis from its end (the halves swap roles). A body of
+//! several operands moves them together. Where the bit is a thread's, both choices are
+//! computed and the thread's own bit selects.
+//!
+//! # Worked example
+//!
+//! `tl.cumsum(x, axis=1)` of a 16×128 f32 tile in `blocked<{sizePerThread = [1, 1],
+//! threadsPerWarp = [1, 64], warpsPerCTA = [2, 2]}>` on a 64-lane wave: column bits 0–5 are
+//! lane bits, bit 6 a warp bit, and the rows lie in registers and the other warp bit. Six lane
+//! steps (a DPP or `ds_bpermute` move, three adds and two selects per register), then one warp
+//! step through LDS, give every element the sum of its row up to it.
+
+use super::data::coords;
+use super::{Lowering, Sym, fail};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Op as ProgramOp, Predicate, Value, XorMap};
+use crate::lower::plan::dist::Dist;
+use crate::ttgir::{AttrValue, Op, attr};
+
+/// Who owns an axis bit.
+#[derive(Clone, Copy)]
+enum Owner {
+    /// A register bit.
+    Register(usize),
+    /// A thread bit (lanes first, then warps).
+    Thread(usize),
+}
+
+impl Lowering<'_> {
+    /// `tt.scan` of one or more operands along `axis`, with any body.
+    pub(super) fn scan(&mut self, op: &Op) -> Result<(), LowerError> {
+        let n = op.operands.len();
+        if n == 0 || op.results.len() != n {
+            return fail(op, "needs as many results as operands");
+        }
+        let mut types = Vec::with_capacity(n);
+        for &v in &op.operands {
+            let element = &self.m.values[v].ty.element;
+            match super::data::numeric_type(element) {
+                Some(t) => types.push(t),
+                None => return fail(op, format!("scans elements of type {element}: not lowered")),
+            }
+        }
+        let how = self.combiner(op, &types)?;
+        let rank = self.rank(op.operands[0]);
+        let axis = self.axis(op, rank)?;
+        let reverse = matches!(attr(&op.attrs, "reverse"), Some(AttrValue::Int(x)) if *x != 0);
+        let mut layout = None;
+        let mut prefix: Vec<Vec<Value>> = Vec::with_capacity(n);
+        for &v in &op.operands {
+            let (l, values) = self.typed_data(op, v)?;
+            if layout.as_ref().is_some_and(|x| *x != l) {
+                return fail(op, "operands in different layouts");
+            }
+            layout = Some(l);
+            prefix.push(values);
+        }
+        let Some(layout) = layout else {
+            return fail(op, "has no operand");
+        };
+        for &r in &op.results {
+            if self.layout(op, r)? != *layout {
+                return fail(op, "a result in another layout than its operand");
+            }
+        }
+        let s = Dist::of(&layout, self.target.wave_size)?;
+        let owners = axis_owners(op, &s, axis)?;
+        let mut total = prefix.clone();
+        for (j, owner) in owners.into_iter().enumerate() {
+            let Some(owner) = owner else {
+                return fail(op, format!("no register, lane or warp bit holds bit {j} of the axis"));
+            };
+            let partner = self.partner_totals(op, &s, owner, &total)?;
+            // Which half an element is in: known per register, or a thread's own bit.
+            let thread_upper = match owner {
+                Owner::Thread(b) => Ok(self.thread_bit(&s, b, reverse)),
+                Owner::Register(i) => Err(i),
+            };
+            for r in 0..s.registers() {
+                let mine_p: Vec<Value> = prefix.iter().map(|o| o[r]).collect();
+                let mine_t: Vec<Value> = total.iter().map(|o| o[r]).collect();
+                let theirs: Vec<Value> = partner.iter().map(|o| o[r]).collect();
+                let (new_p, new_t) = match thread_upper {
+                    Err(i) if (r >> i & 1 == 1) != reverse => (
+                        self.combine(op, how, &theirs, &mine_p)?,
+                        self.combine(op, how, &theirs, &mine_t)?,
+                    ),
+                    Err(_) => (mine_p, self.combine(op, how, &mine_t, &theirs)?),
+                    Ok(upper) => {
+                        let grown_p = self.combine(op, how, &theirs, &mine_p)?;
+                        let from_below = self.combine(op, how, &theirs, &mine_t)?;
+                        let from_above = self.combine(op, how, &mine_t, &theirs)?;
+                        (
+                            self.select_all(upper, &grown_p, &mine_p),
+                            self.select_all(upper, &from_below, &from_above),
+                        )
+                    }
+                };
+                for k in 0..n {
+                    prefix[k][r] = new_p[k];
+                    total[k][r] = new_t[k];
+                }
+            }
+        }
+        for (i, values) in prefix.into_iter().enumerate() {
+            self.define_result(
+                op,
+                i,
+                Sym::Data {
+                    layout: layout.clone(),
+                    values,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Every register's partner total across `owner`'s bit.
+    fn partner_totals(
+        &mut self,
+        op: &Op,
+        s: &Dist,
+        owner: Owner,
+        total: &[Vec<Value>],
+    ) -> Result<Vec<Vec<Value>>, LowerError> {
+        match owner {
+            Owner::Register(i) => Ok(total
+                .iter()
+                .map(|o| (0..o.len()).map(|r| o[r ^ (1 << i)]).collect())
+                .collect()),
+            Owner::Thread(b) if b < s.lane_bits => {
+                let dpp = super::reduce::partner(b, &vec![false; s.lane_bits], self.target);
+                total
+                    .iter()
+                    .map(|o| {
+                        o.iter()
+                            .map(|&v| super::reduce::lane_xor(&mut self.p, v, b, dpp))
+                            .collect()
+                    })
+                    .collect()
+            }
+            Owner::Thread(b) => self.warp_exchange(op, s, b, total),
+        }
+    }
+
+    /// Each value from the thread whose id differs in bit `b` (a warp bit): written to LDS, a
+    /// barrier, read back at the partner's slot.
+    fn warp_exchange(
+        &mut self,
+        op: &Op,
+        s: &Dist,
+        b: usize,
+        total: &[Vec<Value>],
+    ) -> Result<Vec<Vec<Value>>, LowerError> {
+        let threads = 1u64 << s.thread.len();
+        let mut slots = Vec::new();
+        let mut size = 0u64;
+        for o in total {
+            for &v in o {
+                let bytes = u64::from(self.p.value_bits(v).div_ceil(8));
+                size = size.div_ceil(threads * bytes) * (threads * bytes);
+                slots.push((size, bytes));
+                size += threads * bytes;
+            }
+        }
+        let align = size.next_power_of_two();
+        let base = self.lds_top.div_ceil(align) * align;
+        self.lds_top = base + size;
+        if self.lds_top > self.target.lds_bytes {
+            return fail(
+                op,
+                format!(
+                    "the scan needs {} bytes of LDS; {} has {}",
+                    self.lds_top, self.target.name, self.target.lds_bytes
+                ),
+            );
+        }
+        self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
+        let at = |(offset, bytes): (u64, u64), flip: bool| XorMap {
+            cols: (0..s.thread.len()).map(|k| (1u64 << k) * bytes).collect(),
+            constant: base + offset + if flip { (1u64 << b) * bytes } else { 0 },
+        };
+        self.p.fence_lds_reuse(base, base + size);
+        let mut k = 0;
+        for o in total {
+            for &v in o {
+                self.p.ops.push(ProgramOp::LdsWrite {
+                    src: vec![v],
+                    address: at(slots[k], false),
+                });
+                k += 1;
+            }
+        }
+        self.p.ops.push(ProgramOp::Barrier);
+        let mut k = 0;
+        let mut out = Vec::with_capacity(total.len());
+        for o in total {
+            let mut read = Vec::with_capacity(o.len());
+            for &v in o {
+                let x = self.p.value(self.p.value_bits(v));
+                self.p.ops.push(ProgramOp::LdsRead {
+                    dst: vec![x],
+                    address: at(slots[k], true),
+                });
+                read.push(x);
+                k += 1;
+            }
+            out.push(read);
+        }
+        Ok(out)
+    }
+
+    /// Per thread, whether its bit `b` puts it in the half scanned second (`reverse`: the
+    /// half with the bit clear).
+    fn thread_bit(&mut self, s: &Dist, b: usize, reverse: bool) -> Value {
+        let bit = self.p.value(32);
+        self.p.ops.push(ProgramOp::ThreadMap {
+            dst: bit,
+            map: XorMap {
+                cols: (0..s.thread.len()).map(|k| u64::from(k == b)).collect(),
+                constant: 0,
+            },
+        });
+        let zero = self.p.value(32);
+        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
+        let dst = self.p.value(1);
+        self.p.ops.push(ProgramOp::Compare {
+            pred: if reverse { Predicate::Eq } else { Predicate::Ne },
+            ty: "i32",
+            dst,
+            a: bit,
+            b: zero,
+        });
+        dst
+    }
+
+    /// `cond ? a : b`, operand by operand.
+    fn select_all(&mut self, cond: Value, a: &[Value], b: &[Value]) -> Vec<Value> {
+        a.iter()
+            .zip(b)
+            .map(|(&a, &b)| {
+                let dst = self.p.value(self.p.value_bits(a));
+                self.p.ops.push(ProgramOp::Select { dst, cond, a, b });
+                dst
+            })
+            .collect()
+    }
+}
+
+/// Per bit of the axis, lowest first, the register or thread bit that moves along it alone.
+fn axis_owners(op: &Op, s: &Dist, axis: usize) -> Result<Vec<Option<Owner>>, LowerError> {
+    let mut owners = vec![None; s.dim_bits[axis] as usize];
+    let columns = s
+        .reg
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (Owner::Register(i), c))
+        .chain(s.thread.iter().enumerate().map(|(i, &c)| (Owner::Thread(i), c)));
+    for (owner, c) in columns {
+        let k = coords(s, c);
+        let elsewhere = k.iter().enumerate().any(|(d, &x)| d != axis && x != 0);
+        match k[axis] {
+            0 => {}
+            x if x.is_power_of_two() && !elsewhere => {
+                let j = x.trailing_zeros() as usize;
+                if owners[j].is_some() {
+                    return fail(op, "two layout bits move along the same bit of the scanned axis");
+                }
+                owners[j] = Some(owner);
+            }
+            _ => {
+                return fail(
+                    op,
+                    "a layout bit moving along the scanned axis and another position at once is not lowered yet",
+                );
+            }
+        }
+    }
+    Ok(owners)
+}
