@@ -95,6 +95,20 @@ const KNOWN_OPS: &[&str] = &[
     "tt.int_to_ptr",
     "tt.ptr_to_int",
     "tt.bitcast",
+    "tt.reduce",
+    "tt.reduce.return",
+    "tt.scan",
+    "tt.scan.return",
+    "tt.split",
+    "tt.join",
+    "tt.cat",
+    "tt.gather",
+    "tt.histogram",
+    "tt.extern_elementwise",
+    "tt.precise_sqrt",
+    "tt.precise_divf",
+    "tt.mulhiui",
+    "tt.clampf",
     "ttg.convert_layout",
     "ttg.async_copy_global_to_local",
     "ttg.async_commit_group",
@@ -310,6 +324,110 @@ fn parse_attr_value(v: &str) -> AttrValue {
     AttrValue::Raw(head.to_string())
 }
 
+/// The predicates of `arith.cmpi` and `arith.cmpf`, by their number in MLIR's enums (the generic
+/// form's `<{predicate = 2 : i64}>`).
+const CMPI_PREDICATES: [&str; 10] = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"];
+const CMPF_PREDICATES: [&str; 16] = [
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
+    "uno", "true",
+];
+
+/// One attribute form whatever form the op was written in: a comparison's predicate is its
+/// keyword and its `predicate` attribute, by name (`slt`), whether written as the keyword
+/// (`arith.cmpi slt, …`) or as a number (`<{predicate = 2 : i64}>`); `fastmath` holds the
+/// flags (`nnan,ninf`), without `#arith.fastmath<…>`.
+fn settle_attrs(op: &mut Op) {
+    let names: &[&str] = match op.name.as_str() {
+        "arith.cmpi" => &CMPI_PREDICATES,
+        "arith.cmpf" => &CMPF_PREDICATES,
+        _ => &[],
+    };
+    if !names.is_empty() {
+        let written = attr(&op.attrs, "predicate").cloned();
+        let name = match (&op.keyword, written) {
+            (Some(k), _) => Some(k.clone()),
+            (None, Some(AttrValue::Int(n))) => usize::try_from(n)
+                .ok()
+                .and_then(|n| names.get(n))
+                .map(|s| s.to_string()),
+            (None, Some(AttrValue::Raw(s) | AttrValue::Str(s))) => Some(s),
+            _ => None,
+        };
+        if let Some(name) = name {
+            op.attrs.retain(|(k, _)| k != "predicate");
+            op.attrs
+                .push(("predicate".to_string(), AttrValue::Raw(name.clone())));
+            op.keyword = Some(name);
+        }
+    }
+    for (k, v) in &mut op.attrs {
+        if k == "fastmath"
+            && let AttrValue::Raw(s) = v
+            && let Some(inner) = s
+                .strip_prefix("#arith.fastmath<")
+                .and_then(|r| r.strip_suffix('>'))
+        {
+            *s = inner.to_string();
+        }
+    }
+}
+
+/// The constant an `arith.constant` writes (`dense<v>` or `v`) for its element type: floats
+/// written in hex (`0xFF800000`, MLIR's form of infinities and NaNs) are read as the bits of
+/// that type; a list of values is [`Constant::Other`].
+fn parse_constant(text: &str, element: &str) -> Constant {
+    let v = text.trim();
+    let splat = v
+        .strip_prefix("dense<")
+        .and_then(|r| r.strip_suffix('>'))
+        .unwrap_or(v)
+        .trim();
+    let float = matches!(element, "f16" | "bf16" | "f32" | "f64" | "tf32")
+        || element.starts_with("f8")
+        || element.starts_with("f4")
+        || element.starts_with("f6");
+    if float {
+        if let Some(hex) = splat.strip_prefix("0x").or_else(|| splat.strip_prefix("0X")) {
+            let Ok(bits) = u64::from_str_radix(hex, 16) else {
+                return Constant::Other;
+            };
+            return match element {
+                "f64" => Constant::Float(f64::from_bits(bits)),
+                "f32" | "tf32" => {
+                    u32::try_from(bits).map_or(Constant::Other, |b| Constant::Float(f32::from_bits(b).into()))
+                }
+                "bf16" => u32::try_from(bits)
+                    .ok()
+                    .filter(|&b| b <= 0xFFFF)
+                    .map_or(Constant::Other, |b| {
+                        Constant::Float(f32::from_bits(b << 16).into())
+                    }),
+                "f16" => u16::try_from(bits).map_or(Constant::Other, |b| Constant::Float(f16_value(b))),
+                _ => Constant::Other,
+            };
+        }
+        return splat.parse::<f64>().map_or(Constant::Other, Constant::Float);
+    }
+    match (parse_int(splat), splat.parse::<f64>()) {
+        (Some(i), _) => Constant::Int(i),
+        (None, Ok(f)) => Constant::Float(f),
+        _ => Constant::Other,
+    }
+}
+
+/// The value of IEEE half-precision bits.
+fn f16_value(bits: u16) -> f64 {
+    let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let mant = f64::from(bits & 0x3ff);
+    sign * match exp {
+        0 => mant * 2f64.powi(-24),
+        31 if mant == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        e => (1.0 + mant / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
 /// Parses the inside of an attribute dictionary `k = v, k2 = v2, flag`.
 fn parse_attr_dict(inner: &str) -> Attrs {
     let mut out = Vec::new();
@@ -434,9 +552,11 @@ impl<'a> Reader<'a> {
         self.m.values.len() - 1
     }
 
+    /// The value named `name` (`%x#0` is also the single result `%x`).
     fn lookup(&self, scope: &Scope, name: &str, byte: usize) -> Result<usize, TtgirError> {
         scope
             .get(name)
+            .or_else(|| name.strip_suffix("#0").and_then(|n| scope.get(n)))
             .ok_or_else(|| self.err(byte, format!("use of undefined value {name}")))
     }
 
@@ -450,7 +570,7 @@ impl<'a> Reader<'a> {
                 let st = i;
                 i += 1;
                 while i < b.len()
-                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'#' | b'.' | b'$'))
+                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'#' | b'.' | b'$' | b'-'))
                 {
                     i += 1;
                 }
@@ -689,7 +809,14 @@ impl<'a> Reader<'a> {
             let closes_with_attrs = t.strip_prefix("} {").is_some_and(|rest| !rest.trim().is_empty());
             if t == "}" || closes_with_attrs {
                 match stack.pop() {
-                    Some(_) => {
+                    Some(op) => {
+                        if let (true, Some(op)) = (closes_with_attrs, op) {
+                            let dict = &t[2..];
+                            let c = matching(dict, 0)
+                                .ok_or_else(|| self.err(base + 2, "unclosed attribute dictionary"))?;
+                            let attrs = parse_attr_dict(&dict[1..c]);
+                            self.m.ops[op].attrs.extend(attrs);
+                        }
                         scope.names.pop();
                         if stack.is_empty() {
                             func = None;
@@ -709,10 +836,14 @@ impl<'a> Reader<'a> {
                 self.generic_types(op, rest, base + 2)?;
                 continue;
             }
-            if t == "} else {" || t == "} do {" || t == "} {" {
-                // A second region of the same op.
+            if t == "} else {" || t == "} do {" || t == "} {" || t == "}, {" {
+                // The next region of the same op (`}, {` in generic form).
                 scope.names.pop();
                 scope.names.push(HashMap::new());
+                if let Some(Some(op)) = stack.last() {
+                    let o = &mut self.m.ops[*op];
+                    o.regions.push(o.body.len());
+                }
                 continue;
             }
             if func.is_none() {
@@ -753,6 +884,7 @@ impl<'a> Reader<'a> {
             }
             if t.ends_with('{') {
                 stack.push(Some(op));
+                self.m.ops[op].regions.push(0);
                 // block args were put in a fresh scope by op_line
                 // The function's body is the first entry: regions nested in it are the rest.
                 let depth = stack.len() - 1;
@@ -928,6 +1060,7 @@ impl<'a> Reader<'a> {
             scales: Vec::new(),
             block_args: Vec::new(),
             body: Vec::new(),
+            regions: Vec::new(),
             parent,
             func,
             line,
@@ -962,7 +1095,15 @@ impl<'a> Reader<'a> {
         if let Some(p) = find_top(opnd_part, "{")
             && let Some(c) = matching(opnd_part, p)
         {
-            op.attrs = parse_attr_dict(&opnd_part[p + 1..c]);
+            op.attrs.extend(parse_attr_dict(&opnd_part[p + 1..c]));
+            opnd_text.replace_range(p..=c, &" ".repeat(c + 1 - p));
+        }
+        // `fastmath<nnan,ninf>` after the operands of arith and math ops.
+        if let Some(p) = find_top(&opnd_text, "fastmath<")
+            && let Some(c) = matching(&opnd_text, p + 8)
+        {
+            let flags = opnd_text[p + 9..c].trim().to_string();
+            op.attrs.push(("fastmath".to_string(), AttrValue::Raw(flags)));
             opnd_text.replace_range(p..=c, &" ".repeat(c + 1 - p));
         }
         // `inputPrecision = tf32`, `rounding = rtne` written inline.
@@ -988,6 +1129,20 @@ impl<'a> Reader<'a> {
                 op.keyword = Some(w.to_string());
             }
         }
+        // The leading keywords of the atomics: `tt.atomic_rmw fadd, acq_rel, gpu, %p, …`,
+        // `tt.atomic_cas acq_rel, gpu, %p, …`, under the names of Triton's attributes.
+        let keys: &[&str] = match opname.as_str() {
+            "tt.atomic_rmw" => &["atomic_rmw_op", "sem", "scope"],
+            "tt.atomic_cas" => &["sem", "scope"],
+            _ => &[],
+        };
+        let words = split_top(&opnd_text, ",")
+            .into_iter()
+            .map(|(_, w)| w.trim())
+            .take_while(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        for (key, w) in keys.iter().zip(words) {
+            op.attrs.push((key.to_string(), AttrValue::Raw(w.to_string())));
+        }
         // Masks and others.
         match opname.as_str() {
             "tt.load" => {
@@ -998,7 +1153,7 @@ impl<'a> Reader<'a> {
                     op.other = Some(2);
                 }
             }
-            "tt.store" if refs.len() >= 3 => op.mask = Some(2),
+            "tt.store" | "tt.atomic_rmw" if refs.len() >= 3 => op.mask = Some(2),
             "tt.dot_scaled" => {
                 for (k, (off, _)) in refs.iter().enumerate() {
                     if opnd_text[..*off].trim_end().ends_with("scale") {
@@ -1024,20 +1179,6 @@ impl<'a> Reader<'a> {
                 }
             }
             _ => {}
-        }
-        // Constant.
-        if opname == "arith.constant" {
-            let v = opnd_text.trim();
-            let splat = v
-                .strip_prefix("dense<")
-                .and_then(|r| r.strip_suffix('>'))
-                .unwrap_or(v);
-            let c = match (parse_int(splat), splat.trim().parse::<f64>()) {
-                (Some(i), _) => Constant::Int(i),
-                (None, Ok(f)) => Constant::Float(f),
-                _ => Constant::Other,
-            };
-            op.constant = Some(c);
         }
         // Types.
         let tys = if ty_part.trim().is_empty() {
@@ -1079,6 +1220,10 @@ impl<'a> Reader<'a> {
             || opname.starts_with("math.");
         let result_tys: Vec<ValueType> = match opname.as_str() {
             _ if names.is_empty() => Vec::new(),
+            // `arith.constant true` (an `i1` needs no type).
+            "arith.constant" if in_tys.is_empty() && matches!(opnd_text.trim(), "true" | "false") => {
+                vec![ValueType::scalar("i1")]
+            }
             "tt.load" => match in_tys.first() {
                 Some(p) => vec![p.with_element(p.pointee().unwrap_or("?"))],
                 None => vec![],
@@ -1094,6 +1239,11 @@ impl<'a> Reader<'a> {
             _ if !out_tys.is_empty() => out_tys.clone(),
             _ => in_tys.first().cloned().into_iter().collect(),
         };
+        if opname == "arith.constant" {
+            let element = result_tys.first().map_or("", |t| t.element.as_str());
+            op.constant = Some(parse_constant(&opnd_text, element));
+        }
+        settle_attrs(&mut op);
         if !known {
             op.opaque = true;
             self.m.notes.push(format!(
@@ -1123,14 +1273,26 @@ impl<'a> Reader<'a> {
         Ok(op_idx)
     }
 
-    /// The types of a generic-form op, written after its regions (`: (T, …) -> R`): its
-    /// results get `R`.
+    /// What a generic-form op writes after its regions: an attribute dictionary
+    /// (`{axis = 1 : i32}`, as older printers put the attributes) and its types
+    /// (`: (T, …) -> R`): its results get `R`.
     fn generic_types(&mut self, op: usize, rest: &str, off: usize) -> Result<(), TtgirError> {
         let mut text = rest;
+        let mut off = off;
         if let Some(p) = find_top(text, " loc(") {
             text = &text[..p];
         }
-        let Some(colon) = text.find(':') else {
+        let lead = text.len() - text.trim_start().len();
+        if text[lead..].starts_with('{') {
+            let c =
+                matching(text, lead).ok_or_else(|| self.err(off + lead, "unclosed attribute dictionary"))?;
+            let attrs = parse_attr_dict(&text[lead + 1..c]);
+            self.m.ops[op].attrs.extend(attrs);
+            settle_attrs(&mut self.m.ops[op]);
+            text = &text[c + 1..];
+            off += c + 1;
+        }
+        let Some(colon) = find_top(text, ":") else {
             return Ok(());
         };
         let tys = &text[colon + 1..];
