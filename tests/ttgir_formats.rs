@@ -771,3 +771,142 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32}
     assert_eq!(g2.keyword.as_deref(), Some("une"));
     assert_eq!(attr(&g2.attrs, "fastmath"), Some(&raw("none")));
 }
+
+fn forms_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ttgir-forms")
+}
+
+fn read_form(file: &str) -> String {
+    std::fs::read_to_string(forms_dir().join(file)).expect("fixture")
+}
+
+/// Kernels as Triton 3.6.0 prints them (`tests/fixtures/ttgir-forms/README.md`).
+#[test]
+fn triton_printed_kernels_parse() {
+    let mut files: Vec<String> = std::fs::read_dir(forms_dir())
+        .expect("fixture directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".ttgir"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 3, "{files:?}");
+    for f in &files {
+        let m = Module::parse(&read_form(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert_eq!((m.num_warps, m.threads_per_warp), (4, 64), "{f}");
+        assert!(m.ops.len() > 30, "{f}");
+        run(&m, &PassOptions::new(Pass::Coalesce, "gfx942")).unwrap_or_else(|e| panic!("{f}: {e}"));
+    }
+
+    let m = Module::parse(&read_form("dropout.gfx942.ttgir")).expect("dropout");
+    let c = value(&m, "%c-766435501_i32");
+    assert_eq!(ty(&m, c), "i32");
+    assert_eq!(
+        def(&m, "%c-766435501_i32").constant,
+        Some(Constant::Int(-766435501))
+    );
+    let users: Vec<&str> = m.users()[c].iter().map(|&o| m.ops[o].name.as_str()).collect();
+    assert_eq!(users, ["tt.mulhiui", "arith.muli"]);
+    assert_eq!(ops_named(&m, "tt.mulhiui").len(), 18);
+    let f = &m.funcs[0];
+    assert_eq!(names(&m, &f.args), ["%x", "%out", "%n", "%p", "%seed"]);
+    assert_eq!(
+        attr(&f.arg_attrs[1], "tt.divisibility"),
+        Some(&AttrValue::Int(16))
+    );
+
+    let m = Module::parse(&read_form("forms.gfx942.ttgir")).expect("forms");
+    assert!(m.notes.iter().all(|n| n.contains("amdg.")), "{:?}", m.notes);
+    let argmax = &ops_named(&m, "tt.reduce")[0];
+    assert_eq!(argmax.operands.len(), 2);
+    assert_eq!(argmax.block_args.len(), 4);
+    let ret = &m.ops[*argmax.body.last().expect("a body")];
+    assert_eq!((ret.name.as_str(), ret.operands.len()), ("tt.reduce.return", 2));
+    let rmw = the_op(&m, "tt.atomic_rmw");
+    assert_eq!((rmw.operands.len(), rmw.mask), (3, Some(2)));
+    assert_eq!(attr(&rmw.attrs, "atomic_rmw_op"), Some(&raw("fadd")));
+    let w = the_op(&m, "scf.while");
+    assert_eq!((w.operands.len(), w.results.len(), w.block_args.len()), (2, 2, 4));
+    assert_eq!(
+        attr(&the_op(&m, "tt.scan").attrs, "reverse"),
+        Some(&AttrValue::Int(0))
+    );
+}
+
+/// A module read with its locations is the module read without them, but for the names
+/// Triton gives values and the lines.
+#[test]
+fn locations_change_nothing() {
+    let with = Module::parse(&read_form("forms.gfx942.ttgir")).expect("with locations");
+    let without = Module::parse(&read_form("forms.nolocs.gfx942.ttgir")).expect("without");
+    assert_eq!(with.ops.len(), without.ops.len());
+    for (a, b) in with.ops.iter().zip(&without.ops) {
+        let key = |o: &Op| {
+            (
+                o.name.clone(),
+                o.operands.clone(),
+                o.results.clone(),
+                o.attrs.clone(),
+                o.keyword.clone(),
+                o.mask,
+                o.block_args.clone(),
+                o.body.clone(),
+                o.parent,
+            )
+        };
+        assert_eq!(key(a), key(b), "line {} / {}", a.line, b.line);
+        assert_eq!(a.constant, b.constant);
+    }
+    let tys = |m: &Module| m.values.iter().map(|v| v.ty.clone()).collect::<Vec<_>>();
+    assert_eq!(tys(&with), tys(&without));
+    assert_eq!(with.funcs[0].arg_attrs, without.funcs[0].arg_attrs);
+    // The decisions, but for the lines they name.
+    fn lineless(v: Value) -> Value {
+        match v {
+            Value::Object(o) => Value::Object(
+                o.into_iter()
+                    .filter(|(k, _)| k != "line")
+                    .map(|(k, v)| (k, lineless(v)))
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.into_iter().map(lineless).collect()),
+            v => v,
+        }
+    }
+    for pass in [Pass::Coalesce, Pass::AccelerateMatmul] {
+        let (a, b) = (
+            decisions(&with, pass, "gfx942"),
+            decisions(&without, pass, "gfx942"),
+        );
+        assert!(a.to_string().contains("tt.atomic_rmw") || pass != Pass::Coalesce);
+        assert_eq!(lineless(a), lineless(b));
+    }
+}
+
+/// Triton's texts cut after any line or inside one, or with a line left out: the reader
+/// answers (a module or a one-line error inside the text), never panics.
+#[test]
+fn cut_kernels_never_panic() {
+    for file in ["dropout.gfx942.ttgir", "forms.gfx942.ttgir"] {
+        let text = read_form(file);
+        let lines: Vec<&str> = text.lines().collect();
+        let check = |variant: &str| {
+            if let Err(e) = Module::parse(variant) {
+                assert!(!e.message.contains('\n'), "{file}: {e}");
+                assert!(
+                    (1..=variant.lines().count().max(1)).contains(&e.line),
+                    "{file}: {e}"
+                );
+            }
+        };
+        for k in 0..lines.len() {
+            check(&lines[..k].join("\n"));
+            check(&[&lines[..k], &lines[k + 1..]].concat().join("\n"));
+            let l = lines[k];
+            let mid = (0..=l.len() / 2)
+                .rev()
+                .find(|&i| l.is_char_boundary(i))
+                .unwrap_or(0);
+            check(&[&lines[..k], &[&l[..mid]][..]].concat().join("\n"));
+        }
+    }
+}
