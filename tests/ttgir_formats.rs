@@ -772,6 +772,59 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32}
     assert_eq!(attr(&g2.attrs, "fastmath"), Some(&raw("none")));
 }
 
+/// Ops without a `module` around them (MLIR's parser makes one); strings holding `%` (the
+/// format of `tt.print`, inline assembly) and `tt.print`'s operands after its `:`; a space
+/// between a generic op's name and its operands; 0-d tensors.
+#[test]
+fn ops_outside_a_module_and_strings() {
+    let text = r#"
+tt.func @k(%p: !tt.ptr<f32>, %v : tensor<64xf32>, %s: f32) {
+  %z = tt.splat %s : f32 -> tensor<f32>
+  %a = "tt.reduce" (%v) ({
+  ^bb0(%arg0: f32, %arg1: f32):
+    %add = arith.addf %arg0, %arg1 : f32
+    tt.reduce.return %add : f32
+  }) {axis = 0 : i32}  : (tensor<64xf32>) -> f32
+  tt.print "x=%d %v: " {hex = false, isSigned = array<i32: 1>} : %a : f32
+  %i = tt.bitcast %v : tensor<64xf32> -> tensor<64xi32>
+  %1 = tt.elementwise_inline_asm "shl.b32 $0, $0, 3; // %x"
+    {constraints = "=r,r", packed_element = 1 : i32, pure = true} %i : tensor<64xi32> -> tensor<64xi32>
+  tt.return
+}
+tt.func private @callee(%x: f32) -> f32 {
+  tt.return %x : f32
+}
+"#;
+    let m = Module::parse(text).expect("parses");
+    assert_eq!(m.first_line, 2);
+    assert_eq!(m.funcs.len(), 2);
+    assert_eq!(m.funcs[1].name, "callee");
+    let z = value(&m, "%z");
+    assert_eq!(
+        (m.values[z].ty.kind, m.values[z].ty.shape.len()),
+        (TypeKind::Tensor, 0)
+    );
+    let r = the_op(&m, "tt.reduce");
+    assert_eq!(names(&m, &r.operands), ["%v"]);
+    assert_eq!(attr(&r.attrs, "axis"), Some(&AttrValue::Int(0)));
+    assert_eq!(ty(&m, r.results[0]), "f32");
+    let print = the_op(&m, "tt.print");
+    assert_eq!(names(&m, &print.operands), ["%a"]);
+    assert_eq!(attr(&print.attrs, "hex"), Some(&AttrValue::Int(0)));
+    assert_eq!(attr(&print.attrs, "isSigned"), Some(&AttrValue::Ints(vec![1])));
+    let asm = the_op(&m, "tt.elementwise_inline_asm");
+    assert_eq!(names(&m, &asm.operands), ["%i"]);
+    assert_eq!(attr(&asm.attrs, "packed_element"), Some(&AttrValue::Int(1)));
+    assert_eq!(ty(&m, asm.results[0]), "64xi32");
+    assert_eq!(names(&m, &ops_named(&m, "tt.return")[1].operands), ["%x"]);
+    // What closes nothing is still an error.
+    let err = Module::parse(&format!("{text}}}\n")).unwrap_err();
+    assert_eq!(
+        (err.line, err.message.as_str()),
+        (18, "a '}' that closes nothing")
+    );
+}
+
 fn forms_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ttgir-forms")
 }

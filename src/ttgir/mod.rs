@@ -15,7 +15,8 @@
 //! (`"tt.reduce"(…) <{axis = 1 : i32}> ({ … }) : (…) -> …`, or the attributes after the
 //! region); an op's text going on over several lines; `loc(…)` in every form, on ops, region
 //! closings, function and block arguments, with `#loc` aliases before or after the module;
-//! attributes in any order.
+//! attributes in any order; functions without a `module` around them (MLIR's parser makes
+//! one, with no attributes).
 //!
 //! ```
 //! use linear_layout::ttgir::Module;

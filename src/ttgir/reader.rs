@@ -560,13 +560,20 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| self.err(byte, format!("use of undefined value {name}")))
     }
 
-    /// All `%name` tokens in `s` (with their byte offsets).
+    /// All `%name` tokens in `s` (with their byte offsets), outside string literals (the
+    /// format of `tt.print`, the assembly of `tt.elementwise_inline_asm`).
     fn value_refs(s: &str) -> Vec<(usize, &str)> {
         let b = s.as_bytes();
         let mut out = Vec::new();
         let mut i = 0;
         while i < b.len() {
-            if b[i] == b'%' {
+            if b[i] == b'"' {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            } else if b[i] == b'%' {
                 let st = i;
                 i += 1;
                 while i < b.len()
@@ -765,6 +772,8 @@ impl<'a> Reader<'a> {
         let n = self.line_starts.len();
         let mut i = 0;
         let mut in_module = false;
+        // The ops are not inside a `module { … }`.
+        let mut implicit = false;
         // Stack of open regions: (op index or usize::MAX for func, scope depth).
         let mut stack: Vec<Option<usize>> = Vec::new();
         let mut func: Option<usize> = None;
@@ -801,7 +810,14 @@ impl<'a> Reader<'a> {
                     }
                     continue;
                 }
-                return Err(self.err(base, format!("expected 'module', found '{}'", first_word(t))));
+                let func = t.starts_with("tt.func ") || t.starts_with("func.func ");
+                if self.m.first_line != 0 || !func {
+                    return Err(self.err(base, format!("expected 'module', found '{}'", first_word(t))));
+                }
+                // Functions without a `module` around them: MLIR's parser puts them in one.
+                self.m.first_line = self.pos(base).0;
+                in_module = true;
+                implicit = true;
             }
             // A closing `}`, possibly followed by the op's trailing attribute dictionary
             // (`} {tt.num_stages = 2 : i32}`); a `}` followed by `else {` / `do {` / `{` at the
@@ -822,6 +838,7 @@ impl<'a> Reader<'a> {
                             func = None;
                         }
                     }
+                    None if implicit => return Err(self.err(base, "a '}' that closes nothing")),
                     None => in_module = false,
                 }
                 continue;
@@ -899,7 +916,7 @@ impl<'a> Reader<'a> {
             }
         }
         self.check_values(last_base)?;
-        if !stack.is_empty() || in_module {
+        if !stack.is_empty() || in_module && !implicit {
             let end = self.text.len();
             return Err(self.err(end, "unexpected end of input: unclosed region"));
         }
@@ -1075,6 +1092,11 @@ impl<'a> Reader<'a> {
         // Split into operand part and type part at the first top-level " : "; a region op
         // without one gives its result types as `-> (…)` before the region (`scf.if %c -> (…) {`).
         let (opnd_part, ty_part, ty_off) = match find_top(args, " : ") {
+            // Operands after the first `:` (`tt.print "x" : %a, %b : f32, i32`).
+            Some(p) if args[p + 3..].trim_start().starts_with('%') => match find_top(&args[p + 3..], " : ") {
+                Some(q) => (&args[..p + 3 + q], &args[p + 6 + q..], args_off + p + 6 + q),
+                None => (args, "", args_off + args.len()),
+            },
             Some(p) => (&args[..p], &args[p + 3..], args_off + p + 3),
             None => match find_top(args, "->") {
                 Some(p) if opens => (&args[..p], &args[p..], args_off + p),
@@ -1110,7 +1132,10 @@ impl<'a> Reader<'a> {
         for (_, seg) in split_top(&opnd_text, ",") {
             if let Some((k, v)) = seg.split_once('=') {
                 let k = k.trim();
-                if !k.starts_with('%') && !k.is_empty() && !k.contains(' ') {
+                if !k.is_empty()
+                    && k.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+                {
                     op.attrs.push((k.to_string(), parse_attr_value(v)));
                 }
             }
