@@ -547,6 +547,42 @@ module attributes {"ttg.threads-per-warp" = 64 : i32, ttg.target = "hip:gfx942",
     );
 }
 
+/// Keywords with values among the operands, in any order, several in a row
+/// (`cacheModifier = cg evictionPolicy = evict_last`), before an attribute dictionary.
+#[test]
+fn inline_attributes_in_any_order() {
+    let text = r#"
+#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func @k(%p: tensor<64x!tt.ptr<f32>, #blocked>, %m: tensor<64xi1, #blocked>, %o: tensor<64xf32, #blocked>, %b: !tt.ptr<f32>, %off: tensor<64xi32, #blocked>) {
+    %a = tt.load %p, %m, %o evictionPolicy = evict_last cacheModifier = cg {isVolatile = true} : tensor<64x!tt.ptr<f32>, #blocked>
+    tt.store %p, %a, %m cacheModifier = wt evictionPolicy = evict_first : tensor<64x!tt.ptr<f32>, #blocked>
+    %c = amdg.buffer_load %b[%off], %m, %o cacheModifier = cg : tensor<64xf32, #blocked>
+    amdg.buffer_store %c, %b[%off], %m cacheModifier = cs : tensor<64xf32, #blocked>
+    tt.return
+  }
+}
+"#;
+    let m = Module::parse(text).expect("parses");
+    let l = the_op(&m, "tt.load");
+    assert_eq!(names(&m, &l.operands), ["%p", "%m", "%o"]);
+    assert_eq!((l.mask, l.other), (Some(1), Some(2)));
+    assert_eq!(attr(&l.attrs, "cacheModifier"), Some(&raw("cg")));
+    assert_eq!(attr(&l.attrs, "evictionPolicy"), Some(&raw("evict_last")));
+    assert_eq!(attr(&l.attrs, "isVolatile"), Some(&AttrValue::Int(1)));
+    let s = the_op(&m, "tt.store");
+    assert_eq!(names(&m, &s.operands), ["%p", "%a", "%m"]);
+    assert_eq!(attr(&s.attrs, "cacheModifier"), Some(&raw("wt")));
+    assert_eq!(attr(&s.attrs, "evictionPolicy"), Some(&raw("evict_first")));
+    let bl = the_op(&m, "amdg.buffer_load");
+    assert_eq!(names(&m, &bl.operands), ["%b", "%off", "%m", "%o"]);
+    assert_eq!(attr(&bl.attrs, "cacheModifier"), Some(&raw("cg")));
+    assert_eq!(ty(&m, bl.results[0]), "64xf32");
+    let bs = the_op(&m, "amdg.buffer_store");
+    assert_eq!(names(&m, &bs.operands), ["%c", "%b", "%off", "%m"]);
+    assert_eq!(attr(&bs.attrs, "cacheModifier"), Some(&raw("cs")));
+}
+
 /// `scf.while` and `tt.scan` read with their regions; the atomics with their kind, ordering,
 /// scope and mask; Triton's other element-wise ops with their operands, result types and
 /// attributes.

@@ -428,6 +428,64 @@ fn f16_value(bits: u16) -> f64 {
     }
 }
 
+/// The `key = value` pairs written among an op's operands, outside brackets and strings
+/// (`%a, %b, inputPrecision = tf32`, `%p, %m cacheModifier = cg evictionPolicy = evict_last`,
+/// `lhs = e5m2`): the key is the word before the `=`, the value what follows it up to a space
+/// or `,` outside brackets.
+fn inline_attrs(text: &str) -> Attrs {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+    let mut out = Vec::new();
+    let mut depth = 0i64;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'>' if i > 0 && b[i - 1] != b'-' => depth -= 1,
+            b'=' if depth == 0 => {
+                let mut ke = i;
+                while ke > 0 && b[ke - 1] == b' ' {
+                    ke -= 1;
+                }
+                let mut ks = ke;
+                while ks > 0 && word(b[ks - 1]) {
+                    ks -= 1;
+                }
+                let mut vs = i + 1;
+                while vs < b.len() && b[vs] == b' ' {
+                    vs += 1;
+                }
+                let mut ve = vs;
+                let mut d = 0i64;
+                while ve < b.len() && (d > 0 || !matches!(b[ve], b' ' | b',')) {
+                    match b[ve] {
+                        b'(' | b'[' | b'{' | b'<' => d += 1,
+                        b')' | b']' | b'}' | b'>' => d -= 1,
+                        _ => {}
+                    }
+                    ve += 1;
+                }
+                let prefixed = ks > 0 && matches!(b[ks - 1], b'%' | b'#' | b'@' | b'^' | b'"');
+                if ks < ke && b[ks].is_ascii_alphabetic() && !prefixed && vs < ve {
+                    out.push((text[ks..ke].to_string(), parse_attr_value(&text[vs..ve])));
+                }
+                i = ve;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Parses the inside of an attribute dictionary `k = v, k2 = v2, flag`.
 fn parse_attr_dict(inner: &str) -> Attrs {
     let mut out = Vec::new();
@@ -1128,18 +1186,9 @@ impl<'a> Reader<'a> {
             op.attrs.push(("fastmath".to_string(), AttrValue::Raw(flags)));
             opnd_text.replace_range(p..=c, &" ".repeat(c + 1 - p));
         }
-        // `inputPrecision = tf32`, `rounding = rtne` written inline.
-        for (_, seg) in split_top(&opnd_text, ",") {
-            if let Some((k, v)) = seg.split_once('=') {
-                let k = k.trim();
-                if !k.is_empty()
-                    && k.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-                {
-                    op.attrs.push((k.to_string(), parse_attr_value(v)));
-                }
-            }
-        }
+        // `inputPrecision = tf32`, `rounding = rtne`, `cacheModifier = cg evictionPolicy = …`
+        // written inline.
+        op.attrs.extend(inline_attrs(&opnd_text));
         // Operands.
         let refs = Reader::value_refs(&opnd_text);
         for (off, r) in &refs {
@@ -1183,13 +1232,6 @@ impl<'a> Reader<'a> {
                 for (k, (off, _)) in refs.iter().enumerate() {
                     if opnd_text[..*off].trim_end().ends_with("scale") {
                         op.scales.push(k);
-                    }
-                }
-                for key in ["lhs", "rhs"] {
-                    let pat = format!("{key} = ");
-                    if let Some(p) = opnd_text.find(&pat) {
-                        let v = first_word(&opnd_text[p + pat.len()..]).trim_end_matches(',');
-                        op.attrs.push((key.to_string(), AttrValue::Raw(v.to_string())));
                     }
                 }
             }
