@@ -861,6 +861,131 @@ tt.func private @callee(%x: f32) -> f32 {
     );
 }
 
+/// A module written all in generic form (`triton-opt --mlir-print-op-generic`): the module's
+/// attributes after its region, the function's name and argument attributes in its properties
+/// and its arguments in its entry block, `scf.for` / `scf.if` with their operands and block
+/// arguments as any op has them, constants and predicates in properties.
+#[test]
+fn generic_form_module() {
+    let generic = r#"
+#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+"builtin.module"() ({
+  "tt.func"() <{arg_attrs = [{tt.divisibility = 16 : i32}, {}], function_type = (!tt.ptr<f32>, i32) -> (), sym_name = "k", sym_visibility = "public"}> ({
+  ^bb0(%arg0: !tt.ptr<f32>, %arg1: i32):
+    %0 = "arith.constant"() <{value = 0 : i32}> : () -> i32
+    %1 = "arith.constant"() <{value = 1 : i32}> : () -> i32
+    %2 = "arith.constant"() <{value = dense<0xFF800000> : tensor<64xf32, #blocked>}> : () -> tensor<64xf32, #blocked>
+    %3 = "tt.make_range"() <{end = 64 : i32, start = 0 : i32}> : () -> tensor<64xi32, #blocked>
+    %4 = "tt.splat"(%arg0) : (!tt.ptr<f32>) -> tensor<64x!tt.ptr<f32>, #blocked>
+    %5 = "tt.addptr"(%4, %3) : (tensor<64x!tt.ptr<f32>, #blocked>, tensor<64xi32, #blocked>) -> tensor<64x!tt.ptr<f32>, #blocked>
+    %6 = "scf.for"(%0, %arg1, %1, %2) ({
+    ^bb0(%arg2: i32, %arg3: tensor<64xf32, #blocked>):
+      %7 = "tt.load"(%5) <{boundaryCheck = array<i32>, cache = 1 : i32, evict = 1 : i32, isVolatile = false, operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<64x!tt.ptr<f32>, #blocked>) -> tensor<64xf32, #blocked>
+      %8 = "arith.maxnumf"(%arg3, %7) : (tensor<64xf32, #blocked>, tensor<64xf32, #blocked>) -> tensor<64xf32, #blocked>
+      "scf.yield"(%8) : (tensor<64xf32, #blocked>) -> ()
+    }) : (i32, i32, i32, tensor<64xf32, #blocked>) -> tensor<64xf32, #blocked>
+    %9 = "arith.cmpi"(%arg1, %0) <{predicate = 4 : i64}> : (i32, i32) -> i1
+    "scf.if"(%9) ({
+      "tt.store"(%5, %6) <{boundaryCheck = array<i32>, cache = 1 : i32, evict = 1 : i32}> : (tensor<64x!tt.ptr<f32>, #blocked>, tensor<64xf32, #blocked>) -> ()
+      "scf.yield"() : () -> ()
+    }, {
+    }) : (i1) -> ()
+    "tt.return"() : () -> ()
+  }) : () -> ()
+}) {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32, ttg.target = "hip:gfx942"} : () -> ()
+"#;
+    // The same module as Triton prints it.
+    let custom = r#"
+#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "hip:gfx942", "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k(%arg0: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %arg1: i32) {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %cst = arith.constant dense<0xFF800000> : tensor<64xf32, #blocked>
+    %0 = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+    %1 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>, #blocked>
+    %2 = tt.addptr %1, %0 : tensor<64x!tt.ptr<f32>, #blocked>, tensor<64xi32, #blocked>
+    %3 = scf.for %arg2 = %c0_i32 to %arg1 step %c1_i32 iter_args(%arg3 = %cst) -> (tensor<64xf32, #blocked>)  : i32 {
+      %5 = tt.load %2 : tensor<64x!tt.ptr<f32>, #blocked>
+      %6 = arith.maxnumf %arg3, %5 : tensor<64xf32, #blocked>
+      scf.yield %6 : tensor<64xf32, #blocked>
+    }
+    %4 = arith.cmpi sgt, %arg1, %c0_i32 : i32
+    scf.if %4 {
+      tt.store %2, %3 : tensor<64x!tt.ptr<f32>, #blocked>
+    }
+    tt.return
+  }
+}
+"#;
+    let g = Module::parse(generic).expect("generic form");
+    let c = Module::parse(custom).expect("custom form");
+    assert_eq!((g.num_warps, g.threads_per_warp), (4, 64));
+    assert_eq!((g.target.as_deref(), g.first_line), (Some("gfx942"), 3));
+    let f = &g.funcs[0];
+    assert_eq!(
+        (f.name.as_str(), names(&g, &f.args).as_slice()),
+        ("k", &["%arg0".to_string(), "%arg1".to_string()][..])
+    );
+    assert_eq!(f.arg_attrs, c.funcs[0].arg_attrs);
+    assert_eq!(
+        (ty(&g, f.args[0]), ty(&g, f.args[1])),
+        ("!tt.ptr<f32>".into(), "i32".into())
+    );
+    assert!(matches!(
+        g.values[f.args[1]].def,
+        ValueDef::FuncArg { func: 0, index: 1 }
+    ));
+    assert_eq!(def(&g, "%2").constant, Some(Constant::Float(f64::NEG_INFINITY)));
+    assert_eq!(def(&g, "%1").constant, Some(Constant::Int(1)));
+    assert_eq!(def(&g, "%9").keyword.as_deref(), Some("sgt"));
+    let for_op = the_op(&g, "scf.for");
+    assert_eq!(names(&g, &for_op.operands), ["%0", "%arg1", "%1", "%2"]);
+    assert_eq!(names(&g, &for_op.block_args), ["%arg2", "%arg3"]);
+    assert_eq!(ty(&g, for_op.results[0]), "64xf32");
+    let if_op = the_op(&g, "scf.if");
+    assert_eq!((if_op.regions.as_slice(), if_op.body.len()), (&[0, 2][..], 2));
+    // Op for op, the same but for the if's explicit `scf.yield`.
+    let shape = |m: &Module| {
+        m.ops
+            .iter()
+            .filter(|o| !(o.name == "scf.yield" && o.operands.is_empty()))
+            .map(|o| {
+                let tys: Vec<String> = o.results.iter().map(|&r| ty(m, r)).collect();
+                // (A constant's keyword is its value as written.)
+                let keyword = o.keyword.clone().filter(|_| o.constant.is_none());
+                (
+                    o.name.clone(),
+                    o.operands.len(),
+                    tys,
+                    keyword,
+                    o.constant.clone(),
+                    o.mask,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(shape(&g), shape(&c));
+    assert_eq!(
+        lineless(decisions(&g, Pass::Coalesce, "gfx942")),
+        lineless(decisions(&c, Pass::Coalesce, "gfx942"))
+    );
+}
+
+/// Decisions, but for the lines they name.
+fn lineless(v: Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .filter(|(k, _)| k != "line")
+                .map(|(k, v)| (k, lineless(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(lineless).collect()),
+        v => v,
+    }
+}
+
 fn forms_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ttgir-forms")
 }
@@ -948,19 +1073,6 @@ fn locations_change_nothing() {
     let tys = |m: &Module| m.values.iter().map(|v| v.ty.clone()).collect::<Vec<_>>();
     assert_eq!(tys(&with), tys(&without));
     assert_eq!(with.funcs[0].arg_attrs, without.funcs[0].arg_attrs);
-    // The decisions, but for the lines they name.
-    fn lineless(v: Value) -> Value {
-        match v {
-            Value::Object(o) => Value::Object(
-                o.into_iter()
-                    .filter(|(k, _)| k != "line")
-                    .map(|(k, v)| (k, lineless(v)))
-                    .collect(),
-            ),
-            Value::Array(a) => Value::Array(a.into_iter().map(lineless).collect()),
-            v => v,
-        }
-    }
     for pass in [Pass::Coalesce, Pass::AccelerateMatmul] {
         let (a, b) = (
             decisions(&with, pass, "gfx942"),

@@ -16,7 +16,9 @@
 //! region); an op's text going on over several lines; `loc(…)` in every form, on ops, region
 //! closings, function and block arguments, with `#loc` aliases before or after the module;
 //! attributes in any order; functions without a `module` around them (MLIR's parser makes
-//! one, with no attributes).
+//! one, with no attributes); a module written all in generic form (`triton-opt
+//! --mlir-print-op-generic`: `"builtin.module"() ({ "tt.func"() <{sym_name = "k", …}> ({
+//! ^bb0(%arg0: …): …`).
 //!
 //! ```
 //! use linear_layout::ttgir::Module;

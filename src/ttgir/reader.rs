@@ -486,6 +486,18 @@ fn inline_attrs(text: &str) -> Attrs {
     out
 }
 
+/// The text of attribute `key` in the inside of a dictionary, without its `: type`.
+fn raw_attr<'t>(inner: &'t str, key: &str) -> Option<&'t str> {
+    split_top(inner, ",").into_iter().find_map(|(_, item)| {
+        let eq = find_top(item, "=")?;
+        if item[..eq].trim().trim_matches('"') != key {
+            return None;
+        }
+        let v = &item[eq + 1..];
+        Some(find_top(v, " : ").map_or(v, |p| &v[..p]).trim())
+    })
+}
+
 /// Parses the inside of an attribute dictionary `k = v, k2 = v2, flag`.
 fn parse_attr_dict(inner: &str) -> Attrs {
     let mut out = Vec::new();
@@ -832,6 +844,8 @@ impl<'a> Reader<'a> {
         let mut in_module = false;
         // The ops are not inside a `module { … }`.
         let mut implicit = false;
+        // The module is written in generic form: `"builtin.module"() ({ … }) {attrs} : () -> ()`.
+        let mut generic_module = false;
         // Stack of open regions: (op index or usize::MAX for func, scope depth).
         let mut stack: Vec<Option<usize>> = Vec::new();
         let mut func: Option<usize> = None;
@@ -866,6 +880,12 @@ impl<'a> Reader<'a> {
                         in_module = false;
                         continue;
                     }
+                    continue;
+                }
+                if t.starts_with("\"builtin.module\"") && t.ends_with('{') && self.m.first_line == 0 {
+                    self.m.first_line = self.pos(base).0;
+                    in_module = true;
+                    generic_module = true;
                     continue;
                 }
                 let func = t.starts_with("tt.func ") || t.starts_with("func.func ");
@@ -904,11 +924,32 @@ impl<'a> Reader<'a> {
             // `}) : (T, …) -> R` closes a region of an op written in generic form
             // (`%r = "tt.reduce"(%x) <{axis = 1 : i32}> ({`) and gives its types.
             if let Some(rest) = t.strip_prefix("})") {
-                let Some(Some(op)) = stack.pop() else {
-                    return Err(self.err(base, "'})' closes no region of a generic-form op"));
-                };
-                scope.names.pop();
-                self.generic_types(op, rest, base + 2)?;
+                match stack.pop() {
+                    Some(Some(op)) => {
+                        scope.names.pop();
+                        self.generic_types(op, rest, base + 2)?;
+                    }
+                    // A function in generic form.
+                    Some(None) => {
+                        scope.names.pop();
+                        if stack.is_empty() {
+                            func = None;
+                        }
+                    }
+                    // The module in generic form: its attributes follow.
+                    None if generic_module => {
+                        let r = rest.trim_start();
+                        if r.starts_with('{') {
+                            let off = base + 2 + (rest.len() - r.len());
+                            let c = matching(r, 0)
+                                .ok_or_else(|| self.err(off, "unclosed module attribute dictionary"))?;
+                            self.module_attrs(&r[1..c], off)?;
+                        }
+                        in_module = false;
+                        generic_module = false;
+                    }
+                    None => return Err(self.err(base, "'})' closes no region of a generic-form op")),
+                }
                 continue;
             }
             if t == "} else {" || t == "} do {" || t == "} {" || t == "}, {" {
@@ -922,6 +963,11 @@ impl<'a> Reader<'a> {
                 continue;
             }
             if func.is_none() {
+                if (t.starts_with("\"tt.func\"") || t.starts_with("\"func.func\"")) && t.ends_with('{') {
+                    func = Some(self.generic_func_header(t, base, &mut scope)?);
+                    stack.push(None);
+                    continue;
+                }
                 if t.starts_with("tt.func") || t.starts_with("func.func") {
                     let f = self.func_header(t, base, &mut scope)?;
                     func = Some(f);
@@ -945,7 +991,18 @@ impl<'a> Reader<'a> {
             let f = func.unwrap_or(0);
             let parent = stack.last().copied().flatten();
             if t.starts_with('^') {
-                self.block_label(t, base, parent, &mut scope)?;
+                // The entry block of a function in generic form: its arguments are the
+                // function's.
+                if stack.len() == 1
+                    && parent.is_none()
+                    && let Some(fun) = self.m.funcs.get(f)
+                    && fun.args.is_empty()
+                    && fun.body.is_empty()
+                {
+                    self.entry_block(t, base, f, &mut scope)?;
+                } else {
+                    self.block_label(t, base, parent, &mut scope)?;
+                }
                 continue;
             }
             let op = self.op_line(t, base, f, parent, &mut scope)?;
@@ -992,32 +1049,7 @@ impl<'a> Reader<'a> {
             }
             let close =
                 matching(r2, 0).ok_or_else(|| self.err(off, "unclosed module attribute dictionary"))?;
-            let attrs = parse_attr_dict(&r2[1..close]);
-            for (k, v) in &attrs {
-                let int = |v: &AttrValue| match v {
-                    AttrValue::Int(x) if *x > 0 && *x <= 1 << 16 => Some(*x as u32),
-                    _ => None,
-                };
-                match k.as_str() {
-                    "ttg.num-warps" => {
-                        self.m.num_warps = int(v).ok_or_else(|| self.err(off, "bad ttg.num-warps"))?
-                    }
-                    "ttg.threads-per-warp" => {
-                        self.m.threads_per_warp =
-                            int(v).ok_or_else(|| self.err(off, "bad ttg.threads-per-warp"))?
-                    }
-                    "ttg.num-ctas" => {
-                        self.m.num_ctas = int(v).ok_or_else(|| self.err(off, "bad ttg.num-ctas"))?
-                    }
-                    "ttg.target" => {
-                        if let AttrValue::Str(s) = v {
-                            self.m.target = Some(s.strip_prefix("hip:").unwrap_or(s).to_string());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            self.m.attrs = attrs;
+            self.module_attrs(&r2[1..close], off)?;
             let after = r2[close + 1..].trim();
             if !after.starts_with('{') {
                 return Err(self.err(off + close + 1, "expected '{' to open the module body"));
@@ -1025,6 +1057,106 @@ impl<'a> Reader<'a> {
         } else if !r.starts_with('{') && !r.starts_with('@') {
             return Err(self.err(b, "expected '{' or 'attributes' after 'module'"));
         }
+        Ok(())
+    }
+
+    /// The module attributes (the inside of their dictionary, which starts at byte `off`).
+    fn module_attrs(&mut self, inner: &str, off: usize) -> Result<(), TtgirError> {
+        let attrs = parse_attr_dict(inner);
+        for (k, v) in &attrs {
+            let int = |v: &AttrValue| match v {
+                AttrValue::Int(x) if *x > 0 && *x <= 1 << 16 => Some(*x as u32),
+                _ => None,
+            };
+            match k.as_str() {
+                "ttg.num-warps" => {
+                    self.m.num_warps = int(v).ok_or_else(|| self.err(off, "bad ttg.num-warps"))?
+                }
+                "ttg.threads-per-warp" => {
+                    self.m.threads_per_warp =
+                        int(v).ok_or_else(|| self.err(off, "bad ttg.threads-per-warp"))?
+                }
+                "ttg.num-ctas" => {
+                    self.m.num_ctas = int(v).ok_or_else(|| self.err(off, "bad ttg.num-ctas"))?
+                }
+                "ttg.target" => {
+                    if let AttrValue::Str(s) = v {
+                        self.m.target = Some(s.strip_prefix("hip:").unwrap_or(s).to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.m.attrs = attrs;
+        Ok(())
+    }
+
+    /// `"tt.func"() <{arg_attrs = [{…}, {}], function_type = …, sym_name = "k"}> ({`: the
+    /// function without its arguments, which its entry block gives (see
+    /// [`Reader::entry_block`]).
+    fn generic_func_header(&mut self, t: &str, base: usize, scope: &mut Scope) -> Result<usize, TtgirError> {
+        let mut name = String::new();
+        let mut arg_attrs = Vec::new();
+        if let Some(p) = t.find("<{") {
+            let c = matching(t, p).ok_or_else(|| self.err(base + p, "unclosed function properties"))?;
+            let inner = t.get(p + 2..c.saturating_sub(1)).unwrap_or("");
+            if let Some(n) = raw_attr(inner, "sym_name") {
+                name = n.trim_matches('"').to_string();
+            }
+            if let Some(list) = raw_attr(inner, "arg_attrs")
+                && let Some(list) = list.strip_prefix('[').and_then(|l| l.strip_suffix(']'))
+            {
+                for (_, d) in split_top(list, ",") {
+                    let d = d.trim();
+                    let inside = d
+                        .strip_prefix('{')
+                        .and_then(|d| d.strip_suffix('}'))
+                        .unwrap_or("");
+                    arg_attrs.push(parse_attr_dict(inside));
+                }
+            }
+        }
+        if name.is_empty() {
+            return Err(self.err(base, "expected the function's sym_name"));
+        }
+        self.m.funcs.push(Func {
+            name,
+            args: Vec::new(),
+            arg_attrs,
+            body: Vec::new(),
+        });
+        scope.names.push(HashMap::new());
+        Ok(self.m.funcs.len() - 1)
+    }
+
+    /// The entry block `^bb0(%arg0: T, …):` of function `f` in generic form: its arguments.
+    fn entry_block(&mut self, t: &str, base: usize, f: usize, scope: &mut Scope) -> Result<(), TtgirError> {
+        let Some(open) = t.find('(') else {
+            return Ok(());
+        };
+        let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed block arguments"))?;
+        let mut args = Vec::new();
+        for (o, a) in split_top(&t[open + 1..close], ",") {
+            if a.trim().is_empty() {
+                continue;
+            }
+            let at = base + open + 1 + o;
+            let colon = find_top(a, ":").ok_or_else(|| self.err(at, "expected '%name: type'"))?;
+            let name = a[..colon].trim().to_string();
+            if !name.starts_with('%') {
+                return Err(self.err(at, "expected a block argument name '%…'"));
+            }
+            let ty = self.ty(&a[colon + 1..], at + colon + 1)?;
+            let index = args.len();
+            let v = self.new_value(name.clone(), ty, ValueDef::FuncArg { func: f, index });
+            scope.put(name, v);
+            args.push(v);
+        }
+        let fun = &mut self.m.funcs[f];
+        fun.arg_attrs
+            .resize(args.len().max(fun.arg_attrs.len()), Vec::new());
+        fun.arg_attrs.truncate(args.len());
+        fun.args = args;
         Ok(())
     }
 
@@ -1141,10 +1273,13 @@ impl<'a> Reader<'a> {
             line,
             opaque: false,
         };
-        if opname == "scf.for" {
+        // In generic form (`"scf.for"(%lb, %ub, %step, %init) ({ ^bb0(%iv, %acc): …`) their
+        // operands and block arguments are those of any op.
+        let generic = rest_t.starts_with('"');
+        if opname == "scf.for" && !generic {
             return self.scf_for(op, args, args_off, &names, scope, opens);
         }
-        if opname == "scf.while" {
+        if opname == "scf.while" && !generic {
             return self.scf_while(op, args, args_off, &names, scope, opens);
         }
         // Split into operand part and type part at the first top-level " : "; a region op
@@ -1164,12 +1299,14 @@ impl<'a> Reader<'a> {
         // Inline attribute dictionary (last top-level `{…}` of the operand part); in generic
         // form, the properties `<{…}>`.
         let mut opnd_text = opnd_part.to_string();
-        if rest_t.starts_with('"')
+        let mut properties = "";
+        if generic
             && let Some(p) = opnd_part.find("<{")
             && let Some(c) = matching(opnd_part, p)
             && c > p + 2
         {
-            op.attrs = parse_attr_dict(&opnd_part[p + 2..c - 1]);
+            properties = &opnd_part[p + 2..c - 1];
+            op.attrs = parse_attr_dict(properties);
             opnd_text.replace_range(p..=c, &" ".repeat(c + 1 - p));
         }
         if let Some(p) = find_top(opnd_part, "{")
@@ -1308,7 +1445,12 @@ impl<'a> Reader<'a> {
         };
         if opname == "arith.constant" {
             let element = result_tys.first().map_or("", |t| t.element.as_str());
-            op.constant = Some(parse_constant(&opnd_text, element));
+            // `"arith.constant"() <{value = 1.000000e+00 : f32}>` in generic form.
+            let written = match raw_attr(properties, "value") {
+                Some(v) if generic => v,
+                _ => &opnd_text,
+            };
+            op.constant = Some(parse_constant(written, element));
         }
         settle_attrs(&mut op);
         if !known {
