@@ -10,7 +10,7 @@
 //! * comments and `loc(…)` become spaces;
 //! * a line break inside brackets — `(…)`, `[…]`, `<…>` or an attribute dictionary `{…}` —
 //!   becomes a space, joining the physical lines of one op;
-//! * so does a line break between brackets where the op cannot end or the next line cannot
+//! * so does a line break outside brackets where the op cannot end or the next line cannot
 //!   start one: after `,`, `=`, `->` or `:` (but the `:` of a block label `^bb0(…):`), and
 //!   before `->`, `:`, `=`, `,`, a bracket, a `{`, a location or a keyword of an op's syntax
 //!   (`to`, `step`, `iter_args`, `attributes`, `fastmath`) — result types on a line of their
@@ -421,6 +421,30 @@ mod tests {
                 "scf.yield",
                 "}",
                 "%1 = x.y {u} : f16"
+            ]
+        );
+    }
+
+    #[test]
+    fn joins_an_op_going_on_outside_brackets() {
+        let text = "#loc1 = loc(\"f.py\":1:2)\n#b = #x<{a = 1}>\n%r = scf.for %i = %a to %b step %c iter_args(%x = %y)\n   -> (i32) : i32 {\n^bb0(%p: i32):\n  %z =\n    a.b %p,\n // c\n %p\n    : i32\n  x.y %z : i32 loc(#l)\n}) {axis = 1 : i32}\n  : (i32) -> i32\n}\n{u = 1}\n";
+        let l = logical_text(text);
+        let lines: Vec<String> = l
+            .lines()
+            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|s| !s.is_empty())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "#loc1 =",
+                "#b = #x<{a = 1}>",
+                "%r = scf.for %i = %a to %b step %c iter_args(%x = %y) -> (i32) : i32 {",
+                "^bb0(%p: i32):",
+                "%z = a.b %p, %p : i32",
+                "x.y %z : i32",
+                "}) {axis = 1 : i32} : (i32) -> i32",
+                "} {u = 1}"
             ]
         );
     }
