@@ -768,12 +768,13 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32}
 "#;
     let m = Module::parse(text).expect("parses");
     let c = |name: &str| def(&m, name).constant.clone().expect("a constant");
-    assert_eq!(c("%ninf"), Constant::Float(f64::NEG_INFINITY));
-    assert_eq!(c("%hninf"), Constant::Float(f64::NEG_INFINITY));
-    assert_eq!(c("%h1"), Constant::Float(1.0));
-    assert_eq!(c("%bninf"), Constant::Float(f64::NEG_INFINITY));
-    assert_eq!(c("%dninf"), Constant::Float(f64::NEG_INFINITY));
-    assert!(matches!(c("%nan"), Constant::Float(f) if f.is_nan()));
+    // Floats written in hex are their bit patterns, exactly.
+    assert_eq!(c("%ninf"), Constant::Int(0xFF80_0000));
+    assert_eq!(c("%hninf"), Constant::Int(0xFC00));
+    assert_eq!(c("%h1"), Constant::Int(0x3C00));
+    assert_eq!(c("%bninf"), Constant::Int(0xFF80));
+    assert_eq!(c("%dninf"), Constant::Int(0xFFF0_0000_0000_0000_u64 as i64));
+    assert_eq!(c("%nan"), Constant::Int(0x7FC0_0000));
     assert_eq!(c("%half"), Constant::Float(0.5));
     assert_eq!(c("%small"), Constant::Float(4.6566126E-10));
     assert_eq!(c("%t"), Constant::Int(1));
@@ -936,7 +937,7 @@ module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "hip:gfx942", "ttg.th
         g.values[f.args[1]].def,
         ValueDef::FuncArg { func: 0, index: 1 }
     ));
-    assert_eq!(def(&g, "%2").constant, Some(Constant::Float(f64::NEG_INFINITY)));
+    assert_eq!(def(&g, "%2").constant, Some(Constant::Int(0xFF80_0000)));
     assert_eq!(def(&g, "%1").constant, Some(Constant::Int(1)));
     assert_eq!(def(&g, "%9").keyword.as_deref(), Some("sgt"));
     let for_op = the_op(&g, "scf.for");

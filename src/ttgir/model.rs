@@ -329,10 +329,11 @@ pub fn attr<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a AttrValue> {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Constant {
-    /// An integer (scalar or `dense<v>` splat).
+    /// An integer (scalar or `dense<v>` splat), or the bit pattern of a float written in hex
+    /// (`dense<0xFF800000> : tensor<…xf32>`, −∞: `0xFF800000`; a 64-bit pattern wraps to
+    /// negative).
     Int(i64),
-    /// A float (scalar or `dense<v>` splat), e.g. `dense<0.000000e+00>`, or written as the bits
-    /// of its type (`dense<0xFF800000>`: -inf in f32).
+    /// A float (scalar or `dense<v>` splat), e.g. `dense<0.000000e+00>`.
     Float(f64),
     /// A non-splat constant.
     Other,

@@ -372,9 +372,10 @@ fn settle_attrs(op: &mut Op) {
     }
 }
 
-/// The constant an `arith.constant` writes (`dense<v>` or `v`) for its element type: floats
-/// written in hex (`0xFF800000`, MLIR's form of infinities and NaNs) are read as the bits of
-/// that type; a list of values is [`Constant::Other`].
+/// The constant an `arith.constant` writes (`dense<v>` or `v`) for its element type. A float
+/// written in hex (`0xFF800000`, MLIR's form of infinities and NaNs) is its bit pattern, as
+/// [`Constant::Int`] (exact, NaN payloads included; 64-bit patterns wrap to negative); a list of
+/// values is [`Constant::Other`].
 fn parse_constant(text: &str, element: &str) -> Constant {
     let v = text.trim();
     let splat = v
@@ -388,21 +389,9 @@ fn parse_constant(text: &str, element: &str) -> Constant {
         || element.starts_with("f6");
     if float {
         if let Some(hex) = splat.strip_prefix("0x").or_else(|| splat.strip_prefix("0X")) {
-            let Ok(bits) = u64::from_str_radix(hex, 16) else {
-                return Constant::Other;
-            };
-            return match element {
-                "f64" => Constant::Float(f64::from_bits(bits)),
-                "f32" | "tf32" => {
-                    u32::try_from(bits).map_or(Constant::Other, |b| Constant::Float(f32::from_bits(b).into()))
-                }
-                "bf16" => u32::try_from(bits)
-                    .ok()
-                    .filter(|&b| b <= 0xFFFF)
-                    .map_or(Constant::Other, |b| {
-                        Constant::Float(f32::from_bits(b << 16).into())
-                    }),
-                "f16" => u16::try_from(bits).map_or(Constant::Other, |b| Constant::Float(f16_value(b))),
+            let bits = element_bits(element).unwrap_or(64);
+            return match u64::from_str_radix(hex, 16) {
+                Ok(b) if bits >= 64 || b >> bits == 0 => Constant::Int(b as i64),
                 _ => Constant::Other,
             };
         }
@@ -412,19 +401,6 @@ fn parse_constant(text: &str, element: &str) -> Constant {
         (Some(i), _) => Constant::Int(i),
         (None, Ok(f)) => Constant::Float(f),
         _ => Constant::Other,
-    }
-}
-
-/// The value of IEEE half-precision bits.
-fn f16_value(bits: u16) -> f64 {
-    let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
-    let exp = i32::from((bits >> 10) & 0x1f);
-    let mant = f64::from(bits & 0x3ff);
-    sign * match exp {
-        0 => mant * 2f64.powi(-24),
-        31 if mant == 0.0 => f64::INFINITY,
-        31 => f64::NAN,
-        e => (1.0 + mant / 1024.0) * 2f64.powi(e - 15),
     }
 }
 
