@@ -27,10 +27,7 @@ use serde_json::Value as Json;
 const DIR: &str = "tests/fixtures/lower/ttgir-people";
 
 /// Kernels (file stems) the lowering refuses today, with the start of the refusal.
-const REFUSED: &[(&str, &str)] = &[
-    ("softmax_persistent_256_f32", "use of undefined value %c"),
-    ("dropout_256_f32", "use of undefined value %c"),
-];
+const REFUSED: &[(&str, &str)] = &[];
 
 fn cases() -> Vec<Json> {
     let text = std::fs::read_to_string(format!("{DIR}/cases.json")).unwrap();

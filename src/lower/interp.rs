@@ -612,10 +612,10 @@ fn exec(
             Op::Convert { dst, src, from, to } => {
                 for (&d, &v) in dst.iter().zip(src) {
                     for t in 0..threads {
-                        let x = numeric::decode(from, s.get(v, t))
-                            .ok_or_else(|| LowerError::new(format!("no numbers of type {from}")))?;
-                        let y = numeric::encode(to, x)
-                            .ok_or_else(|| LowerError::new(format!("{x} does not fit {to}")))?;
+                        let x = s.get(v, t);
+                        let y = numeric::convert(from, to, x).ok_or_else(|| {
+                            LowerError::new(format!("{x:#x} of {from} does not convert to {to}"))
+                        })?;
                         s.set(d, t, y);
                     }
                 }
@@ -675,11 +675,12 @@ fn exec(
                 }
             }
             Op::UniformValue { dst, value } => {
-                let x = value
-                    .value_in(&r.env)
-                    .ok_or_else(|| LowerError::new("a uniform names an input the launch does not have"))?;
+                let x = value.value_in(&r.env).ok_or_else(|| {
+                    LowerError::new("a uniform is undefined (an input the launch does not have, a division by zero)")
+                })?;
+                // Uniforms are 32-bit scalars, sign-extended into wider registers.
                 for t in 0..threads {
-                    s.set(*dst, t, x as u64);
+                    s.set(*dst, t, x as i32 as i64 as u64);
                 }
             }
             Op::Argument { dst, index } => {

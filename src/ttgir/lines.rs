@@ -10,6 +10,11 @@
 //! * comments and `loc(…)` become spaces;
 //! * a line break inside brackets — `(…)`, `[…]`, `<…>` or an attribute dictionary `{…}` —
 //!   becomes a space, joining the physical lines of one op;
+//! * so does a line break outside brackets where the op cannot end or the next line cannot
+//!   start one: after `,`, `=`, `->` or `:` (but the `:` of a block label `^bb0(…):`), and
+//!   before `->`, `:`, `=`, `,`, a bracket, a `{`, a location or a keyword of an op's syntax
+//!   (`to`, `step`, `iter_args`, `attributes`, `fastmath`) — result types on a line of their
+//!   own, `}) : (…) -> …` on the line after a region's closing;
 //! * after a region's `{` and before its `}` a space becomes a line break where the op's text
 //!   goes on on the same physical line (`scf.if %c { tt.return }`).
 //!
@@ -30,11 +35,17 @@
 //!              %n: i32) {
 //!     %r = tt.make_range {end = 64 : i32,
 //!                         start = 0 : i32} : tensor<64xi32> loc(#loc3)
+//!     %c0 = arith.constant 0 : i32
+//!     %s = scf.for %i = %c0 to %n step %n iter_args(%x = %c0)
+//!         -> (i32)  : i32 {
+//!       scf.yield %x : i32
+//!     }
 //!     tt.return
 //!   }
 //! }"#)?;
 //! assert_eq!(m.funcs[0].args.len(), 2);
 //! assert_eq!(m.ops[0].name, "tt.make_range");
+//! assert_eq!(m.values[m.ops[2].results[0]].ty.element, "i32");
 //! # Ok::<(), linear_layout::ttgir::TtgirError>(())
 //! ```
 
@@ -61,12 +72,15 @@ pub(super) fn logical_text(text: &str) -> String {
     let b = text.as_bytes();
     let mut out: Vec<u8> = b.to_vec();
     let mut stack: Vec<Open> = Vec::new();
+    let mut tail = Tail::default();
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
         match c {
             b'"' => {
-                i = skip_string(b, i);
+                let end = skip_string(b, i);
+                tail.significant(b'"', end - 1);
+                i = end;
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'/') => {
@@ -88,6 +102,15 @@ pub(super) fn logical_text(text: &str) -> String {
             }
             // Inside brackets opened since the innermost region: one op goes on.
             b'\n' if stack.last().is_some_and(|&o| o != Open::Region) => out[i] = b' ',
+            // Between ops: the op goes on if its line is unfinished or the next line cannot
+            // start one.
+            b'\n' => {
+                if tail.unfinished(&out) || tail.continued_by(b, i + 1) {
+                    out[i] = b' ';
+                } else {
+                    tail.line_start = true;
+                }
+            }
             b'\r' => out[i] = b' ',
             b'(' | b'[' => stack.push(Open::Paren),
             b')' | b']' => pop(&mut stack, Open::Paren),
@@ -99,6 +122,11 @@ pub(super) fn logical_text(text: &str) -> String {
                 if !inside_dict && opens_region(b, i + 1) {
                     stack.push(Open::Region);
                     break_after(b, &mut out, i);
+                    tail.significant(c, i);
+                    // What follows the brace is the region's first line.
+                    tail.line_start = true;
+                    i += 1;
+                    continue;
                 } else {
                     stack.push(Open::Dict);
                 }
@@ -106,14 +134,99 @@ pub(super) fn logical_text(text: &str) -> String {
             b'}' => {
                 if stack.last() == Some(&Open::Region) {
                     break_before(&mut out, i);
+                    // The brace starts a line of its own.
+                    tail.line_start = true;
                 }
                 stack.pop();
             }
             _ => {}
         }
+        if !c.is_ascii_whitespace() {
+            tail.significant(c, i);
+        }
         i += 1;
     }
     String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// What the logical text holds so far, as far as joining lines needs: the last byte kept (not
+/// blanked, not white) and the first of its line.
+#[derive(Default)]
+struct Tail {
+    /// Offset of the last significant byte.
+    last: Option<usize>,
+    /// The first significant byte of the line that holds `last`.
+    first: u8,
+    /// No significant byte since the last line break kept.
+    line_start: bool,
+    /// Where the last look past a line break ended: a later break before it sees the same.
+    ahead: Option<(usize, bool)>,
+}
+
+impl Tail {
+    fn significant(&mut self, c: u8, at: usize) {
+        if self.line_start || self.last.is_none() {
+            self.first = c;
+            self.line_start = false;
+        }
+        self.last = Some(at);
+    }
+
+    /// Whether the line so far cannot end an op: it ends with `,`, `=`, `->` or `:` (which ends
+    /// a block label `^bb0(…):` though). Attribute alias lines (`#loc3 = loc(…)`, whose
+    /// location is blanked) never go on.
+    fn unfinished(&self, out: &[u8]) -> bool {
+        let Some(last) = self.last else {
+            return false;
+        };
+        if self.first == b'#' {
+            return false;
+        }
+        match out[last] {
+            b',' | b'=' => true,
+            b':' => self.first != b'^',
+            b'>' => last > 0 && out[last - 1] == b'-',
+            _ => false,
+        }
+    }
+
+    /// Whether the text after the line break before `from` goes on with the op: its next
+    /// significant text (past blank lines and comments) is something no op starts with — `->`,
+    /// `:`, `=`, `,`, a bracket, `{`, a location, or a keyword of an op's syntax (`to`, `step`,
+    /// `iter_args`, `attributes`, `fastmath`).
+    fn continued_by(&mut self, b: &[u8], from: usize) -> bool {
+        if self.first == b'#' || self.last.is_none() {
+            return false;
+        }
+        if let Some((end, answer)) = self.ahead
+            && from <= end
+        {
+            return answer;
+        }
+        let mut k = from;
+        while k < b.len() {
+            match b[k] {
+                b' ' | b'\t' | b'\r' | b'\n' => k += 1,
+                b'/' if b.get(k + 1) == Some(&b'/') => {
+                    while k < b.len() && b[k] != b'\n' {
+                        k += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        let rest = &b[k.min(b.len())..];
+        let word =
+            |w: &[u8]| rest.starts_with(w) && rest.get(w.len()).is_none_or(|&c| !is_ident(c) && c != b'-');
+        let answer = matches!(rest.first(), Some(b':' | b'=' | b',' | b'(' | b'[' | b'<' | b'{'))
+            || rest.starts_with(b"->")
+            || rest.starts_with(b"loc(")
+            || [&b"to"[..], b"step", b"iter_args", b"attributes", b"fastmath"]
+                .iter()
+                .any(|w| word(w));
+        self.ahead = Some((k, answer));
+        answer
+    }
 }
 
 fn is_ident(c: u8) -> bool {
@@ -308,6 +421,30 @@ mod tests {
                 "scf.yield",
                 "}",
                 "%1 = x.y {u} : f16"
+            ]
+        );
+    }
+
+    #[test]
+    fn joins_an_op_going_on_outside_brackets() {
+        let text = "#loc1 = loc(\"f.py\":1:2)\n#b = #x<{a = 1}>\n%r = scf.for %i = %a to %b step %c iter_args(%x = %y)\n   -> (i32) : i32 {\n^bb0(%p: i32):\n  %z =\n    a.b %p,\n // c\n %p\n    : i32\n  x.y %z : i32 loc(#l)\n}) {axis = 1 : i32}\n  : (i32) -> i32\n}\n{u = 1}\n";
+        let l = logical_text(text);
+        let lines: Vec<String> = l
+            .lines()
+            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|s| !s.is_empty())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "#loc1 =",
+                "#b = #x<{a = 1}>",
+                "%r = scf.for %i = %a to %b step %c iter_args(%x = %y) -> (i32) : i32 {",
+                "^bb0(%p: i32):",
+                "%z = a.b %p, %p : i32",
+                "x.y %z : i32",
+                "}) {axis = 1 : i32} : (i32) -> i32",
+                "} {u = 1}"
             ]
         );
     }

@@ -5,10 +5,20 @@
 //! (`#bl = #ttg.blocked<…>`), the module attributes (`ttg.num-warps`, `ttg.threads-per-warp`,
 //! `ttg.num-ctas`, `ttg.target`), every `tt.func` with its argument attributes
 //! (`tt.divisibility`, `tt.contiguity`, `tt.constancy`), and every operation with its
-//! operands, result types and the few attributes the heuristics read (`start`/`end`,
-//! `axis`, predicates, constants, `inputPrecision`, masks). Operations it has no rule for are
-//! kept as *opaque* values (their results get a conservative AxisInfo) and listed in
-//! [`Module::notes`](crate::ttgir::Module::notes).
+//! operands, result types and attributes (`start`/`end`, `axis`, predicates, constants,
+//! `inputPrecision`, masks, the atomics' kind, ordering and scope, `fastmath`). Operations it
+//! has no rule for are kept as *opaque* values (their results get a conservative AxisInfo) and
+//! listed in [`Module::notes`](crate::ttgir::Module::notes).
+//!
+//! It reads what `triton-opt` prints and accepts: value names with `-`, `$` and `.`
+//! (`%c-766435501_i32`) and result numbers (`%5#1`); ops in generic form with their regions
+//! (`"tt.reduce"(…) <{axis = 1 : i32}> ({ … }) : (…) -> …`, or the attributes after the
+//! region); an op's text going on over several lines; `loc(…)` in every form, on ops, region
+//! closings, function and block arguments, with `#loc` aliases before or after the module;
+//! attributes in any order; functions without a `module` around them (MLIR's parser makes
+//! one, with no attributes); a module written all in generic form (`triton-opt
+//! --mlir-print-op-generic`: `"builtin.module"() ({ "tt.func"() <{sym_name = "k", …}> ({
+//! ^bb0(%arg0: …): …`).
 //!
 //! ```
 //! use linear_layout::ttgir::Module;

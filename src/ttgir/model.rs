@@ -329,7 +329,9 @@ pub fn attr<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a AttrValue> {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Constant {
-    /// An integer (scalar or `dense<v>` splat).
+    /// An integer (scalar or `dense<v>` splat), or the bit pattern of a float written in hex
+    /// (`dense<0xFF800000> : tensor<…xf32>`, −∞: `0xFF800000`; a 64-bit pattern wraps to
+    /// negative).
     Int(i64),
     /// A float (scalar or `dense<v>` splat), e.g. `dense<0.000000e+00>`.
     Float(f64),
@@ -354,22 +356,44 @@ pub struct Op {
     pub operands: Vec<usize>,
     /// Result values.
     pub results: Vec<usize>,
-    /// The inline attribute dictionary.
+    /// The attributes: the op's dictionary (inline, or after its regions), its properties
+    /// (`<{…}>` of the generic form), `key = value` written among the operands
+    /// (`rounding = rtne`, `propagateNan = all`), `fastmath` (the flags: `nnan,ninf`), the
+    /// `predicate` of `arith.cmpi` / `arith.cmpf` by name (`slt`, whichever form it was written
+    /// in), and the leading keywords of the atomics under Triton's names (`atomic_rmw_op`,
+    /// `sem`, `scope`: `fadd`, `acq_rel`, `gpu`). Enumerations are
+    /// [`AttrValue::Raw`], in source order.
     pub attrs: Attrs,
-    /// The predicate of `arith.cmpi` (`slt`, …) or the first keyword of other ops.
+    /// The predicate of `arith.cmpi` / `arith.cmpf` (`slt`, `ogt`, …) or the first keyword of
+    /// other ops (`x` of `tt.get_program_id x`, `fadd` of `tt.atomic_rmw`).
     pub keyword: Option<String>,
     /// The constant of `arith.constant`.
     pub constant: Option<Constant>,
-    /// Operand position of the mask (`tt.load`, `tt.store`, async copies), if any.
+    /// Operand position of the mask (`tt.load`, `tt.store`, `tt.atomic_rmw`, async copies), if
+    /// any.
     pub mask: Option<usize>,
     /// Operand position of the `other` value, if any.
     pub other: Option<usize>,
     /// `tt.dot_scaled`: operand positions of the scales.
     pub scales: Vec<usize>,
-    /// Block arguments of its region (`scf.for`: induction variable, then iteration args).
+    /// Block arguments of its region(s) (`scf.for`: induction variable, then iteration args;
+    /// `scf.while`: those of the condition region, one per operand, then those of the body;
+    /// `tt.reduce` / `tt.scan`: the combiner's, two per operand).
     pub block_args: Vec<usize>,
     /// The ops of its region(s), in order.
     pub body: Vec<usize>,
+    /// Where each of its regions starts in [`body`](Op::body): `[0]` for one region, `[0, k]`
+    /// for `scf.if … else` (`body[k..]` is the else region, which has no `scf.yield` when the
+    /// op has no results) and `scf.while` (`body[k..]` is the `do` region); empty for an op
+    /// without regions.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::Module;
+    /// let m = Module::parse("module {\n tt.func @f(%c: i1) {\n scf.if %c {\n } else {\n tt.return\n }\n tt.return\n }\n}")?;
+    /// assert_eq!((m.ops[0].regions.as_slice(), m.ops[0].body.len()), (&[0, 0][..], 1));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub regions: Vec<usize>,
     /// The enclosing region op, if any.
     pub parent: Option<usize>,
     /// The function it belongs to.

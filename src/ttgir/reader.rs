@@ -95,6 +95,20 @@ const KNOWN_OPS: &[&str] = &[
     "tt.int_to_ptr",
     "tt.ptr_to_int",
     "tt.bitcast",
+    "tt.reduce",
+    "tt.reduce.return",
+    "tt.scan",
+    "tt.scan.return",
+    "tt.split",
+    "tt.join",
+    "tt.cat",
+    "tt.gather",
+    "tt.histogram",
+    "tt.extern_elementwise",
+    "tt.precise_sqrt",
+    "tt.precise_divf",
+    "tt.mulhiui",
+    "tt.clampf",
     "ttg.convert_layout",
     "ttg.async_copy_global_to_local",
     "ttg.async_commit_group",
@@ -310,6 +324,156 @@ fn parse_attr_value(v: &str) -> AttrValue {
     AttrValue::Raw(head.to_string())
 }
 
+/// The predicates of `arith.cmpi` and `arith.cmpf`, by their number in MLIR's enums (the generic
+/// form's `<{predicate = 2 : i64}>`).
+const CMPI_PREDICATES: [&str; 10] = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"];
+const CMPF_PREDICATES: [&str; 16] = [
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
+    "uno", "true",
+];
+
+/// One attribute form whatever form the op was written in: a comparison's predicate is its
+/// keyword and its `predicate` attribute, by name (`slt`), whether written as the keyword
+/// (`arith.cmpi slt, …`) or as a number (`<{predicate = 2 : i64}>`); `fastmath` holds the
+/// flags (`nnan,ninf`), without `#arith.fastmath<…>`.
+fn settle_attrs(op: &mut Op) {
+    let names: &[&str] = match op.name.as_str() {
+        "arith.cmpi" => &CMPI_PREDICATES,
+        "arith.cmpf" => &CMPF_PREDICATES,
+        _ => &[],
+    };
+    if !names.is_empty() {
+        let written = attr(&op.attrs, "predicate").cloned();
+        let name = match (&op.keyword, written) {
+            (Some(k), _) => Some(k.clone()),
+            (None, Some(AttrValue::Int(n))) => usize::try_from(n)
+                .ok()
+                .and_then(|n| names.get(n))
+                .map(|s| s.to_string()),
+            (None, Some(AttrValue::Raw(s) | AttrValue::Str(s))) => Some(s),
+            _ => None,
+        };
+        if let Some(name) = name {
+            op.attrs.retain(|(k, _)| k != "predicate");
+            op.attrs
+                .push(("predicate".to_string(), AttrValue::Raw(name.clone())));
+            op.keyword = Some(name);
+        }
+    }
+    for (k, v) in &mut op.attrs {
+        if k == "fastmath"
+            && let AttrValue::Raw(s) = v
+            && let Some(inner) = s
+                .strip_prefix("#arith.fastmath<")
+                .and_then(|r| r.strip_suffix('>'))
+        {
+            *s = inner.to_string();
+        }
+    }
+}
+
+/// The constant an `arith.constant` writes (`dense<v>` or `v`) for its element type. A float
+/// written in hex (`0xFF800000`, MLIR's form of infinities and NaNs) is its bit pattern, as
+/// [`Constant::Int`] (exact, NaN payloads included; 64-bit patterns wrap to negative); a list of
+/// values is [`Constant::Other`].
+fn parse_constant(text: &str, element: &str) -> Constant {
+    let v = text.trim();
+    let splat = v
+        .strip_prefix("dense<")
+        .and_then(|r| r.strip_suffix('>'))
+        .unwrap_or(v)
+        .trim();
+    let float = matches!(element, "f16" | "bf16" | "f32" | "f64" | "tf32")
+        || element.starts_with("f8")
+        || element.starts_with("f4")
+        || element.starts_with("f6");
+    if float {
+        if let Some(hex) = splat.strip_prefix("0x").or_else(|| splat.strip_prefix("0X")) {
+            let bits = element_bits(element).unwrap_or(64);
+            return match u64::from_str_radix(hex, 16) {
+                Ok(b) if bits >= 64 || b >> bits == 0 => Constant::Int(b as i64),
+                _ => Constant::Other,
+            };
+        }
+        return splat.parse::<f64>().map_or(Constant::Other, Constant::Float);
+    }
+    match (parse_int(splat), splat.parse::<f64>()) {
+        (Some(i), _) => Constant::Int(i),
+        (None, Ok(f)) => Constant::Float(f),
+        _ => Constant::Other,
+    }
+}
+
+/// The `key = value` pairs written among an op's operands, outside brackets and strings
+/// (`%a, %b, inputPrecision = tf32`, `%p, %m cacheModifier = cg evictionPolicy = evict_last`,
+/// `lhs = e5m2`): the key is the word before the `=`, the value what follows it up to a space
+/// or `,` outside brackets.
+fn inline_attrs(text: &str) -> Attrs {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+    let mut out = Vec::new();
+    let mut depth = 0i64;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'>' if i > 0 && b[i - 1] != b'-' => depth -= 1,
+            b'=' if depth == 0 => {
+                let mut ke = i;
+                while ke > 0 && b[ke - 1] == b' ' {
+                    ke -= 1;
+                }
+                let mut ks = ke;
+                while ks > 0 && word(b[ks - 1]) {
+                    ks -= 1;
+                }
+                let mut vs = i + 1;
+                while vs < b.len() && b[vs] == b' ' {
+                    vs += 1;
+                }
+                let mut ve = vs;
+                let mut d = 0i64;
+                while ve < b.len() && (d > 0 || !matches!(b[ve], b' ' | b',')) {
+                    match b[ve] {
+                        b'(' | b'[' | b'{' | b'<' => d += 1,
+                        b')' | b']' | b'}' | b'>' => d -= 1,
+                        _ => {}
+                    }
+                    ve += 1;
+                }
+                let prefixed = ks > 0 && matches!(b[ks - 1], b'%' | b'#' | b'@' | b'^' | b'"');
+                if ks < ke && b[ks].is_ascii_alphabetic() && !prefixed && vs < ve {
+                    out.push((text[ks..ke].to_string(), parse_attr_value(&text[vs..ve])));
+                }
+                i = ve;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The text of attribute `key` in the inside of a dictionary, without its `: type`.
+fn raw_attr<'t>(inner: &'t str, key: &str) -> Option<&'t str> {
+    split_top(inner, ",").into_iter().find_map(|(_, item)| {
+        let eq = find_top(item, "=")?;
+        if item[..eq].trim().trim_matches('"') != key {
+            return None;
+        }
+        let v = &item[eq + 1..];
+        Some(find_top(v, " : ").map_or(v, |p| &v[..p]).trim())
+    })
+}
+
 /// Parses the inside of an attribute dictionary `k = v, k2 = v2, flag`.
 fn parse_attr_dict(inner: &str) -> Attrs {
     let mut out = Vec::new();
@@ -434,23 +598,32 @@ impl<'a> Reader<'a> {
         self.m.values.len() - 1
     }
 
+    /// The value named `name` (`%x#0` is also the single result `%x`).
     fn lookup(&self, scope: &Scope, name: &str, byte: usize) -> Result<usize, TtgirError> {
         scope
             .get(name)
+            .or_else(|| name.strip_suffix("#0").and_then(|n| scope.get(n)))
             .ok_or_else(|| self.err(byte, format!("use of undefined value {name}")))
     }
 
-    /// All `%name` tokens in `s` (with their byte offsets).
+    /// All `%name` tokens in `s` (with their byte offsets), outside string literals (the
+    /// format of `tt.print`, the assembly of `tt.elementwise_inline_asm`).
     fn value_refs(s: &str) -> Vec<(usize, &str)> {
         let b = s.as_bytes();
         let mut out = Vec::new();
         let mut i = 0;
         while i < b.len() {
-            if b[i] == b'%' {
+            if b[i] == b'"' {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            } else if b[i] == b'%' {
                 let st = i;
                 i += 1;
                 while i < b.len()
-                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'#' | b'.' | b'$'))
+                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'#' | b'.' | b'$' | b'-'))
                 {
                     i += 1;
                 }
@@ -645,6 +818,10 @@ impl<'a> Reader<'a> {
         let n = self.line_starts.len();
         let mut i = 0;
         let mut in_module = false;
+        // The ops are not inside a `module { … }`.
+        let mut implicit = false;
+        // The module is written in generic form: `"builtin.module"() ({ … }) {attrs} : () -> ()`.
+        let mut generic_module = false;
         // Stack of open regions: (op index or usize::MAX for func, scope depth).
         let mut stack: Vec<Option<usize>> = Vec::new();
         let mut func: Option<usize> = None;
@@ -681,7 +858,20 @@ impl<'a> Reader<'a> {
                     }
                     continue;
                 }
-                return Err(self.err(base, format!("expected 'module', found '{}'", first_word(t))));
+                if t.starts_with("\"builtin.module\"") && t.ends_with('{') && self.m.first_line == 0 {
+                    self.m.first_line = self.pos(base).0;
+                    in_module = true;
+                    generic_module = true;
+                    continue;
+                }
+                let func = t.starts_with("tt.func ") || t.starts_with("func.func ");
+                if self.m.first_line != 0 || !func {
+                    return Err(self.err(base, format!("expected 'module', found '{}'", first_word(t))));
+                }
+                // Functions without a `module` around them: MLIR's parser puts them in one.
+                self.m.first_line = self.pos(base).0;
+                in_module = true;
+                implicit = true;
             }
             // A closing `}`, possibly followed by the op's trailing attribute dictionary
             // (`} {tt.num_stages = 2 : i32}`); a `}` followed by `else {` / `do {` / `{` at the
@@ -689,12 +879,20 @@ impl<'a> Reader<'a> {
             let closes_with_attrs = t.strip_prefix("} {").is_some_and(|rest| !rest.trim().is_empty());
             if t == "}" || closes_with_attrs {
                 match stack.pop() {
-                    Some(_) => {
+                    Some(op) => {
+                        if let (true, Some(op)) = (closes_with_attrs, op) {
+                            let dict = &t[2..];
+                            let c = matching(dict, 0)
+                                .ok_or_else(|| self.err(base + 2, "unclosed attribute dictionary"))?;
+                            let attrs = parse_attr_dict(&dict[1..c]);
+                            self.m.ops[op].attrs.extend(attrs);
+                        }
                         scope.names.pop();
                         if stack.is_empty() {
                             func = None;
                         }
                     }
+                    None if implicit => return Err(self.err(base, "a '}' that closes nothing")),
                     None => in_module = false,
                 }
                 continue;
@@ -702,20 +900,50 @@ impl<'a> Reader<'a> {
             // `}) : (T, …) -> R` closes a region of an op written in generic form
             // (`%r = "tt.reduce"(%x) <{axis = 1 : i32}> ({`) and gives its types.
             if let Some(rest) = t.strip_prefix("})") {
-                let Some(Some(op)) = stack.pop() else {
-                    return Err(self.err(base, "'})' closes no region of a generic-form op"));
-                };
-                scope.names.pop();
-                self.generic_types(op, rest, base + 2)?;
+                match stack.pop() {
+                    Some(Some(op)) => {
+                        scope.names.pop();
+                        self.generic_types(op, rest, base + 2)?;
+                    }
+                    // A function in generic form.
+                    Some(None) => {
+                        scope.names.pop();
+                        if stack.is_empty() {
+                            func = None;
+                        }
+                    }
+                    // The module in generic form: its attributes follow.
+                    None if generic_module => {
+                        let r = rest.trim_start();
+                        if r.starts_with('{') {
+                            let off = base + 2 + (rest.len() - r.len());
+                            let c = matching(r, 0)
+                                .ok_or_else(|| self.err(off, "unclosed module attribute dictionary"))?;
+                            self.module_attrs(&r[1..c], off)?;
+                        }
+                        in_module = false;
+                        generic_module = false;
+                    }
+                    None => return Err(self.err(base, "'})' closes no region of a generic-form op")),
+                }
                 continue;
             }
-            if t == "} else {" || t == "} do {" || t == "} {" {
-                // A second region of the same op.
+            if t == "} else {" || t == "} do {" || t == "} {" || t == "}, {" {
+                // The next region of the same op (`}, {` in generic form).
                 scope.names.pop();
                 scope.names.push(HashMap::new());
+                if let Some(Some(op)) = stack.last() {
+                    let o = &mut self.m.ops[*op];
+                    o.regions.push(o.body.len());
+                }
                 continue;
             }
             if func.is_none() {
+                if (t.starts_with("\"tt.func\"") || t.starts_with("\"func.func\"")) && t.ends_with('{') {
+                    func = Some(self.generic_func_header(t, base, &mut scope)?);
+                    stack.push(None);
+                    continue;
+                }
                 if t.starts_with("tt.func") || t.starts_with("func.func") {
                     let f = self.func_header(t, base, &mut scope)?;
                     func = Some(f);
@@ -739,7 +967,18 @@ impl<'a> Reader<'a> {
             let f = func.unwrap_or(0);
             let parent = stack.last().copied().flatten();
             if t.starts_with('^') {
-                self.block_label(t, base, parent, &mut scope)?;
+                // The entry block of a function in generic form: its arguments are the
+                // function's.
+                if stack.len() == 1
+                    && parent.is_none()
+                    && let Some(fun) = self.m.funcs.get(f)
+                    && fun.args.is_empty()
+                    && fun.body.is_empty()
+                {
+                    self.entry_block(t, base, f, &mut scope)?;
+                } else {
+                    self.block_label(t, base, parent, &mut scope)?;
+                }
                 continue;
             }
             let op = self.op_line(t, base, f, parent, &mut scope)?;
@@ -753,6 +992,7 @@ impl<'a> Reader<'a> {
             }
             if t.ends_with('{') {
                 stack.push(Some(op));
+                self.m.ops[op].regions.push(0);
                 // block args were put in a fresh scope by op_line
                 // The function's body is the first entry: regions nested in it are the rest.
                 let depth = stack.len() - 1;
@@ -767,7 +1007,7 @@ impl<'a> Reader<'a> {
             }
         }
         self.check_values(last_base)?;
-        if !stack.is_empty() || in_module {
+        if !stack.is_empty() || in_module && !implicit {
             let end = self.text.len();
             return Err(self.err(end, "unexpected end of input: unclosed region"));
         }
@@ -785,32 +1025,7 @@ impl<'a> Reader<'a> {
             }
             let close =
                 matching(r2, 0).ok_or_else(|| self.err(off, "unclosed module attribute dictionary"))?;
-            let attrs = parse_attr_dict(&r2[1..close]);
-            for (k, v) in &attrs {
-                let int = |v: &AttrValue| match v {
-                    AttrValue::Int(x) if *x > 0 && *x <= 1 << 16 => Some(*x as u32),
-                    _ => None,
-                };
-                match k.as_str() {
-                    "ttg.num-warps" => {
-                        self.m.num_warps = int(v).ok_or_else(|| self.err(off, "bad ttg.num-warps"))?
-                    }
-                    "ttg.threads-per-warp" => {
-                        self.m.threads_per_warp =
-                            int(v).ok_or_else(|| self.err(off, "bad ttg.threads-per-warp"))?
-                    }
-                    "ttg.num-ctas" => {
-                        self.m.num_ctas = int(v).ok_or_else(|| self.err(off, "bad ttg.num-ctas"))?
-                    }
-                    "ttg.target" => {
-                        if let AttrValue::Str(s) = v {
-                            self.m.target = Some(s.strip_prefix("hip:").unwrap_or(s).to_string());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            self.m.attrs = attrs;
+            self.module_attrs(&r2[1..close], off)?;
             let after = r2[close + 1..].trim();
             if !after.starts_with('{') {
                 return Err(self.err(off + close + 1, "expected '{' to open the module body"));
@@ -818,6 +1033,106 @@ impl<'a> Reader<'a> {
         } else if !r.starts_with('{') && !r.starts_with('@') {
             return Err(self.err(b, "expected '{' or 'attributes' after 'module'"));
         }
+        Ok(())
+    }
+
+    /// The module attributes (the inside of their dictionary, which starts at byte `off`).
+    fn module_attrs(&mut self, inner: &str, off: usize) -> Result<(), TtgirError> {
+        let attrs = parse_attr_dict(inner);
+        for (k, v) in &attrs {
+            let int = |v: &AttrValue| match v {
+                AttrValue::Int(x) if *x > 0 && *x <= 1 << 16 => Some(*x as u32),
+                _ => None,
+            };
+            match k.as_str() {
+                "ttg.num-warps" => {
+                    self.m.num_warps = int(v).ok_or_else(|| self.err(off, "bad ttg.num-warps"))?
+                }
+                "ttg.threads-per-warp" => {
+                    self.m.threads_per_warp =
+                        int(v).ok_or_else(|| self.err(off, "bad ttg.threads-per-warp"))?
+                }
+                "ttg.num-ctas" => {
+                    self.m.num_ctas = int(v).ok_or_else(|| self.err(off, "bad ttg.num-ctas"))?
+                }
+                "ttg.target" => {
+                    if let AttrValue::Str(s) = v {
+                        self.m.target = Some(s.strip_prefix("hip:").unwrap_or(s).to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.m.attrs = attrs;
+        Ok(())
+    }
+
+    /// `"tt.func"() <{arg_attrs = [{…}, {}], function_type = …, sym_name = "k"}> ({`: the
+    /// function without its arguments, which its entry block gives (see
+    /// [`Reader::entry_block`]).
+    fn generic_func_header(&mut self, t: &str, base: usize, scope: &mut Scope) -> Result<usize, TtgirError> {
+        let mut name = String::new();
+        let mut arg_attrs = Vec::new();
+        if let Some(p) = t.find("<{") {
+            let c = matching(t, p).ok_or_else(|| self.err(base + p, "unclosed function properties"))?;
+            let inner = t.get(p + 2..c.saturating_sub(1)).unwrap_or("");
+            if let Some(n) = raw_attr(inner, "sym_name") {
+                name = n.trim_matches('"').to_string();
+            }
+            if let Some(list) = raw_attr(inner, "arg_attrs")
+                && let Some(list) = list.strip_prefix('[').and_then(|l| l.strip_suffix(']'))
+            {
+                for (_, d) in split_top(list, ",") {
+                    let d = d.trim();
+                    let inside = d
+                        .strip_prefix('{')
+                        .and_then(|d| d.strip_suffix('}'))
+                        .unwrap_or("");
+                    arg_attrs.push(parse_attr_dict(inside));
+                }
+            }
+        }
+        if name.is_empty() {
+            return Err(self.err(base, "expected the function's sym_name"));
+        }
+        self.m.funcs.push(Func {
+            name,
+            args: Vec::new(),
+            arg_attrs,
+            body: Vec::new(),
+        });
+        scope.names.push(HashMap::new());
+        Ok(self.m.funcs.len() - 1)
+    }
+
+    /// The entry block `^bb0(%arg0: T, …):` of function `f` in generic form: its arguments.
+    fn entry_block(&mut self, t: &str, base: usize, f: usize, scope: &mut Scope) -> Result<(), TtgirError> {
+        let Some(open) = t.find('(') else {
+            return Ok(());
+        };
+        let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed block arguments"))?;
+        let mut args = Vec::new();
+        for (o, a) in split_top(&t[open + 1..close], ",") {
+            if a.trim().is_empty() {
+                continue;
+            }
+            let at = base + open + 1 + o;
+            let colon = find_top(a, ":").ok_or_else(|| self.err(at, "expected '%name: type'"))?;
+            let name = a[..colon].trim().to_string();
+            if !name.starts_with('%') {
+                return Err(self.err(at, "expected a block argument name '%…'"));
+            }
+            let ty = self.ty(&a[colon + 1..], at + colon + 1)?;
+            let index = args.len();
+            let v = self.new_value(name.clone(), ty, ValueDef::FuncArg { func: f, index });
+            scope.put(name, v);
+            args.push(v);
+        }
+        let fun = &mut self.m.funcs[f];
+        fun.arg_attrs
+            .resize(args.len().max(fun.arg_attrs.len()), Vec::new());
+        fun.arg_attrs.truncate(args.len());
+        fun.args = args;
         Ok(())
     }
 
@@ -928,20 +1243,29 @@ impl<'a> Reader<'a> {
             scales: Vec::new(),
             block_args: Vec::new(),
             body: Vec::new(),
+            regions: Vec::new(),
             parent,
             func,
             line,
             opaque: false,
         };
-        if opname == "scf.for" {
+        // In generic form (`"scf.for"(%lb, %ub, %step, %init) ({ ^bb0(%iv, %acc): …`) their
+        // operands and block arguments are those of any op.
+        let generic = rest_t.starts_with('"');
+        if opname == "scf.for" && !generic {
             return self.scf_for(op, args, args_off, &names, scope, opens);
         }
-        if opname == "scf.while" {
+        if opname == "scf.while" && !generic {
             return self.scf_while(op, args, args_off, &names, scope, opens);
         }
         // Split into operand part and type part at the first top-level " : "; a region op
         // without one gives its result types as `-> (…)` before the region (`scf.if %c -> (…) {`).
         let (opnd_part, ty_part, ty_off) = match find_top(args, " : ") {
+            // Operands after the first `:` (`tt.print "x" : %a, %b : f32, i32`).
+            Some(p) if args[p + 3..].trim_start().starts_with('%') => match find_top(&args[p + 3..], " : ") {
+                Some(q) => (&args[..p + 3 + q], &args[p + 6 + q..], args_off + p + 6 + q),
+                None => (args, "", args_off + args.len()),
+            },
             Some(p) => (&args[..p], &args[p + 3..], args_off + p + 3),
             None => match find_top(args, "->") {
                 Some(p) if opens => (&args[..p], &args[p..], args_off + p),
@@ -951,29 +1275,33 @@ impl<'a> Reader<'a> {
         // Inline attribute dictionary (last top-level `{…}` of the operand part); in generic
         // form, the properties `<{…}>`.
         let mut opnd_text = opnd_part.to_string();
-        if rest_t.starts_with('"')
+        let mut properties = "";
+        if generic
             && let Some(p) = opnd_part.find("<{")
             && let Some(c) = matching(opnd_part, p)
             && c > p + 2
         {
-            op.attrs = parse_attr_dict(&opnd_part[p + 2..c - 1]);
+            properties = &opnd_part[p + 2..c - 1];
+            op.attrs = parse_attr_dict(properties);
             opnd_text.replace_range(p..=c, &" ".repeat(c + 1 - p));
         }
         if let Some(p) = find_top(opnd_part, "{")
             && let Some(c) = matching(opnd_part, p)
         {
-            op.attrs = parse_attr_dict(&opnd_part[p + 1..c]);
+            op.attrs.extend(parse_attr_dict(&opnd_part[p + 1..c]));
             opnd_text.replace_range(p..=c, &" ".repeat(c + 1 - p));
         }
-        // `inputPrecision = tf32`, `rounding = rtne` written inline.
-        for (_, seg) in split_top(&opnd_text, ",") {
-            if let Some((k, v)) = seg.split_once('=') {
-                let k = k.trim();
-                if !k.starts_with('%') && !k.is_empty() && !k.contains(' ') {
-                    op.attrs.push((k.to_string(), parse_attr_value(v)));
-                }
-            }
+        // `fastmath<nnan,ninf>` after the operands of arith and math ops.
+        if let Some(p) = find_top(&opnd_text, "fastmath<")
+            && let Some(c) = matching(&opnd_text, p + 8)
+        {
+            let flags = opnd_text[p + 9..c].trim().to_string();
+            op.attrs.push(("fastmath".to_string(), AttrValue::Raw(flags)));
+            opnd_text.replace_range(p..=c, &" ".repeat(c + 1 - p));
         }
+        // `inputPrecision = tf32`, `rounding = rtne`, `cacheModifier = cg evictionPolicy = …`
+        // written inline.
+        op.attrs.extend(inline_attrs(&opnd_text));
         // Operands.
         let refs = Reader::value_refs(&opnd_text);
         for (off, r) in &refs {
@@ -987,6 +1315,20 @@ impl<'a> Reader<'a> {
             if !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 op.keyword = Some(w.to_string());
             }
+        }
+        // The leading keywords of the atomics: `tt.atomic_rmw fadd, acq_rel, gpu, %p, …`,
+        // `tt.atomic_cas acq_rel, gpu, %p, …`, under the names of Triton's attributes.
+        let keys: &[&str] = match opname.as_str() {
+            "tt.atomic_rmw" | "amdg.buffer_atomic_rmw" => &["atomic_rmw_op", "sem", "scope"],
+            "tt.atomic_cas" => &["sem", "scope"],
+            _ => &[],
+        };
+        let words = split_top(&opnd_text, ",")
+            .into_iter()
+            .map(|(_, w)| w.trim())
+            .take_while(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        for (key, w) in keys.iter().zip(words) {
+            op.attrs.push((key.to_string(), AttrValue::Raw(w.to_string())));
         }
         // Masks and others.
         match opname.as_str() {
@@ -1023,13 +1365,6 @@ impl<'a> Reader<'a> {
                         op.scales.push(k);
                     }
                 }
-                for key in ["lhs", "rhs"] {
-                    let pat = format!("{key} = ");
-                    if let Some(p) = opnd_text.find(&pat) {
-                        let v = first_word(&opnd_text[p + pat.len()..]).trim_end_matches(',');
-                        op.attrs.push((key.to_string(), AttrValue::Raw(v.to_string())));
-                    }
-                }
             }
             "ttg.async_copy_global_to_local" => {
                 for (k, (off, _)) in refs.iter().enumerate() {
@@ -1042,20 +1377,6 @@ impl<'a> Reader<'a> {
                 }
             }
             _ => {}
-        }
-        // Constant.
-        if opname == "arith.constant" {
-            let v = opnd_text.trim();
-            let splat = v
-                .strip_prefix("dense<")
-                .and_then(|r| r.strip_suffix('>'))
-                .unwrap_or(v);
-            let c = match (parse_int(splat), splat.trim().parse::<f64>()) {
-                (Some(i), _) => Constant::Int(i),
-                (None, Ok(f)) => Constant::Float(f),
-                _ => Constant::Other,
-            };
-            op.constant = Some(c);
         }
         // Types.
         let tys = if ty_part.trim().is_empty() {
@@ -1097,6 +1418,10 @@ impl<'a> Reader<'a> {
             || opname.starts_with("math.");
         let result_tys: Vec<ValueType> = match opname.as_str() {
             _ if names.is_empty() => Vec::new(),
+            // `arith.constant true` (an `i1` needs no type).
+            "arith.constant" if in_tys.is_empty() && matches!(opnd_text.trim(), "true" | "false") => {
+                vec![ValueType::scalar("i1")]
+            }
             "tt.load" => match in_tys.first() {
                 Some(p) => vec![p.with_element(p.pointee().unwrap_or("?"))],
                 None => vec![],
@@ -1112,6 +1437,16 @@ impl<'a> Reader<'a> {
             _ if !out_tys.is_empty() => out_tys.clone(),
             _ => in_tys.first().cloned().into_iter().collect(),
         };
+        if opname == "arith.constant" {
+            let element = result_tys.first().map_or("", |t| t.element.as_str());
+            // `"arith.constant"() <{value = 1.000000e+00 : f32}>` in generic form.
+            let written = match raw_attr(properties, "value") {
+                Some(v) if generic => v,
+                _ => &opnd_text,
+            };
+            op.constant = Some(parse_constant(written, element));
+        }
+        settle_attrs(&mut op);
         if !known {
             op.opaque = true;
             self.m.notes.push(format!(
@@ -1141,14 +1476,26 @@ impl<'a> Reader<'a> {
         Ok(op_idx)
     }
 
-    /// The types of a generic-form op, written after its regions (`: (T, …) -> R`): its
-    /// results get `R`.
+    /// What a generic-form op writes after its regions: an attribute dictionary
+    /// (`{axis = 1 : i32}`, as older printers put the attributes) and its types
+    /// (`: (T, …) -> R`): its results get `R`.
     fn generic_types(&mut self, op: usize, rest: &str, off: usize) -> Result<(), TtgirError> {
         let mut text = rest;
+        let mut off = off;
         if let Some(p) = find_top(text, " loc(") {
             text = &text[..p];
         }
-        let Some(colon) = text.find(':') else {
+        let lead = text.len() - text.trim_start().len();
+        if text[lead..].starts_with('{') {
+            let c =
+                matching(text, lead).ok_or_else(|| self.err(off + lead, "unclosed attribute dictionary"))?;
+            let attrs = parse_attr_dict(&text[lead + 1..c]);
+            self.m.ops[op].attrs.extend(attrs);
+            settle_attrs(&mut self.m.ops[op]);
+            text = &text[c + 1..];
+            off += c + 1;
+        }
+        let Some(colon) = find_top(text, ":") else {
             return Ok(());
         };
         let tys = &text[colon + 1..];

@@ -104,6 +104,18 @@ fn llvm_number(ty: &str) -> Result<&'static str, LowerError> {
     })
 }
 
+/// The LLVM type of a conversion's type (`u32` is an `i32` read as unsigned).
+fn llvm_convertible(ty: &str) -> Result<&'static str, LowerError> {
+    Ok(match ty {
+        "i1" | "u1" => "i1",
+        "u8" => "i8",
+        "i16" | "u16" => "i16",
+        "u32" => "i32",
+        "i64" | "u64" => "i64",
+        other => llvm_number(other)?,
+    })
+}
+
 /// The LLVM type of a scalar argument's type.
 fn llvm_scalar(ty: &str) -> Result<&'static str, LowerError> {
     Ok(match ty {
@@ -896,7 +908,7 @@ impl Emitter<'_> {
                 self.scatter(&r, i.acc_llvm, dst)?;
             }
             Op::Convert { dst, src, from, to } => {
-                let (ft, tt) = (llvm_number(from)?, llvm_number(to)?);
+                let (ft, tt) = (llvm_convertible(from)?, llvm_convertible(to)?);
                 let (fb, tb) = (self.p.value_bits(src[0]), self.p.value_bits(dst[0]));
                 let vector = |t: &str| {
                     if src.len() == 1 {
@@ -913,16 +925,29 @@ impl Emitter<'_> {
                     x = t;
                 }
                 let float = |t: &str| !t.starts_with('i');
+                let unsigned = |t: &str| t.starts_with('u');
                 let cast = match (float(ft), float(tt)) {
                     (true, true) if fb > tb => "fptrunc",
+                    (true, true) if fb == tb => "bitcast",
                     (true, true) => "fpext",
                     (false, false) if fb > tb => "trunc",
+                    (false, false) if fb == tb => "bitcast",
+                    (false, false) if unsigned(from) => "zext",
                     (false, false) => "sext",
+                    (true, false) if unsigned(to) => "fptoui",
                     (true, false) => "fptosi",
+                    (false, true) if unsigned(from) => "uitofp",
                     (false, true) => "sitofp",
                 };
                 let y = self.tmp();
-                self.line(&format!("{y} = {cast} {fv} {x} to {tv}"));
+                if cast == "bitcast" && ft != tt {
+                    // Two floats of one width (f16 ↔ bf16): through f32, exactly.
+                    let wide = self.tmp();
+                    self.line(&format!("{wide} = fpext {fv} {x} to {}", vector("float")));
+                    self.line(&format!("{y} = fptrunc {} {wide} to {tv}", vector("float")));
+                } else {
+                    self.line(&format!("{y} = {cast} {fv} {x} to {tv}"));
+                }
                 self.scatter(&y, &tv, dst)?;
             }
             Op::Arith { op, ty, dst, src } => self.arith(*op, ty, *dst, src)?,

@@ -123,6 +123,85 @@ pub fn encode(ty: &str, v: f64) -> Option<u64> {
     Some(sign | biased << m_bits | (q & ((1 << m_bits) - 1)))
 }
 
+/// The width and signedness of an integer type of a conversion: `i1`…`i64` signed, `u1`…`u64`
+/// unsigned (what `extui`, `uitofp` and `fptoui` read or write).
+fn integer(ty: &str) -> Option<(u32, bool)> {
+    let (signed, digits) = match ty.as_bytes().first()? {
+        b'i' => (true, &ty[1..]),
+        b'u' => (false, &ty[1..]),
+        _ => return None,
+    };
+    let bits: u32 = digits.parse().ok()?;
+    [1, 8, 16, 32, 64].contains(&bits).then_some((bits, signed))
+}
+
+/// The width in bits of a number type: a float of the table, `i1`…`i64` or `u1`…`u64` (0 for
+/// any other name).
+///
+/// ```
+/// use linear_layout::lower::numeric::bits;
+/// assert_eq!((bits("bf16"), bits("u8"), bits("i1"), bits("q3")), (16, 8, 1, 0));
+/// ```
+pub fn bits(ty: &str) -> u32 {
+    if let Some((b, _)) = integer(ty) {
+        return b;
+    }
+    match float_format(ty) {
+        Some((e, m, _, _)) => 1 + e + m,
+        None if ty == "f64" => 64,
+        None => 0,
+    }
+}
+
+/// Converts the bit pattern `x` of type `from` into type `to`, as LLVM's casts do: integers
+/// extend by their signedness (`i…` signed, `u…` unsigned) or keep their low bits, floats
+/// round to nearest even, and a float becomes an integer rounded toward zero (saturated at
+/// the integer's range). `None` for a type the table does not use.
+///
+/// ```
+/// use linear_layout::lower::numeric::convert;
+/// assert_eq!(convert("i8", "i32", 0xff), Some(0xffff_ffff)); // sign-extended
+/// assert_eq!(convert("u8", "i32", 0xff), Some(0xff)); // zero-extended
+/// assert_eq!(convert("i64", "i16", 0x1_2345), Some(0x2345));
+/// assert_eq!(convert("u32", "f32", 0xffff_ffff), Some(u64::from(4294967296f32.to_bits())));
+/// assert_eq!(convert("f32", "i32", u64::from((-2.75f32).to_bits())), Some(0xffff_fffe));
+/// assert_eq!(convert("u1", "f32", 1), Some(u64::from(1f32.to_bits())));
+/// ```
+pub fn convert(from: &str, to: &str, x: u64) -> Option<u64> {
+    let value = match integer(from) {
+        Some((bits, signed)) => {
+            let x = if bits == 64 { x } else { x & ((1 << bits) - 1) };
+            let wide = if signed && bits < 64 {
+                (((x << (64 - bits)) as i64) >> (64 - bits)) as i128
+            } else if signed {
+                i128::from(x as i64)
+            } else {
+                i128::from(x)
+            };
+            if let Some((to_bits, _)) = integer(to) {
+                let out = wide as u128 as u64;
+                return Some(if to_bits == 64 { out } else { out & ((1 << to_bits) - 1) });
+            }
+            return encode(to, wide as f64);
+        }
+        None => decode(from, x)?,
+    };
+    match integer(to) {
+        Some((bits, signed)) => {
+            let t = value.trunc();
+            let (lo, hi) = if signed {
+                (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1) - 1.0)
+            } else {
+                (0.0, 2f64.powi(bits as i32) - 1.0)
+            };
+            let t = if t.is_nan() { 0.0 } else { t.clamp(lo, hi) };
+            let out = t as i128 as u128 as u64;
+            Some(if bits == 64 { out } else { out & ((1 << bits) - 1) })
+        }
+        None => encode(to, value),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

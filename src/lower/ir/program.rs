@@ -693,8 +693,9 @@ pub enum Op {
     },
     /// Converts numbers between element types, element by element (`f32 → f16` rounds to
     /// nearest even, `i32 → i8` keeps the low bits); type names as in the instruction table
-    /// (`f32`, `f16`, `bf16`, `i32`, `i8`, …). A vector converts as one operation (the packed
-    /// conversions where the target has them).
+    /// (`f32`, `f16`, `bf16`, `i32`, `i8`, …; `u8`, `u32`, … where the integers are unsigned:
+    /// [`numeric::convert`](super::numeric::convert)). A vector converts as one operation (the
+    /// packed conversions where the target has them).
     Convert {
         /// Results.
         dst: Vec<Value>,

@@ -2,6 +2,7 @@
 //! runs one, and the uniform inputs each op reads (which the checks and loop-slot pruning share).
 
 use super::atomic::AtomicKind;
+use super::numeric;
 use super::program::{Op, Program, Scalar, Value};
 use super::uniform::{Condition, Extent, UniformInput};
 use crate::lower::error::LowerError;
@@ -294,12 +295,12 @@ impl Program {
                     && widths(c, acc)
             }
             Op::Convert { dst, src, from, to } => {
-                element_bits(from) > 0
-                    && element_bits(to) > 0
+                numeric::bits(from) > 0
+                    && numeric::bits(to) > 0
                     && !dst.is_empty()
                     && dst.len() == src.len()
-                    && widths(src, element_bits(from))
-                    && widths(dst, element_bits(to))
+                    && widths(src, numeric::bits(from))
+                    && widths(dst, numeric::bits(to))
             }
             Op::GlobalAtomic {
                 dst,
@@ -319,11 +320,11 @@ impl Program {
                     && widths(cmp.as_slice(), bits)
             }
             Op::Arith { op, ty, dst, src } => {
-                let bits = if *ty == "i1" { 1 } else { element_bits(ty) };
+                let bits = numeric::bits(ty);
                 op.applies_to(ty) && src.len() == op.operands() && widths(src, bits) && widths(&[*dst], bits)
             }
             Op::Compare { pred, ty, dst, a, b } => {
-                let bits = if *ty == "i1" { 1 } else { element_bits(ty) };
+                let bits = numeric::bits(ty);
                 let float = !ty.starts_with('i');
                 bits > 0
                     && (if float {

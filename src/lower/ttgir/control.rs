@@ -377,11 +377,7 @@ impl Lowering<'_> {
             return fail(op, "a condition that is not a comparison of uniforms");
         };
         self.issue_pending(op)?;
-        let split = op
-            .body
-            .iter()
-            .position(|&i| self.m.ops[i].name == "scf.yield")
-            .map_or(op.body.len(), |p| p + 1);
+        let split = op.regions.get(1).copied().unwrap_or(op.body.len()).min(op.body.len());
         let (then_ops, else_ops) = op.body.split_at(split);
         let mut arms = Vec::new();
         for ops in [then_ops, else_ops] {

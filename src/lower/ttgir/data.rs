@@ -256,20 +256,35 @@ impl Lowering<'_> {
         self.define_data(op, dst, values)
     }
 
-    /// Number conversions (`truncf`, `extf`, `sitofp`, `fptosi`, `extsi`, `trunci`), in vectors
-    /// of four registers: packed conversions where the target has them.
+    /// A number conversion (`arith.extf`/`truncf`/`extsi`/`extui`/`trunci`/`sitofp`/`uitofp`/
+    /// `fptosi`/`fptoui`, `tt.fp_to_fp`), register by register; the unsigned forms read or
+    /// write their integers as unsigned.
     pub(super) fn convert_numbers(&mut self, op: &Op) -> Result<(), LowerError> {
-        let (layout, values) = self.typed_data(op, op.operands[0])?;
         let r = op.results[0];
-        let from = numeric_type(&self.m.values[op.operands[0]].ty.element).map_or_else(
-            || fail(op, "converts from an element type that is not lowered"),
-            Ok,
-        )?;
-        let to = numeric_type(&self.m.values[r].ty.element)
-            .map_or_else(|| fail(op, "converts to an element type that is not lowered"), Ok)?;
-        if [from, to].iter().any(|t| ["i64", "i16"].contains(t)) {
-            return fail(op, "conversions of i64 and i16 are not lowered yet");
-        }
+        let element = |v: usize| self.m.values[v].ty.element.clone();
+        let (from, to) = (element(op.operands[0]), element(r));
+        let unsigned = |t: &str| -> Option<&'static str> {
+            Some(match t {
+                "i1" => "u1",
+                "i8" => "u8",
+                "i16" => "u16",
+                "i32" => "u32",
+                "i64" => "u64",
+                _ => return None,
+            })
+        };
+        let from_ty = match op.name.as_str() {
+            "arith.extui" | "arith.uitofp" => unsigned(&from),
+            _ => numeric_type(&from),
+        };
+        let to_ty = match op.name.as_str() {
+            "arith.fptoui" => unsigned(&to),
+            _ => numeric_type(&to),
+        };
+        let (Some(from_ty), Some(to_ty)) = (from_ty, to_ty) else {
+            return fail(op, format!("converts {from} to {to}: not lowered"));
+        };
+        let (layout, values) = self.typed_data(op, op.operands[0])?;
         let bits = self.bits(op, r)?;
         let mut out = Vec::with_capacity(values.len());
         for src in values.chunks(4) {
@@ -277,12 +292,22 @@ impl Lowering<'_> {
             self.p.ops.push(ProgramOp::Convert {
                 dst: dst.clone(),
                 src: src.to_vec(),
-                from,
-                to,
+                from: from_ty,
+                to: to_ty,
             });
             out.extend(dst);
         }
         self.define(op, Sym::Data { layout, values: out })
+    }
+
+    /// `tt.bitcast` / `arith.bitcast`: the same bits, read as another type of the same width.
+    pub(super) fn bitcast(&mut self, op: &Op) -> Result<(), LowerError> {
+        let r = op.results[0];
+        if self.bits(op, op.operands[0])? != self.bits(op, r)? {
+            return fail(op, "reinterprets elements as another width");
+        }
+        let (layout, values) = self.typed_data(op, op.operands[0])?;
+        self.define(op, Sym::Data { layout, values })
     }
 
     /// `tt.dot`: the chain of matrix instructions of the result's MFMA / WMMA layout.

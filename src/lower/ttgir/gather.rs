@@ -478,32 +478,4 @@ impl Lowering<'_> {
         Ok(())
     }
 
-    /// A number conversion of a scalar in a register (or of a uniform integer into a float:
-    /// uniforms are integers, so the float lives in a register).
-    pub(super) fn convert_lanes(&mut self, op: &Op) -> Result<(), LowerError> {
-        let (v, r) = (op.operands[0], op.results[0]);
-        let from_bits = self.bits(op, v)?;
-        let to_bits = self.bits(op, r)?;
-        let from_name = self.m.values[v].ty.element.clone();
-        let to_name = self.m.values[r].ty.element.clone();
-        let (Some(from), Some(to)) = (
-            super::data::numeric_type(&from_name),
-            super::data::numeric_type(&to_name),
-        ) else {
-            return fail(op, format!("converts {from_name} to {to_name}: not lowered"));
-        };
-        let src = match self.sym(op, v)?.clone() {
-            Sym::Lanes(x) => x,
-            Sym::Int(u) => self.uniform_register(&u, from_bits),
-            _ => return fail(op, "converts a scalar that is not in a register or uniform"),
-        };
-        let dst = self.p.value(to_bits);
-        self.p.ops.push(ProgramOp::Convert {
-            dst: vec![dst],
-            src: vec![src],
-            from,
-            to,
-        });
-        self.define(op, Sym::Lanes(dst))
-    }
 }

@@ -197,9 +197,15 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "arith.truncf"
         | "arith.extf"
         | "arith.sitofp"
+        | "arith.uitofp"
         | "arith.fptosi"
+        | "arith.fptoui"
         | "arith.extsi"
+        | "arith.extui"
         | "arith.trunci"
+        | "tt.fp_to_fp"
+        | "tt.bitcast"
+        | "arith.bitcast"
         | "math.exp"
         | "tt.reduce"
         | "tt.scan"
@@ -400,8 +406,11 @@ impl Lowering<'_> {
                     self.condition_logic(op, uop)?
                 }
             }
+            // Uniforms are 32-bit: a 64-bit result whose high bits matter is computed in
+            // registers.
             name if rank == 0
                 && UniformOp::parse(name).is_some()
+                && crate::ttgir::element_bits(&self.m.values[op.results[0]].ty.element).is_some_and(|b| b <= 32)
                 && (0..2).all(|k| matches!(self.operand(op, k), Ok(Sym::Int(_)))) =>
             {
                 if let Some(uop) = UniformOp::parse(name) {
@@ -473,16 +482,20 @@ impl Lowering<'_> {
             "tt.reduce" => self.reduce(op)?,
             "tt.atomic_rmw" | "amdg.buffer_atomic_rmw" | "tt.atomic_cas" => self.atomic(op)?,
             "tt.scan" => self.scan(op)?,
-            "arith.truncf" | "arith.extf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi"
-            | "arith.trunci"
+            // A uniform index widened or narrowed stays the same uniform (uniforms are the
+            // hardware's 32-bit scalars).
+            "arith.extsi" | "arith.trunci"
                 if rank == 0
-                    && (self.is_register_scalar_or_indexed(op, 0)
-                        || (op.name == "arith.sitofp" && matches!(self.operand(op, 0)?, Sym::Int(_)))) =>
+                    && matches!(self.operand(op, 0)?, Sym::Int(_))
+                    && crate::ttgir::element_bits(&self.m.values[op.results[0]].ty.element).is_some_and(|b| b >= 32) =>
             {
-                self.convert_lanes(op)?
+                self.define(op, self.operand(op, 0)?.clone())?
             }
-            "arith.truncf" | "arith.extf" | "arith.sitofp" | "arith.fptosi" | "arith.extsi"
-            | "arith.trunci" => self.convert_numbers(op)?,
+            "arith.truncf" | "arith.extf" | "arith.sitofp" | "arith.uitofp" | "arith.fptosi"
+            | "arith.fptoui" | "arith.extsi" | "arith.extui" | "arith.trunci" | "tt.fp_to_fp" => {
+                self.convert_numbers(op)?
+            }
+            "tt.bitcast" | "arith.bitcast" => self.bitcast(op)?,
             // Every other element-wise op: its operands in registers, whatever they are.
             name if data::arith_op(name).is_some() => {
                 if let Some(arith) = data::arith_op(name) {
