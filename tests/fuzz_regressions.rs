@@ -225,6 +225,8 @@ fn ttgir_seeds() -> Vec<Vec<u8>> {
         // Kernels as Triton compiles them, for the lowering the target runs too.
         ("lower/ttgir-own", 24),
         ("lower/ttgir-general", 6),
+        ("lower/ttgir-people", 51),
+        ("ttgir-forms", 3),
     ] {
         for file in spread(&mlir_files(dir), n) {
             seeds.push(std::fs::read(file).expect("mlir"));
@@ -327,7 +329,10 @@ fn lower_seeds() -> Vec<Vec<u8>> {
     let cases: Vec<Value> = serde_json::from_str(&text).expect("JSON");
     let mut pairs: Vec<(String, String, String, Vec<u64>, String)> = Vec::new();
     // Copies and conversions (the matmul cases have no layouts of their own).
-    for c in cases.iter().filter(|c| c["form"] == "copy" || c["form"] == "convert") {
+    for c in cases
+        .iter()
+        .filter(|c| c["form"] == "copy" || c["form"] == "convert")
+    {
         let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
         let src = if c["form"] == "copy" {
             s("layout")

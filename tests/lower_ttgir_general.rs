@@ -250,3 +250,220 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
     }
     llc_accepts(&k, "scale");
 }
+
+/// One element-wise op `name` on 256 elements of type `ty` (operands loaded from `arity`
+/// buffers, the result stored to the next), as `triton-opt` prints it.
+fn elementwise_module(name: &str, ty: &str, out_ty: &str, arity: usize, lanes: u32, suffix: &str) -> String {
+    let mut body = String::new();
+    let mut args = Vec::new();
+    for k in 0..arity {
+        args.push(format!("%a{k}: !tt.ptr<{ty}>"));
+        body.push_str(&format!(
+            "    %s{k} = tt.splat %a{k} : !tt.ptr<{ty}> -> tensor<256x!tt.ptr<{ty}>, #l>\n    %p{k} = tt.addptr %s{k}, %r : tensor<256x!tt.ptr<{ty}>, #l>, tensor<256xi32, #l>\n    %x{k} = tt.load %p{k} : tensor<256x!tt.ptr<{ty}>, #l>\n"
+        ));
+    }
+    let operands: Vec<String> = (0..arity).map(|k| format!("%x{k}")).collect();
+    let result_type = if out_ty == ty {
+        format!(" : tensor<256x{ty}, #l>")
+    } else {
+        format!(" : tensor<256x{ty}, #l> to tensor<256x{out_ty}, #l>")
+    };
+    format!(
+        r#"#l = #ttg.blocked<{{sizePerThread = [4], threadsPerWarp = [{lanes}], warpsPerCTA = [1], order = [0]}}>
+module attributes {{"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @op({}, %out: !tt.ptr<{out_ty}>) {{
+    %r = tt.make_range {{end = 256 : i32, start = 0 : i32}} : tensor<256xi32, #l>
+{body}    %y = {name} {}{suffix}{result_type}
+    %os = tt.splat %out : !tt.ptr<{out_ty}> -> tensor<256x!tt.ptr<{out_ty}>, #l>
+    %op = tt.addptr %os, %r : tensor<256x!tt.ptr<{out_ty}>, #l>, tensor<256xi32, #l>
+    tt.store %op, %y : tensor<256x!tt.ptr<{out_ty}>, #l>
+    tt.return
+  }}
+}}"#,
+        args.join(", "),
+        operands.join(", ")
+    )
+}
+
+/// Bytes of 256 elements of `ty`: small values of both signs (and fractions for floats),
+/// positive where `positive` (the operand of a log or a square root).
+fn operand_bytes(ty: &str, seed: u64, positive: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..256u64 {
+        let k = (i * 7 + seed * 13) % 23;
+        let v = if positive { k as f64 + 1.0 } else { k as f64 - 11.0 };
+        let bits = match ty {
+            "f32" => u64::from((v as f32 * 0.375).to_bits()),
+            "f64" => (v * 0.375).to_bits(),
+            "f16" | "bf16" => linear_layout::lower::numeric::encode(ty, v * 0.375).unwrap(),
+            _ => v as i64 as u64,
+        };
+        let bytes = linear_layout::lower::numeric::bits(ty).div_ceil(8) as usize;
+        out.extend(&bits.to_le_bytes()[..bytes]);
+    }
+    out
+}
+
+/// Law: every element-wise `arith`/`math`/`tt` op on every type it applies to lowers, computes
+/// in the interpreter what [`ArithOp::eval`] says of each element, and llc-22 accepts it on
+/// gfx942, gfx950 and gfx1100.
+#[test]
+fn every_elementwise_op_lowers_computes_and_passes_llc() {
+    use linear_layout::lower::ArithOp;
+    let ops: &[(&str, ArithOp, &[&str])] = &[
+        ("arith.addf", ArithOp::Add, &["f32", "f16", "bf16", "f64"]),
+        ("arith.subi", ArithOp::Sub, &["i32", "i64", "i16", "i8"]),
+        ("arith.mulf", ArithOp::Mul, &["f32", "f16"]),
+        ("arith.divf", ArithOp::Div, &["f32", "f64"]),
+        ("arith.divsi", ArithOp::Div, &["i32", "i64"]),
+        ("arith.divui", ArithOp::DivU, &["i32"]),
+        ("arith.remsi", ArithOp::RemS, &["i32", "i16"]),
+        ("arith.remui", ArithOp::RemU, &["i32"]),
+        ("arith.remf", ArithOp::RemS, &["f32"]),
+        ("arith.maxnumf", ArithOp::Max, &["f32", "f16"]),
+        ("arith.minimumf", ArithOp::Minimum, &["f32"]),
+        ("arith.maximumf", ArithOp::Maximum, &["f32", "f16"]),
+        ("arith.maxui", ArithOp::MaxU, &["i32"]),
+        ("arith.minsi", ArithOp::Min, &["i32", "i64"]),
+        ("arith.andi", ArithOp::And, &["i32", "i64"]),
+        ("arith.ori", ArithOp::Or, &["i32"]),
+        ("arith.xori", ArithOp::Xor, &["i32", "i8"]),
+        ("arith.shrui", ArithOp::ShrU, &["i32"]),
+        ("arith.shrsi", ArithOp::ShrS, &["i32", "i64"]),
+        ("arith.shli", ArithOp::Shl, &["i32"]),
+        ("tt.mulhiui", ArithOp::MulHiU, &["i32"]),
+        ("arith.negf", ArithOp::Neg, &["f32", "f16"]),
+        ("math.absf", ArithOp::Abs, &["f32", "f64"]),
+        ("math.absi", ArithOp::Abs, &["i32"]),
+        ("math.exp", ArithOp::Exp, &["f32", "f16"]),
+        ("math.exp2", ArithOp::Exp2, &["f32", "bf16"]),
+        ("math.log", ArithOp::Log, &["f32"]),
+        ("math.log2", ArithOp::Log2, &["f32", "f16"]),
+        ("math.sqrt", ArithOp::Sqrt, &["f32", "f64"]),
+        ("tt.precise_sqrt", ArithOp::Sqrt, &["f32"]),
+        ("math.rsqrt", ArithOp::Rsqrt, &["f32"]),
+        ("math.sin", ArithOp::Sin, &["f32"]),
+        ("math.cos", ArithOp::Cos, &["f32"]),
+        ("math.erf", ArithOp::Erf, &["f32"]),
+        ("math.floor", ArithOp::Floor, &["f32", "f64"]),
+        ("math.ceil", ArithOp::Ceil, &["f32"]),
+        ("math.fma", ArithOp::Fma, &["f32", "f64"]),
+    ];
+    let mut failures = Vec::new();
+    for &(name, arith, types) in ops {
+        for &ty in types {
+            for (arch, lanes) in [("gfx942", 64), ("gfx950", 64), ("gfx1100", 32)] {
+                let n = arith.operands();
+                let text = elementwise_module(name, ty, ty, n, lanes, "");
+                let k = lower(&text, arch);
+                // Shift counts stay below the width; divisors and logarithms' operands are
+                // positive.
+                let positive = |k: usize| {
+                    matches!(
+                        arith,
+                        ArithOp::Log | ArithOp::Log2 | ArithOp::Sqrt | ArithOp::Rsqrt
+                    ) || (k == 1
+                        && matches!(
+                            arith,
+                            ArithOp::Div
+                                | ArithOp::DivU
+                                | ArithOp::RemS
+                                | ArithOp::RemU
+                                | ArithOp::Shl
+                                | ArithOp::ShrS
+                                | ArithOp::ShrU
+                        ))
+                };
+                let inputs: Vec<Vec<u8>> = (0..n).map(|k| operand_bytes(ty, k as u64, positive(k))).collect();
+                let width = linear_layout::lower::numeric::bits(ty).div_ceil(8) as usize;
+                let mut buffers = inputs.clone();
+                buffers.push(vec![0; 256 * width]);
+                run_launch(&k.program, &mut buffers, &Launch::single(vec![])).unwrap();
+                for i in 0..256 {
+                    let element = |b: &[u8]| {
+                        let mut w = [0u8; 8];
+                        w[..width].copy_from_slice(&b[i * width..(i + 1) * width]);
+                        u64::from_le_bytes(w)
+                    };
+                    let args: Vec<u64> = inputs.iter().map(|b| element(b)).collect();
+                    let want = arith.eval(ty, (width * 8) as u32, &args).unwrap();
+                    if element(&buffers[n]) != want {
+                        failures.push(format!("{name} {ty} {arch}: element {i}"));
+                        break;
+                    }
+                }
+                if let Some(llc) = llc() {
+                    let dir = std::env::temp_dir().join(format!("ll-ops-{}", std::process::id()));
+                    std::fs::create_dir_all(&dir).unwrap();
+                    let file = format!("{}_{ty}_{arch}", name.replace('.', "_"));
+                    if let Err(e) = compile(llc, &k.llvm_ir().unwrap(), k.target, &dir, &file) {
+                        failures.push(e);
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Law: every conversion between the types Triton uses lowers, computes what
+/// [`numeric::convert`](linear_layout::lower::numeric::convert) says, and llc-22 accepts it.
+#[test]
+fn every_conversion_lowers_computes_and_passes_llc() {
+    use linear_layout::lower::numeric::convert;
+    let pairs: &[(&str, &str, &str, &str, &str)] = &[
+        // (op, from, to, from as read, to as written)
+        ("arith.extsi", "i8", "i32", "i8", "i32"),
+        ("arith.extsi", "i32", "i64", "i32", "i64"),
+        ("arith.extui", "i16", "i32", "u16", "i32"),
+        ("arith.extui", "i32", "i64", "u32", "i64"),
+        ("arith.trunci", "i64", "i32", "i64", "i32"),
+        ("arith.trunci", "i32", "i8", "i32", "i8"),
+        ("arith.sitofp", "i32", "f32", "i32", "f32"),
+        ("arith.sitofp", "i64", "f64", "i64", "f64"),
+        ("arith.uitofp", "i32", "f32", "u32", "f32"),
+        ("arith.fptosi", "f32", "i32", "f32", "i32"),
+        ("arith.fptoui", "f32", "i32", "f32", "u32"),
+        ("arith.extf", "f16", "f32", "f16", "f32"),
+        ("arith.extf", "bf16", "f32", "bf16", "f32"),
+        ("arith.truncf", "f32", "bf16", "f32", "bf16"),
+        ("arith.truncf", "f64", "f32", "f64", "f32"),
+        ("arith.sitofp", "i16", "f16", "i16", "f16"),
+        ("tt.bitcast", "f32", "i32", "i32", "i32"),
+    ];
+    let mut failures = Vec::new();
+    for &(name, from, to, read, written) in pairs {
+        for (arch, lanes) in [("gfx942", 64), ("gfx950", 64), ("gfx1100", 32)] {
+            let text = elementwise_module(name, from, to, 1, lanes, "");
+            let k = lower(&text, arch);
+            let (fw, tw) = (
+                linear_layout::lower::numeric::bits(from).div_ceil(8) as usize,
+                linear_layout::lower::numeric::bits(to).div_ceil(8) as usize,
+            );
+            let input = operand_bytes(from, 3, false);
+            let mut buffers = vec![input.clone(), vec![0; 256 * tw]];
+            run_launch(&k.program, &mut buffers, &Launch::single(vec![])).unwrap();
+            for i in 0..256 {
+                let get = |b: &[u8], w: usize| {
+                    let mut x = [0u8; 8];
+                    x[..w].copy_from_slice(&b[i * w..(i + 1) * w]);
+                    u64::from_le_bytes(x)
+                };
+                let want = convert(read, written, get(&input, fw)).unwrap();
+                if get(&buffers[1], tw) != want {
+                    failures.push(format!("{name} {from}->{to} {arch}: element {i}"));
+                    break;
+                }
+            }
+            if let Some(llc) = llc() {
+                let dir = std::env::temp_dir().join(format!("ll-cvt-{}", std::process::id()));
+                std::fs::create_dir_all(&dir).unwrap();
+                let file = format!("{}_{from}_{to}_{arch}", name.replace('.', "_"));
+                if let Err(e) = compile(llc, &k.llvm_ir().unwrap(), k.target, &dir, &file) {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

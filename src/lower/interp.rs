@@ -192,7 +192,7 @@ pub fn run(p: &Program, buffers: &mut [Vec<u8>]) -> Result<(), LowerError> {
 /// ```
 /// use linear_layout::lower::{run_with, Program, Scalar};
 /// let mut p = Program::new("k", 64, 64);
-/// p.scalars.push(Scalar { name: "n".into(), bits: 32, position: 0 });
+/// p.scalars.push(Scalar { name: "n".into(), ty: "i32", position: 0 });
 /// assert!(run_with(&p, &mut [], &[7]).is_ok());
 /// assert!(run_with(&p, &mut [], &[]).is_err());
 /// ```
@@ -624,9 +624,9 @@ fn exec(
                 let bits = p.value_bits(*dst);
                 for t in 0..threads {
                     let args: Vec<u64> = src.iter().map(|&v| s.get(v, t)).collect();
-                    let y = op.eval(ty, bits, &args).ok_or_else(|| {
-                        LowerError::new(format!("{op:?} of {ty} {args:?} is not defined"))
-                    })?;
+                    let y = op
+                        .eval(ty, bits, &args)
+                        .ok_or_else(|| LowerError::new(format!("{op:?} of {ty} {args:?} is not defined")))?;
                     s.set(*dst, t, y);
                 }
             }
@@ -676,7 +676,9 @@ fn exec(
             }
             Op::UniformValue { dst, value } => {
                 let x = value.value_in(&r.env).ok_or_else(|| {
-                    LowerError::new("a uniform is undefined (an input the launch does not have, a division by zero)")
+                    LowerError::new(
+                        "a uniform is undefined (an input the launch does not have, a division by zero)",
+                    )
                 })?;
                 // Uniforms are 32-bit scalars, sign-extended into wider registers.
                 for t in 0..threads {

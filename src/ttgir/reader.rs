@@ -1349,9 +1349,7 @@ impl<'a> Reader<'a> {
                 let tail: Vec<usize> = refs
                     .iter()
                     .enumerate()
-                    .filter(|(_, (off, _))| {
-                        *off > after && !opnd_text[..*off].trim_end().ends_with('=')
-                    })
+                    .filter(|(_, (off, _))| *off > after && !opnd_text[..*off].trim_end().ends_with('='))
                     .map(|(k, _)| k)
                     .collect();
                 op.mask = tail.first().copied();

@@ -11,8 +11,8 @@
 
 use super::{Emitter, llvm_number, llvm_suffix};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{ArithOp, Value};
 use crate::lower::ir::arith::{ERF_SERIES, ERF_TAIL};
+use crate::lower::ir::{ArithOp, Value};
 
 /// An LLVM float literal (the hexadecimal form LLVM prints for doubles, exact for every type).
 fn float_literal(x: f64) -> String {
@@ -52,7 +52,13 @@ impl Emitter<'_> {
     }
 
     /// One element-wise operation: float operands bitcast to the number type, the result back.
-    pub(super) fn arith(&mut self, op: ArithOp, ty: &str, dst: Value, src: &[Value]) -> Result<(), LowerError> {
+    pub(super) fn arith(
+        &mut self,
+        op: ArithOp,
+        ty: &str,
+        dst: Value,
+        src: &[Value],
+    ) -> Result<(), LowerError> {
         let bits = self.p.value_bits(dst);
         let int = format!("i{bits}");
         let float = !ty.starts_with('i');
@@ -62,7 +68,10 @@ impl Emitter<'_> {
             int.clone()
         };
         if src.len() < op.operands() {
-            return Err(LowerError::new(format!("{op:?} takes {} operands", op.operands())));
+            return Err(LowerError::new(format!(
+                "{op:?} takes {} operands",
+                op.operands()
+            )));
         }
         let mut args = Vec::with_capacity(src.len());
         for &v in src {
@@ -115,8 +124,7 @@ impl Emitter<'_> {
                 return Ok(r);
             }
             ArithOp::Abs => {
-                self.decls
-                    .insert(format!("declare {t} @llvm.abs.{t}({t}, i1)"));
+                self.decls.insert(format!("declare {t} @llvm.abs.{t}({t}, i1)"));
                 return Ok(self.compute(|r| format!("{r} = call {t} @llvm.abs.{t}({t} {a}, i1 false)")));
             }
             ArithOp::MulHiU => {
@@ -128,7 +136,11 @@ impl Emitter<'_> {
                 let h = self.compute(|r| format!("{r} = lshr {wide} {m}, {w}"));
                 return Ok(self.compute(|r| format!("{r} = trunc {wide} {h} to {t}")));
             }
-            other => return Err(LowerError::new(format!("{other:?} of integers is not an operation"))),
+            other => {
+                return Err(LowerError::new(format!(
+                    "{other:?} of integers is not an operation"
+                )));
+            }
         };
         Ok(self.compute(|r| format!("{r} = {instruction} {t} {a}, {b}")))
     }
@@ -192,7 +204,11 @@ impl Emitter<'_> {
                 self.line(&format!("{r} = fdiv {t} {}, {s}", literal_of(t, 1.0)));
             }
             ArithOp::Erf => return self.erf(t, a),
-            other => return Err(LowerError::new(format!("{other:?} of floats is not an operation"))),
+            other => {
+                return Err(LowerError::new(format!(
+                    "{other:?} of floats is not an operation"
+                )));
+            }
         }
         Ok(r)
     }

@@ -34,8 +34,7 @@ use std::fmt::Write as _;
 
 use super::error::LowerError;
 use super::ir::{
-    DppCtrl, Extent, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value,
-    XorMap,
+    DppCtrl, Extent, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value, XorMap,
 };
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 

@@ -169,7 +169,11 @@ impl Emitter<'_> {
     fn rounded_division(&mut self, op: UniformOp, x: &str, y: &str, inline: bool) -> String {
         let unsigned = op == UniformOp::CeilDivU;
         let (q, r, nonzero, adjust, out) = (self.tmp(), self.tmp(), self.tmp(), self.tmp(), self.tmp());
-        let (div, rem) = if unsigned { ("udiv", "urem") } else { ("sdiv", "srem") };
+        let (div, rem) = if unsigned {
+            ("udiv", "urem")
+        } else {
+            ("sdiv", "srem")
+        };
         self.put(inline, &format!("{q} = {div} i32 {x}, {y}"));
         self.put(inline, &format!("{r} = {rem} i32 {x}, {y}"));
         self.put(inline, &format!("{nonzero} = icmp ne i32 {r}, 0"));

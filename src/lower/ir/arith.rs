@@ -106,7 +106,7 @@ pub enum ArithOp {
 /// Coefficients of `erf(x) = x · Σ cₙ (x²)ⁿ` for `|x| ≤ 1`: `cₙ = 2/√π · (−1)ⁿ / (n! (2n+1))`,
 /// the Maclaurin series cut after 11 terms (the rest is below 10⁻⁹).
 pub(crate) const ERF_SERIES: [f64; 11] = [
-    1.128_379_167_095_512_6,
+    std::f64::consts::FRAC_2_SQRT_PI,
     -0.376_126_389_031_837_5,
     0.112_837_916_709_551_26,
     -0.026_866_170_645_131_25,
@@ -245,8 +245,16 @@ impl ArithOp {
             RemS => x % y,
             Max => x.max(y),
             Min => x.min(y),
-            Maximum => nan_either(if x == y && x == 0.0 { if x.is_sign_positive() { x } else { y } } else { x.max(y) }),
-            Minimum => nan_either(if x == y && x == 0.0 { if x.is_sign_negative() { x } else { y } } else { x.min(y) }),
+            Maximum => nan_either(if x == y && x == 0.0 {
+                if x.is_sign_positive() { x } else { y }
+            } else {
+                x.max(y)
+            }),
+            Minimum => nan_either(if x == y && x == 0.0 {
+                if x.is_sign_negative() { x } else { y }
+            } else {
+                x.min(y)
+            }),
             Neg => -x,
             Abs => x.abs(),
             Exp => f64::from((x as f32) * std::f32::consts::LOG2_E).exp2(),

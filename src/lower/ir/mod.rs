@@ -57,8 +57,8 @@ pub use atomic::{AtomicKind, AtomicOrdering, AtomicScope};
 pub use kernel::Kernel;
 pub(crate) use program::walk;
 pub use program::{
-    Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Predicate, Program, Scalar,
-    SwapKind, Value,
+    Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Predicate, Program, Scalar, SwapKind,
+    Value,
 };
 pub(crate) use uniform::Env;
 pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput, UniformOp};

@@ -180,7 +180,11 @@ pub fn convert(from: &str, to: &str, x: u64) -> Option<u64> {
             };
             if let Some((to_bits, _)) = integer(to) {
                 let out = wide as u128 as u64;
-                return Some(if to_bits == 64 { out } else { out & ((1 << to_bits) - 1) });
+                return Some(if to_bits == 64 {
+                    out
+                } else {
+                    out & ((1 << to_bits) - 1)
+                });
             }
             return encode(to, wide as f64);
         }

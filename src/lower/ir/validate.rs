@@ -107,9 +107,7 @@ impl Program {
                 Op::Constant { dst, .. }
                 | Op::ThreadMap { dst, .. }
                 | Op::UniformValue { dst, .. }
-                | Op::Argument { dst, .. } => {
-                    (vec![*dst], None)
-                }
+                | Op::Argument { dst, .. } => (vec![*dst], None),
                 Op::Compare { dst, a, b, .. } => (vec![*dst, *a, *b], None),
                 Op::Select { dst, cond, a, b } => (vec![*dst, *cond, *a, *b], None),
                 Op::Loop { values, .. } => (
@@ -189,7 +187,8 @@ impl Program {
             };
             let control = match op {
                 Op::Loop { step, values, .. } => {
-                    step.as_constant().is_none_or(|s| s > 0) && values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
+                    step.as_constant().is_none_or(|s| s > 0)
+                        && values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
                 }
                 Op::If { results, .. } => results.iter().all(|r| widths_agree(r)),
                 _ => true,

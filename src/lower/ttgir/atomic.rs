@@ -67,7 +67,8 @@ impl Lowering<'_> {
         } else {
             self.address_parts(op, 0, rank)?
         };
-        let (buffer, mut addressing) = self.addressing(op, address.buffer, address.constant, &address.coef)?;
+        let (buffer, mut addressing) =
+            self.addressing(op, address.buffer, address.constant, &address.coef)?;
         if self.p.buffers[buffer].element_bits != self.bits(op, data)? {
             return fail(op, "updates elements of another width than the pointer's");
         }
@@ -102,7 +103,8 @@ impl Lowering<'_> {
         let acting = (0..s.registers()).filter(|&r| r & distinct == r).count();
         let ordering_of = |k: usize| {
             let release = k == 0 && matches!(ordering, AtomicOrdering::Release | AtomicOrdering::AcqRel);
-            let acquire = k + 1 == acting && matches!(ordering, AtomicOrdering::Acquire | AtomicOrdering::AcqRel);
+            let acquire =
+                k + 1 == acting && matches!(ordering, AtomicOrdering::Acquire | AtomicOrdering::AcqRel);
             match (release, acquire) {
                 (true, true) => AtomicOrdering::AcqRel,
                 (true, false) => AtomicOrdering::Release,
@@ -175,11 +177,7 @@ impl Lowering<'_> {
         self.p.ops.push(ProgramOp::ThreadMap {
             dst: bits,
             map: XorMap {
-                cols: broadcast
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &b)| b << k)
-                    .collect(),
+                cols: broadcast.iter().enumerate().map(|(k, &b)| b << k).collect(),
                 constant: 0,
             },
         });

@@ -96,7 +96,12 @@ impl Lowering<'_> {
     pub(super) fn scf_for(&mut self, op: &Op) -> Result<(), LowerError> {
         let mut in_registers = vec![false; op.operands.len().saturating_sub(3)];
         self.issue_pending(op)?;
-        let (ops, values, slots, derived) = (self.p.ops.len(), self.p.values.len(), self.slots, self.p.derived.len());
+        let (ops, values, slots, derived) = (
+            self.p.ops.len(),
+            self.p.values.len(),
+            self.slots,
+            self.p.derived.len(),
+        );
         loop {
             match self.scf_for_with(op, &in_registers)? {
                 None => return Ok(()),
@@ -215,7 +220,10 @@ impl Lowering<'_> {
                     });
                     (Carry::Values(values.len() - 1, 1), Sym::Lanes(phi))
                 }
-                Sym::Data { layout, values: inits } => {
+                Sym::Data {
+                    layout,
+                    values: inits,
+                } => {
                     let first = values.len();
                     let phis: Vec<Value> = inits
                         .iter()
@@ -377,7 +385,12 @@ impl Lowering<'_> {
             return fail(op, "a condition that is not a comparison of uniforms");
         };
         self.issue_pending(op)?;
-        let split = op.regions.get(1).copied().unwrap_or(op.body.len()).min(op.body.len());
+        let split = op
+            .regions
+            .get(1)
+            .copied()
+            .unwrap_or(op.body.len())
+            .min(op.body.len());
         let (then_ops, else_ops) = op.body.split_at(split);
         let mut arms = Vec::new();
         for ops in [then_ops, else_ops] {
@@ -550,8 +563,7 @@ impl Lowering<'_> {
     /// `arith.divsi`, `remui`, `maxsi`, `shli`, `xori`, … of two uniforms: folded when both
     /// are constants, else a derived uniform (a scalar instruction or two).
     pub(super) fn uniform_binary(&mut self, op: &Op, uop: UniformOp) -> Result<(), LowerError> {
-        let (Sym::Int(a), Sym::Int(b)) = (self.operand(op, 0)?.clone(), self.operand(op, 1)?.clone())
-        else {
+        let (Sym::Int(a), Sym::Int(b)) = (self.operand(op, 0)?.clone(), self.operand(op, 1)?.clone()) else {
             return fail(op, "needs two uniform integers");
         };
         if let (Some(x), Some(y)) = (a.as_constant(), b.as_constant()) {
@@ -656,7 +668,7 @@ fn split_terminator<'m>(m: &'m Module, op: &'m Op, body: &'m [usize]) -> (&'m [u
 }
 
 /// What a terminator from [`split_terminator`] yields (nothing when the op stands for it).
-fn yield_operands<'m>(terminator: &'m Op) -> &'m [usize] {
+fn yield_operands(terminator: &Op) -> &[usize] {
     if terminator.name == "scf.yield" {
         &terminator.operands
     } else {

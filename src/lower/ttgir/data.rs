@@ -300,6 +300,58 @@ impl Lowering<'_> {
         self.define(op, Sym::Data { layout, values: out })
     }
 
+    /// `tt.clampf %x, %lo, %hi`: `min(max(x, lo), hi)`, NaN-propagating where
+    /// `propagateNan = all`.
+    pub(super) fn clampf(&mut self, op: &Op) -> Result<(), LowerError> {
+        let r = op.results[0];
+        let Some(ty) = numeric_type(&self.m.values[r].ty.element).filter(|t| !t.starts_with('i')) else {
+            return fail(op, "clamps elements that are not floats");
+        };
+        let propagate = matches!(
+            crate::ttgir::attr(&op.attrs, "propagateNan"),
+            Some(crate::ttgir::AttrValue::Raw(s) | crate::ttgir::AttrValue::Str(s)) if s.contains("all")
+        );
+        let (max, min) = if propagate {
+            (ArithOp::Maximum, ArithOp::Minimum)
+        } else {
+            (ArithOp::Max, ArithOp::Min)
+        };
+        let mut operands = Vec::with_capacity(3);
+        let mut layout = None;
+        for &v in &op.operands[..3] {
+            let (l, values) = self.registers_of(op, v)?;
+            if layout.as_ref().is_some_and(|x| *x != l) {
+                return fail(op, "operands in different layouts");
+            }
+            layout = Some(l);
+            operands.push(values);
+        }
+        let Some(layout) = layout else {
+            return fail(op, "has no operand");
+        };
+        let bits = self.bits(op, r)?;
+        let mut out = Vec::with_capacity(operands[0].len());
+        let [x, lo, hi] =
+            <[Vec<Value>; 3]>::try_from(operands).map_err(|_| LowerError::new("three operands"))?;
+        for ((x, lo), hi) in x.into_iter().zip(lo).zip(hi) {
+            let (low, clamped) = (self.p.value(bits), self.p.value(bits));
+            self.p.ops.push(ProgramOp::Arith {
+                op: max,
+                ty,
+                dst: low,
+                src: vec![x, lo],
+            });
+            self.p.ops.push(ProgramOp::Arith {
+                op: min,
+                ty,
+                dst: clamped,
+                src: vec![low, hi],
+            });
+            out.push(clamped);
+        }
+        self.define(op, Sym::Data { layout, values: out })
+    }
+
     /// `tt.bitcast` / `arith.bitcast`: the same bits, read as another type of the same width.
     pub(super) fn bitcast(&mut self, op: &Op) -> Result<(), LowerError> {
         let r = op.results[0];

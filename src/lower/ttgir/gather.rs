@@ -477,5 +477,4 @@ impl Lowering<'_> {
         });
         Ok(())
     }
-
 }

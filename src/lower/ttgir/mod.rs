@@ -217,6 +217,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         "ttg.memdesc_index" | "arith.divsi" | "tt.join" | "tt.cat" => (2, 1),
         "tt.reshape" => (1, 1),
         "tt.split" => (1, 2),
+        "tt.clampf" => (3, 1),
         "ttg.local_store" => (2, 0),
         "arith.select" => (3, 1),
         "scf.for" => (3, 0),
@@ -410,7 +411,8 @@ impl Lowering<'_> {
             // registers.
             name if rank == 0
                 && UniformOp::parse(name).is_some()
-                && crate::ttgir::element_bits(&self.m.values[op.results[0]].ty.element).is_some_and(|b| b <= 32)
+                && crate::ttgir::element_bits(&self.m.values[op.results[0]].ty.element)
+                    .is_some_and(|b| b <= 32)
                 && (0..2).all(|k| matches!(self.operand(op, k), Ok(Sym::Int(_)))) =>
             {
                 if let Some(uop) = UniformOp::parse(name) {
@@ -487,7 +489,8 @@ impl Lowering<'_> {
             "arith.extsi" | "arith.trunci"
                 if rank == 0
                     && matches!(self.operand(op, 0)?, Sym::Int(_))
-                    && crate::ttgir::element_bits(&self.m.values[op.results[0]].ty.element).is_some_and(|b| b >= 32) =>
+                    && crate::ttgir::element_bits(&self.m.values[op.results[0]].ty.element)
+                        .is_some_and(|b| b >= 32) =>
             {
                 self.define(op, self.operand(op, 0)?.clone())?
             }
@@ -502,6 +505,19 @@ impl Lowering<'_> {
                     self.elementwise(op, arith)?
                 }
             }
+            "tt.clampf" => self.clampf(op)?,
+            "tt.print" | "tt.assert" => {
+                return fail(
+                    op,
+                    "device printing and assertions need a host runtime; not lowered",
+                );
+            }
+            "tt.extern_elementwise" => {
+                return fail(
+                    op,
+                    "calls into a device library the emitted module does not link; not lowered",
+                );
+            }
             _ => return fail(op, "is not lowered (yet)"),
         }
         Ok(true)
@@ -510,15 +526,16 @@ impl Lowering<'_> {
 
 /// Lowers the module's single `tt.func` to a kernel for `target` (see the module docs): one
 /// `amdgpu_kernel` named as the function, its arguments in order (`!tt.ptr<T>` → a buffer,
-/// `i32`/`i64` → a scalar). An op outside the lowered subset is an error naming it and its line.
+/// an integer or float → a scalar of [`Scalar::TYPES`]). An op the lowering does not handle
+/// (the README lists them) is an error naming it and its line.
 ///
 /// ```
 /// use linear_layout::lower::ttgir_kernel;
 /// use linear_layout::target::Target;
 /// use linear_layout::ttgir::Module;
-/// let m = Module::parse("module attributes {\"ttg.threads-per-warp\" = 64 : i32} {\n tt.func @f(%x: i32) {\n %y = arith.xori %x, %x : i32\n tt.return\n }\n}")?;
+/// let m = Module::parse("module attributes {\"ttg.threads-per-warp\" = 64 : i32} {\n tt.func @f(%x: i32) {\n tt.print \": \" {hex = false, isSigned = array<i32: 1>} : %x : i32\n tt.return\n }\n}")?;
 /// let e = ttgir_kernel(&m, Target::by_name("gfx942")?).unwrap_err();
-/// assert!(e.to_string().starts_with("line 3: arith.xori"));
+/// assert!(e.to_string().starts_with("line 3: tt.print"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, LowerError> {

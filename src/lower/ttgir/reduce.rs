@@ -91,7 +91,12 @@ pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target) -> Option<D
 }
 
 /// `v`'s value in the partner lane of a butterfly step over lane bit `bit` (32-bit pieces).
-pub(super) fn lane_xor(p: &mut Program, v: Value, bit: usize, dpp: Option<DppCtrl>) -> Result<Value, LowerError> {
+pub(super) fn lane_xor(
+    p: &mut Program,
+    v: Value,
+    bit: usize,
+    dpp: Option<DppCtrl>,
+) -> Result<Value, LowerError> {
     let threads = p.thread_bits();
     let lane = XorMap {
         cols: (0..threads).map(|k| 1u64 << k).collect(),
@@ -134,7 +139,10 @@ impl Lowering<'_> {
     pub(super) fn combiner(&self, op: &Op, types: &[&'static str]) -> Result<Combiner, LowerError> {
         let n = types.len();
         if op.block_args.len() != 2 * n {
-            return fail(op, format!("a body taking {} arguments for {n} operands", op.block_args.len()));
+            return fail(
+                op,
+                format!("a body taking {} arguments for {n} operands", op.block_args.len()),
+            );
         }
         match op.body.last().map(|&r| &self.m.ops[r]) {
             Some(r) if r.name.ends_with(".return") && r.operands.len() == n => {}
@@ -420,5 +428,4 @@ impl Lowering<'_> {
         }
         Ok(out)
     }
-
 }

@@ -82,7 +82,10 @@ impl Lowering<'_> {
         let mut total = prefix.clone();
         for (j, owner) in owners.into_iter().enumerate() {
             let Some(owner) = owner else {
-                return fail(op, format!("no register, lane or warp bit holds bit {j} of the axis"));
+                return fail(
+                    op,
+                    format!("no register, lane or warp bit holds bit {j} of the axis"),
+                );
             };
             let partner = self.partner_totals(op, &s, owner, &total)?;
             // Which half an element is in: known per register, or a thread's own bit.
