@@ -6,7 +6,10 @@
 //! `fadd`…`frem`, `fneg` and the intrinsics (`llvm.maxnum`, `llvm.maximum`, `llvm.sqrt`,
 //! `llvm.exp2`, `llvm.log2`, `llvm.sin`, `llvm.fma`, …) that AMDGPU selects to its own
 //! instructions. Transcendental functions of 16-bit floats compute in `f32` and round back, as
-//! the hardware's `f32` instructions are what both would use. `Erf` has no instruction: it is
+//! the hardware's `f32` instructions are what both would use. As in Triton's default
+//! (`enable_fp_fusion`), a float product feeding a sum may fuse into one `fma` (one rounding
+//! instead of two), and `exp`/`exp2` of `f32` are `v_exp_f32` itself (a result below the normal
+//! range flushes to zero). `Erf` has no instruction: it is
 //! the polynomial [`ArithOp::eval`] describes, a select between its two ranges.
 
 use super::{Emitter, llvm_number, llvm_suffix};
@@ -31,6 +34,14 @@ fn literal_of(t: &str, x: f64) -> String {
 
 impl Emitter<'_> {
     /// `{r} = call {t} @llvm.{name}.{suffix}({t} args…)`, declaring the intrinsic.
+    /// `{r} = v_exp_f32 x` (`llvm.amdgcn.exp2.f32`): the instruction, without the scaling LLVM
+    /// wraps around `llvm.exp2` for subnormal results.
+    fn hardware_exp2(&mut self, r: &str, x: &str) {
+        self.decls
+            .insert("declare float @llvm.amdgcn.exp2.f32(float)".to_string());
+        self.line(&format!("{r} = call float @llvm.amdgcn.exp2.f32(float {x})"));
+    }
+
     fn intrinsic(&mut self, r: &str, name: &str, t: &str, args: &[&str]) {
         let suffix = llvm_suffix(t);
         let params = vec![t; args.len()].join(", ");
@@ -174,7 +185,14 @@ impl Emitter<'_> {
             _ => None,
         };
         if let Some(instruction) = binary {
-            return Ok(self.compute(|r| format!("{r} = {instruction} {t} {a}, {b}")));
+            // A product feeding a sum may fuse into one fma, as Triton's default
+            // (`enable_fp_fusion`) lets it.
+            let flags = if matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul) {
+                "contract "
+            } else {
+                ""
+            };
+            return Ok(self.compute(|r| format!("{r} = {instruction} {flags}{t} {a}, {b}")));
         }
         let r = self.tmp();
         match op {
@@ -187,6 +205,9 @@ impl Emitter<'_> {
             ArithOp::Sqrt => self.intrinsic(&r, "sqrt", t, &[a]),
             ArithOp::Floor => self.intrinsic(&r, "floor", t, &[a]),
             ArithOp::Ceil => self.intrinsic(&r, "ceil", t, &[a]),
+            // `v_exp_f32` itself, as Triton's exponentials are: a result below the normal
+            // range flushes to zero rather than being scaled into a subnormal.
+            ArithOp::Exp2 if t == "float" => self.hardware_exp2(&r, a),
             ArithOp::Exp2 => self.intrinsic(&r, "exp2", t, &[a]),
             ArithOp::Log => self.intrinsic(&r, "log", t, &[a]),
             ArithOp::Log2 => self.intrinsic(&r, "log2", t, &[a]),
@@ -196,12 +217,19 @@ impl Emitter<'_> {
             ArithOp::Exp => {
                 // e^x = 2^(x·log2 e) (v_exp_f32).
                 let m = self.compute(|m| format!("{m} = fmul {t} {a}, 0x3FF7154760000000"));
-                self.intrinsic(&r, "exp2", t, &[&m]);
+                if t == "float" {
+                    self.hardware_exp2(&r, &m);
+                } else {
+                    self.intrinsic(&r, "exp2", t, &[&m]);
+                }
             }
             ArithOp::Rsqrt => {
+                // Approximate as `math.rsqrt` is: LLVM selects `v_rsq_f32` (1 ulp).
                 let s = self.tmp();
-                self.intrinsic(&s, "sqrt", t, &[a]);
-                self.line(&format!("{r} = fdiv {t} {}, {s}", literal_of(t, 1.0)));
+                let suffix = llvm_suffix(t);
+                self.decls.insert(format!("declare {t} @llvm.sqrt.{suffix}({t})"));
+                self.line(&format!("{s} = call afn {t} @llvm.sqrt.{suffix}({t} {a})"));
+                self.line(&format!("{r} = fdiv afn {t} {}, {s}", literal_of(t, 1.0)));
             }
             ArithOp::Erf => return self.erf(t, a),
             other => {
@@ -232,7 +260,8 @@ impl Emitter<'_> {
         let near = self.compute(|r| format!("{r} = fmul {t} {x}, {series}"));
         let pa = self.compute(|r| format!("{r} = fmul {t} {a}, {}", literal_of(t, ERF_TAIL[0])));
         let den = self.compute(|r| format!("{r} = fadd {t} {pa}, {}", literal_of(t, 1.0)));
-        let tt = self.compute(|r| format!("{r} = fdiv {t} {}, {den}", literal_of(t, 1.0)));
+        // A reciprocal to an ulp (`v_rcp_f32`): far inside the formula's own error.
+        let tt = self.compute(|r| format!("{r} = fdiv arcp afn {t} {}, {den}", literal_of(t, 1.0)));
         let tail = horner(self, &ERF_TAIL[1..], &tt);
         let poly = self.compute(|r| format!("{r} = fmul {t} {tail}, {tt}"));
         let nz = self.compute(|r| format!("{r} = fneg {t} {z}"));

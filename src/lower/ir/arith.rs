@@ -77,9 +77,10 @@ pub enum ArithOp {
     /// `|a|` (floats and integers; `|i32::MIN|` wraps).
     Abs,
     /// `eˣ`, computed as `2^(x·log₂e)` with the product rounded to `f32` (the hardware's
-    /// `v_exp_f32` is within 1 ulp of the exact power).
+    /// `v_exp_f32` is within 1 ulp of the exact power; a result below `f32`'s normal range
+    /// flushes to zero on the hardware).
     Exp,
-    /// `2ˣ`.
+    /// `2ˣ` (`v_exp_f32`, as for [`ArithOp::Exp`]).
     Exp2,
     /// The natural logarithm.
     Log,
