@@ -308,7 +308,12 @@ impl Lowering<'_> {
             .filter(|&b| thread_along[b])
             .collect();
         if !warp_bits.is_empty() {
-            partial = self.across_warps(op, how, &s, &warp_bits, &partial)?;
+            // Threads that differ only in reduced lane bits or in bits the layout does not
+            // move along hold the same partials: they share slots.
+            let shared: Vec<bool> = (0..s.thread.len())
+                .map(|b| (b < s.lane_bits && thread_along[b]) || s.thread[b] == 0)
+                .collect();
+            partial = self.across_warps(op, how, (&s, &shared), &warp_bits, &partial)?;
         }
         // The reduced tensor: the source layout with the axis collapsed, then its slice.
         let mut reduced = s.clone();
@@ -358,11 +363,18 @@ impl Lowering<'_> {
         &mut self,
         op: &Op,
         how: Combiner,
-        s: &Dist,
+        (s, shared): (&Dist, &[bool]),
         warp_bits: &[usize],
         partial: &[Vec<Value>],
     ) -> Result<Vec<Vec<Value>>, LowerError> {
-        let threads = 1u64 << s.thread.len();
+        // A slot per distinct group of threads: the thread bits that are not shared, packed.
+        let mut position = Vec::with_capacity(s.thread.len());
+        let mut distinct = 0u32;
+        for &b in shared {
+            position.push((!b).then_some(distinct));
+            distinct += u32::from(!b);
+        }
+        let threads = 1u64 << distinct;
         // One region per (register, operand), `threads` slots of the operand's width each.
         let mut regions = Vec::new();
         let mut size = 0u64;
@@ -386,7 +398,10 @@ impl Lowering<'_> {
         }
         self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
         let slot = |(offset, bytes): (u64, u64)| XorMap {
-            cols: (0..s.thread.len()).map(|k| (1u64 << k) * bytes).collect(),
+            cols: position
+                .iter()
+                .map(|p| p.map_or(0, |p| (1u64 << p) * bytes))
+                .collect(),
             constant: base + offset,
         };
         self.p.fence_lds_reuse(base, base + size);
@@ -409,8 +424,9 @@ impl Lowering<'_> {
                     let (offset, bytes) = regions[j * n + i];
                     let mut address = slot((offset, bytes));
                     for (k, &b) in warp_bits.iter().enumerate() {
+                        let at = position[b].unwrap_or(0);
                         address.cols[b] = 0;
-                        address.constant |= (w >> k & 1) << b << bytes.trailing_zeros();
+                        address.constant |= (w >> k & 1) << at << bytes.trailing_zeros();
                     }
                     let x = self.p.value(self.p.value_bits(v));
                     self.p.ops.push(ProgramOp::LdsRead {

@@ -80,6 +80,9 @@ impl Lowering<'_> {
         let s = Dist::of(&layout, self.target.wave_size)?;
         let owners = axis_owners(op, &s, axis)?;
         let mut total = prefix.clone();
+        // Thread bits whose threads hold the same totals: the layout does not move along
+        // them, or they own axis bits already scanned (a block's total is every member's).
+        let mut shared: Vec<bool> = s.thread.iter().map(|&c| c == 0).collect();
         for (j, owner) in owners.into_iter().enumerate() {
             let Some(owner) = owner else {
                 return fail(
@@ -87,7 +90,10 @@ impl Lowering<'_> {
                     format!("no register, lane or warp bit holds bit {j} of the axis"),
                 );
             };
-            let partner = self.partner_totals(op, &s, owner, &total)?;
+            let partner = self.partner_totals(op, (&s, &shared), owner, &total)?;
+            if let Owner::Thread(b) = owner {
+                shared[b] = true;
+            }
             // Which half an element is in: known per register, or a thread's own bit.
             let thread_upper = match owner {
                 Owner::Thread(b) => Ok(self.thread_bit(&s, b, reverse)),
@@ -136,7 +142,7 @@ impl Lowering<'_> {
     fn partner_totals(
         &mut self,
         op: &Op,
-        s: &Dist,
+        (s, shared): (&Dist, &[bool]),
         owner: Owner,
         total: &[Vec<Value>],
     ) -> Result<Vec<Vec<Value>>, LowerError> {
@@ -156,7 +162,7 @@ impl Lowering<'_> {
                     })
                     .collect()
             }
-            Owner::Thread(b) => self.warp_exchange(op, s, b, total),
+            Owner::Thread(b) => self.warp_exchange(op, (s, shared), b, total),
         }
     }
 
@@ -165,11 +171,19 @@ impl Lowering<'_> {
     fn warp_exchange(
         &mut self,
         op: &Op,
-        s: &Dist,
+        (s, shared): (&Dist, &[bool]),
         b: usize,
         total: &[Vec<Value>],
     ) -> Result<Vec<Vec<Value>>, LowerError> {
-        let threads = 1u64 << s.thread.len();
+        // A slot per group of threads holding the same totals: the other bits, packed.
+        let mut position = Vec::with_capacity(s.thread.len());
+        let mut distinct = 0u32;
+        for &x in shared {
+            position.push((!x).then_some(distinct));
+            distinct += u32::from(!x);
+        }
+        let flipped = position.get(b).copied().flatten().unwrap_or(0);
+        let threads = 1u64 << distinct;
         let mut slots = Vec::new();
         let mut size = 0u64;
         for o in total {
@@ -194,8 +208,11 @@ impl Lowering<'_> {
         }
         self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
         let at = |(offset, bytes): (u64, u64), flip: bool| XorMap {
-            cols: (0..s.thread.len()).map(|k| (1u64 << k) * bytes).collect(),
-            constant: base + offset + if flip { (1u64 << b) * bytes } else { 0 },
+            cols: position
+                .iter()
+                .map(|p| p.map_or(0, |p| (1u64 << p) * bytes))
+                .collect(),
+            constant: base + offset + if flip { (1u64 << flipped) * bytes } else { 0 },
         };
         self.p.fence_lds_reuse(base, base + size);
         let mut k = 0;
