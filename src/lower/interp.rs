@@ -530,6 +530,15 @@ fn exec(
                     s.set(*dst, t, sent[t - t % wave + ctrl.source_lane(lane) as usize]);
                 }
             }
+            Op::PermlaneX16 { dst, src } => {
+                if wave < 32 {
+                    return err("v_permlanex16 needs 32 lanes".to_string());
+                }
+                let sent: Vec<u64> = (0..threads).map(|t| s.get(*src, t)).collect();
+                for t in 0..threads {
+                    s.set(*dst, t, sent[t ^ 16]);
+                }
+            }
             Op::PermlaneSwap { kind, dst, src } => {
                 let half = 1usize << kind.lane_bit();
                 let a: Vec<u64> = (0..threads).map(|t| s.get(src[0], t)).collect();

@@ -840,6 +840,20 @@ impl Emitter<'_> {
                     ctrl.code()
                 ));
             }
+            Op::PermlaneX16 { dst, src } => {
+                if !target.instructions.permlane16 {
+                    return Err(LowerError::new(format!("{} has no v_permlanex16", target.name)));
+                }
+                let s = self.val(*src)?;
+                let d = self.define(*dst)?;
+                self.decls.insert(
+                    "declare i32 @llvm.amdgcn.permlanex16.i32(i32, i32, i32, i32, i1, i1)".to_string(),
+                );
+                // Lane i of each row reads lane i of the other row: selects 0x76543210, 0xfedcba98.
+                self.line(&format!(
+                    "{d} = call i32 @llvm.amdgcn.permlanex16.i32(i32 poison, i32 {s}, i32 1985229328, i32 -19088744, i1 false, i1 false)"
+                ));
+            }
             Op::PermlaneSwap { kind, dst, src } => {
                 let (n16, n32) = target
                     .lowering

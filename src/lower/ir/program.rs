@@ -642,6 +642,14 @@ pub enum Op {
         /// The lane pattern.
         ctrl: DppCtrl,
     },
+    /// `dst` = `src` of the lane 16 apart in the same 32 lanes (`lane xor 16`): RDNA's
+    /// `v_permlanex16_b32` with the identity selects (a 32-bit value).
+    PermlaneX16 {
+        /// Result (32 bits).
+        dst: Value,
+        /// Moved value (32 bits).
+        src: Value,
+    },
     /// `v_permlane{16,32}_swap_b32` on two 32-bit values: returns the new (first, second).
     PermlaneSwap {
         /// Which swap.
@@ -851,6 +859,7 @@ impl Op {
             | Op::Convert { dst, .. } => dst.clone(),
             Op::Bpermute { dst, .. }
             | Op::Dpp { dst, .. }
+            | Op::PermlaneX16 { dst, .. }
             | Op::SelectOnThreadBit { dst, .. }
             | Op::Pack { dst, .. }
             | Op::Arith { dst, .. }
@@ -1058,6 +1067,7 @@ impl Program {
                 Op::Barrier => "barrier",
                 Op::Bpermute { .. } => "bpermute",
                 Op::Dpp { .. } => "dpp",
+                Op::PermlaneX16 { .. } => "permlanex16",
                 Op::PermlaneSwap { .. } => "permlane_swap",
                 Op::SelectOnThreadBit { .. } => "select",
                 Op::Pack { .. } => "pack",

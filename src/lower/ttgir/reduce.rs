@@ -73,13 +73,25 @@ fn single_op(m: &crate::ttgir::Module, op: &Op) -> Option<ArithOp> {
     (uses_both && r.name == "tt.reduce.return" && r.operands == f.results).then_some(commutative)
 }
 
+/// How a lane reaches the lane whose id differs in one bit.
+#[derive(Clone, Copy)]
+pub(super) enum LaneMove {
+    /// A DPP move inside a row of 16.
+    Dpp(DppCtrl),
+    /// `v_permlanex16_b32`: the other row of the same 32 lanes (bit 4, RDNA).
+    CrossRow,
+    /// `ds_bpermute` (any lane, through the LDS crossbar).
+    Bpermute,
+}
+
 /// How a butterfly step over lane bit `bit` reaches its partner lane, when the lane bits in
 /// `reduced` already hold combined values: a DPP move within a row where one does (quad
 /// permutes for bits 0 and 1; the mirrors, which pair the right lanes once the bits below are
-/// reduced; else `row_xmask` where the target has it), `ds_bpermute` otherwise.
-pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target) -> Option<DppCtrl> {
+/// reduced; else `row_xmask` where the target has it), the cross-row permute for bit 4 where
+/// the target has it, `ds_bpermute` otherwise.
+pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target) -> LaneMove {
     let below = reduced.iter().take(bit).all(|&r| r);
-    match bit {
+    let dpp = match bit {
         0 => Some(DppCtrl::QuadPerm([1, 0, 3, 2])),
         1 => Some(DppCtrl::QuadPerm([2, 3, 0, 1])),
         2 if below => Some(DppCtrl::RowHalfMirror),
@@ -87,16 +99,17 @@ pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target) -> Option<D
         2 | 3 if target.instructions.permlane16 => Some(DppCtrl::RowXmask(1 << bit)),
         _ => None,
     }
-    .filter(|_| target.instructions.dpp)
+    .filter(|_| target.instructions.dpp);
+    match dpp {
+        Some(ctrl) => LaneMove::Dpp(ctrl),
+        None if bit == 4 && target.instructions.permlane16 => LaneMove::CrossRow,
+        None => LaneMove::Bpermute,
+    }
 }
 
-/// `v`'s value in the partner lane of a butterfly step over lane bit `bit` (32-bit pieces).
-pub(super) fn lane_xor(
-    p: &mut Program,
-    v: Value,
-    bit: usize,
-    dpp: Option<DppCtrl>,
-) -> Result<Value, LowerError> {
+/// `v`'s value in the partner lane of a butterfly step over lane bit `bit`, moved in 32-bit
+/// pieces (a narrower value widened and narrowed back).
+pub(super) fn lane_xor(p: &mut Program, v: Value, bit: usize, how: LaneMove) -> Result<Value, LowerError> {
     let threads = p.thread_bits();
     let lane = XorMap {
         cols: (0..threads).map(|k| 1u64 << k).collect(),
@@ -105,15 +118,22 @@ pub(super) fn lane_xor(
     let bits = p.value_bits(v);
     let permute = |p: &mut Program, src: Value| {
         let dst = p.value(32);
-        p.ops.push(match dpp {
-            Some(ctrl) => ProgramOp::Dpp { dst, src, ctrl },
-            None => ProgramOp::Bpermute {
+        p.ops.push(match how {
+            LaneMove::Dpp(ctrl) => ProgramOp::Dpp { dst, src, ctrl },
+            LaneMove::CrossRow => ProgramOp::PermlaneX16 { dst, src },
+            LaneMove::Bpermute => ProgramOp::Bpermute {
                 dst,
                 src,
                 lane: lane.clone(),
             },
         });
         dst
+    };
+    let narrow = |bits: u32| match bits {
+        1 => Some(("u1", "i1")),
+        8 => Some(("u8", "i8")),
+        16 => Some(("u16", "i16")),
+        _ => None,
     };
     match bits {
         32 => Ok(permute(p, v)),
@@ -128,9 +148,29 @@ pub(super) fn lane_xor(
             p.ops.push(ProgramOp::Pack { dst, parts: moved });
             Ok(dst)
         }
-        _ => Err(LowerError::new(format!(
-            "reductions across lanes of {bits}-bit elements are not lowered yet"
-        ))),
+        b => {
+            let Some((unsigned, back)) = narrow(b) else {
+                return Err(LowerError::new(format!(
+                    "moving {b}-bit elements across lanes is not lowered"
+                )));
+            };
+            let wide = p.value(32);
+            p.ops.push(ProgramOp::Convert {
+                dst: vec![wide],
+                src: vec![v],
+                from: unsigned,
+                to: "i32",
+            });
+            let moved = permute(p, wide);
+            let dst = p.value(b);
+            p.ops.push(ProgramOp::Convert {
+                dst: vec![dst],
+                src: vec![moved],
+                from: "i32",
+                to: back,
+            });
+            Ok(dst)
+        }
     }
 }
 
