@@ -7,6 +7,8 @@ oracle's Python, CPU only, explicit HIP targets) and write their final TTGIR nex
 Kernels: a 2-D gather (`ids[:, None] * stride + cols`, an address whose row part is loaded
 data), and shape ops (`tl.join`, `tl.reshape`, `tl.split`, a scalar load and a scalar store).
 Each is compiled for gfx942, gfx950 (64 lanes) and gfx1100 (32 lanes) with Triton's defaults.
+A K-loop matmul is compiled for gfx942 and gfx950 with `num_stages` 3 and 4: Triton's
+pipeliner then multi-buffers the tiles in LDS and picks each iteration's slice at run time.
 """
 
 import argparse
@@ -46,6 +48,33 @@ def shapes(x, y, out1, out2, out3, N: tl.constexpr):
     tl.store(out3 + tl.program_id(0), tl.load(x + 3) * 2.0)
 
 
+@triton.jit
+def matmul_kloop(a, b, c, K, sam, sbk, scm, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    pa = a + rm[:, None] * sam + rk[None, :]
+    pb = b + rk[:, None] * sbk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(tl.load(pa), tl.load(pb))
+        pa += BK
+        pb += BK * sbk
+    tl.store(c + rm[:, None] * scm + rn[None, :], acc.to(tl.float16))
+
+
+def staged():
+    """The K loop with more pipeline stages than Triton's default (gfx942, gfx950)."""
+    d16 = [["tt.divisibility", 16]]
+    src = ASTSource(
+        matmul_kloop, {"a": "*fp16", "b": "*fp16", "c": "*fp16", "K": "i32", "sam": "i32", "sbk": "i32",
+                       "scm": "i32"},
+        constexprs={"BM": 64, "BN": 64, "BK": 32}, attrs={(i, ): d16 for i in range(7)})
+    return [(f"matmul_kloop_stages{n}_64x64x32_f16", src, {"num_stages": n, "num_warps": 4}) for n in (3, 4)]
+
+
 def kernels():
     return [
         ("gather_rows_16x64_f32", ASTSource(
@@ -70,6 +99,11 @@ def main():
             with open(os.path.join(args.out, f"{name}.{arch}.ttgir"), "w") as f:
                 # Locations name this script without the checkout's directory.
                 f.write(re.sub(r'"[^"\n]*/general_ttgir.py"', '"general_ttgir.py"', k.asm["ttgir"]))
+        if warp == 64:
+            for name, src, options in staged():
+                k = triton.compile(src, target=GPUTarget("hip", arch, warp), options=options)
+                with open(os.path.join(args.out, f"{name}.{arch}.ttgir"), "w") as f:
+                    f.write(re.sub(r'"[^"\n]*/general_ttgir.py"', '"general_ttgir.py"', k.asm["ttgir"]))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@
 //!
 //! A kernel the lowering still refuses is listed in `REFUSED` with the start of its message:
 //! the test fails when one of them lowers (move it out of the list) or when any other kernel is
-//! refused or computes a wrong value.
+//! refused or computes a wrong value. With `--nocapture` it prints BENCHMARKS.md's table:
+//! instructions, VGPRs and LDS bytes of each kernel beside Triton's (its AMDGCN and
+//! `triton-counts.<arch>.json`, counted the same way).
 
 #[path = "lower_common/mod.rs"]
 mod lower_common;
@@ -21,7 +23,7 @@ use linear_layout::lower::numeric::{decode, encode};
 use linear_layout::lower::{Kernel, Launch, run_launch, ttgir_kernel};
 use linear_layout::target::Target;
 use linear_layout::ttgir::Module;
-use lower_common::{compile, llc};
+use lower_common::{compile, llc, metadata, total};
 use serde_json::Value as Json;
 
 const DIR: &str = "tests/fixtures/lower/ttgir-people";
@@ -164,6 +166,25 @@ fn check(case: &Json, k: &Kernel, data: &Json) -> Result<(), String> {
     Ok(())
 }
 
+/// A table row: our counts from `asm` beside Triton's for the same kernel and arch.
+fn row(case: &Json, asm: &str) -> String {
+    let (kernel, arch) = (stem(case), case["arch"].as_str().unwrap().to_string());
+    let triton_asm = std::fs::read_to_string(format!("{DIR}/{kernel}.{arch}.amdgcn")).unwrap();
+    let counts: Json =
+        serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/triton-counts.{arch}.json")).unwrap())
+            .unwrap();
+    let theirs = &counts["kernels"][&kernel];
+    format!(
+        "| {kernel} | {arch} | {} | {} | {} | {} | {} | {} |",
+        total(asm),
+        total(&triton_asm),
+        metadata(asm, ".vgpr_count:"),
+        theirs["vgpr_count"],
+        metadata(asm, ".amdhsa_group_segment_fixed_size"),
+        theirs["lds_bytes"]
+    )
+}
+
 #[test]
 fn people_kernels_lower_run_right_and_pass_llc() {
     let expected = expected();
@@ -172,6 +193,7 @@ fn people_kernels_lower_run_right_and_pass_llc() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
     let mut lowered = BTreeMap::new();
+    let mut rows = Vec::new();
     for case in cases() {
         let id = case["id"].as_str().unwrap().to_string();
         let stem = stem(&case);
@@ -197,12 +219,19 @@ fn people_kernels_lower_run_right_and_pass_llc() {
         {
             let ir = k.llvm_ir().map_err(|e| e.to_string());
             let name = file.replace('.', "_");
-            let result = ir.and_then(|ir| compile(llc, &ir, k.target, &dir, &name));
-            if let Err(e) = result {
-                failures.push(format!("{file}: {e}"));
+            match ir.and_then(|ir| compile(llc, &ir, k.target, &dir, &name)) {
+                Ok(asm) => rows.push(row(&case, &asm)),
+                Err(e) => failures.push(format!("{file}: {e}")),
             }
         }
         lowered.insert(file, ());
+    }
+    println!(
+        "| kernel | arch | ours: total | Triton: total | ours: VGPRs | Triton: VGPRs | ours: LDS bytes | Triton: LDS bytes |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        println!("{r}");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(!lowered.is_empty(), "no kernel lowered");

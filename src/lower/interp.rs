@@ -49,6 +49,8 @@ struct State<'a> {
     lds: Vec<u8>,
     tags: Vec<Tag>,
     interval: u32,
+    /// Bytes added to every LDS address (an [`Op::LdsWindow`]'s offset).
+    lds_shift: u64,
 }
 
 fn mask(bits: u32) -> u64 {
@@ -85,6 +87,7 @@ impl State<'_> {
     }
 
     fn lds_range(&self, addr: u64, bytes: u64, what: &str) -> Result<std::ops::Range<usize>, LowerError> {
+        let addr = addr.wrapping_add(self.lds_shift);
         if addr.checked_add(bytes).is_none_or(|e| e > self.lds.len() as u64) {
             return err(format!(
                 "{what} at LDS byte {addr} (+{bytes}) is outside the {} B of LDS",
@@ -127,6 +130,7 @@ impl State<'_> {
             return err("an LDS read of more than 128 bits".to_string());
         }
         let r = self.lds_range(addr, bytes, "read")?;
+        let start = r.start;
         let w = self.wave(t);
         let mut out = ([0u8; 16], bytes as usize);
         for i in r {
@@ -146,7 +150,7 @@ impl State<'_> {
                 tag.read_interval = self.interval;
                 tag.read_wave = w;
             }
-            out.0[i - addr as usize] = self.lds[i];
+            out.0[i - start] = self.lds[i];
         }
         Ok(out)
     }
@@ -270,6 +274,7 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
         lds: vec![0; p.lds_bytes as usize],
         tags: vec![untagged; p.lds_bytes as usize],
         interval: 0,
+        lds_shift: 0,
     };
     let mut r = Run {
         env: Env {
@@ -768,6 +773,16 @@ fn exec(
                     }
                     r.env.carried[c] = i64::from((r.env.carried[c] as i32).wrapping_add(step));
                 }
+            }
+            Op::LdsWindow { offset, ops } => {
+                let shift = offset
+                    .value_in(&r.env)
+                    .ok_or_else(|| LowerError::new("an LDS window's offset is undefined"))?;
+                let outer = s.lds_shift;
+                s.lds_shift = outer.wrapping_add(shift as i32 as i64 as u64);
+                let result = exec(p, s, r, buffers, ops);
+                s.lds_shift = outer;
+                result?;
             }
             Op::If {
                 cond,

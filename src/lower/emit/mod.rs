@@ -59,6 +59,8 @@ struct Emitter<'a> {
     /// body's phis (`%vN.in`, `%uK.in`); after it, the exit's.
     inside: std::collections::HashSet<u32>,
     inside_slots: std::collections::HashSet<u32>,
+    /// The bytes an enclosing [`Op::LdsWindow`] adds to LDS addresses (an `i32` operand).
+    lds_shift: Option<String>,
 }
 
 fn lit(c: u64) -> String {
@@ -572,7 +574,12 @@ impl Emitter<'_> {
     }
 
     fn lds_pointer(&mut self, address: &XorMap) -> String {
-        let a = self.xor_map(address);
+        let mut a = self.xor_map(address);
+        if let Some(shift) = self.lds_shift.clone() {
+            let moved = self.tmp();
+            self.line(&format!("{moved} = add i32 {a}, {shift}"));
+            a = moved;
+        }
         let p = self.tmp();
         self.line(&format!("{p} = getelementptr i8, ptr addrspace(3) @lds, i32 {a}"));
         p
@@ -1036,6 +1043,22 @@ impl Emitter<'_> {
                 values,
                 body,
             } => self.emit_loop((*counter, start, end, step), uniforms, values, body, target)?,
+            Op::LdsWindow { offset, ops } => {
+                let shift = self.uniform(offset)?;
+                let outer = self.lds_shift.clone();
+                let total = match &outer {
+                    Some(o) => {
+                        let t = self.tmp();
+                        self.line(&format!("{t} = add i32 {o}, {shift}"));
+                        t
+                    }
+                    None => shift,
+                };
+                self.lds_shift = Some(total);
+                let result = ops.iter().try_for_each(|o| self.op(o, target));
+                self.lds_shift = outer;
+                result?;
+            }
             Op::If {
                 cond,
                 then,
@@ -1085,6 +1108,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         labels: 0,
         inside: Default::default(),
         inside_slots: Default::default(),
+        lds_shift: None,
     };
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());

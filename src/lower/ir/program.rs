@@ -503,7 +503,7 @@ pub(crate) fn walk(ops: &[Op]) -> impl Iterator<Item = &Op> {
     std::iter::from_fn(move || {
         let op = stack.pop()?;
         match op {
-            Op::Loop { body, .. } => stack.extend(body.iter().rev()),
+            Op::Loop { body, .. } | Op::LdsWindow { ops: body, .. } => stack.extend(body.iter().rev()),
             Op::If { then, otherwise, .. } => {
                 stack.extend(otherwise.iter().rev());
                 stack.extend(then.iter().rev());
@@ -754,6 +754,16 @@ pub enum Op {
         /// `[dst, a, b]` per result.
         results: Vec<[Value; 3]>,
     },
+    /// Runs `ops` with every LDS address `offset` bytes further (a workgroup uniform): a
+    /// slice of a multi-buffered shared tile picked at run time, such as a pipeline stage's
+    /// slot. The ops run in place (what they define is seen after it); direct-to-LDS loads
+    /// stay outside.
+    LdsWindow {
+        /// Bytes added to every LDS address.
+        offset: Uniform,
+        /// The ops.
+        ops: Vec<Op>,
+    },
     /// `dst` (1 bit) = `a pred b` on numbers of type `ty` (`icmp` / `fcmp`).
     Compare {
         /// The comparison.
@@ -871,6 +881,7 @@ impl Op {
             | Op::Constant { dst, .. } => vec![*dst],
             Op::Loop { values, .. } => values.iter().map(|c| c.phi).collect(),
             Op::If { results, .. } => results.iter().map(|r| r[0]).collect(),
+            Op::LdsWindow { ops, .. } => ops.iter().flat_map(Op::defined).collect(),
             Op::PermlaneSwap { dst, .. } => dst.to_vec(),
             Op::GlobalAtomic { dst, .. } => dst.iter().copied().collect(),
             Op::GlobalStore { .. }
@@ -992,6 +1003,8 @@ impl Program {
                 .iter()
                 .chain(otherwise)
                 .any(|o| self.touches(o, reads, (lo, hi))),
+            // The window's place is known at run time only: any access of the kind counts.
+            Op::LdsWindow { ops, .. } => ops.iter().any(|o| self.touches(o, reads, (0, u64::MAX))),
             _ => false,
         }
     }
@@ -1083,6 +1096,7 @@ impl Program {
                 Op::Argument { .. } => "argument",
                 Op::Loop { .. } => "loop",
                 Op::If { .. } => "if",
+                Op::LdsWindow { .. } => "lds_window",
             };
             *m.entry(k).or_insert(0) += 1;
         }

@@ -3,7 +3,7 @@
 
 use super::atomic::AtomicKind;
 use super::numeric;
-use super::program::{Op, Program, Scalar, Value};
+use super::program::{Op, Program, Scalar, Value, walk};
 use super::uniform::{Condition, Extent, UniformInput};
 use crate::lower::error::LowerError;
 use crate::target::mma::element_bits;
@@ -117,6 +117,12 @@ impl Program {
                     None,
                 ),
                 Op::If { results, .. } => (results.iter().flatten().copied().collect(), None),
+                Op::LdsWindow { ops, .. } => {
+                    if walk(ops).any(|o| matches!(o, Op::GlobalLoadToLds { .. } | Op::WaitDirectLoads)) {
+                        return bad("direct-to-LDS loads stay outside an LDS window");
+                    }
+                    (Vec::new(), None)
+                }
             };
             if !used.iter().all(exists) {
                 return bad("an operation uses a value the program does not have");
@@ -243,6 +249,7 @@ impl Program {
                 )
                 .collect(),
             Op::If { cond, .. } => cond.inputs().collect(),
+            Op::LdsWindow { offset, .. } => offset.inputs().collect(),
             Op::UniformValue { value, .. } => value.inputs().collect(),
             _ => Vec::new(),
         }

@@ -4,9 +4,11 @@
 //! A loop is a [`Loop`](ProgramOp::Loop) of the program: its counter and every carried integer
 //! or pointer offset are uniform slots (SGPR phis: a pointer tensor's strides stay, its uniform
 //! part moves), every carried tensor a phi per register. The body is lowered once. A pointer
-//! whose strides change from one iteration to the next, a memory descriptor that is not the
-//! same buffer each time (more than two pipeline stages) and a yield of another layout are
-//! refused. Loads issued before the loop are issued before it, whatever reads them.
+//! whose strides change from one iteration to the next and a yield of another layout are
+//! refused. A slice of a multi-buffered LDS tile that moves from one iteration to the next
+//! (Triton's pipeliner with more than two stages) is carried by its byte offset in a slot,
+//! its accesses running in an LDS window at that offset. Loads issued before the loop are
+//! issued before it, whatever reads them.
 //!
 //! # Worked example
 //!
@@ -31,6 +33,8 @@ enum Carry {
     Values(usize, usize),
     /// The same value every iteration (a memory descriptor).
     Same,
+    /// A slice of one buffer whose place changes: its offset in a slot.
+    Slice(usize),
     /// An address with a data part: its uniform part in a slot, its index in registers.
     Indexed(usize, usize, usize),
 }
@@ -90,9 +94,10 @@ impl Lowering<'_> {
     }
 
     /// `scf.for`. An iteration argument starts as what its initial value is (an index, an
-    /// integer, data); when the body yields data for one that started symbolic (a constant
-    /// accumulator, an index the body computes in registers), the loop is lowered again with
-    /// that argument in registers from the start.
+    /// integer, data, a fixed LDS slice); when the body yields data for one that started
+    /// symbolic (a constant accumulator, an index the body computes in registers), or another
+    /// slice of a carried buffer, the loop is lowered again with that argument carried in
+    /// registers (or by its slice's offset) from the start.
     pub(super) fn scf_for(&mut self, op: &Op) -> Result<(), LowerError> {
         let mut in_registers = vec![false; op.operands.len().saturating_sub(3)];
         self.issue_pending(op)?;
@@ -186,6 +191,16 @@ impl Lowering<'_> {
                         Carry::Slot(uniforms.len() - 1),
                         Sym::Affine { base, constant, coef },
                     )
+                }
+                Sym::Buffer(mut slice) if registers => {
+                    let slot = self.slot();
+                    uniforms.push(CarriedUniform {
+                        slot,
+                        init: slice.offset.clone(),
+                        next: Uniform::default(),
+                    });
+                    slice.offset = Uniform::input(UniformInput::Carried(slot));
+                    (Carry::Slice(uniforms.len() - 1), Sym::Buffer(slice))
                 }
                 Sym::Buffer(_) | Sym::Shared(_) => (Carry::Same, self.sym(op, init)?.clone()),
                 Sym::Indexed(mut indexed) => {
@@ -318,6 +333,20 @@ impl Lowering<'_> {
                         c.next = v;
                     }
                 }
+                (Carry::Slice(s), Sym::Buffer(next)) => {
+                    let Some(Sym::Buffer(now)) = &self.syms[arg] else {
+                        return fail(terminator, "yields a buffer for another kind of value");
+                    };
+                    if !now.same_buffer(&next) {
+                        return fail(terminator, "yields a slice of another buffer than it carries");
+                    }
+                    uniforms[*s].next = next.offset.clone();
+                }
+                // A slice that moves from one iteration to the next: carried by its offset.
+                (Carry::Same, Sym::Buffer(next)) if matches!(&self.syms[arg], Some(Sym::Buffer(now)) if now.same_buffer(&next) && now.offset != next.offset) =>
+                {
+                    return Ok(Some(k));
+                }
                 (Carry::Same, yielded_sym) => {
                     let same = match (&self.syms[arg], &yielded_sym) {
                         (Some(Sym::Buffer(a)), Sym::Buffer(b)) => a == b,
@@ -359,7 +388,7 @@ impl Lowering<'_> {
         let used_after: Vec<bool> = carries
             .iter()
             .zip(&op.results)
-            .filter(|(c, _)| matches!(c, Carry::Slot(_) | Carry::Indexed(..)))
+            .filter(|(c, _)| matches!(c, Carry::Slot(_) | Carry::Indexed(..) | Carry::Slice(_)))
             .map(|(_, &r)| self.users[r] > 0)
             .collect();
         let uniforms = live_slots(&self.p, &body, uniforms, &used_after);

@@ -14,7 +14,7 @@ use super::{Lowering, Sym, fail};
 use crate::heuristics::convert::lds_bank_conflicts;
 use crate::linear::LinearLayout;
 use crate::lower::error::LowerError;
-use crate::lower::ir::Value;
+use crate::lower::ir::{Op as ProgramOp, Uniform, Value};
 use crate::lower::plan::dist::{Dist, Loader};
 use crate::lower::plan::lds::{Half, Source, Transfer, Trip, halves, round_trips};
 use crate::target::{LdsOp, Target};
@@ -79,13 +79,29 @@ fn transposing_view(
 
 /// A mutable LDS buffer (`ttg.local_alloc` without a value), or one slice of it
 /// (`ttg.memdesc_index`): where it lives, and the shared layout of the slice once indexed.
+/// A slice sits `offset` bytes into its allocation — a constant, or a uniform when the index
+/// is known at run time only (a pipeline's stage slot), and then its accesses run in an
+/// [`LdsWindow`](crate::lower::ir::Op::LdsWindow).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct LdsBuffer {
     base: u64,
+    /// Bytes of the slice (of the allocation, before indexing).
     bytes: u64,
+    /// Bytes of the whole allocation.
+    span: u64,
     bits: u32,
     /// offset → tensor of the slice (`None`: the allocation itself, not indexed yet).
     shared: Option<LinearLayout>,
+    /// Where the slice starts in the allocation, in bytes.
+    pub(super) offset: Uniform,
+}
+
+impl LdsBuffer {
+    /// The same slice of the same allocation, wherever it is.
+    pub(super) fn same_buffer(&self, other: &LdsBuffer) -> bool {
+        (self.base, self.bytes, self.span, self.bits, &self.shared)
+            == (other.base, other.bytes, other.span, other.bits, &other.shared)
+    }
 }
 
 impl Lowering<'_> {
@@ -122,17 +138,22 @@ impl Lowering<'_> {
             Sym::Buffer(Box::new(LdsBuffer {
                 base,
                 bytes,
+                span: bytes,
                 bits,
                 shared: None,
+                offset: Uniform::default(),
             })),
         )
     }
 
-    /// `ttg.memdesc_index %buffer[%i]`: slice `i` of a buffer along its first dimension. With
-    /// one slice (what Triton's pipeliner allocates for two stages) every valid index is 0.
+    /// `ttg.memdesc_index %buffer[%i]`: slice `i` of a buffer along its first dimension, at
+    /// `i · slice bytes` (a constant, or a uniform the accesses add at run time).
     pub(super) fn memdesc_index(&mut self, op: &Op) -> Result<(), LowerError> {
         let Sym::Buffer(buffer) = self.operand(op, 0)?.clone() else {
             return fail(op, "indexes a value that is not a buffer of ttg.local_alloc");
+        };
+        let Sym::Int(index) = self.operand(op, 1)?.clone() else {
+            return fail(op, "indexes by a value that is not a uniform integer");
         };
         let slices = self.m.values[op.operands[0]]
             .ty
@@ -140,26 +161,45 @@ impl Lowering<'_> {
             .first()
             .copied()
             .unwrap_or(0);
-        if slices != 1 {
-            return fail(
-                op,
-                format!("buffers of {slices} slices (more than two pipeline stages) are not lowered yet"),
-            );
-        }
         let r = op.results[0];
         let shared = self.layout(op, r)?;
         let bytes = shared.in_dim_size("offset")? * u64::from(buffer.bits / 8);
-        if bytes > buffer.bytes {
-            return fail(op, "the slice's layout reaches past its buffer");
+        if bytes.saturating_mul(slices) > buffer.bytes {
+            return fail(op, "the slices' layout reaches past their buffer");
         }
+        if index
+            .as_constant()
+            .is_some_and(|c| !(0..slices as i64).contains(&c))
+        {
+            return fail(op, format!("slice {index:?} of {slices}"));
+        }
+        let offset = buffer.offset.add(&index.mul(&Uniform::constant(bytes as i64)), 1);
         self.define(
             op,
             Sym::Buffer(Box::new(LdsBuffer {
                 shared: Some(shared),
                 bytes,
+                offset,
                 ..*buffer
             })),
         )
+    }
+
+    /// The static base of a slice's accesses, and the uniform offset they run at when it is
+    /// known at run time only.
+    fn placed(buffer: &LdsBuffer) -> (u64, Option<Uniform>) {
+        match buffer.offset.as_constant() {
+            Some(c) => (buffer.base + c as u64, None),
+            None => (buffer.base, Some(buffer.offset.clone())),
+        }
+    }
+
+    /// The ops pushed since `start` in an LDS window at `offset`, if there is one.
+    fn in_window(&mut self, start: usize, offset: Option<Uniform>) {
+        if let Some(offset) = offset {
+            let ops = self.p.ops.split_off(start);
+            self.p.ops.push(ProgramOp::LdsWindow { offset, ops });
+        }
     }
 
     /// The slice `i` names, its shared layout.
@@ -207,6 +247,12 @@ impl Lowering<'_> {
         }
         let s = Dist::of(&layout, self.target.wave_size)?;
         let write = lds_bank_conflicts(&layout, &shared, buffer.bits, self.target, LdsOp::Write)?;
+        let (base, window) = Self::placed(&buffer);
+        if window.is_some() {
+            // Whichever slice it is, no wave may still be reading it.
+            self.p.fence_lds_reuse(buffer.base, buffer.base + buffer.span);
+        }
+        let start = self.p.ops.len();
         let mut loader = Loader::loaded(&s, &values, buffer.bits);
         let transfer = Transfer {
             s: &s,
@@ -220,11 +266,12 @@ impl Lowering<'_> {
                 read_transposed: false,
                 element_bits: buffer.bits,
             },
-            base: buffer.base,
+            base,
             source: Source::Registers(&mut loader),
             sink: None,
         };
         halves(&mut self.p, &mut [transfer], self.target, Half::Write)?;
+        self.in_window(start, window);
         Ok(())
     }
 
@@ -240,7 +287,12 @@ impl Lowering<'_> {
         let d = Dist::of(&dst, self.target.wave_size)?;
         let read = lds_bank_conflicts(&dst, &shared, buffer.bits, self.target, LdsOp::Read)?;
         let read_transposed = self.reads_transposed(&dst, &d, &shared, (buffer.bits, read.vector_elems))?;
-        self.p.fence_lds_writes(buffer.base, buffer.base + buffer.bytes);
+        let (base, window) = Self::placed(&buffer);
+        match window {
+            Some(_) => self.p.fence_lds_writes(buffer.base, buffer.base + buffer.span),
+            None => self.p.fence_lds_writes(base, base + buffer.bytes),
+        }
+        let start = self.p.ops.len();
         let mut loader = Loader::loaded(&d, &[], buffer.bits);
         let transfer = Transfer {
             s: &d,
@@ -254,13 +306,14 @@ impl Lowering<'_> {
                 read_transposed,
                 element_bits: buffer.bits,
             },
-            base: buffer.base,
+            base,
             source: Source::Registers(&mut loader),
             sink: None,
         };
         let values = halves(&mut self.p, &mut [transfer], self.target, Half::Read)?
             .pop()
             .ok_or_else(|| LowerError::new("a read without a result"))?;
+        self.in_window(start, window);
         self.define_data(op, dst, values)
     }
 
