@@ -173,7 +173,13 @@ impl Lowering<'_> {
         {
             return fail(op, format!("slice {index:?} of {slices}"));
         }
-        let offset = buffer.offset.add(&index.mul(&Uniform::constant(bytes as i64)), 1);
+        // With one slice (Triton's pipeliner at two stages) every valid index is 0, whatever
+        // uniform computes it.
+        let offset = if slices == 1 {
+            buffer.offset.clone()
+        } else {
+            buffer.offset.add(&index.mul(&Uniform::constant(bytes as i64)), 1)
+        };
         self.define(
             op,
             Sym::Buffer(Box::new(LdsBuffer {
