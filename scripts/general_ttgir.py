@@ -5,7 +5,9 @@ oracle's Python, CPU only, explicit HIP targets) and write their final TTGIR nex
     ../shared/oracle/oracle-python scripts/general_ttgir.py [--out tests/fixtures/lower/ttgir-general]
 
 Kernels: a 2-D gather (`ids[:, None] * stride + cols`, an address whose row part is loaded
-data), and shape ops (`tl.join`, `tl.reshape`, `tl.split`, a scalar load and a scalar store).
+data), shape ops (`tl.join`, `tl.reshape`, `tl.split`, a scalar load and a scalar store), and
+GELU's tanh form through the device library (`libdevice.tanh`, `round`, `trunc`: calls the
+crate computes itself).
 Each is compiled for gfx942, gfx950 (64 lanes) and gfx1100 (32 lanes) with Triton's defaults.
 A K-loop matmul is compiled for gfx942 and gfx950 with `num_stages` 3 and 4: Triton's
 pipeliner then multi-buffers the tiles in LDS and picks each iteration's slice at run time.
@@ -20,6 +22,7 @@ os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="triton-cache-
 
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from triton.language.extra.hip import libdevice  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler.compiler import ASTSource  # noqa: E402
 
@@ -65,6 +68,16 @@ def matmul_kloop(a, b, c, K, sam, sbk, scm, BM: tl.constexpr, BN: tl.constexpr, 
     tl.store(c + rm[:, None] * scm + rn[None, :], acc.to(tl.float16))
 
 
+@triton.jit
+def gelu_tanh(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+    y = 0.5 * x * (1.0 + libdevice.tanh(inner))
+    tl.store(y_ptr + offs, y + libdevice.round(x) + libdevice.trunc(x * 2.5), mask=m)
+
+
 def staged():
     """The K loop with more pipeline stages than Triton's default (gfx942, gfx950)."""
     d16 = [["tt.divisibility", 16]]
@@ -80,6 +93,8 @@ def kernels():
         ("gather_rows_16x64_f32", ASTSource(
             gather_rows, {"ids_ptr": "*i32", "table_ptr": "*fp32", "out_ptr": "*fp32", "stride": "i32", "D": "i32"},
             constexprs={"BM": 16, "BN": 64})),
+        ("gelu_tanh_256_f32", ASTSource(
+            gelu_tanh, {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"}, constexprs={"BLOCK": 256})),
         ("shapes_256_f32", ASTSource(
             shapes, {"x": "*fp32", "y": "*fp32", "out1": "*fp32", "out2": "*fp32", "out3": "*fp32"},
             constexprs={"N": 256})),

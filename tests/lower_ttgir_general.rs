@@ -350,6 +350,10 @@ fn every_elementwise_op_lowers_computes_and_passes_llc() {
         ("math.floor", ArithOp::Floor, &["f32", "f64"]),
         ("math.ceil", ArithOp::Ceil, &["f32"]),
         ("math.fma", ArithOp::Fma, &["f32", "f64"]),
+        ("math.tanh", ArithOp::Tanh, &["f32", "f16"]),
+        ("math.trunc", ArithOp::Trunc, &["f32"]),
+        ("math.round", ArithOp::Round, &["f32"]),
+        ("math.roundeven", ArithOp::Rint, &["f32", "f64"]),
     ];
     let mut failures = Vec::new();
     for &(name, arith, types) in ops {
@@ -499,5 +503,47 @@ fn multi_stage_pipelines_compute_the_product() {
             }
             llc_accepts(&k, &format!("stages{stages}_{arch}"));
         }
+    }
+}
+
+/// GELU's tanh form as people write it, through the device library (`libdevice.tanh`,
+/// `round`, `trunc`: `tt.extern_elementwise` calls the crate computes itself), on 300
+/// elements over two workgroups (a masked tail), against the formula in f64; llc-22 accepts it.
+#[test]
+fn device_library_calls_compute_their_functions() {
+    for arch in ["gfx942", "gfx950", "gfx1100"] {
+        let k = lower(
+            &std::fs::read_to_string(format!("{DIR}/gelu_tanh_256_f32.{arch}.ttgir")).unwrap(),
+            arch,
+        );
+        let n = 300usize;
+        let x: Vec<f32> = (0..512).map(|i| (i as f32 - 256.0) / 37.0).collect();
+        let mut buffers = vec![
+            x.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+            vec![0u8; 512 * 4],
+        ];
+        for pid in 0..2 {
+            let launch = Launch {
+                scalars: vec![n as u64],
+                workgroup: [pid, 0, 0],
+                grid: [2, 1, 1],
+            };
+            run_launch(&k.program, &mut buffers, &launch).unwrap();
+        }
+        for (i, &v) in x.iter().enumerate() {
+            let got = f32::from_le_bytes(buffers[1][4 * i..4 * i + 4].try_into().unwrap());
+            if i >= n {
+                assert_eq!(got, 0.0, "{arch}: element {i} is past the mask");
+                continue;
+            }
+            let v = f64::from(v);
+            let inner = 0.797_884_560_802_865_4 * (v + 0.044715 * v * v * v);
+            let want = 0.5 * v * (1.0 + inner.tanh()) + v.round() + (v * 2.5).trunc();
+            assert!(
+                (f64::from(got) - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "{arch}: element {i}: {got} against {want}"
+            );
+        }
+        llc_accepts(&k, &format!("gelu_tanh_{arch}"));
     }
 }

@@ -168,6 +168,7 @@ impl Emitter<'_> {
                 | ArithOp::Sin
                 | ArithOp::Cos
                 | ArithOp::Erf
+                | ArithOp::Tanh
         );
         if transcendental && (t == "half" || t == "bfloat") {
             let x = &args[0];
@@ -205,6 +206,10 @@ impl Emitter<'_> {
             ArithOp::Sqrt => self.intrinsic(&r, "sqrt", t, &[a]),
             ArithOp::Floor => self.intrinsic(&r, "floor", t, &[a]),
             ArithOp::Ceil => self.intrinsic(&r, "ceil", t, &[a]),
+            ArithOp::Trunc => self.intrinsic(&r, "trunc", t, &[a]),
+            ArithOp::Round => self.intrinsic(&r, "round", t, &[a]),
+            ArithOp::Rint => self.intrinsic(&r, "rint", t, &[a]),
+            ArithOp::Tanh => return self.tanh(t, a),
             // `v_exp_f32` itself, as Triton's exponentials are: a result below the normal
             // range flushes to zero rather than being scaled into a subnormal.
             ArithOp::Exp2 if t == "float" => self.hardware_exp2(&r, a),
@@ -239,6 +244,31 @@ impl Emitter<'_> {
             }
         }
         Ok(r)
+    }
+
+    /// `tanh(x)`: `x·(1 + x²·(c₁ + x²·(c₂ + …)))` below 1/8, `±(1 − 2/(e^{2|x|} + 1))` above.
+    fn tanh(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
+        // tanh x = x − x³/3 + 2x⁵/15 − 17x⁷/315 + 62x⁹/2835 (the next term is below 10⁻¹²).
+        const SERIES: [f64; 5] = [1.0, -1.0 / 3.0, 2.0 / 15.0, -17.0 / 315.0, 62.0 / 2835.0];
+        let a = self.tmp();
+        self.intrinsic(&a, "fabs", t, &[x]);
+        let z = self.compute(|r| format!("{r} = fmul {t} {x}, {x}"));
+        let mut acc = literal_of(t, SERIES[SERIES.len() - 1]);
+        for &c in SERIES[..SERIES.len() - 1].iter().rev() {
+            let r = self.tmp();
+            self.intrinsic(&r, "fma", t, &[&acc, &z, &literal_of(t, c)]);
+            acc = r;
+        }
+        let near = self.compute(|r| format!("{r} = fmul {t} {x}, {acc}"));
+        let twice = self.compute(|r| format!("{r} = fmul {t} {a}, {}", literal_of(t, 2.0)));
+        let e = self.float_op(ArithOp::Exp, t, &[twice])?;
+        let den = self.compute(|r| format!("{r} = fadd {t} {e}, {}", literal_of(t, 1.0)));
+        let q = self.compute(|r| format!("{r} = fdiv arcp afn {t} {}, {den}", literal_of(t, 2.0)));
+        let far = self.compute(|r| format!("{r} = fsub {t} {}, {q}", literal_of(t, 1.0)));
+        let signed = self.tmp();
+        self.intrinsic(&signed, "copysign", t, &[&far, x]);
+        let small = self.compute(|r| format!("{r} = fcmp olt {t} {a}, {}", literal_of(t, 0.125)));
+        Ok(self.compute(|r| format!("{r} = select i1 {small}, {t} {near}, {t} {signed}")))
     }
 
     /// `erf(x)`: the series below 1, the Abramowitz–Stegun form above (see [`ArithOp::eval`]).

@@ -100,6 +100,15 @@ pub enum ArithOp {
     Floor,
     /// Rounds toward +∞.
     Ceil,
+    /// Rounds toward zero.
+    Trunc,
+    /// Rounds to the nearest integer, halfway cases away from zero.
+    Round,
+    /// Rounds to the nearest integer, halfway cases to even.
+    Rint,
+    /// The hyperbolic tangent (a series below 1/8, `1 − 2/(e^{2|x|} + 1)` above: within a few
+    /// ulp).
+    Tanh,
     /// `a · b + c`, rounded once.
     Fma,
 }
@@ -154,7 +163,8 @@ impl ArithOp {
     pub fn operands(self) -> usize {
         use ArithOp::*;
         match self {
-            Neg | Abs | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Erf | Floor | Ceil => 1,
+            Neg | Abs | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Erf | Floor | Ceil | Trunc
+            | Round | Rint | Tanh => 1,
             Fma => 3,
             _ => 2,
         }
@@ -180,9 +190,9 @@ impl ArithOp {
             Add | Sub | Mul | Div | RemS | Max | Min | Abs => float || int,
             DivU | RemU | MaxU | MinU | Shl | ShrS | ShrU => int,
             MulHiU => ty == "i32" || ty == "i64",
-            Neg | Maximum | Minimum | Sqrt | Floor | Ceil | Fma => float,
+            Neg | Maximum | Minimum | Sqrt | Floor | Ceil | Trunc | Round | Rint | Fma => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
-            Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Erf => float && ty != "f64",
+            Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Erf | Tanh => float && ty != "f64",
         }
     }
 
@@ -269,6 +279,10 @@ impl ArithOp {
             Erf => erf(x),
             Floor => x.floor(),
             Ceil => x.ceil(),
+            Trunc => x.trunc(),
+            Round => x.round(),
+            Rint => x.round_ties_even(),
+            Tanh => x.tanh(),
             Fma => x.mul_add(y, z),
             _ => return None,
         };

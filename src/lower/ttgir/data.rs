@@ -59,7 +59,43 @@ pub(super) fn arith_op(name: &str) -> Option<ArithOp> {
         "math.erf" => ArithOp::Erf,
         "math.floor" => ArithOp::Floor,
         "math.ceil" => ArithOp::Ceil,
+        "math.trunc" => ArithOp::Trunc,
+        "math.round" => ArithOp::Round,
+        "math.roundeven" => ArithOp::Rint,
+        "math.tanh" => ArithOp::Tanh,
         "math.fma" => ArithOp::Fma,
+        _ => return None,
+    })
+}
+
+/// The element-wise operation of a `tt.extern_elementwise` call into the device library
+/// (`__ocml_tanh_f32`, …), where the crate computes the same function itself.
+pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
+    let name = symbol.strip_prefix("__ocml_")?;
+    let name = ["_f16", "_f32", "_f64"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(name);
+    Some(match name {
+        "exp" => ArithOp::Exp,
+        "exp2" => ArithOp::Exp2,
+        "log" => ArithOp::Log,
+        "log2" => ArithOp::Log2,
+        "sqrt" => ArithOp::Sqrt,
+        "rsqrt" => ArithOp::Rsqrt,
+        "sin" => ArithOp::Sin,
+        "cos" => ArithOp::Cos,
+        "erf" => ArithOp::Erf,
+        "tanh" => ArithOp::Tanh,
+        "floor" => ArithOp::Floor,
+        "ceil" => ArithOp::Ceil,
+        "trunc" => ArithOp::Trunc,
+        "round" => ArithOp::Round,
+        "rint" => ArithOp::Rint,
+        "fabs" => ArithOp::Abs,
+        "fmax" => ArithOp::Max,
+        "fmin" => ArithOp::Min,
+        "fma" => ArithOp::Fma,
         _ => return None,
     })
 }

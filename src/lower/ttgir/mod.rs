@@ -512,11 +512,23 @@ impl Lowering<'_> {
                     "device printing and assertions need a host runtime; not lowered",
                 );
             }
+            // A device-library call whose function the crate computes itself.
             "tt.extern_elementwise" => {
-                return fail(
-                    op,
-                    "calls into a device library the emitted module does not link; not lowered",
-                );
+                let symbol = match attr(&op.attrs, "symbol") {
+                    Some(AttrValue::Str(s) | AttrValue::Raw(s)) => s.trim_matches('"').to_string(),
+                    _ => String::new(),
+                };
+                match data::library_op(&symbol) {
+                    Some(arith) if op.operands.len() == arith.operands() => self.elementwise(op, arith)?,
+                    _ => {
+                        return fail(
+                            op,
+                            format!(
+                                "{symbol}: a device-library function the crate does not compute; not lowered"
+                            ),
+                        );
+                    }
+                }
             }
             _ => return fail(op, "is not lowered (yet)"),
         }
