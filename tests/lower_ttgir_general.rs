@@ -833,3 +833,58 @@ module attributes {{"ttg.num-warps" = 2 : i32, "ttg.threads-per-warp" = {lanes} 
         llc_accepts(&k, &format!("while_tile_{arch}"));
     }
 }
+
+/// A while loop's test is a uniform condition, a constant or a scalar: `while False` never runs
+/// its `do` region (the results are what the first part passes on from the initial values),
+/// and a test that is none of them (here a tensor of conditions, which the reader takes) is
+/// refused in one line naming `scf.condition` and its line.
+#[test]
+fn a_while_loops_test_is_uniform_or_refused() {
+    let module = |lanes: u32, test: &str| {
+        format!(
+            r#"
+#l = #ttg.blocked<{{sizePerThread = [1], threadsPerWarp = [{lanes}], warpsPerCTA = [1], order = [0]}}>
+module attributes {{"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @never(%x: !tt.ptr<i32>, %out: !tt.ptr<i32>, %n: i32) {{
+    %false = arith.constant false
+    %r = tt.make_range {{end = {lanes} : i32, start = 0 : i32}} : tensor<{lanes}xi32, #l>
+    %ns = tt.splat %n : i32 -> tensor<{lanes}xi32, #l>
+    %mask = arith.cmpi slt, %r, %ns : tensor<{lanes}xi32, #l>
+    %xs = tt.splat %x : !tt.ptr<i32> -> tensor<{lanes}x!tt.ptr<i32>, #l>
+    %xp = tt.addptr %xs, %r : tensor<{lanes}x!tt.ptr<i32>, #l>, tensor<{lanes}xi32, #l>
+    %v = tt.load %xp : tensor<{lanes}x!tt.ptr<i32>, #l>
+    %0 = scf.while (%acc = %v) : (tensor<{lanes}xi32, #l>) -> tensor<{lanes}xi32, #l> {{
+      %twice = arith.addi %acc, %acc : tensor<{lanes}xi32, #l>
+      scf.condition({test}) %twice : tensor<{lanes}xi32, #l>
+    }} do {{
+    ^bb0(%twice: tensor<{lanes}xi32, #l>):
+      %acc_1 = arith.muli %twice, %twice : tensor<{lanes}xi32, #l>
+      scf.yield %acc_1 : tensor<{lanes}xi32, #l>
+    }}
+    %os = tt.splat %out : !tt.ptr<i32> -> tensor<{lanes}x!tt.ptr<i32>, #l>
+    %op = tt.addptr %os, %r : tensor<{lanes}x!tt.ptr<i32>, #l>, tensor<{lanes}xi32, #l>
+    tt.store %op, %0 : tensor<{lanes}x!tt.ptr<i32>, #l>
+    tt.return
+  }}
+}}"#
+        )
+    };
+    for (arch, lanes) in [("gfx942", 64), ("gfx1100", 32)] {
+        let k = lower(&module(lanes, "%false"), arch);
+        let x: Vec<u32> = (0..lanes).map(|i| i * 7 + 1).collect();
+        let mut buffers = vec![words(&x), vec![0; lanes as usize * 4]];
+        run_launch(&k.program, &mut buffers, &Launch::single(vec![5])).unwrap();
+        for (i, &xi) in x.iter().enumerate() {
+            assert_eq!(word(&buffers[1], i), 2 * xi, "{arch}: element {i}");
+        }
+        llc_accepts(&k, &format!("while_never_{arch}"));
+    }
+    let e = ttgir_kernel(
+        &Module::parse(&module(64, "%mask")).unwrap(),
+        Target::by_name("gfx942").unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("line 14: scf.condition: tests "), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+}

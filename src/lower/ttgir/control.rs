@@ -1,5 +1,6 @@
-//! Control flow: `scf.for` with loop-carried values, `scf.if`, `arith.select` of a uniform
-//! condition, and the rest of `arith` on uniforms (`divsi`, `remui`, `minsi`, shifts, …).
+//! Control flow: `scf.for` and `scf.while` with loop-carried values, `scf.if`, `arith.select`
+//! of a uniform condition, and the rest of `arith` on uniforms (`divsi`, `remui`, `minsi`,
+//! shifts, …).
 //!
 //! A loop is a [`Loop`](ProgramOp::Loop) of the program: its counter and every carried integer
 //! or pointer offset are uniform slots (SGPR phis: a pointer tensor's strides stay, its uniform
@@ -7,6 +8,14 @@
 //! whose strides change from one iteration to the next, a memory descriptor that is not the
 //! same buffer each time (more than two pipeline stages) and a yield of another layout are
 //! refused. Loads issued before the loop are issued before it, whatever reads them.
+//!
+//! `scf.while` is a [`While`](ProgramOp::While), its arguments carried the same way: the
+//! `before` region is the loop's first part and `scf.condition`'s operand its test (a uniform
+//! condition, a constant, or a scalar in registers read from the first lane: every thread
+//! holds it; any other test is refused in one line). What the condition passes on is, inside
+//! the `do` region, what the first part left; after the loop the results are those values as
+//! the failing test saw them (registers through values of their own, uniforms through the
+//! slots, which keep what that test saw).
 //!
 //! # Worked example
 //!
@@ -119,12 +128,10 @@ impl Lowering<'_> {
     /// Lowers a loop of `carried` arguments with `lower`, first with none in registers, then
     /// again with each argument in registers that the body yields data for (`Some(k)` from
     /// `lower`) while it started symbolic.
-    fn lower_loop(
-        &mut self,
-        op: &Op,
-        carried: usize,
-        lower: fn(&mut Self, &Op, &[bool]) -> Result<Option<usize>, LowerError>,
-    ) -> Result<(), LowerError> {
+    fn lower_loop<F>(&mut self, op: &Op, carried: usize, lower: F) -> Result<(), LowerError>
+    where
+        F: Fn(&mut Self, &Op, &[bool]) -> Result<Option<usize>, LowerError>,
+    {
         let mut in_registers = vec![false; carried];
         self.issue_pending(op)?;
         let (ops, values, slots, derived) = (
@@ -262,12 +269,18 @@ impl Lowering<'_> {
         self.lower_ops(before_ops)?;
         let cond = match self.operand(test, 0)?.clone() {
             Sym::Cond(c) => WhileCondition::Uniform(c),
+            // A constant (`arith.constant false`).
+            Sym::Int(u) => WhileCondition::Uniform(Condition {
+                lhs: u,
+                cmp: Cmp::Ne,
+                rhs: Uniform::constant(0),
+            }),
             Sym::Lanes(v) if self.p.value_bits(v) == 1 => WhileCondition::Value(v),
             other => {
                 return fail(
                     test,
                     format!(
-                        "tests {}; a loop's test is a uniform condition or a scalar in registers",
+                        "tests {}; a loop's test is a uniform condition, a constant or a scalar in registers",
                         other.kind()
                     ),
                 );
