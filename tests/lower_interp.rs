@@ -340,6 +340,169 @@ fn loops_and_branches_carry_values_and_slots() {
     }
 }
 
+/// A while loop by hand, tested after its first part: `acc` starts as the thread id, `before`
+/// doubles it, the test is `i < n`, `after` adds one to the double; the loop leaves the double
+/// of its last `before` (`2·((tid + 1)·2ⁿ − 1)`), stored at `tid + i` with the slot's last
+/// value (`n`). The test is a comparison of uniforms or a compare in registers every thread
+/// agrees on (read from the first lane); a test that differs between threads is an error, and
+/// so is a loop that never ends. Checked in the interpreter and through llc for wave64 and
+/// wave32.
+#[test]
+fn while_loops_test_after_their_first_part() {
+    use linear_layout::lower::{
+        ArithOp, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Extent, GlobalOffset, Op, Predicate,
+        Program, Uniform, UniformInput, WhileCondition, XorMap, run_with,
+    };
+    #[derive(Clone, Copy, PartialEq)]
+    enum Test {
+        Uniforms,
+        Registers,
+        PerThread,
+    }
+    let build = |wave: u32, test: Test| {
+        let mut p = Program::new("doubling", wave, 64);
+        p.buffers.push(Buffer {
+            name: "out".into(),
+            elements: Some(128),
+            element_bits: 32,
+        });
+        p.scalars.push(linear_layout::lower::Scalar {
+            name: "n".into(),
+            ty: "i32",
+            position: 1,
+        });
+        let lane = XorMap {
+            cols: vec![1, 2, 4, 8, 16, 32],
+            constant: 0,
+        };
+        let (tid, acc, twice, next, one, out) = (
+            p.value(32),
+            p.value(32),
+            p.value(32),
+            p.value(32),
+            p.value(32),
+            p.value(32),
+        );
+        let (i, n, go) = (p.value(32), p.value(32), p.value(1));
+        let slot = Uniform::input(UniformInput::Carried(0));
+        p.ops.push(Op::ThreadMap {
+            dst: tid,
+            map: lane.clone(),
+        });
+        p.ops.push(Op::Constant { dst: one, bits: 1 });
+        let mut before = vec![Op::Arith {
+            op: ArithOp::Add,
+            ty: "i32",
+            dst: twice,
+            src: vec![acc, acc],
+        }];
+        let cond = match test {
+            Test::Uniforms => WhileCondition::Uniform(Condition {
+                lhs: slot.clone(),
+                cmp: Cmp::Lt,
+                rhs: Uniform::input(UniformInput::Argument(0)),
+            }),
+            Test::Registers | Test::PerThread => {
+                before.push(Op::UniformValue {
+                    dst: i,
+                    value: slot.clone(),
+                });
+                before.push(Op::UniformValue {
+                    dst: n,
+                    value: Uniform::input(UniformInput::Argument(0)),
+                });
+                before.push(Op::Compare {
+                    pred: Predicate::Slt,
+                    ty: "i32",
+                    dst: go,
+                    a: if test == Test::PerThread { tid } else { i },
+                    b: n,
+                });
+                WhileCondition::Value(go)
+            }
+        };
+        p.ops.push(Op::While {
+            uniforms: vec![CarriedUniform {
+                slot: 0,
+                init: Uniform::constant(0),
+                next: slot.add(&Uniform::constant(1), 1),
+            }],
+            values: vec![CarriedValue {
+                phi: acc,
+                init: tid,
+                next,
+            }],
+            before,
+            cond,
+            results: vec![[out, twice]],
+            after: vec![Op::Arith {
+                op: ArithOp::Add,
+                ty: "i32",
+                dst: next,
+                src: vec![twice, one],
+            }],
+        });
+        p.ops.push(Op::GlobalStore {
+            src: vec![out],
+            buffer: 0,
+            offset: GlobalOffset {
+                coords: vec![lane],
+                strides: vec![Extent::Elements(1)],
+                bounds: vec![None],
+                base: slot,
+                ..GlobalOffset::default()
+            },
+        });
+        p
+    };
+    for (wave, arch) in [(64, "gfx942"), (32, "gfx1100")] {
+        for test in [Test::Uniforms, Test::Registers] {
+            let p = build(wave, test);
+            assert_eq!(p.op_counts()["while"], 1);
+            for n in [0u32, 1, 3] {
+                let mut buffers = vec![vec![0u8; 512]];
+                run_with(&p, &mut buffers, &[u64::from(n)]).unwrap();
+                for t in 0..64u32 {
+                    let want = 2 * ((t + 1) * (1 << n) - 1);
+                    let at = 4 * (t + n) as usize;
+                    let got = u32::from_le_bytes(buffers[0][at..at + 4].try_into().unwrap());
+                    assert_eq!(got, want, "{arch}, n = {n}, thread {t}");
+                }
+            }
+            if let Some(llc) = llc() {
+                let t = linear_layout::target::Target::by_name(arch).unwrap();
+                let k = linear_layout::lower::Kernel {
+                    program: p,
+                    target: t,
+                };
+                let dir = std::env::temp_dir().join(format!("ll-while-{}", std::process::id()));
+                std::fs::create_dir_all(&dir).unwrap();
+                compile(llc, &k.llvm_ir().unwrap(), t, &dir, &format!("doubling_{arch}")).unwrap();
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        }
+    }
+    let e = run_with(&build(64, Test::PerThread), &mut [vec![0u8; 512]], &[5])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("differs between threads"), "{e}");
+    let mut spin = Program::new("spin", 64, 64);
+    spin.ops.push(Op::While {
+        uniforms: vec![],
+        values: vec![],
+        before: vec![],
+        cond: WhileCondition::Uniform(Condition {
+            lhs: Uniform::constant(0),
+            cmp: Cmp::Lt,
+            rhs: Uniform::constant(1),
+        }),
+        results: vec![],
+        after: vec![],
+    });
+    let e = run_with(&spin, &mut [], &[]).unwrap_err().to_string();
+    assert!(e.contains("operations"), "{e}");
+}
+
 /// Loops are bounded work: past the interpreter's budget of loop operations they are an error,
 /// and a derived uniform reading itself is refused before anything runs.
 #[test]

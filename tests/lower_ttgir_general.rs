@@ -547,3 +547,424 @@ fn device_library_calls_compute_their_functions() {
         llc_accepts(&k, &format!("gelu_tanh_{arch}"));
     }
 }
+
+/// A Python `while i < n` loop as Triton prints it: a uniform counter runs up to a runtime bound
+/// while a tensor accumulates `x · i`, and both leave the loop: `out = x · n(n−1)/2 + n` (for
+/// `n ≤ 0` the loop never runs: `out = 0`), over two workgroups.
+#[test]
+fn a_while_loop_counts_to_a_runtime_bound_and_accumulates() {
+    for (arch, lanes) in [("gfx942", 64), ("gfx1100", 32)] {
+        let text = format!(
+            r#"
+#l = #ttg.blocked<{{sizePerThread = [2], threadsPerWarp = [{lanes}], warpsPerCTA = [2], order = [0]}}>
+module attributes {{"ttg.num-warps" = 2 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @accumulate(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {{
+    %zero = arith.constant dense<0.000000e+00> : tensor<{len}xf32, #l>
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %cB = arith.constant {len} : i32
+    %pid = tt.get_program_id x : i32
+    %start = arith.muli %pid, %cB : i32
+    %r = tt.make_range {{end = {len} : i32, start = 0 : i32}} : tensor<{len}xi32, #l>
+    %s = tt.splat %start : i32 -> tensor<{len}xi32, #l>
+    %offs = arith.addi %s, %r : tensor<{len}xi32, #l>
+    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<{len}x!tt.ptr<f32>, #l>
+    %xp = tt.addptr %xs, %offs : tensor<{len}x!tt.ptr<f32>, #l>, tensor<{len}xi32, #l>
+    %v = tt.load %xp : tensor<{len}x!tt.ptr<f32>, #l>
+    %acc:2 = scf.while (%acc_0 = %zero, %i = %c0_i32) : (tensor<{len}xf32, #l>, i32) -> (tensor<{len}xf32, #l>, i32) {{
+      %go = arith.cmpi slt, %i, %n : i32
+      scf.condition(%go) %acc_0, %i : tensor<{len}xf32, #l>, i32
+    }} do {{
+    ^bb0(%acc_0: tensor<{len}xf32, #l>, %i: i32):
+      %f = arith.sitofp %i : i32 to f32
+      %fs = tt.splat %f : f32 -> tensor<{len}xf32, #l>
+      %t = arith.mulf %v, %fs : tensor<{len}xf32, #l>
+      %acc_1 = arith.addf %acc_0, %t : tensor<{len}xf32, #l>
+      %i_2 = arith.addi %i, %c1_i32 : i32
+      scf.yield %acc_1, %i_2 : tensor<{len}xf32, #l>, i32
+    }}
+    %nf = arith.sitofp %acc#1 : i32 to f32
+    %ns = tt.splat %nf : f32 -> tensor<{len}xf32, #l>
+    %y = arith.addf %acc#0, %ns : tensor<{len}xf32, #l>
+    %os = tt.splat %out : !tt.ptr<f32> -> tensor<{len}x!tt.ptr<f32>, #l>
+    %op = tt.addptr %os, %offs : tensor<{len}x!tt.ptr<f32>, #l>, tensor<{len}xi32, #l>
+    tt.store %op, %y : tensor<{len}x!tt.ptr<f32>, #l>
+    tt.return
+  }}
+}}"#,
+            len = 4 * lanes
+        );
+        let k = lower(&text, arch);
+        assert_eq!(k.program.op_counts()["while"], 1, "{arch}");
+        let len = 4 * lanes as usize;
+        let x: Vec<f32> = (0..2 * len).map(|i| (i % 13) as f32 - 6.0).collect();
+        for n in [0i32, 1, 4, -3] {
+            let mut buffers = vec![floats(&x), floats(&vec![-1.0; 2 * len])];
+            for wg in 0..2 {
+                let launch = Launch {
+                    scalars: vec![n as u32 as u64],
+                    workgroup: [wg, 0, 0],
+                    grid: [2, 1, 1],
+                };
+                run_launch(&k.program, &mut buffers, &launch).unwrap();
+            }
+            let runs = n.max(0) as f32;
+            for (i, &xi) in x.iter().enumerate() {
+                let want = xi * runs * (runs - 1.0).max(0.0) / 2.0 + runs;
+                assert_eq!(float(&buffers[1], i), want, "{arch}, n = {n}: element {i}");
+            }
+        }
+        llc_accepts(&k, &format!("while_count_{arch}"));
+    }
+}
+
+/// A while loop whose test reads an integer the body computes (a Collatz step: `k / 2` or
+/// `3k + 1` by a uniform select), whose first part computes in registers what it passes on
+/// (`2·acc`, in another order than the loop carries), and whose `do` region adds the uniform
+/// to the tensor: `out = 2·acc` of the last test plus the last `k`, as a reference computes.
+#[test]
+fn a_while_loop_tests_what_its_body_computes() {
+    for (arch, lanes) in [("gfx942", 64), ("gfx1100", 32)] {
+        let text = format!(
+            r#"
+#l = #ttg.blocked<{{sizePerThread = [1], threadsPerWarp = [{lanes}], warpsPerCTA = [4], order = [0]}}>
+module attributes {{"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @collatz(%x: !tt.ptr<i32>, %out: !tt.ptr<i32>, %n: i32) {{
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c2_i32 = arith.constant 2 : i32
+    %c3_i32 = arith.constant 3 : i32
+    %cB = arith.constant {len} : i32
+    %pid = tt.get_program_id x : i32
+    %start = arith.muli %pid, %cB : i32
+    %r = tt.make_range {{end = {len} : i32, start = 0 : i32}} : tensor<{len}xi32, #l>
+    %s = tt.splat %start : i32 -> tensor<{len}xi32, #l>
+    %offs = arith.addi %s, %r : tensor<{len}xi32, #l>
+    %xs = tt.splat %x : !tt.ptr<i32> -> tensor<{len}x!tt.ptr<i32>, #l>
+    %xp = tt.addptr %xs, %offs : tensor<{len}x!tt.ptr<i32>, #l>, tensor<{len}xi32, #l>
+    %v = tt.load %xp : tensor<{len}x!tt.ptr<i32>, #l>
+    %0:2 = scf.while (%k = %n, %acc = %v) : (i32, tensor<{len}xi32, #l>) -> (tensor<{len}xi32, #l>, i32) {{
+      %go = arith.cmpi sgt, %k, %c1_i32 : i32
+      %twice = arith.addi %acc, %acc : tensor<{len}xi32, #l>
+      scf.condition(%go) %twice, %k : tensor<{len}xi32, #l>, i32
+    }} do {{
+    ^bb0(%twice: tensor<{len}xi32, #l>, %k: i32):
+      %half = arith.divsi %k, %c2_i32 : i32
+      %rem = arith.remsi %k, %c2_i32 : i32
+      %even = arith.cmpi eq, %rem, %c0_i32 : i32
+      %k3 = arith.muli %k, %c3_i32 : i32
+      %k31 = arith.addi %k3, %c1_i32 : i32
+      %next = arith.select %even, %half, %k31 : i32
+      %ks = tt.splat %k : i32 -> tensor<{len}xi32, #l>
+      %acc_1 = arith.addi %twice, %ks : tensor<{len}xi32, #l>
+      scf.yield %next, %acc_1 : i32, tensor<{len}xi32, #l>
+    }}
+    %ks = tt.splat %0#1 : i32 -> tensor<{len}xi32, #l>
+    %y = arith.addi %0#0, %ks : tensor<{len}xi32, #l>
+    %os = tt.splat %out : !tt.ptr<i32> -> tensor<{len}x!tt.ptr<i32>, #l>
+    %op = tt.addptr %os, %offs : tensor<{len}x!tt.ptr<i32>, #l>, tensor<{len}xi32, #l>
+    tt.store %op, %y : tensor<{len}x!tt.ptr<i32>, #l>
+    tt.return
+  }}
+}}"#,
+            len = 4 * lanes
+        );
+        let k = lower(&text, arch);
+        let len = 4 * lanes as usize;
+        let x: Vec<u32> = (0..2 * len as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        for n in [0i32, 1, 2, 6, 27] {
+            let mut buffers = vec![words(&x), vec![0; 2 * len * 4]];
+            for wg in 0..2 {
+                let launch = Launch {
+                    scalars: vec![n as u32 as u64],
+                    workgroup: [wg, 0, 0],
+                    grid: [2, 1, 1],
+                };
+                run_launch(&k.program, &mut buffers, &launch).unwrap();
+            }
+            for (i, &xi) in x.iter().enumerate() {
+                let (mut k, mut acc) = (n, xi);
+                let want = loop {
+                    let twice = acc.wrapping_add(acc);
+                    if k <= 1 {
+                        break twice.wrapping_add(k as u32);
+                    }
+                    acc = twice.wrapping_add(k as u32);
+                    k = if k % 2 == 0 { k / 2 } else { 3 * k + 1 };
+                };
+                assert_eq!(word(&buffers[1], i), want, "{arch}, n = {n}: element {i}");
+            }
+        }
+        llc_accepts(&k, &format!("while_collatz_{arch}"));
+    }
+}
+
+/// Triton's own `scf.while` (a Python `while` compiled by Triton 3.6.0,
+/// `tests/fixtures/ttgir-forms/forms.gfx942.ttgir`: the regions' arguments share names) lowers;
+/// the module stops at its atomic, whose old values of elements held by several threads are out
+/// of scope: one line naming that op. Without the atomic's old values read, the module lowers,
+/// passes llc, and the loop computes `s ← √(s/2) + eˢ` n times over the column sums' prefix sums
+/// before the clamp to [-1, 1] and the masked atomic add.
+#[test]
+fn tritons_while_loop_lowers() {
+    let path = format!(
+        "{}/tests/fixtures/ttgir-forms/forms.gfx942.ttgir",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let target = Target::by_name("gfx942").unwrap();
+    let e = ttgir_kernel(&Module::parse(&text).unwrap(), target)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("line 91: tt.atomic_rmw: "), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    // The reduction of the old values, its bitcast and the compare-and-swap.
+    let cut: String = text
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| !(91..98).contains(i))
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let k = lower(&cut, "gfx942");
+    assert_eq!(k.program.op_counts()["while"], 1);
+    // Column sums of 16 rows of (c + 1)/2¹⁶: their prefix sums stay inside (0, 1).
+    let x: Vec<f32> = (0..16 * 64).map(|i| ((i % 64) + 1) as f32 / 65536.0).collect();
+    let col: Vec<f32> = (0..64).map(|c| 16.0 * (c + 1) as f32 / 65536.0).collect();
+    let prefix: Vec<f32> = col
+        .iter()
+        .scan(0.0f32, |acc, &c| {
+            *acc += c;
+            Some(*acc)
+        })
+        .collect();
+    for n in [0usize, 1, 3] {
+        let mut buffers = vec![floats(&x), vec![0; 64 * 4], vec![0; 16 * 4], vec![0; 4]];
+        run_launch(&k.program, &mut buffers, &Launch::single(vec![n as u64])).unwrap();
+        for (c, &p) in prefix.iter().enumerate() {
+            let s = (0..n).fold(p, |s, _| (s * 0.5).sqrt() + s.exp());
+            let want = if c < n { s.clamp(-1.0, 1.0) } else { 0.0 };
+            let got = float(&buffers[1], c);
+            assert!(
+                (got - want).abs() <= 1e-6,
+                "n = {n}: out[{c}] = {got}, not {want}"
+            );
+        }
+        // Each row's argmax is its last column.
+        for r in 0..16 {
+            assert_eq!(word(&buffers[2], r), 63, "n = {n}: idx[{r}]");
+        }
+    }
+    llc_accepts(&k, "forms_while");
+}
+
+/// A while loop whose test is computed in registers, `while max(v) > bound: v = v / 2`: the
+/// maximum is a reduction across warps (through LDS, again each iteration) compared with a
+/// float argument, one bit every thread holds, read from the first lane for a uniform branch.
+/// Each workgroup halves its own block as often as its own maximum asks, and stores it plus
+/// the count.
+#[test]
+fn a_while_loop_tests_a_value_in_registers() {
+    for (arch, lanes) in [("gfx942", 64), ("gfx1100", 32)] {
+        let text = format!(
+            r#"
+#l = #ttg.blocked<{{sizePerThread = [2], threadsPerWarp = [{lanes}], warpsPerCTA = [4], order = [0]}}>
+module attributes {{"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @halve(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %bound: f32) {{
+    %half = arith.constant dense<5.000000e-01> : tensor<{len}xf32, #l>
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %cB = arith.constant {len} : i32
+    %pid = tt.get_program_id x : i32
+    %start = arith.muli %pid, %cB : i32
+    %r = tt.make_range {{end = {len} : i32, start = 0 : i32}} : tensor<{len}xi32, #l>
+    %s = tt.splat %start : i32 -> tensor<{len}xi32, #l>
+    %offs = arith.addi %s, %r : tensor<{len}xi32, #l>
+    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<{len}x!tt.ptr<f32>, #l>
+    %xp = tt.addptr %xs, %offs : tensor<{len}x!tt.ptr<f32>, #l>, tensor<{len}xi32, #l>
+    %v = tt.load %xp : tensor<{len}x!tt.ptr<f32>, #l>
+    %0:2 = scf.while (%v_0 = %v, %i = %c0_i32) : (tensor<{len}xf32, #l>, i32) -> (tensor<{len}xf32, #l>, i32) {{
+      %m = "tt.reduce"(%v_0) <{{axis = 0 : i32}}> ({{
+      ^bb0(%a: f32, %b: f32):
+        %mx = arith.maxnumf %a, %b : f32
+        tt.reduce.return %mx : f32
+      }}) : (tensor<{len}xf32, #l>) -> f32
+      %go = arith.cmpf ogt, %m, %bound : f32
+      scf.condition(%go) %v_0, %i : tensor<{len}xf32, #l>, i32
+    }} do {{
+    ^bb0(%v_0: tensor<{len}xf32, #l>, %i: i32):
+      %v_1 = arith.mulf %v_0, %half : tensor<{len}xf32, #l>
+      %i_2 = arith.addi %i, %c1_i32 : i32
+      scf.yield %v_1, %i_2 : tensor<{len}xf32, #l>, i32
+    }}
+    %nf = arith.sitofp %0#1 : i32 to f32
+    %ns = tt.splat %nf : f32 -> tensor<{len}xf32, #l>
+    %y = arith.addf %0#0, %ns : tensor<{len}xf32, #l>
+    %os = tt.splat %out : !tt.ptr<f32> -> tensor<{len}x!tt.ptr<f32>, #l>
+    %op = tt.addptr %os, %offs : tensor<{len}x!tt.ptr<f32>, #l>, tensor<{len}xi32, #l>
+    tt.store %op, %y : tensor<{len}x!tt.ptr<f32>, #l>
+    tt.return
+  }}
+}}"#,
+            len = 8 * lanes
+        );
+        let k = lower(&text, arch);
+        let len = 8 * lanes as usize;
+        // Workgroup w's largest element is 2^(3w) · 3/4: it halves 3w + 1 times to reach 1/2.
+        let x: Vec<f32> = (0..3 * len)
+            .map(|i| ((i % len) as f32 + 1.0) / len as f32 * 0.75 * (1u32 << (3 * (i / len))) as f32)
+            .collect();
+        let mut buffers = vec![floats(&x), floats(&vec![-1.0; 3 * len])];
+        for wg in 0..3 {
+            let launch = Launch {
+                scalars: vec![u64::from(0.5f32.to_bits())],
+                workgroup: [wg, 0, 0],
+                grid: [3, 1, 1],
+            };
+            run_launch(&k.program, &mut buffers, &launch).unwrap();
+        }
+        for (w, block) in x.chunks(len).enumerate() {
+            let (mut v, mut runs) = (block.to_vec(), 0);
+            while v.iter().cloned().fold(f32::MIN, f32::max) > 0.5 {
+                v.iter_mut().for_each(|e| *e *= 0.5);
+                runs += 1;
+            }
+            assert_eq!(runs, 3 * w + 1, "{arch}: workgroup {w}");
+            for (j, e) in v.iter().enumerate() {
+                let i = w * len + j;
+                assert_eq!(float(&buffers[1], i), e + runs as f32, "{arch}: element {i}");
+            }
+        }
+        llc_accepts(&k, &format!("while_halve_{arch}"));
+    }
+}
+
+/// The offsets `row·32 + column` of a 32×32 tensor in layout `#{l}`, as `%off_{l}`.
+fn offsets_32x32(l: &str) -> String {
+    format!(
+        r#"    %r_{l} = tt.make_range {{end = 32 : i32, start = 0 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 1, parent = #{l}}}>>
+    %c_{l} = tt.make_range {{end = 32 : i32, start = 0 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 0, parent = #{l}}}>>
+    %r2_{l} = tt.expand_dims %r_{l} {{axis = 1 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 1, parent = #{l}}}>> -> tensor<32x1xi32, #{l}>
+    %k_{l} = arith.constant dense<32> : tensor<32x1xi32, #{l}>
+    %rs_{l} = arith.muli %r2_{l}, %k_{l} : tensor<32x1xi32, #{l}>
+    %rb_{l} = tt.broadcast %rs_{l} : tensor<32x1xi32, #{l}> -> tensor<32x32xi32, #{l}>
+    %c2_{l} = tt.expand_dims %c_{l} {{axis = 0 : i32}} : tensor<32xi32, #ttg.slice<{{dim = 0, parent = #{l}}}>> -> tensor<1x32xi32, #{l}>
+    %cb_{l} = tt.broadcast %c2_{l} : tensor<1x32xi32, #{l}> -> tensor<32x32xi32, #{l}>
+    %off_{l} = arith.addi %rb_{l}, %cb_{l} : tensor<32x32xi32, #{l}>
+"#
+    )
+}
+
+/// A while loop whose first part puts its tensor in a shared tile and passes the tile on: the
+/// `do` region reads it back in another layout, doubles it and converts it back; after the loop
+/// the last tile is read in that other layout and stored: `out = x · 2ⁿ` (for `n ≤ 0`, `x`).
+#[test]
+fn a_while_loop_passes_on_a_shared_tile() {
+    for (arch, lanes, tpw, tpw_t) in [
+        ("gfx942", 64, "[8, 8]", "[8, 8]"),
+        ("gfx1100", 32, "[4, 8]", "[8, 4]"),
+    ] {
+        let text = format!(
+            r#"
+#a = #ttg.blocked<{{sizePerThread = [1, 4], threadsPerWarp = {tpw}, warpsPerCTA = [2, 1], order = [1, 0]}}>
+#b = #ttg.blocked<{{sizePerThread = [4, 1], threadsPerWarp = {tpw_t}, warpsPerCTA = [1, 2], order = [0, 1]}}>
+#shared = #ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}}>
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-warps" = 2 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @tile(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {{
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+{a}{b}    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<32x32x!tt.ptr<f32>, #a>
+    %xp = tt.addptr %xs, %off_a : tensor<32x32x!tt.ptr<f32>, #a>, tensor<32x32xi32, #a>
+    %v = tt.load %xp : tensor<32x32x!tt.ptr<f32>, #a>
+    %0:2 = scf.while (%acc = %v, %i = %c0_i32) : (tensor<32x32xf32, #a>, i32) -> (!ttg.memdesc<32x32xf32, #shared, #smem>, i32) {{
+      %t = ttg.local_alloc %acc : (tensor<32x32xf32, #a>) -> !ttg.memdesc<32x32xf32, #shared, #smem>
+      %go = arith.cmpi slt, %i, %n : i32
+      scf.condition(%go) %t, %i : !ttg.memdesc<32x32xf32, #shared, #smem>, i32
+    }} do {{
+    ^bb0(%t: !ttg.memdesc<32x32xf32, #shared, #smem>, %i: i32):
+      %w = ttg.local_load %t : !ttg.memdesc<32x32xf32, #shared, #smem> -> tensor<32x32xf32, #b>
+      %w2 = arith.addf %w, %w : tensor<32x32xf32, #b>
+      %acc_1 = ttg.convert_layout %w2 : tensor<32x32xf32, #b> -> tensor<32x32xf32, #a>
+      %i_2 = arith.addi %i, %c1_i32 : i32
+      scf.yield %acc_1, %i_2 : tensor<32x32xf32, #a>, i32
+    }}
+    %y = ttg.local_load %0#0 : !ttg.memdesc<32x32xf32, #shared, #smem> -> tensor<32x32xf32, #b>
+    %os = tt.splat %out : !tt.ptr<f32> -> tensor<32x32x!tt.ptr<f32>, #b>
+    %op = tt.addptr %os, %off_b : tensor<32x32x!tt.ptr<f32>, #b>, tensor<32x32xi32, #b>
+    tt.store %op, %y : tensor<32x32x!tt.ptr<f32>, #b>
+    tt.return
+  }}
+}}"#,
+            a = offsets_32x32("a"),
+            b = offsets_32x32("b"),
+        );
+        let k = lower(&text, arch);
+        let x: Vec<f32> = (0..32 * 32).map(|i| i as f32 - 500.0).collect();
+        for n in [0i32, 1, 3, -2] {
+            let mut buffers = vec![floats(&x), vec![0; 32 * 32 * 4]];
+            run_launch(&k.program, &mut buffers, &Launch::single(vec![n as u32 as u64])).unwrap();
+            for (i, &xi) in x.iter().enumerate() {
+                let want = xi * (1u32 << n.max(0)) as f32;
+                assert_eq!(float(&buffers[1], i), want, "{arch}, n = {n}: element {i}");
+            }
+        }
+        llc_accepts(&k, &format!("while_tile_{arch}"));
+    }
+}
+
+/// A while loop's test is a uniform condition, a constant or a scalar: `while False` never runs
+/// its `do` region (the results are what the first part passes on from the initial values),
+/// and a test that is none of them (here a tensor of conditions, which the reader takes) is
+/// refused in one line naming `scf.condition` and its line.
+#[test]
+fn a_while_loops_test_is_uniform_or_refused() {
+    let module = |lanes: u32, test: &str| {
+        format!(
+            r#"
+#l = #ttg.blocked<{{sizePerThread = [1], threadsPerWarp = [{lanes}], warpsPerCTA = [1], order = [0]}}>
+module attributes {{"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @never(%x: !tt.ptr<i32>, %out: !tt.ptr<i32>, %n: i32) {{
+    %false = arith.constant false
+    %r = tt.make_range {{end = {lanes} : i32, start = 0 : i32}} : tensor<{lanes}xi32, #l>
+    %ns = tt.splat %n : i32 -> tensor<{lanes}xi32, #l>
+    %mask = arith.cmpi slt, %r, %ns : tensor<{lanes}xi32, #l>
+    %xs = tt.splat %x : !tt.ptr<i32> -> tensor<{lanes}x!tt.ptr<i32>, #l>
+    %xp = tt.addptr %xs, %r : tensor<{lanes}x!tt.ptr<i32>, #l>, tensor<{lanes}xi32, #l>
+    %v = tt.load %xp : tensor<{lanes}x!tt.ptr<i32>, #l>
+    %0 = scf.while (%acc = %v) : (tensor<{lanes}xi32, #l>) -> tensor<{lanes}xi32, #l> {{
+      %twice = arith.addi %acc, %acc : tensor<{lanes}xi32, #l>
+      scf.condition({test}) %twice : tensor<{lanes}xi32, #l>
+    }} do {{
+    ^bb0(%twice: tensor<{lanes}xi32, #l>):
+      %acc_1 = arith.muli %twice, %twice : tensor<{lanes}xi32, #l>
+      scf.yield %acc_1 : tensor<{lanes}xi32, #l>
+    }}
+    %os = tt.splat %out : !tt.ptr<i32> -> tensor<{lanes}x!tt.ptr<i32>, #l>
+    %op = tt.addptr %os, %r : tensor<{lanes}x!tt.ptr<i32>, #l>, tensor<{lanes}xi32, #l>
+    tt.store %op, %0 : tensor<{lanes}x!tt.ptr<i32>, #l>
+    tt.return
+  }}
+}}"#
+        )
+    };
+    for (arch, lanes) in [("gfx942", 64), ("gfx1100", 32)] {
+        let k = lower(&module(lanes, "%false"), arch);
+        let x: Vec<u32> = (0..lanes).map(|i| i * 7 + 1).collect();
+        let mut buffers = vec![words(&x), vec![0; lanes as usize * 4]];
+        run_launch(&k.program, &mut buffers, &Launch::single(vec![5])).unwrap();
+        for (i, &xi) in x.iter().enumerate() {
+            assert_eq!(word(&buffers[1], i), 2 * xi, "{arch}: element {i}");
+        }
+        llc_accepts(&k, &format!("while_never_{arch}"));
+    }
+    let e = ttgir_kernel(
+        &Module::parse(&module(64, "%mask")).unwrap(),
+        Target::by_name("gfx942").unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("line 14: scf.condition: tests "), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+}

@@ -28,7 +28,7 @@
 //! ```
 
 use super::error::LowerError;
-use super::ir::{Env, Launch, Op, Program, SwapKind, Value, mma, numeric, walk};
+use super::ir::{Env, Launch, Op, Program, SwapKind, Value, WhileCondition, mma, numeric, walk};
 
 const NEVER: u32 = u32::MAX;
 const MANY: u32 = u32::MAX - 1;
@@ -310,6 +310,22 @@ struct Run<'a> {
 /// Operations the loops of one execution may run in the interpreter (all loops together, each
 /// iteration counting the operations of its body): the bound on an execution's work.
 const MAX_LOOP_OPERATIONS: u64 = 1 << 22;
+
+/// The index of loop slot `k` in the environment, which grows to hold it.
+fn slot(r: &mut Run, k: u32) -> Result<usize, LowerError> {
+    let k = k as usize;
+    if k >= 1 << 16 {
+        return err(format!("loop slot {k} is out of range"));
+    }
+    if r.env.carried.len() <= k {
+        r.env.carried.resize(k + 1, 0);
+    }
+    Ok(k)
+}
+
+fn missing() -> LowerError {
+    LowerError::new("a loop reads a uniform the launch does not have")
+}
 
 /// Executes `ops` (a program's, a loop body's or a branch's).
 fn exec(
@@ -719,17 +735,6 @@ fn exec(
                 values,
                 body,
             } => {
-                let slot = |r: &mut Run, k: u32| -> Result<usize, LowerError> {
-                    let k = k as usize;
-                    if k >= 1 << 16 {
-                        return err(format!("loop slot {k} is out of range"));
-                    }
-                    if r.env.carried.len() <= k {
-                        r.env.carried.resize(k + 1, 0);
-                    }
-                    Ok(k)
-                };
-                let missing = || LowerError::new("a loop reads a uniform the launch does not have");
                 let c = slot(r, *counter)?;
                 r.env.carried[c] = start.value_in(&r.env).ok_or_else(missing)?;
                 for u in uniforms {
@@ -783,6 +788,72 @@ fn exec(
                 let result = exec(p, s, r, buffers, ops);
                 s.lds_shift = outer;
                 result?;
+            }
+            Op::While {
+                uniforms,
+                values,
+                before,
+                cond,
+                results,
+                after,
+            } => {
+                for u in uniforms {
+                    let k = slot(r, u.slot)?;
+                    r.env.carried[k] = u.init.value_in(&r.env).ok_or_else(missing)?;
+                }
+                for v in values {
+                    for t in 0..threads {
+                        let x = s.get(v.init, t);
+                        s.set(v.phi, t, x);
+                    }
+                }
+                // The test counts as an operation: an empty loop that never ends is bounded too.
+                let iteration = (walk(before).count() + walk(after).count() + 1) as u64;
+                loop {
+                    r.loop_operations += iteration;
+                    if r.loop_operations > MAX_LOOP_OPERATIONS {
+                        return err(format!(
+                            "the loops run more than {MAX_LOOP_OPERATIONS} operations"
+                        ));
+                    }
+                    exec(p, s, r, buffers, before)?;
+                    let holds = match cond {
+                        WhileCondition::Uniform(c) => c.value_in(&r.env).ok_or_else(missing)?,
+                        WhileCondition::Value(v) => {
+                            let first = s.get(*v, 0) & 1;
+                            if (1..threads).any(|t| s.get(*v, t) & 1 != first) {
+                                return err("a while loop's test differs between threads".to_string());
+                            }
+                            first == 1
+                        }
+                    };
+                    if !holds {
+                        break;
+                    }
+                    exec(p, s, r, buffers, after)?;
+                    let next: Vec<i64> = uniforms
+                        .iter()
+                        .map(|u| u.next.value_in(&r.env).ok_or_else(missing))
+                        .collect::<Result<_, _>>()?;
+                    let moved: Vec<Vec<u64>> = values
+                        .iter()
+                        .map(|v| (0..threads).map(|t| s.get(v.next, t)).collect())
+                        .collect();
+                    for (u, x) in uniforms.iter().zip(next) {
+                        r.env.carried[u.slot as usize] = x;
+                    }
+                    for (v, xs) in values.iter().zip(moved) {
+                        for (t, x) in xs.into_iter().enumerate() {
+                            s.set(v.phi, t, x);
+                        }
+                    }
+                }
+                for [dst, src] in results {
+                    for t in 0..threads {
+                        let x = s.get(*src, t);
+                        s.set(*dst, t, x);
+                    }
+                }
             }
             Op::If {
                 cond,

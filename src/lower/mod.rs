@@ -96,7 +96,7 @@ pub use ir::numeric;
 pub use ir::{
     ArithOp, AtomicKind, AtomicOrdering, AtomicScope, Buffer, CarriedUniform, CarriedValue, Cmp, Condition,
     Derived, DppCtrl, Extent, GlobalOffset, Kernel, Launch, Op, Predicate, Program, Scalar, ShiftTerm,
-    SwapKind, Uniform, UniformInput, UniformOp, Value, XorMap,
+    SwapKind, Uniform, UniformInput, UniformOp, Value, WhileCondition, XorMap,
 };
 pub use plan::Dtype;
 pub use plan::convert::convert_kernel;

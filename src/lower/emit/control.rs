@@ -1,5 +1,7 @@
-//! Control flow in LLVM IR: loops (rotated: a guard, the body with its phis at the top and the
-//! test at the bottom, phis at the exit) and branches (a select where both arms are empty).
+//! Control flow in LLVM IR: counted loops (rotated: a guard, the body with its phis at the top
+//! and the test at the bottom, phis at the exit), while loops (a header with the phis, the first
+//! part and the test; a body branching back; phis at the exit) and branches (a select where
+//! both arms are empty).
 //! What the emitter computed inside a region is forgotten when it leaves: it does not dominate
 //! the code after.
 
@@ -8,7 +10,7 @@ use std::collections::HashMap;
 use super::Emitter;
 use crate::lower::error::LowerError;
 use crate::lower::ir::{CarriedUniform, CarriedValue, Op, Value};
-use crate::lower::ir::{Condition, Uniform};
+use crate::lower::ir::{Condition, Uniform, WhileCondition};
 use crate::target::Target;
 
 /// What the emitter knows that holds only inside a region (a loop body, a branch).
@@ -146,6 +148,109 @@ impl Emitter<'_> {
             self.line(&format!(
                 "{d} = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]"
             ));
+        }
+        Ok(())
+    }
+
+    /// A loop tested after its first part: a header whose phis open it, running `before` and
+    /// branching on the test to the body (`after`, which branches back to the header) or to the
+    /// exit, whose phis are what the loop leaves. The header is the exit's only predecessor, so
+    /// what `before` computed reaches the exit as it left the header.
+    pub(super) fn emit_while(
+        &mut self,
+        (uniforms, values): (&[CarriedUniform], &[CarriedValue]),
+        (before, cond, after): (&[Op], &WhileCondition, &[Op]),
+        results: &[[Value; 2]],
+        target: &Target,
+    ) -> Result<(), LowerError> {
+        let inits: Vec<String> = uniforms
+            .iter()
+            .map(|u| self.uniform(&u.init))
+            .collect::<Result<_, _>>()?;
+        let value_inits: Vec<String> = values
+            .iter()
+            .map(|v| self.val(v.init))
+            .collect::<Result<_, _>>()?;
+        let (header, body, exit) = (self.label("while"), self.label("do"), self.label("done"));
+        let pre = self.block.clone();
+        self.line(&format!("br label %{header}"));
+        let outer = std::mem::take(&mut self.body);
+        let scope = self.enter();
+        for v in values {
+            self.define(v.phi)?;
+            self.inside.insert(v.phi.0);
+        }
+        self.inside_slots.extend(uniforms.iter().map(|u| u.slot));
+        self.start_block(&header);
+        let phi_at = self.body.len();
+        for op in before {
+            self.op(op, target)?;
+        }
+        let test = match cond {
+            WhileCondition::Uniform(c) => self.condition_of(c)?,
+            WhileCondition::Value(v) => {
+                // One bit every thread agrees on, made a scalar so the branch is uniform.
+                let bit = self.val(*v)?;
+                let (wide, first, test) = (self.tmp(), self.tmp(), self.tmp());
+                self.decls
+                    .insert("declare i32 @llvm.amdgcn.readfirstlane.i32(i32)".to_string());
+                self.line(&format!("{wide} = zext i1 {bit} to i32"));
+                self.line(&format!(
+                    "{first} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {wide})"
+                ));
+                self.line(&format!("{test} = icmp ne i32 {first}, 0"));
+                test
+            }
+        };
+        let left: Vec<String> = results.iter().map(|r| self.val(r[1])).collect::<Result<_, _>>()?;
+        let tested = self.block.clone();
+        self.line(&format!("br i1 {test}, label %{body}, label %{exit}"));
+        self.start_block(&body);
+        for op in after {
+            self.op(op, target)?;
+        }
+        let nexts: Vec<String> = uniforms
+            .iter()
+            .map(|u| self.uniform(&u.next))
+            .collect::<Result<_, _>>()?;
+        let value_nexts: Vec<String> = values
+            .iter()
+            .map(|v| self.val(v.next))
+            .collect::<Result<_, _>>()?;
+        let latch = self.block.clone();
+        self.line(&format!("br label %{header}"));
+        let mut phis = String::new();
+        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
+            phis.push_str(&format!(
+                "  %u{}.in = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                u.slot
+            ));
+        }
+        for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
+            let w = self.p.value_bits(v.phi);
+            phis.push_str(&format!(
+                "  %v{}.in = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                v.phi.0
+            ));
+        }
+        self.body.insert_str(phi_at, &phis);
+        let loop_text = std::mem::replace(&mut self.body, outer);
+        self.body.push_str(&loop_text);
+        self.leave(scope);
+        for v in values {
+            self.inside.remove(&v.phi.0);
+        }
+        for u in uniforms {
+            self.inside_slots.remove(&u.slot);
+        }
+        self.start_block(&exit);
+        for u in uniforms {
+            self.line(&format!("%u{k} = phi i32 [ %u{k}.in, %{tested} ]", k = u.slot));
+        }
+        for ([dst, _], src) in results.iter().zip(&left) {
+            let w = self.p.value_bits(*dst);
+            let d = self.define(*dst)?;
+            self.line(&format!("{d} = phi i{w} [ {src}, %{tested} ]"));
         }
         Ok(())
     }

@@ -1065,6 +1065,14 @@ impl Emitter<'_> {
                 otherwise,
                 results,
             } => self.emit_if(cond, then, otherwise, results, target)?,
+            Op::While {
+                uniforms,
+                values,
+                before,
+                cond,
+                results,
+                after,
+            } => self.emit_while((uniforms, values), (before, cond, after), results, target)?,
         }
         Ok(())
     }

@@ -58,7 +58,7 @@ pub use kernel::Kernel;
 pub(crate) use program::walk;
 pub use program::{
     Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Predicate, Program, Scalar, SwapKind,
-    Value,
+    Value, WhileCondition,
 };
 pub(crate) use uniform::Env;
 pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput, UniformOp};

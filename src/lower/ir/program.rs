@@ -8,7 +8,8 @@
 //! whole workgroup ([`Uniform`]: a polynomial in the scalar arguments, the workgroup's id and
 //! the slots of enclosing loops, such as `pid · 64 · stride + k`). Control flow is uniform too:
 //! a [`Loop`](Op::Loop) runs its body while a counter slot stays below a uniform end, carrying
-//! uniform slots and per-thread values from one iteration to the next, and an [`If`](Op::If)
+//! uniform slots and per-thread values from one iteration to the next, a [`While`](Op::While)
+//! runs while a test after its first part holds ([`WhileCondition`]), and an [`If`](Op::If)
 //! picks a branch by a [`Condition`] every thread agrees on. Two things are derived from a
 //! program: LLVM IR text ([`emit_llvm`](crate::lower::emit_llvm)) and an execution on the CPU
 //! ([`run`](crate::lower::run), [`run_with`](crate::lower::run_with) for the scalar arguments,
@@ -508,6 +509,10 @@ pub(crate) fn walk(ops: &[Op]) -> impl Iterator<Item = &Op> {
                 stack.extend(otherwise.iter().rev());
                 stack.extend(then.iter().rev());
             }
+            Op::While { before, after, .. } => {
+                stack.extend(after.iter().rev());
+                stack.extend(before.iter().rev());
+            }
             _ => {}
         }
         Some(op)
@@ -548,6 +553,23 @@ pub struct CarriedValue {
     pub init: Value,
     /// At the end of each iteration.
     pub next: Value,
+}
+
+/// What decides whether a [`While`](Op::While) loop goes on: a condition of uniforms, or a
+/// 1-bit value every thread holds the same bit of (a scalar computed in registers; the emitted
+/// code reads it from the first lane, the interpreter checks that every thread agrees).
+///
+/// ```
+/// use linear_layout::lower::{Cmp, Condition, Uniform, UniformInput, Value, WhileCondition};
+/// let below_n = WhileCondition::Uniform(Condition { lhs: Uniform::input(UniformInput::Carried(0)), cmp: Cmp::Lt, rhs: Uniform::input(UniformInput::Argument(0)) });
+/// assert_ne!(below_n, WhileCondition::Value(Value(3)));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WhileCondition {
+    /// A comparison of uniforms.
+    Uniform(Condition),
+    /// A 1-bit value, the same in every thread.
+    Value(Value),
 }
 
 /// One operation, executed by every thread of the workgroup.
@@ -764,6 +786,26 @@ pub enum Op {
         /// The ops.
         ops: Vec<Op>,
     },
+    /// A loop the whole workgroup runs together while a test holds (`scf.while`): each
+    /// iteration runs `before` with the carried values, tests `cond`, and when it holds runs
+    /// `after`, after which every carried value and uniform takes its `next`, all at once. When
+    /// it fails the loop ends: each result `[dst, src]` is `src` as that last `before` left it,
+    /// and the carried uniform slots keep the values it saw. A value `before` defines is seen
+    /// by the `after` of its iteration; one `after` defines is not seen outside it.
+    While {
+        /// Uniform slots the loop carries.
+        uniforms: Vec<CarriedUniform>,
+        /// Per-thread values the loop carries (`phi` is seen inside the loop only).
+        values: Vec<CarriedValue>,
+        /// Runs first in each iteration.
+        before: Vec<Op>,
+        /// Tested after `before`: the loop goes on while it holds.
+        cond: WhileCondition,
+        /// `[dst, src]` per value the loop leaves.
+        results: Vec<[Value; 2]>,
+        /// Runs while the test holds.
+        after: Vec<Op>,
+    },
     /// `dst` (1 bit) = `a pred b` on numbers of type `ty` (`icmp` / `fcmp`).
     Compare {
         /// The comparison.
@@ -882,6 +924,11 @@ impl Op {
             Op::Loop { values, .. } => values.iter().map(|c| c.phi).collect(),
             Op::If { results, .. } => results.iter().map(|r| r[0]).collect(),
             Op::LdsWindow { ops, .. } => ops.iter().flat_map(Op::defined).collect(),
+            Op::While { values, results, .. } => values
+                .iter()
+                .map(|c| c.phi)
+                .chain(results.iter().map(|r| r[0]))
+                .collect(),
             Op::PermlaneSwap { dst, .. } => dst.to_vec(),
             Op::GlobalAtomic { dst, .. } => dst.iter().copied().collect(),
             Op::GlobalStore { .. }
@@ -1005,6 +1052,10 @@ impl Program {
                 .any(|o| self.touches(o, reads, (lo, hi))),
             // The window's place is known at run time only: any access of the kind counts.
             Op::LdsWindow { ops, .. } => ops.iter().any(|o| self.touches(o, reads, (0, u64::MAX))),
+            Op::While { before, after, .. } => before
+                .iter()
+                .chain(after)
+                .any(|o| self.touches(o, reads, (lo, hi))),
             _ => false,
         }
     }
@@ -1097,6 +1148,7 @@ impl Program {
                 Op::Loop { .. } => "loop",
                 Op::If { .. } => "if",
                 Op::LdsWindow { .. } => "lds_window",
+                Op::While { .. } => "while",
             };
             *m.entry(k).or_insert(0) += 1;
         }

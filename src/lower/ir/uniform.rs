@@ -62,8 +62,8 @@ pub enum UniformInput {
     ProgramId(u8),
     /// Workgroups along axis 0, 1 or 2 (`tt.get_num_programs`).
     NumPrograms(u8),
-    /// A uniform slot a loop carries ([`Op::Loop`](super::Op::Loop)): its value in the current iteration (after
-    /// the loop: its last value).
+    /// A uniform slot a loop carries ([`Op::Loop`](super::Op::Loop), [`Op::While`](super::Op::While)): its
+    /// value in the current iteration (after the loop: its last value).
     Carried(u32),
     /// A uniform computed from others ([`Program::derived`](super::Program::derived)): a quotient, a select, ….
     Derived(u32),

@@ -3,7 +3,7 @@
 
 use super::atomic::AtomicKind;
 use super::numeric;
-use super::program::{Op, Program, Scalar, Value, walk};
+use super::program::{Op, Program, Scalar, Value, WhileCondition, walk};
 use super::uniform::{Condition, Extent, UniformInput};
 use crate::lower::error::LowerError;
 use crate::target::mma::element_bits;
@@ -123,6 +123,23 @@ impl Program {
                     }
                     (Vec::new(), None)
                 }
+                Op::While {
+                    values,
+                    cond,
+                    results,
+                    ..
+                } => (
+                    values
+                        .iter()
+                        .flat_map(|c| [c.phi, c.init, c.next])
+                        .chain(results.iter().flatten().copied())
+                        .chain(match cond {
+                            WhileCondition::Value(v) => Some(*v),
+                            WhileCondition::Uniform(_) => None,
+                        })
+                        .collect(),
+                    None,
+                ),
             };
             if !used.iter().all(exists) {
                 return bad("an operation uses a value the program does not have");
@@ -199,11 +216,24 @@ impl Program {
                         && values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
                 }
                 Op::If { results, .. } => results.iter().all(|r| widths_agree(r)),
+                Op::While {
+                    values,
+                    cond,
+                    results,
+                    ..
+                } => {
+                    values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
+                        && results.iter().all(|r| widths_agree(r))
+                        && match cond {
+                            WhileCondition::Value(v) => self.value_bits(*v) == 1,
+                            WhileCondition::Uniform(_) => true,
+                        }
+                }
                 _ => true,
             };
             if !control {
                 return bad(
-                    "a loop steps by a positive count and carries values of one width; a branch's results agree in width",
+                    "a loop steps by a positive count, carries and leaves values of one width and tests one bit; a branch's results agree in width",
                 );
             }
             if let Some(x) = self.uniform_inputs(op).into_iter().find(|x| match *x {
@@ -220,8 +250,8 @@ impl Program {
         Ok(())
     }
 
-    /// The uniform inputs an operation reads (its offset's base and conditions, a loop's bounds
-    /// and slots, a branch's condition).
+    /// The uniform inputs an operation reads (its offset's base and conditions, a loop's bounds,
+    /// slots and test, a branch's condition).
     pub(crate) fn uniform_inputs(&self, op: &Op) -> Vec<UniformInput> {
         match op {
             Op::GlobalLoad { offset, .. }
@@ -250,6 +280,14 @@ impl Program {
                 .collect(),
             Op::If { cond, .. } => cond.inputs().collect(),
             Op::LdsWindow { offset, .. } => offset.inputs().collect(),
+            Op::While { uniforms, cond, .. } => uniforms
+                .iter()
+                .flat_map(|u| u.init.inputs().chain(u.next.inputs()))
+                .chain(match cond {
+                    WhileCondition::Uniform(c) => c.inputs().collect(),
+                    WhileCondition::Value(_) => Vec::new(),
+                })
+                .collect(),
             Op::UniformValue { value, .. } => value.inputs().collect(),
             _ => Vec::new(),
         }

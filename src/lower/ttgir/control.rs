@@ -1,5 +1,6 @@
-//! Control flow: `scf.for` with loop-carried values, `scf.if`, `arith.select` of a uniform
-//! condition, and the rest of `arith` on uniforms (`divsi`, `remui`, `minsi`, shifts, …).
+//! Control flow: `scf.for` and `scf.while` with loop-carried values, `scf.if`, `arith.select`
+//! of a uniform condition, and the rest of `arith` on uniforms (`divsi`, `remui`, `minsi`,
+//! shifts, …).
 //!
 //! A loop is a [`Loop`](ProgramOp::Loop) of the program: its counter and every carried integer
 //! or pointer offset are uniform slots (SGPR phis: a pointer tensor's strides stay, its uniform
@@ -9,6 +10,14 @@
 //! (Triton's pipeliner with more than two stages) is carried by its byte offset in a slot,
 //! its accesses running in an LDS window at that offset. Loads issued before the loop are
 //! issued before it, whatever reads them.
+//!
+//! `scf.while` is a [`While`](ProgramOp::While), its arguments carried the same way: the
+//! `before` region is the loop's first part and `scf.condition`'s operand its test (a uniform
+//! condition, a constant, or a scalar in registers read from the first lane: every thread
+//! holds it; any other test is refused in one line). What the condition passes on is, inside
+//! the `do` region, what the first part left; after the loop the results are those values as
+//! the failing test saw them (registers through values of their own, uniforms through the
+//! slots, which keep what that test saw).
 //!
 //! # Worked example
 //!
@@ -20,10 +29,18 @@
 
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, walk};
+use crate::lower::ir::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, WhileCondition, walk};
 use crate::lower::ir::{Cmp, Condition, Derived, Uniform, UniformInput, UniformOp};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{Module, Op};
+
+/// What a loop carries: its uniform slots, its per-thread values, and how each argument is
+/// carried by them.
+struct Carried {
+    uniforms: Vec<CarriedUniform>,
+    values: Vec<CarriedValue>,
+    carries: Vec<Carry>,
+}
 
 /// How a loop carries one of its arguments.
 enum Carry {
@@ -82,6 +99,12 @@ impl Lowering<'_> {
     /// Lowers the ops of a region (its terminator excluded) into their own op list.
     fn region(&mut self, ops: &[usize]) -> Result<Vec<ProgramOp>, LowerError> {
         let start = self.p.ops.len();
+        self.lower_ops(ops)?;
+        Ok(self.p.ops.split_off(start))
+    }
+
+    /// Lowers the ops of a region (its terminator excluded) after the program's ops.
+    fn lower_ops(&mut self, ops: &[usize]) -> Result<(), LowerError> {
         for &i in ops {
             if !self.op(i)? {
                 return Err(LowerError::new(format!(
@@ -90,7 +113,7 @@ impl Lowering<'_> {
                 )));
             }
         }
-        Ok(self.p.ops.split_off(start))
+        Ok(())
     }
 
     /// `scf.for`. An iteration argument starts as what its initial value is (an index, an
@@ -99,7 +122,22 @@ impl Lowering<'_> {
     /// slice of a carried buffer, the loop is lowered again with that argument carried in
     /// registers (or by its slice's offset) from the start.
     pub(super) fn scf_for(&mut self, op: &Op) -> Result<(), LowerError> {
-        let mut in_registers = vec![false; op.operands.len().saturating_sub(3)];
+        self.lower_loop(op, op.operands.len().saturating_sub(3), Self::scf_for_with)
+    }
+
+    /// `scf.while`, its carried arguments chosen as `scf.for`'s are.
+    pub(super) fn scf_while(&mut self, op: &Op) -> Result<(), LowerError> {
+        self.lower_loop(op, op.operands.len(), Self::scf_while_with)
+    }
+
+    /// Lowers a loop of `carried` arguments with `lower`, first with none in registers, then
+    /// again with each argument in registers that the body yields data for (`Some(k)` from
+    /// `lower`) while it started symbolic.
+    fn lower_loop<F>(&mut self, op: &Op, carried: usize, lower: F) -> Result<(), LowerError>
+    where
+        F: Fn(&mut Self, &Op, &[bool]) -> Result<Option<usize>, LowerError>,
+    {
+        let mut in_registers = vec![false; carried];
         self.issue_pending(op)?;
         let (ops, values, slots, derived) = (
             self.p.ops.len(),
@@ -108,7 +146,7 @@ impl Lowering<'_> {
             self.p.derived.len(),
         );
         loop {
-            match self.scf_for_with(op, &in_registers)? {
+            match lower(self, op, &in_registers)? {
                 None => return Ok(()),
                 Some(k) if !in_registers[k] => {
                     in_registers[k] = true;
@@ -149,6 +187,200 @@ impl Lowering<'_> {
             );
         }
         let counter = self.slot();
+        let mut carried = self.carry(op, args, inits, in_registers)?;
+        if let Some(&iv) = op.block_args.first() {
+            self.syms[iv] = Some(Sym::Int(Uniform::input(UniformInput::Carried(counter))));
+        }
+        let (ops, terminator) = split_terminator(self.m, op, &op.body);
+        let mut body = self.region(ops)?;
+        if yield_operands(terminator).len() != args.len() {
+            return fail(
+                terminator,
+                "yields another number of values than the loop carries",
+            );
+        }
+        let start_body = self.p.ops.len();
+        if let Some(k) = self.carry_next(terminator, args, &mut carried)? {
+            return Ok(Some(k));
+        }
+        // Yielded constants are materialised at the end of the body.
+        body.extend(self.p.ops.split_off(start_body));
+        let (at_top, at_end) = loop_edge_fences(&self.p, body.iter());
+        if at_top {
+            body.insert(0, ProgramOp::Barrier);
+        }
+        if at_end {
+            body.push(ProgramOp::Barrier);
+        }
+        let Carried {
+            uniforms,
+            values,
+            carries,
+        } = carried;
+        // Slots nothing reads (a pipeline's buffer index into a single buffer) are dropped.
+        let used_after: Vec<bool> = carries
+            .iter()
+            .zip(&op.results)
+            .filter(|(c, _)| matches!(c, Carry::Slot(_) | Carry::Indexed(..) | Carry::Slice(_)))
+            .map(|(_, &r)| self.users[r] > 0)
+            .collect();
+        let uniforms = live_slots(&self.p, &body, uniforms, &used_after);
+        self.p.ops.push(ProgramOp::Loop {
+            counter,
+            start,
+            end,
+            step,
+            uniforms,
+            values,
+            body,
+        });
+        // After the loop: the carried values' last values.
+        for (&arg, &r) in args.iter().zip(&op.results) {
+            self.syms[r] = self.syms[arg].clone();
+        }
+        Ok(None)
+    }
+
+    /// `scf.while` with the carried arguments `in_registers` carried as data; `Some(k)`: the
+    /// `do` region yields data for argument `k`, carried otherwise. The `before` region and
+    /// its test become the loop's first part; what `scf.condition` passes on is what the `do`
+    /// region's arguments are, and, when the test fails, the op's results.
+    fn scf_while_with(&mut self, op: &Op, in_registers: &[bool]) -> Result<Option<usize>, LowerError> {
+        let n = op.operands.len();
+        let split = op
+            .regions
+            .get(1)
+            .copied()
+            .unwrap_or(op.body.len())
+            .min(op.body.len());
+        let (before_ops, after_ops) = op.body.split_at(split);
+        let Some((test, before_ops)) = before_ops
+            .split_last()
+            .map(|(&t, rest)| (&self.m.ops[t], rest))
+            .filter(|(t, _)| t.name == "scf.condition")
+        else {
+            return fail(op, "needs a region ending in scf.condition, then a do region");
+        };
+        let passed = test.operands.get(1..).unwrap_or(&[]);
+        let (args, after_args) = op.block_args.split_at(n.min(op.block_args.len()));
+        if args.len() != n || after_args.len() != passed.len() || op.results.len() != passed.len() {
+            return fail(
+                op,
+                "carried arguments, initial values, the values scf.condition passes on and results disagree in number",
+            );
+        }
+        let mut carried = self.carry(op, args, &op.operands, in_registers)?;
+        let start = self.p.ops.len();
+        self.lower_ops(before_ops)?;
+        let cond = match self.operand(test, 0)?.clone() {
+            Sym::Cond(c) => WhileCondition::Uniform(c),
+            // A constant (`arith.constant false`).
+            Sym::Int(u) => WhileCondition::Uniform(Condition {
+                lhs: u,
+                cmp: Cmp::Ne,
+                rhs: Uniform::constant(0),
+            }),
+            Sym::Lanes(v) if self.p.value_bits(v) == 1 => WhileCondition::Value(v),
+            other => {
+                return fail(
+                    test,
+                    format!(
+                        "tests {}; a loop's test is a uniform condition, a constant or a scalar in registers",
+                        other.kind()
+                    ),
+                );
+            }
+        };
+        // Inside the `do` region the passed values are what `before` left; after the loop,
+        // values of their own.
+        let mut results = Vec::new();
+        let mut leaving = Vec::new();
+        for ((&v, &arg), &r) in passed.iter().zip(after_args).zip(&op.results) {
+            let inside = match self.sym(test, v)?.clone() {
+                Sym::Pending(_) => {
+                    let (layout, values) = self.registers_of(test, v)?;
+                    Sym::Data { layout, values }
+                }
+                other => other,
+            };
+            let mut leave = |p: &mut Program, inside: &[Value]| -> Vec<Value> {
+                inside
+                    .iter()
+                    .map(|&src| {
+                        let dst = p.value(p.value_bits(src));
+                        results.push([dst, src]);
+                        dst
+                    })
+                    .collect()
+            };
+            let outside = match &inside {
+                Sym::Data { layout, values } => Sym::Data {
+                    layout: layout.clone(),
+                    values: leave(&mut self.p, values),
+                },
+                Sym::Lanes(src) => Sym::Lanes(leave(&mut self.p, &[*src])[0]),
+                Sym::Indexed(indexed) => {
+                    let mut indexed = indexed.clone();
+                    indexed.index = leave(&mut self.p, &indexed.index);
+                    Sym::Indexed(indexed)
+                }
+                // A tile is written to LDS where it is read: from the registers that fill it.
+                Sym::Shared(tile) => {
+                    let mut tile = tile.clone();
+                    tile.values = leave(&mut self.p, &tile.values);
+                    Sym::Shared(tile)
+                }
+                // The rest is uniform: the slots keep what the last test saw.
+                other => other.clone(),
+            };
+            self.syms[arg] = Some(inside);
+            leaving.push((r, outside));
+        }
+        let middle = self.p.ops.len();
+        let (ops, terminator) = split_terminator(self.m, op, after_ops);
+        self.lower_ops(ops)?;
+        if yield_operands(terminator).len() != n {
+            return fail(
+                terminator,
+                "yields another number of values than the loop carries",
+            );
+        }
+        if let Some(k) = self.carry_next(terminator, args, &mut carried)? {
+            return Ok(Some(k));
+        }
+        let mut after = self.p.ops.split_off(middle);
+        let mut before = self.p.ops.split_off(start);
+        let (at_top, at_end) = loop_edge_fences(&self.p, before.iter().chain(&after));
+        if at_top {
+            before.insert(0, ProgramOp::Barrier);
+        }
+        if at_end {
+            after.push(ProgramOp::Barrier);
+        }
+        self.p.ops.push(ProgramOp::While {
+            uniforms: carried.uniforms,
+            values: carried.values,
+            before,
+            cond,
+            results,
+            after,
+        });
+        for (r, sym) in leaving {
+            self.syms[r] = Some(sym);
+        }
+        Ok(None)
+    }
+
+    /// Carries `args` (a loop's arguments) from `inits`, those of `in_registers` as data: the
+    /// uniform slots and per-thread values they are, each argument's value inside the loop
+    /// defined.
+    fn carry(
+        &mut self,
+        op: &Op,
+        args: &[usize],
+        inits: &[usize],
+        in_registers: &[bool],
+    ) -> Result<Carried, LowerError> {
         let mut uniforms: Vec<CarriedUniform> = Vec::new();
         let mut values: Vec<CarriedValue> = Vec::new();
         let mut carries = Vec::new();
@@ -267,18 +499,26 @@ impl Lowering<'_> {
             self.syms[arg] = Some(sym);
             carries.push(carry);
         }
-        if let Some(&iv) = op.block_args.first() {
-            self.syms[iv] = Some(Sym::Int(Uniform::input(UniformInput::Carried(counter))));
-        }
-        let (ops, terminator) = split_terminator(self.m, op, &op.body);
-        let mut body = self.region(ops)?;
-        if yield_operands(terminator).len() != args.len() {
-            return fail(
-                terminator,
-                "yields another number of values than the loop carries",
-            );
-        }
-        let start_body = self.p.ops.len();
+        Ok(Carried {
+            uniforms,
+            values,
+            carries,
+        })
+    }
+
+    /// The next values of a loop's carried `args` from what `terminator` yields; `Some(k)`:
+    /// it yields data for argument `k`, which the loop carries otherwise.
+    fn carry_next(
+        &mut self,
+        terminator: &Op,
+        args: &[usize],
+        carried: &mut Carried,
+    ) -> Result<Option<usize>, LowerError> {
+        let Carried {
+            uniforms,
+            values,
+            carries,
+        } = carried;
         for (k, ((carry, &arg), &yielded)) in carries
             .iter()
             .zip(args)
@@ -380,30 +620,6 @@ impl Lowering<'_> {
                     );
                 }
             }
-        }
-        // Yielded constants are materialised at the end of the body.
-        body.extend(self.p.ops.split_off(start_body));
-        fence_loop_edges(&self.p, &mut body);
-        // Slots nothing reads (a pipeline's buffer index into a single buffer) are dropped.
-        let used_after: Vec<bool> = carries
-            .iter()
-            .zip(&op.results)
-            .filter(|(c, _)| matches!(c, Carry::Slot(_) | Carry::Indexed(..) | Carry::Slice(_)))
-            .map(|(_, &r)| self.users[r] > 0)
-            .collect();
-        let uniforms = live_slots(&self.p, &body, uniforms, &used_after);
-        self.p.ops.push(ProgramOp::Loop {
-            counter,
-            start,
-            end,
-            step,
-            uniforms,
-            values,
-            body,
-        });
-        // After the loop: the carried values' last values.
-        for (&arg, &r) in args.iter().zip(&op.results) {
-            self.syms[r] = self.syms[arg].clone();
         }
         Ok(None)
     }
@@ -705,9 +921,13 @@ fn yield_operands(terminator: &Op) -> &[usize] {
     }
 }
 
-/// Barriers at a loop's edges: the body's first LDS reads see the previous iteration's (and the
-/// code before's) writes, and its first writes wait for the previous iteration's last reads.
-fn fence_loop_edges(p: &Program, body: &mut Vec<ProgramOp>) {
+/// Whether a loop whose iteration runs `ops` needs a barrier at its top (its first LDS reads
+/// see the previous iteration's, and the code before's, writes) and at its end (its first
+/// writes wait for the previous iteration's last reads).
+fn loop_edge_fences<'o>(
+    p: &Program,
+    ops: impl DoubleEndedIterator<Item = &'o ProgramOp> + Clone,
+) -> (bool, bool) {
     let all = (0, u64::MAX);
     // Some(true): the op reads LDS; Some(false): it only writes; None: neither.
     let kind = |op: &ProgramOp| -> Option<bool> {
@@ -723,15 +943,10 @@ fn fence_loop_edges(p: &Program, body: &mut Vec<ProgramOp>) {
         ops.take_while(|o| !matches!(o, ProgramOp::Barrier))
             .find_map(kind)
     };
-    let first = until_barrier(&mut body.iter());
-    let last = until_barrier(&mut body.iter().rev());
-    let writes = body.iter().any(|o| p.touches(o, false, all));
+    let first = until_barrier(&mut ops.clone());
+    let last = until_barrier(&mut ops.clone().rev());
+    let writes = ops.clone().any(|o| p.touches(o, false, all));
     let reads_first = first == Some(true) && writes;
     let writes_after_last_read = last == Some(true) && first == Some(false);
-    if reads_first {
-        body.insert(0, ProgramOp::Barrier);
-    }
-    if writes_after_last_read {
-        body.push(ProgramOp::Barrier);
-    }
+    (reads_first, writes_after_last_read)
 }

@@ -13,11 +13,12 @@
 //! arithmetic acts register by register, `ttg.convert_layout` of data is the conversion `cost`
 //! plans (register moves, lane shuffles or a round trip through LDS), `tt.reduce` combines in
 //! the thread, across lanes and across warps as the layout spreads the axis ([`reduce`]), and
-//! `ttg.local_alloc`/`local_load`/`local_store` go through LDS ([`shared`]). `scf.for` and
-//! `scf.if` become the program's uniform loops and branches ([`control`]): Triton's
-//! software-pipelined K loop (prologue loads guarded by `K > 0`, a loop that stores the next
-//! tile while the dot reads this one, an epilogue under `scf.if`) lowers as Triton emits it;
-//! `rocdl` scheduling hints are dropped, the program's order being the one they ask for.
+//! `ttg.local_alloc`/`local_load`/`local_store` go through LDS ([`shared`]). `scf.for`,
+//! `scf.while` and `scf.if` become the program's uniform loops and branches ([`control`]):
+//! Triton's software-pipelined K loop (prologue loads guarded by `K > 0`, a loop that stores
+//! the next tile while the dot reads this one, an epilogue under `scf.if`) lowers as Triton
+//! emits it; `rocdl` scheduling hints are dropped, the program's order being the one they ask
+//! for.
 //!
 //! A load is issued where its data is first needed, and a load → `convert_layout` → store
 //! chain streams: each round trip through LDS loads its registers right before writing them and
@@ -222,6 +223,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         "arith.select" => (3, 1),
         "scf.for" => (3, 0),
         "scf.if" => (1, 0),
+        "scf.while" => (0, 0),
         "tt.store" => (2, 0),
         "amdg.buffer_store" => (3, 0),
         "tt.dot" => (3, 1),
@@ -467,6 +469,7 @@ impl Lowering<'_> {
             "ttg.memdesc_index" => self.memdesc_index(op)?,
             "scf.for" => self.scf_for(op)?,
             "scf.if" => self.scf_if(op)?,
+            "scf.while" => self.scf_while(op)?,
             "arith.select" => self.select(op)?,
             "tt.trans" => self.transpose(op)?,
             "tt.reshape" => self.reshape(op)?,

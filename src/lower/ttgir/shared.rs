@@ -25,7 +25,7 @@ use crate::ttgir::Op;
 pub(super) struct SharedTile {
     /// The layout of the registers it is written from, and their values.
     layout: LinearLayout,
-    values: Vec<Value>,
+    pub(super) values: Vec<Value>,
     /// offset → tensor.
     shared: LinearLayout,
     /// Byte offset in LDS, and bytes.
