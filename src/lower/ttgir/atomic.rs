@@ -3,7 +3,9 @@
 //!
 //! An element that several threads or registers hold (a layout that broadcasts) is updated
 //! once: only the first register holding it, in the threads whose broadcast bits are zero, act
-//! — the others are masked, as a store's duplicates would be harmless but an add's are not.
+//! — the others are masked, as a store's duplicates would be harmless but an add's are not —
+//! and when the old values are used, every holder reads the acting thread's through LDS (a
+//! ticket taken by `tl.atomic_add(counter, 1)` reaches the whole workgroup).
 //! Masks, gathered addresses and bounds are those of any access.
 //!
 //! # Worked example
@@ -91,12 +93,6 @@ impl Lowering<'_> {
         let s = Dist::of(&layout, self.target.wave_size)?;
         let first_holder = self.first_holder(&s);
         let used = op.results.first().is_some_and(|&r| self.users[r] > 0);
-        if used && first_holder.is_some() {
-            return fail(
-                op,
-                "the old values of an atomic on elements several threads hold are not lowered yet",
-            );
-        }
         let distinct = s.distinct_mask();
         // The elements of one op are not ordered among themselves: the release orders what
         // came before the first of them, the acquire what comes after the last.
@@ -153,6 +149,9 @@ impl Lowering<'_> {
             old.push(dst.unwrap_or(values[r]));
         }
         if used {
+            if first_holder.is_some() {
+                old = self.from_first_holder(op, &s, &old)?;
+            }
             self.define(
                 op,
                 Sym::Data {
@@ -162,6 +161,62 @@ impl Lowering<'_> {
             )?;
         }
         Ok(())
+    }
+
+    /// `values` as the first holder of each element has them, in every thread holding it: each
+    /// thread writes its own to its LDS slot, a barrier, and each reads the slot of the thread
+    /// whose broadcast bits are zero (the one whose atomic ran).
+    fn from_first_holder(&mut self, op: &Op, s: &Dist, values: &[Value]) -> Result<Vec<Value>, LowerError> {
+        let threads = 1u64 << s.thread.len();
+        let mut slots = Vec::with_capacity(values.len());
+        let mut size = 0u64;
+        for &v in values {
+            let bytes = u64::from(self.p.value_bits(v).div_ceil(8));
+            size = size.div_ceil(threads * bytes) * (threads * bytes);
+            slots.push((size, bytes));
+            size += threads * bytes;
+        }
+        let align = size.next_power_of_two();
+        let base = self.lds_top.div_ceil(align) * align;
+        self.lds_top = base + size;
+        if self.lds_top > self.target.lds_bytes {
+            return fail(
+                op,
+                format!(
+                    "broadcasting the atomic's old values needs {} bytes of LDS; {} has {}",
+                    self.lds_top, self.target.name, self.target.lds_bytes
+                ),
+            );
+        }
+        self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
+        self.p.fence_lds_reuse(base, base + size);
+        let own = |(offset, bytes): (u64, u64)| XorMap {
+            cols: (0..s.thread.len()).map(|k| (1u64 << k) * bytes).collect(),
+            constant: base + offset,
+        };
+        for (&v, &slot) in values.iter().zip(&slots) {
+            self.p.ops.push(ProgramOp::LdsWrite {
+                src: vec![v],
+                address: own(slot),
+            });
+        }
+        self.p.ops.push(ProgramOp::Barrier);
+        let mut out = Vec::with_capacity(values.len());
+        for (&v, &slot) in values.iter().zip(&slots) {
+            let mut first = own(slot);
+            for (k, &c) in s.thread.iter().enumerate() {
+                if c == 0 {
+                    first.cols[k] = 0;
+                }
+            }
+            let dst = self.p.value(self.p.value_bits(v));
+            self.p.ops.push(ProgramOp::LdsRead {
+                dst: vec![dst],
+                address: first,
+            });
+            out.push(dst);
+        }
+        Ok(out)
     }
 
     /// Per thread, whether it is the first of the threads holding the same elements (its
