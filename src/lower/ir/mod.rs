@@ -47,6 +47,7 @@ mod atomic;
 mod kernel;
 pub mod mma;
 pub mod numeric;
+mod predicate;
 mod program;
 mod uniform;
 mod validate;
@@ -55,10 +56,11 @@ mod xor_map;
 pub use arith::ArithOp;
 pub use atomic::{AtomicKind, AtomicOrdering, AtomicScope};
 pub use kernel::Kernel;
+pub use predicate::Predicate;
 pub(crate) use program::walk;
 pub use program::{
-    Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Predicate, Program, Scalar, SwapKind,
-    Value, WhileCondition,
+    Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Program, Scalar, SwapKind, Value,
+    WhileCondition,
 };
 pub(crate) use uniform::Env;
 pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput, UniformOp};

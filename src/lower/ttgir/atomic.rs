@@ -166,7 +166,12 @@ impl Lowering<'_> {
     /// `values` as the first holder of each element has them, in every thread holding it: each
     /// thread writes its own to its LDS slot, a barrier, and each reads the slot of the thread
     /// whose broadcast bits are zero (the one whose atomic ran).
-    fn broadcast_first_holder(&mut self, op: &Op, s: &Dist, values: &[Value]) -> Result<Vec<Value>, LowerError> {
+    fn broadcast_first_holder(
+        &mut self,
+        op: &Op,
+        s: &Dist,
+        values: &[Value],
+    ) -> Result<Vec<Value>, LowerError> {
         let threads = 1u64 << s.thread.len();
         let mut slots = Vec::with_capacity(values.len());
         let mut size = 0u64;

@@ -1,0 +1,269 @@
+//! Global offsets in LLVM IR: a [`GlobalOffset`] as the buffer instruction's per-thread
+//! `voffset` and workgroup-uniform `soffset` — the coordinates' strides applied once per
+//! distinct row, a constant row folded into `soffset`, a data index added per lane, and a
+//! masked thread sent past the buffer (offset `0x80000000`) so the hardware drops its access.
+
+use super::{Emitter, lit};
+use crate::lower::error::LowerError;
+use crate::lower::ir::{Extent, GlobalOffset, Uniform, UniformInput, XorMap};
+
+impl Emitter<'_> {
+    /// `x · stride` as an operand (computed once per distinct pair).
+    fn times(&mut self, x: &str, stride: Extent) -> Result<String, LowerError> {
+        let (factor, times) = match stride {
+            Extent::Elements(1) => return Ok(x.to_string()),
+            Extent::Elements(k) => (lit(k), 1),
+            Extent::Scalar { index, times } => (self.input(UniformInput::Argument(index))?, times),
+        };
+        let key = (x.to_string(), format!("{factor}*{times}"));
+        if let Some(r) = self.products.get(&key) {
+            return Ok(r.clone());
+        }
+        let mut r = self.tmp();
+        self.line(&format!("{r} = mul i32 {x}, {factor}"));
+        if times != 1 {
+            let t = self.tmp();
+            self.line(&format!("{t} = mul i32 {r}, {}", lit(times)));
+            r = t;
+        }
+        self.products.insert(key, r.clone());
+        Ok(r)
+    }
+
+    /// The byte offset of a global access as the buffer instructions take it: a per-thread
+    /// part (masked lanes get `0x80000000`) and a uniform part (`soffset`, `"0"` when none).
+    ///
+    /// When every coordinate's constant is disjoint from its thread part, the thread parts'
+    /// products are shared by all accesses, constants times constant strides become a constant
+    /// LLVM folds into the instruction's offset field, and constants times argument strides
+    /// become the uniform part — scalar code, no vector instruction per access.
+    pub(super) fn global_offset(
+        &mut self,
+        o: &GlobalOffset,
+        bytes: u64,
+    ) -> Result<(String, String), LowerError> {
+        let (mut voffset, soffset) = self.coordinate_offset(o, bytes)?;
+        if let Some(index) = o.index {
+            let i = self.val(index)?;
+            let scaled = if bytes == 1 {
+                i
+            } else {
+                let s = self.tmp();
+                self.line(&format!("{s} = mul i32 {i}, {bytes}"));
+                s
+            };
+            let r = self.tmp();
+            self.line(&format!("{r} = add i32 {voffset}, {scaled}"));
+            voffset = r;
+        }
+        if let Some(predicate) = o.predicate {
+            let c = self.val(predicate)?;
+            let r = self.tmp();
+            self.line(&format!("{r} = select i1 {c}, i32 {voffset}, i32 -2147483648"));
+            voffset = r;
+        }
+        for c in &o.when {
+            let c = self.condition_of(c)?;
+            let r = self.tmp();
+            self.line(&format!("{r} = select i1 {c}, i32 {voffset}, i32 -2147483648"));
+            voffset = r;
+        }
+        if o.base.is_zero() {
+            return Ok((voffset, soffset));
+        }
+        let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;
+        let mut soffset = if soffset == "0" {
+            base
+        } else {
+            let t = self.tmp();
+            self.line(&format!("{t} = add i32 {soffset}, {base}"));
+            t
+        };
+        // A loop's slots are uniform, but llc may keep them in VGPRs and then wrap the access
+        // in a loop over lanes: read the (equal) value of the first lane instead.
+        if o.base.inputs().any(|x| self.loop_dependent(x)) {
+            self.decls
+                .insert("declare i32 @llvm.amdgcn.readfirstlane.i32(i32)".to_string());
+            let t = self.tmp();
+            self.line(&format!(
+                "{t} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {soffset})"
+            ));
+            soffset = t;
+        }
+        Ok((voffset, soffset))
+    }
+
+    /// [`global_offset`](Self::global_offset) without the base.
+    fn coordinate_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<(String, String), LowerError> {
+        let shift = bytes.trailing_zeros();
+        let separable = o.unmasked()
+            && o.strides.iter().any(|s| matches!(s, Extent::Scalar { .. }))
+            && o.coords.iter().all(|c| c.constant & c.thread_bits() == 0);
+        if !separable {
+            return Ok((self.thread_offset(o, bytes)?, "0".to_string()));
+        }
+        let mut threads: Option<String> = None;
+        let mut immediate = 0u64;
+        let mut uniform: Option<String> = None;
+        let add = |e: &mut Self, acc: Option<String>, x: String| -> Option<String> {
+            Some(match acc {
+                None => x,
+                Some(prev) => {
+                    let t = e.tmp();
+                    e.line(&format!("{t} = add i32 {prev}, {x}"));
+                    t
+                }
+            })
+        };
+        for (c, s) in o.coords.iter().zip(&o.strides) {
+            if c.cols.iter().any(|&x| x != 0) {
+                let thread = XorMap {
+                    cols: c.cols.clone(),
+                    constant: 0,
+                };
+                let t = self.xor_map(&thread);
+                let t = self.times(&t, *s)?;
+                threads = add(self, threads, t);
+            }
+            if c.constant != 0 {
+                match *s {
+                    Extent::Elements(k) => immediate = immediate.wrapping_add(c.constant.wrapping_mul(k)),
+                    Extent::Scalar { .. } => {
+                        let k = self.times(&lit(c.constant), *s)?;
+                        uniform = add(self, uniform, k);
+                    }
+                }
+            }
+        }
+        let shifted = |e: &mut Self, x: String| -> String {
+            if shift == 0 {
+                x
+            } else {
+                let t = e.tmp();
+                e.line(&format!("{t} = shl i32 {x}, {shift}"));
+                t
+            }
+        };
+        let base = match threads {
+            Some(t) => shifted(self, t),
+            None => "0".to_string(),
+        };
+        let voffset = if immediate == 0 {
+            base
+        } else {
+            let t = self.tmp();
+            self.line(&format!("{t} = add i32 {base}, {}", lit(immediate << shift)));
+            t
+        };
+        let soffset = match uniform {
+            Some(u) => shifted(self, u),
+            None => "0".to_string(),
+        };
+        Ok((voffset, soffset))
+    }
+
+    /// The byte offset of a global access, all of it per thread (masked lanes get
+    /// `0x80000000`).
+    fn thread_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<String, LowerError> {
+        // Power-of-two constant strides: the offset is one XOR map shifted per dimension.
+        let shifts: Option<Vec<u32>> = o
+            .strides
+            .iter()
+            .map(|s| match s {
+                Extent::Elements(k) if k.is_power_of_two() => Some(k.trailing_zeros()),
+                _ => None,
+            })
+            .collect();
+        let shift = bytes.trailing_zeros();
+        if let Some(shifts) = shifts
+            && o.bounds.iter().skip(1).all(Option::is_none)
+            && !matches!(o.bounds.first(), Some(Some(Extent::Scalar { .. })))
+        {
+            let mut flat = XorMap::constant(0, self.p.thread_bits());
+            for (c, &k) in o.coords.iter().zip(&shifts) {
+                let c = c.shifted(k);
+                for (a, b) in flat.cols.iter_mut().zip(&c.cols) {
+                    *a ^= b;
+                }
+                flat.constant ^= c.constant;
+            }
+            let off = self.xor_map(&flat.shifted(shift));
+            return Ok(match (o.bounds.first().copied().flatten(), o.strides.first()) {
+                (Some(Extent::Elements(b)), Some(Extent::Elements(k))) => {
+                    let limit = b.wrapping_mul(*k).wrapping_mul(bytes);
+                    let m = self.tmp();
+                    self.line(&format!("{m} = icmp ult i32 {off}, {}", lit(limit)));
+                    let r = self.tmp();
+                    self.line(&format!("{r} = select i1 {m}, i32 {off}, i32 -2147483648"));
+                    r
+                }
+                _ => off,
+            });
+        }
+        let mut sum: Option<String> = None;
+        let mut mask: Option<String> = None;
+        for ((c, s), b) in o.coords.iter().zip(&o.strides).zip(&o.bounds) {
+            let x = self.xor_map(c);
+            if let Some(b) = b {
+                let m = self.tmp();
+                let bound = match *b {
+                    Extent::Elements(k) => lit(k),
+                    scaled => self.times(&lit(1), scaled)?,
+                };
+                self.line(&format!("{m} = icmp ult i32 {x}, {bound}"));
+                mask = Some(match mask {
+                    None => m,
+                    Some(prev) => {
+                        let t = self.tmp();
+                        self.line(&format!("{t} = and i1 {prev}, {m}"));
+                        t
+                    }
+                });
+            }
+            // A constant no thread bit reaches is added: the thread part's product is shared by
+            // every access and the constant's is uniform (scalar code).
+            let scaled = if c.constant & c.thread_bits() == 0 && *s != Extent::Elements(1) {
+                let thread = XorMap {
+                    cols: c.cols.clone(),
+                    constant: 0,
+                };
+                let t = self.xor_map(&thread);
+                let t = self.times(&t, *s)?;
+                if c.constant == 0 {
+                    t
+                } else {
+                    let k = self.times(&lit(c.constant), *s)?;
+                    let r = self.tmp();
+                    self.line(&format!("{r} = add i32 {t}, {k}"));
+                    r
+                }
+            } else {
+                self.times(&x, *s)?
+            };
+            sum = Some(match sum {
+                None => scaled,
+                Some(prev) => {
+                    let t = self.tmp();
+                    self.line(&format!("{t} = add i32 {prev}, {scaled}"));
+                    t
+                }
+            });
+        }
+        let sum = sum.unwrap_or_else(|| "0".to_string());
+        let off = if shift == 0 {
+            sum
+        } else {
+            let t = self.tmp();
+            self.line(&format!("{t} = shl i32 {sum}, {shift}"));
+            t
+        };
+        Ok(match mask {
+            None => off,
+            Some(m) => {
+                let r = self.tmp();
+                self.line(&format!("{r} = select i1 {m}, i32 {off}, i32 -2147483648"));
+                r
+            }
+        })
+    }
+}
