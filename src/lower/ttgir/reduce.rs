@@ -455,6 +455,19 @@ impl Lowering<'_> {
             }
         }
         self.p.ops.push(ProgramOp::Barrier);
+        // Many rows per thread: a second round spreads (row, warp) pairs over the threads
+        // instead of every thread combining every warp's partial of each of its rows.
+        let k_bits = partial.len().trailing_zeros() as usize;
+        let bytes = regions.first().map_or(4, |r| r.1);
+        let spread = partial.len() >= 4
+            && partial.len().is_power_of_two()
+            && n.is_power_of_two()
+            && regions.iter().all(|r| r.1 == bytes)
+            && warp_bits.len() <= s.lane_bits
+            && distinct as usize + k_bits <= s.thread.len();
+        if spread {
+            return self.second_round(op, how, (s, &position, warp_bits), (base, bytes), partial);
+        }
         let mut out = Vec::with_capacity(partial.len());
         for (j, own) in partial.iter().enumerate() {
             let mut acc: Option<Vec<Value>> = None;
@@ -481,6 +494,121 @@ impl Lowering<'_> {
                 });
             }
             out.push(acc.unwrap_or_else(|| own.clone()));
+        }
+        Ok(out)
+    }
+
+    /// The second round of a reduction across warps. The partials of every (row, warp) pair
+    /// sit in LDS, one region per kept register and operand (`base`, slots of `bytes`, a thread's
+    /// slot at its packed non-shared bits, `position`). Thread `t` reads pair `t` — its low bits
+    /// the warp along the axis, then the row's other bits, then the kept register — combines
+    /// across those low lane bits with butterflies, writes the row's result, and after a
+    /// barrier every thread reads the results of its own rows.
+    fn second_round(
+        &mut self,
+        op: &Op,
+        how: Combiner,
+        (s, position, warp_bits): (&Dist, &[Option<u32>], &[usize]),
+        (base, bytes): (u64, u64),
+        partial: &[Vec<Value>],
+    ) -> Result<Vec<Vec<Value>>, LowerError> {
+        let n = partial.first().map_or(0, Vec::len);
+        let (a, threads) = (warp_bits.len(), s.thread.len());
+        let k_bits = partial.len().trailing_zeros() as usize;
+        let rows: Vec<usize> = (0..threads)
+            .filter(|&b| position[b].is_some() && !warp_bits.contains(&b))
+            .collect();
+        let d = a + rows.len();
+        let region = (1u64 << d) * bytes;
+        let at = |b: usize| position[b].map_or(0, |p| (1u64 << p) * bytes);
+        // Pair t: warp bits, then the row's other bits, then the kept register.
+        let mut cols = vec![0u64; threads];
+        for (k, &b) in warp_bits.iter().enumerate() {
+            cols[k] = at(b);
+        }
+        for (k, &b) in rows.iter().enumerate() {
+            cols[a + k] = at(b);
+        }
+        for k in 0..k_bits {
+            cols[d + k] = (1u64 << k) * n as u64 * region;
+        }
+        let mut v = Vec::with_capacity(n);
+        for (i, &own) in partial[0].iter().enumerate() {
+            let x = self.p.value(self.p.value_bits(own));
+            self.p.ops.push(ProgramOp::LdsRead {
+                dst: vec![x],
+                address: XorMap {
+                    cols: cols.clone(),
+                    constant: base + i as u64 * region,
+                },
+            });
+            v.push(x);
+        }
+        let mut reduced = vec![false; s.lane_bits];
+        for bit in 0..a {
+            let how_far = partner(bit, &reduced, self.target);
+            let other = v
+                .iter()
+                .map(|&x| lane_xor(&mut self.p, x, bit, how_far))
+                .collect::<Result<Vec<Value>, _>>()?;
+            v = self.combine(op, how, &v, &other)?;
+            reduced[bit] = true;
+        }
+        // One result per (kept register, row bits) and operand.
+        let per_operand = (partial.len() as u64) << rows.len();
+        let size = n as u64 * per_operand * bytes;
+        let align = size.next_power_of_two();
+        let results = self.lds_top.div_ceil(align) * align;
+        self.lds_top = results + size;
+        if self.lds_top > self.target.lds_bytes {
+            return fail(
+                op,
+                format!(
+                    "the reduction needs {} bytes of LDS; {} has {}",
+                    self.lds_top, self.target.name, self.target.lds_bytes
+                ),
+            );
+        }
+        self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
+        self.p.fence_lds_reuse(results, results + size);
+        let mut write = vec![0u64; threads];
+        for k in 0..rows.len() {
+            write[a + k] = (1u64 << k) * bytes;
+        }
+        for k in 0..k_bits {
+            write[d + k] = (1u64 << (rows.len() + k)) * bytes;
+        }
+        for (i, &x) in v.iter().enumerate() {
+            self.p.ops.push(ProgramOp::LdsWrite {
+                src: vec![x],
+                address: XorMap {
+                    cols: write.clone(),
+                    constant: results + i as u64 * per_operand * bytes,
+                },
+            });
+        }
+        self.p.ops.push(ProgramOp::Barrier);
+        let mut own_rows = vec![0u64; threads];
+        for (k, &b) in rows.iter().enumerate() {
+            own_rows[b] = (1u64 << k) * bytes;
+        }
+        let mut out = Vec::with_capacity(partial.len());
+        for (j, own) in partial.iter().enumerate() {
+            let mut read = Vec::with_capacity(n);
+            for (i, &x) in own.iter().enumerate() {
+                let dst = self.p.value(self.p.value_bits(x));
+                self.p.ops.push(ProgramOp::LdsRead {
+                    dst: vec![dst],
+                    address: XorMap {
+                        cols: own_rows.clone(),
+                        constant: results
+                            + i as u64 * per_operand * bytes
+                            + ((j as u64) << rows.len()) * bytes,
+                    },
+                });
+                read.push(dst);
+            }
+            out.push(read);
         }
         Ok(out)
     }
