@@ -246,10 +246,19 @@ impl Emitter<'_> {
         Ok(r)
     }
 
-    /// `tanh(x)`: `x·(1 + x²·(c₁ + x²·(c₂ + …)))` below 1/8, `±(1 − 2/(e^{2|x|} + 1))` above.
+    /// `tanh(x)`: `x·(1 + x²·(c₁ + x²·(c₂ + …)))` below 0.35, `±(1 − 2/(e^{2|x|} + 1))` above
+    /// (where the subtraction no longer cancels most of the result).
     fn tanh(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
-        // tanh x = x − x³/3 + 2x⁵/15 − 17x⁷/315 + 62x⁹/2835 (the next term is below 10⁻¹²).
-        const SERIES: [f64; 5] = [1.0, -1.0 / 3.0, 2.0 / 15.0, -17.0 / 315.0, 62.0 / 2835.0];
+        // tanh x = x − x³/3 + 2x⁵/15 − 17x⁷/315 + 62x⁹/2835 − 1382x¹¹/155925 (below 0.35 the
+        // next term is 10⁻⁸ of the result).
+        const SERIES: [f64; 6] = [
+            1.0,
+            -1.0 / 3.0,
+            2.0 / 15.0,
+            -17.0 / 315.0,
+            62.0 / 2835.0,
+            -1382.0 / 155_925.0,
+        ];
         let a = self.tmp();
         self.intrinsic(&a, "fabs", t, &[x]);
         let z = self.compute(|r| format!("{r} = fmul {t} {x}, {x}"));
@@ -267,7 +276,7 @@ impl Emitter<'_> {
         let far = self.compute(|r| format!("{r} = fsub {t} {}, {q}", literal_of(t, 1.0)));
         let signed = self.tmp();
         self.intrinsic(&signed, "copysign", t, &[&far, x]);
-        let small = self.compute(|r| format!("{r} = fcmp olt {t} {a}, {}", literal_of(t, 0.125)));
+        let small = self.compute(|r| format!("{r} = fcmp olt {t} {a}, {}", literal_of(t, 0.35)));
         Ok(self.compute(|r| format!("{r} = select i1 {small}, {t} {near}, {t} {signed}")))
     }
 

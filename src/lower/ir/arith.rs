@@ -106,7 +106,7 @@ pub enum ArithOp {
     Round,
     /// Rounds to the nearest integer, halfway cases to even.
     Rint,
-    /// The hyperbolic tangent (a series below 1/8, `1 − 2/(e^{2|x|} + 1)` above: within a few
+    /// The hyperbolic tangent (a series below 0.35, `1 − 2/(e^{2|x|} + 1)` above: within a few
     /// ulp).
     Tanh,
     /// `a · b + c`, rounded once.
