@@ -959,3 +959,34 @@ module attributes {{"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = {lanes} 
     assert!(e.starts_with("line 14: scf.condition: tests "), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
 }
+
+/// A scalar comparison that is no signed condition on uniforms (`ult`: unsigned) is computed in
+/// registers, and a select by it picks between uniforms: `out = a <u b ? a : b`.
+#[test]
+fn an_unsigned_scalar_comparison_is_computed_in_registers() {
+    for (arch, lanes) in [("gfx942", 64), ("gfx1100", 32)] {
+        let text = format!(
+            r#"
+module attributes {{"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @umin(%a: i32, %b: i32, %out: !tt.ptr<i32>) {{
+    %c = arith.cmpi ult, %a, %b : i32
+    %x = arith.select %c, %a, %b : i32
+    tt.store %out, %x : !tt.ptr<i32>
+    tt.return
+  }}
+}}"#
+        );
+        let k = lower(&text, arch);
+        for (a, b) in [(3u32, 5u32), (u32::MAX, 5), (7, 7)] {
+            let mut buffers = vec![vec![0u8; 4]];
+            run_launch(
+                &k.program,
+                &mut buffers,
+                &Launch::single(vec![u64::from(a), u64::from(b)]),
+            )
+            .unwrap();
+            assert_eq!(word(&buffers[0], 0), a.min(b), "{arch}: {a} <u {b}");
+        }
+        llc_accepts(&k, &format!("umin_{arch}"));
+    }
+}

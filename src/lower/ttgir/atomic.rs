@@ -150,7 +150,7 @@ impl Lowering<'_> {
         }
         if used {
             if first_holder.is_some() {
-                old = self.broadcast_first_holder(op, &s, &old)?;
+                old = self.broadcast_first_holder(&s, &old)?;
             }
             self.define(
                 op,
@@ -166,34 +166,10 @@ impl Lowering<'_> {
     /// `values` as the first holder of each element has them, in every thread holding it: each
     /// thread writes its own to its LDS slot, a barrier, and each reads the slot of the thread
     /// whose broadcast bits are zero (the one whose atomic ran).
-    fn broadcast_first_holder(
-        &mut self,
-        op: &Op,
-        s: &Dist,
-        values: &[Value],
-    ) -> Result<Vec<Value>, LowerError> {
+    fn broadcast_first_holder(&mut self, s: &Dist, values: &[Value]) -> Result<Vec<Value>, LowerError> {
         let threads = 1u64 << s.thread.len();
-        let mut slots = Vec::with_capacity(values.len());
-        let mut size = 0u64;
-        for &v in values {
-            let bytes = u64::from(self.p.value_bits(v).div_ceil(8));
-            size = size.div_ceil(threads * bytes) * (threads * bytes);
-            slots.push((size, bytes));
-            size += threads * bytes;
-        }
-        let align = size.next_power_of_two();
-        let base = self.lds_top.div_ceil(align) * align;
-        self.lds_top = base + size;
-        if self.lds_top > self.target.lds_bytes {
-            return fail(
-                op,
-                format!(
-                    "broadcasting the atomic's old values needs {} bytes of LDS; {} has {}",
-                    self.lds_top, self.target.name, self.target.lds_bytes
-                ),
-            );
-        }
-        self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
+        let (slots, size) = super::reduce::slot_regions(&self.p, values, threads);
+        let base = self.allocate(size)?;
         self.p.fence_lds_reuse(base, base + size);
         let own = |(offset, bytes): (u64, u64)| XorMap {
             cols: (0..s.thread.len()).map(|k| (1u64 << k) * bytes).collect(),

@@ -406,7 +406,7 @@ impl Lowering<'_> {
         let lc = self.layout(op, r)?;
         let acc = match self.operand(op, 2)? {
             Sym::Splat(0) => None,
-            Sym::Splat(_) => return fail(op, "a constant accumulator other than zero is not lowered yet"),
+            Sym::Splat(_) => Some(self.registers_of(op, op.operands[2])?.1),
             _ => Some(self.typed_data(op, op.operands[2])?.1),
         };
         let ab = self.m.values[op.operands[0]].ty.element.clone();

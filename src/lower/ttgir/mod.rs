@@ -460,7 +460,8 @@ impl Lowering<'_> {
             "tt.store" | "amdg.buffer_store" => self.lower_store(op)?,
             // Bounds and uniform conditions first; any other comparison in registers.
             "arith.cmpi" if data => self.compare_registers(op)?,
-            "arith.cmpi" if rank == 0 => self.compare(op, rank)?,
+            // A uniform condition where it is one; any other scalar comparison in registers.
+            "arith.cmpi" if rank == 0 => self.compare(op, rank).or_else(|_| self.compare_registers(op))?,
             "arith.cmpi" => self.compare(op, rank).or_else(|_| self.compare_registers(op))?,
             "arith.cmpf" => self.compare_registers(op)?,
             "arith.andi" if !data && self.and_masks(op).is_ok() => {}

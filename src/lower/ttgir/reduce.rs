@@ -174,6 +174,25 @@ pub(super) fn lane_xor(p: &mut Program, v: Value, bit: usize, how: LaneMove) -> 
     }
 }
 
+/// LDS regions of `threads` slots, one per value of `values` (its width), one after the other:
+/// `(offset, bytes)` each, and the bytes of all. Each region is aligned to its own size, so a
+/// thread's slot is the region's offset xor its (packed) thread bits times the width.
+pub(super) fn slot_regions<'v>(
+    p: &Program,
+    values: impl IntoIterator<Item = &'v Value>,
+    threads: u64,
+) -> (Vec<(u64, u64)>, u64) {
+    let mut regions = Vec::new();
+    let mut size = 0u64;
+    for &v in values {
+        let bytes = u64::from(p.value_bits(v).div_ceil(8));
+        size = size.div_ceil(threads * bytes) * (threads * bytes);
+        regions.push((size, bytes));
+        size += threads * bytes;
+    }
+    (regions, size)
+}
+
 impl Lowering<'_> {
     /// The combiner of a reduce (or scan) body over `n` operands of element types `types`.
     pub(super) fn combiner(&self, op: &Op, types: &[&'static str]) -> Result<Combiner, LowerError> {
@@ -416,27 +435,8 @@ impl Lowering<'_> {
         }
         let threads = 1u64 << distinct;
         // One region per (register, operand), `threads` slots of the operand's width each.
-        let mut regions = Vec::new();
-        let mut size = 0u64;
-        for values in partial {
-            for &v in values {
-                let bytes = u64::from(self.p.value_bits(v).div_ceil(8));
-                // Aligned to its own size: a thread's slot is the offset xor its bits.
-                size = size.div_ceil(threads * bytes) * (threads * bytes);
-                regions.push((size, bytes));
-                size += threads * bytes;
-            }
-        }
-        let align = size.next_power_of_two();
-        let base = self.lds_top.div_ceil(align) * align;
-        self.lds_top = base + size;
-        if self.lds_top > self.target.lds_bytes {
-            return Err(LowerError::new(format!(
-                "the reduction needs {} bytes of LDS; {} has {}",
-                self.lds_top, self.target.name, self.target.lds_bytes
-            )));
-        }
-        self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
+        let (regions, size) = slot_regions(&self.p, partial.iter().flatten(), threads);
+        let base = self.allocate(size)?;
         let slot = |(offset, bytes): (u64, u64)| XorMap {
             cols: position
                 .iter()
@@ -557,19 +557,7 @@ impl Lowering<'_> {
         // One result per (kept register, row bits) and operand.
         let per_operand = (partial.len() as u64) << rows.len();
         let size = n as u64 * per_operand * bytes;
-        let align = size.next_power_of_two();
-        let results = self.lds_top.div_ceil(align) * align;
-        self.lds_top = results + size;
-        if self.lds_top > self.target.lds_bytes {
-            return fail(
-                op,
-                format!(
-                    "the reduction needs {} bytes of LDS; {} has {}",
-                    self.lds_top, self.target.name, self.target.lds_bytes
-                ),
-            );
-        }
-        self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
+        let results = self.allocate(size)?;
         self.p.fence_lds_reuse(results, results + size);
         let mut write = vec![0u64; threads];
         for k in 0..rows.len() {

@@ -90,7 +90,7 @@ impl Lowering<'_> {
                     format!("no register, lane or warp bit holds bit {j} of the axis"),
                 );
             };
-            let partner = self.partner_totals(op, (&s, &shared), owner, &total)?;
+            let partner = self.partner_totals((&s, &shared), owner, &total)?;
             if let Owner::Thread(b) = owner {
                 shared[b] = true;
             }
@@ -141,7 +141,6 @@ impl Lowering<'_> {
     /// Every register's partner total across `owner`'s bit.
     fn partner_totals(
         &mut self,
-        op: &Op,
         (s, shared): (&Dist, &[bool]),
         owner: Owner,
         total: &[Vec<Value>],
@@ -162,7 +161,7 @@ impl Lowering<'_> {
                     })
                     .collect()
             }
-            Owner::Thread(b) => self.warp_exchange(op, (s, shared), b, total),
+            Owner::Thread(b) => self.warp_exchange((s, shared), b, total),
         }
     }
 
@@ -170,7 +169,6 @@ impl Lowering<'_> {
     /// barrier, read back at the partner's slot.
     fn warp_exchange(
         &mut self,
-        op: &Op,
         (s, shared): (&Dist, &[bool]),
         b: usize,
         total: &[Vec<Value>],
@@ -184,29 +182,8 @@ impl Lowering<'_> {
         }
         let flipped = position.get(b).copied().flatten().unwrap_or(0);
         let threads = 1u64 << distinct;
-        let mut slots = Vec::new();
-        let mut size = 0u64;
-        for o in total {
-            for &v in o {
-                let bytes = u64::from(self.p.value_bits(v).div_ceil(8));
-                size = size.div_ceil(threads * bytes) * (threads * bytes);
-                slots.push((size, bytes));
-                size += threads * bytes;
-            }
-        }
-        let align = size.next_power_of_two();
-        let base = self.lds_top.div_ceil(align) * align;
-        self.lds_top = base + size;
-        if self.lds_top > self.target.lds_bytes {
-            return fail(
-                op,
-                format!(
-                    "the scan needs {} bytes of LDS; {} has {}",
-                    self.lds_top, self.target.name, self.target.lds_bytes
-                ),
-            );
-        }
-        self.p.lds_bytes = self.p.lds_bytes.max(self.lds_top);
+        let (slots, size) = super::reduce::slot_regions(&self.p, total.iter().flatten(), threads);
+        let base = self.allocate(size)?;
         let at = |(offset, bytes): (u64, u64), flip: bool| XorMap {
             cols: position
                 .iter()

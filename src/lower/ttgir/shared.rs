@@ -106,7 +106,7 @@ impl LdsBuffer {
 
 impl Lowering<'_> {
     /// A part of LDS of `bytes`, aligned to its size rounded up to a power of two.
-    fn allocate(&mut self, bytes: u64) -> Result<u64, LowerError> {
+    pub(super) fn allocate(&mut self, bytes: u64) -> Result<u64, LowerError> {
         let align = bytes.next_power_of_two().max(1);
         let base = self.lds_top.div_ceil(align) * align;
         self.lds_top = base + bytes;
