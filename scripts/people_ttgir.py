@@ -516,6 +516,40 @@ def matmul_kernel_persistent(a_ptr, b_ptr, c_ptr,  #
         tl.store(c_ptrs, c, mask=c_mask)
 
 
+# fp8: every conversion to and from the four 8-bit float types, a sweep over bit patterns built
+# from the element index (`x.to(F8)` rounds to nearest even, as `tt.fp_to_fp` with `rtne`).
+@triton.jit
+def fp8_casts(y32_ptr, y16_ptr, ybf16_ptr, u32_ptr, u16_ptr, ubf16_ptr, n, BLOCK: tl.constexpr, F8: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    # f32 inputs: the top 16 bits run through every pattern, the low 16 are 0, 0x5555, 0xaaaa, 0xffff.
+    x32 = (((i * 40503) & 0xFFFF) << 16) | ((i & 3) * 0x5555)
+    tl.store(y32_ptr + i, x32.to(tl.float32, bitcast=True).to(F8), mask=m)
+    x16 = (i & 0xFFFF).to(tl.int16)
+    tl.store(y16_ptr + i, x16.to(tl.float16, bitcast=True).to(F8), mask=m)
+    tl.store(ybf16_ptr + i, x16.to(tl.bfloat16, bitcast=True).to(F8), mask=m)
+    code = (i & 0xFF).to(tl.int8).to(F8, bitcast=True)
+    tl.store(u32_ptr + i, code.to(tl.float32).to(tl.int32, bitcast=True), mask=m)
+    tl.store(u16_ptr + i, code.to(tl.float16).to(tl.int16, bitcast=True).to(tl.int32), mask=m)
+    tl.store(ubf16_ptr + i, code.to(tl.bfloat16).to(tl.int16, bitcast=True).to(tl.int32), mask=m)
+
+
+# Per-token dynamic fp8 quantization (as LLM serving stacks write it): each row scaled by its
+# absolute maximum over the fp8 type's largest value, clamped, rounded to fp8.
+@triton.jit
+def quant_fp8_rows_kernel(x_ptr, y_ptr, scale_ptr, n_cols, stride, FP8_MAX: tl.constexpr, BLOCK: tl.constexpr,
+                          F8: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0).to(tl.float32)
+    amax = tl.maximum(tl.max(tl.abs(x)), 1e-10)
+    scale = amax / FP8_MAX
+    y = tl.clamp(x / scale, -FP8_MAX, FP8_MAX).to(F8)
+    tl.store(y_ptr + row * stride + cols, y, mask=mask)
+    tl.store(scale_ptr + row, scale)
+
+
 # ---------------------------------------------------------------------------------------------
 # Launches: each kernel's arguments in order (a buffer, or a scalar's value), its constexprs,
 # options and grid; each case a launch of the same specialisation.
@@ -526,8 +560,9 @@ class Buf:
     """A tensor argument: dtype (f32, f16, i32, i8), element count, the emulator's initial data
     (random, zeros, sentinel, int3, small, wide: check_ttgir.py's init_values), written or not."""
 
-    def __init__(self, dtype, elems, init="random", out=False):
+    def __init__(self, dtype, elems, init="random", out=False, tt=None):
         self.dtype, self.elems, self.init, self.out = dtype, elems, init, out
+        self.tt = tt or TT_DTYPE[dtype]  # the pointer's element type in the kernel (an fp8 type: bytes here)
 
 
 class F32(float):
@@ -691,6 +726,33 @@ def cases():
                 {"num_warps": 4}, [
                     ("100x90x70-sms4", pm, [4, 1, 1], 261),
                 ]))
+
+    # fp8 sweeps: n = 65536 covers every f16/bf16 pattern and every f32 top half; n = 4096 a
+    # spread of them (element i's pattern steps through the range).
+    for f8, short in (("fp8e4nv", "e4m3fn"), ("fp8e5", "e5m2"), ("fp8e4b8", "e4m3fnuz"), ("fp8e5b16", "e5m2fnuz")):
+        def sweep(n):
+            return dict(y32_ptr=Buf("i8", n, "sentinel", True, f8), y16_ptr=Buf("i8", n, "sentinel", True, f8),
+                        ybf16_ptr=Buf("i8", n, "sentinel", True, f8), u32_ptr=Buf("i32", n, "sentinel", True),
+                        u16_ptr=Buf("i32", n, "sentinel", True), ubf16_ptr=Buf("i32", n, "sentinel", True), n=n)
+        out.append((f"fp8_casts_{short}", fp8_casts, {"BLOCK": 1024, "F8": getattr(tl, {
+            "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16"}[f8])},
+            {"num_warps": 4}, [
+                ("n4000", sweep(4000), [4, 1, 1], 271),
+                ("n65536", sweep(65536), [64, 1, 1], 272),
+            ]))
+
+    # Quantization to the fp8 type a serving stack picks: FNUZ on gfx942, OCP on gfx950; gfx1100
+    # (no fp8 hardware) converts either in software.
+    def quant(rows, cols, f8):
+        return dict(x_ptr=Buf("f32", rows * cols, "wide"), y_ptr=Buf("i8", rows * cols, "sentinel", True, f8),
+                    scale_ptr=Buf("f32", rows, "sentinel", True), n_cols=cols, stride=cols)
+    for f8, short, fmax, archs in (("fp8e4b8", "e4m3fnuz", 240.0, ["gfx942", "gfx1100"]),
+                                   ("fp8e4nv", "e4m3fn", 448.0, ["gfx950", "gfx1100"])):
+        out.append((f"quant_fp8_rows_{short}_256_f32", quant_fp8_rows_kernel,
+                    {"FP8_MAX": fmax, "BLOCK": 256, "F8": getattr(tl, {"fp8e4b8": "float8e4b8", "fp8e4nv": "float8e4nv"}[f8])},
+                    {"num_warps": 4}, [
+                        ("rows9x200", quant(9, 200, f8), [9, 1, 1], 281),
+                    ], {"archs": archs}))
     return out
 
 
@@ -712,7 +774,7 @@ def specialise(fn, args, constexprs, backend):
             continue
         v = args[name]
         if isinstance(v, Buf):
-            ty, spec = "*" + TT_DTYPE[v.dtype], "DS"
+            ty, spec = "*" + v.tt, "DS"
         elif isinstance(v, F32):
             ty, spec = "fp32", None
         else:
@@ -808,6 +870,49 @@ def strip_debug(blob):
     return bytes(out)
 
 
+def add_cases(all_cases, name, fn, cex, opts, launches, kinds, arch, warp, kernel, triton_lds_bytes):
+    """The emulator cases of one compiled kernel; `triton_lds_bytes` None where Triton has no
+    code for it (no `--triton` run)."""
+    for cname, a, grid, seed in launches:
+        case = {
+            "id": f"people/{name}/{cname}-{arch}", "form": "ttgir", "arch": arch,
+            "file": f"{name}.{arch}.ttgir", "kernel": kernel, "args": case_args(a, kinds),
+            "reference": fn.__name__,
+            "constexprs": dict({n: v if isinstance(v, (int, float)) else str(v) for n, v in cex.items()},
+                               **{n: a[n] for n, ty in kinds if ty == "constexpr"}), "grid": grid,
+            "threads": opts["num_warps"] * warp, "seed": seed,
+        }
+        if triton_lds_bytes is not None:
+            case["triton_lds_bytes"] = triton_lds_bytes
+        all_cases.append(case)
+
+
+def ttgir_only(src, target, opts):
+    """The final TTGIR of a kernel whose later stages fail in Triton (its stages up to `ttgir`,
+    as `triton.compile` runs them), or None where an earlier stage fails too."""
+    from triton._C.libtriton import ir
+    backend = make_backend(target)
+    options = backend.parse_options(dict(opts))
+    stages = {}
+    backend.add_stages(stages, options, src.language)
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    metadata = {"target": target, **options.__dict__}
+    try:
+        module = src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
+                             context)
+        for ext in ("ttir", "ttgir"):
+            module = stages[ext](module, metadata)
+    except Exception:  # noqa: BLE001 - no TTGIR either
+        return None
+    return str(module)
+
+
+def ttgir_name(ttgir):
+    return re.search(r"tt\.func public @(\w+)", ttgir).group(1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
@@ -836,8 +941,13 @@ def main():
                     k = triton.compile(ASTSource(fn, sig, cexs, attrs), target=target, options=opts)
             except Exception as e:  # noqa: BLE001 - Triton's refusal is recorded, not fatal
                 msg = " ".join(str(e).split())[:400]
-                refusals.append(f"{name}.{arch}: {type(e).__name__}: {msg}")
-                print(arch, name, "REFUSED:", msg)
+                ttgir = ttgir_only(ASTSource(fn, sig, cexs, attrs), target, opts)
+                kept = " (its TTGIR kept: Triton's code generation fails, the crate's must not)" if ttgir else ""
+                refusals.append(f"{name}.{arch}: {type(e).__name__}: {msg}{kept}")
+                print(arch, name, "REFUSED:", msg + kept)
+                if ttgir:
+                    open(os.path.join(args.out, f"{name}.{arch}.ttgir"), "w").write(scrub(ttgir))
+                    add_cases(all_cases, name, fn, cex, opts, launches, kinds, arch, warp, ttgir_name(ttgir), None)
                 continue
             base = os.path.join(args.out, f"{name}.{arch}")
             open(base + ".ttgir", "w").write(scrub(k.asm["ttgir"]))
@@ -847,14 +957,7 @@ def main():
             c = count(amdgcn)
             c["lds_bytes"] = getattr(k.metadata, "shared", None)
             counts[name] = c
-            for cname, a, grid, seed in launches:
-                all_cases.append({
-                    "id": f"people/{name}/{cname}-{arch}", "form": "ttgir", "arch": arch,
-                    "file": f"{name}.{arch}.ttgir", "kernel": k.metadata.name, "args": case_args(a, kinds),
-                    "reference": fn.__name__,
-                    "constexprs": dict(cex, **{n: a[n] for n, ty in kinds if ty == "constexpr"}), "grid": grid,
-                    "threads": opts["num_warps"] * warp, "triton_lds_bytes": k.metadata.shared, "seed": seed,
-                })
+            add_cases(all_cases, name, fn, cex, opts, launches, kinds, arch, warp, k.metadata.name, k.metadata.shared)
         json.dump({"arch": arch, "triton": triton.__version__, "kernels": counts},
                   open(os.path.join(args.out, f"triton-counts.{arch}.json"), "w"), indent=1)
         print(arch, {n: c["total"] for n, c in counts.items()})

@@ -213,6 +213,31 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
     .unwrap_err();
     assert!(e.to_string().starts_with("line 8: tt.store: "), "{e}");
     assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    // Rounding toward zero is refused, not rounded to nearest.
+    let toward_zero = r#"
+#l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k(%in: !tt.ptr<f32>, %out: !tt.ptr<f8E5M2>) {
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
+    %p = tt.splat %in : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>, #l>
+    %q = tt.addptr %p, %r : tensor<64x!tt.ptr<f32>, #l>, tensor<64xi32, #l>
+    %x = tt.load %q : tensor<64x!tt.ptr<f32>, #l>
+    %y = tt.fp_to_fp %x, rounding = rtz : tensor<64xf32, #l> -> tensor<64xf8E5M2, #l>
+    %o = tt.splat %out : !tt.ptr<f8E5M2> -> tensor<64x!tt.ptr<f8E5M2>, #l>
+    %w = tt.addptr %o, %r : tensor<64x!tt.ptr<f8E5M2>, #l>, tensor<64xi32, #l>
+    tt.store %w, %y : tensor<64x!tt.ptr<f8E5M2>, #l>
+    tt.return
+  }
+}"#;
+    let e = ttgir_kernel(
+        &Module::parse(toward_zero).unwrap(),
+        Target::by_name("gfx942").unwrap(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().starts_with("line 9: tt.fp_to_fp: rounding = rtz"),
+        "{e}"
+    );
 }
 
 /// Scalars in registers: a loaded scalar and a uniform integer converted to a float

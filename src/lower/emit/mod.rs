@@ -27,6 +27,7 @@
 mod arith;
 mod atomic;
 mod control;
+mod fp8;
 mod offsets;
 mod uniforms;
 
@@ -34,7 +35,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::error::LowerError;
-use super::ir::{DppCtrl, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value, XorMap};
+use super::ir::{
+    DppCtrl, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value, XorMap, numeric,
+};
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 
 struct Emitter<'a> {
@@ -670,6 +673,11 @@ impl Emitter<'_> {
                 let r = self.tmp();
                 self.line(&format!("{r} = call {} @{}({args})", i.acc_llvm, i.intrinsic));
                 self.scatter(&r, i.acc_llvm, dst)?;
+            }
+            Op::Convert { dst, src, from, to }
+                if numeric::fp8(from).is_some() || numeric::fp8(to).is_some() =>
+            {
+                self.convert_fp8(dst, src, from, to)?
             }
             Op::Convert { dst, src, from, to } => {
                 let (ft, tt) = (llvm_convertible(from)?, llvm_convertible(to)?);

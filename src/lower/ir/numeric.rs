@@ -123,6 +123,95 @@ pub fn encode(ty: &str, v: f64) -> Option<u64> {
     Some(sign | biased << m_bits | (q & ((1 << m_bits) - 1)))
 }
 
+/// An 8-bit float type: its format and the codes conversions produce at its edges.
+///
+/// Conversions into an 8-bit float round to nearest even and **saturate**: a finite value
+/// beyond the largest finite one becomes ±max (`0x7E`/`0xFE` for `f8E4M3FN`: ±448), and so
+/// does ±∞ in the OCP types; NaN becomes the type's NaN (`0x7F`/`0xFF`, `0x7E`/`0xFE` for
+/// `f8E5M2`, with the sign), and in the `FNUZ` types NaN and ±∞ become their one NaN `0x80`
+/// (they have no −0 either: a negative value rounding to zero is `0x00`). That is Triton's
+/// `tt.fp_to_fp` with `rounding = rtne` on AMD, in hardware and in software.
+///
+/// ```
+/// use linear_layout::lower::numeric::{Fp8, fp8};
+/// let e4m3 = fp8("f8E4M3FN").unwrap();
+/// assert_eq!((e4m3.max, e4m3.nan, e4m3.fnuz), (0x7E, 0x7F, false));
+/// assert_eq!(fp8("f8E5M2FNUZ").map(|f| f.bias), Some(16));
+/// assert_eq!(fp8("f16"), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fp8 {
+    /// Exponent bits.
+    pub exponent_bits: u32,
+    /// Mantissa bits.
+    pub mantissa_bits: u32,
+    /// Exponent bias.
+    pub bias: i32,
+    /// The code of the largest finite magnitude (sign bit clear).
+    pub max: u8,
+    /// The code a NaN converts to, sign bit clear (the input's sign is added, except in the
+    /// `FNUZ` types, whose one NaN is `0x80`).
+    pub nan: u8,
+    /// An `FNUZ` type: one NaN (`0x80`), no negative zero, no infinities.
+    pub fnuz: bool,
+    /// The type has infinities (`f8E5M2`: `0x7C`, `0xFC`).
+    pub infinity: bool,
+}
+
+/// The 8-bit float type `ty` (`f8E4M3FN`, `f8E5M2`, `f8E4M3FNUZ`, `f8E5M2FNUZ`), if it is one.
+pub fn fp8(ty: &str) -> Option<Fp8> {
+    let (exponent_bits, mantissa_bits, bias, fnuz) = float_format(ty).filter(|f| f.0 + f.1 == 7)?;
+    let (max, nan, infinity) = match (fnuz, exponent_bits) {
+        (true, _) => (0x7F, 0x80, false),
+        (false, 4) => (0x7E, 0x7F, false),
+        (false, _) => (0x7B, 0x7E, true),
+    };
+    Some(Fp8 {
+        exponent_bits,
+        mantissa_bits,
+        bias,
+        max,
+        nan,
+        fnuz,
+        infinity,
+    })
+}
+
+/// `v` rounded into the 8-bit float `ty` (`f`): to nearest even, saturating (see [`Fp8`]);
+/// `negative` is the sign bit of the value's pattern (a NaN's too).
+fn to_fp8(ty: &str, f: Fp8, v: f64, negative: bool) -> Option<u64> {
+    let sign = if negative { 0x80 } else { 0 };
+    if v.is_nan() || (f.fnuz && v.is_infinite()) {
+        return Some(if f.fnuz { 0x80 } else { sign | u64::from(f.nan) });
+    }
+    if v.abs() >= decode(ty, u64::from(f.max))? {
+        return Some(sign | u64::from(f.max));
+    }
+    let magnitude = encode(ty, v.abs())?;
+    Some(if magnitude == 0 && f.fnuz {
+        0
+    } else {
+        sign | magnitude
+    })
+}
+
+/// The NaN that the 8-bit float NaN `code` of `f` becomes in the float type `to`: a quiet NaN
+/// with the code's sign. `f8E5M2` is the top byte of an `f16`, so its NaN becomes that `f16`
+/// (payload and all: `code << 8`) and, in `f32`, that `f16` widened (its payload under the
+/// quiet bit); `bf16` is the top half of the `f32`.
+fn fp8_nan(f: Fp8, code: u64, to: &str) -> Option<u64> {
+    let negative = !f.fnuz && code & 0x80 != 0;
+    let ieee_half = f.infinity && f.bias == 15;
+    let f32_bits = u64::from(negative) << 31 | 0x7FC0_0000 | if ieee_half { (code & 3) << 21 } else { 0 };
+    Some(match to {
+        "f32" => f32_bits,
+        "bf16" => f32_bits >> 16,
+        "f16" if ieee_half => code << 8,
+        "f16" => u64::from(negative) << 15 | 0x7E00,
+        _ => return None,
+    })
+}
+
 /// The width and signedness of an integer type of a conversion: `i1`…`i64` signed, `u1`…`u64`
 /// unsigned (what `extui`, `uitofp` and `fptoui` read or write).
 fn integer(ty: &str) -> Option<(u32, bool)> {
@@ -156,7 +245,9 @@ pub fn bits(ty: &str) -> u32 {
 /// Converts the bit pattern `x` of type `from` into type `to`, as LLVM's casts do: integers
 /// extend by their signedness (`i…` signed, `u…` unsigned) or keep their low bits, floats
 /// round to nearest even, and a float becomes an integer rounded toward zero (saturated at
-/// the integer's range). `None` for a type the table does not use.
+/// the integer's range). An 8-bit float converts to and from `f32`, `f16` and `bf16` only:
+/// exactly when widening, rounding and saturating as [`Fp8`] says when narrowing. `None` for a
+/// type the table does not use.
 ///
 /// ```
 /// use linear_layout::lower::numeric::convert;
@@ -166,8 +257,27 @@ pub fn bits(ty: &str) -> u32 {
 /// assert_eq!(convert("u32", "f32", 0xffff_ffff), Some(u64::from(4294967296f32.to_bits())));
 /// assert_eq!(convert("f32", "i32", u64::from((-2.75f32).to_bits())), Some(0xffff_fffe));
 /// assert_eq!(convert("u1", "f32", 1), Some(u64::from(1f32.to_bits())));
+/// assert_eq!(convert("f32", "f8E4M3FN", u64::from(1000f32.to_bits())), Some(0x7E)); // 448
+/// assert_eq!(convert("f8E5M2", "f16", 0x7C), Some(0x7C00)); // +∞
 /// ```
 pub fn convert(from: &str, to: &str, x: u64) -> Option<u64> {
+    let wide = |t: &str| matches!(t, "f32" | "f16" | "bf16");
+    match (fp8(from), fp8(to)) {
+        (None, Some(f)) if wide(from) => {
+            let negative = x >> (bits(from) - 1) & 1 == 1;
+            return to_fp8(to, f, decode(from, x)?, negative);
+        }
+        (Some(f), None) if wide(to) => {
+            let v = decode(from, x & 0xFF)?;
+            return if v.is_nan() {
+                fp8_nan(f, x & 0xFF, to)
+            } else {
+                encode(to, v)
+            };
+        }
+        (Some(_), _) | (_, Some(_)) => return None,
+        (None, None) => {}
+    }
     let value = match integer(from) {
         Some((bits, signed)) => {
             let x = if bits == 64 { x } else { x & ((1 << bits) - 1) };
@@ -252,5 +362,77 @@ mod tests {
                 assert_eq!(encode(ty, v), Some(x), "{ty} {x:#x}");
             }
         }
+    }
+
+    /// Law: every 8-bit float code widens exactly and narrows back to itself, from each wide
+    /// type (NaN codes to the type's NaN, with the sign where the type has one; ±∞ to ±max).
+    #[test]
+    fn fp8_codes_round_trip() {
+        for ty in ["f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ"] {
+            let f = fp8(ty).unwrap();
+            for code in 0..256u64 {
+                let v = decode(ty, code).unwrap();
+                for wide in ["f32", "f16", "bf16"] {
+                    let w = convert(ty, wide, code).unwrap();
+                    let back = convert(wide, ty, w).unwrap();
+                    if v.is_nan() {
+                        let sign = if f.fnuz { 0 } else { code & 0x80 };
+                        let nan = if f.fnuz { 0x80 } else { u64::from(f.nan) };
+                        assert_eq!(back, sign | nan, "{ty} {code:#x} via {wide}");
+                        assert!(decode(wide, w).unwrap().is_nan());
+                    } else if v.is_infinite() {
+                        // ±∞ widens exactly and saturates back to ±max.
+                        assert_eq!(decode(wide, w), Some(v));
+                        assert_eq!(back, (code & 0x80) | u64::from(f.max));
+                    } else {
+                        assert_eq!(decode(wide, w), Some(v), "{ty} {code:#x} to {wide}");
+                        assert_eq!(back, code, "{ty} {code:#x} via {wide}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Law: narrowing saturates (beyond the largest finite value gives ±max, and ±∞ in the
+    /// OCP types; NaN in the FNUZ ones), rounds ties to even, and FNUZ types have no −0.
+    #[test]
+    fn fp8_narrowing_saturates_and_rounds_to_even() {
+        let f32_bits = |x: f32| u64::from(x.to_bits());
+        for (ty, max) in [
+            ("f8E4M3FN", 448.0),
+            ("f8E5M2", 57344.0),
+            ("f8E4M3FNUZ", 240.0),
+            ("f8E5M2FNUZ", 57344.0),
+        ] {
+            let f = fp8(ty).unwrap();
+            let inf = convert("f32", ty, f32_bits(f32::NEG_INFINITY));
+            assert_eq!(
+                inf,
+                Some(if f.fnuz { 0x80 } else { 0x80 | u64::from(f.max) }),
+                "{ty} -inf"
+            );
+            for x in [max * 1.01, 1e30] {
+                assert_eq!(
+                    convert("f32", ty, f32_bits(x)),
+                    Some(u64::from(f.max)),
+                    "{ty} {x}"
+                );
+                assert_eq!(
+                    convert("f32", ty, f32_bits(-x)),
+                    Some(0x80 | u64::from(f.max)),
+                    "{ty} -{x}"
+                );
+            }
+            assert_eq!(
+                convert("f32", ty, f32_bits(-1e-30)),
+                Some(if f.fnuz { 0 } else { 0x80 })
+            );
+        }
+        // 1 + 1/16 lies halfway between 1 and 1 + 1/8 (E4M3): the even mantissa, 1.
+        assert_eq!(convert("f32", "f8E4M3FN", f32_bits(1.0625)), Some(0x38));
+        assert_eq!(convert("f32", "f8E4M3FN", f32_bits(1.1875)), Some(0x3A));
+        assert_eq!(convert("f16", "f8E5M2", 0x7E00), Some(0x7E)); // NaN
+        assert_eq!(convert("f32", "i8", 0), Some(0));
+        assert_eq!(convert("f8E4M3FN", "i32", 0x38), None);
     }
 }

@@ -14,7 +14,7 @@ use crate::lower::plan::convert;
 use crate::lower::plan::dist::Dist;
 use crate::lower::plan::matmul::{chain, instruction_for};
 use crate::lower::plan::mma::plan_dot;
-use crate::ttgir::Op;
+use crate::ttgir::{AttrValue, Op};
 
 /// The instruction table's name of a float or integer element type.
 pub(super) fn numeric_type(name: &str) -> Option<&'static str> {
@@ -309,14 +309,42 @@ impl Lowering<'_> {
                 _ => return None,
             })
         };
+        // `tt.fp_to_fp` also reaches the 8-bit floats, from and to f32 / f16 / bf16.
+        let fp8 = |t: &str| -> Option<&'static str> {
+            ["f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ"]
+                .into_iter()
+                .find(|&f| f == t)
+                .filter(|_| op.name == "tt.fp_to_fp")
+        };
         let from_ty = match op.name.as_str() {
             "arith.extui" | "arith.uitofp" => unsigned(&from),
-            _ => numeric_type(&from),
+            _ => numeric_type(&from).or_else(|| fp8(&from)),
         };
         let to_ty = match op.name.as_str() {
             "arith.fptoui" => unsigned(&to),
-            _ => numeric_type(&to),
+            _ => numeric_type(&to).or_else(|| fp8(&to)),
         };
+        // Narrowing rounds to nearest even; `rtz` (toward zero) is not lowered.
+        if let Some(mode) = crate::ttgir::attr(&op.attrs, "rounding")
+            && !matches!(mode, AttrValue::Raw(m) if m == "rtne")
+            && *mode != AttrValue::Int(1)
+        {
+            let shown = match mode {
+                AttrValue::Raw(m) => m.clone(),
+                other => format!("{other:?}"),
+            };
+            return fail(
+                op,
+                format!("rounding = {shown} ({from} to {to}): only rtne is lowered"),
+            );
+        }
+        let wide = |t: &str| matches!(t, "f32" | "f16" | "bf16");
+        if (fp8(&from).is_some() && !wide(&to)) || (fp8(&to).is_some() && !wide(&from)) {
+            return fail(
+                op,
+                format!("converts {from} to {to}: 8-bit floats convert to and from f32, f16 and bf16"),
+            );
+        }
         let (Some(from_ty), Some(to_ty)) = (from_ty, to_ty) else {
             return fail(op, format!("converts {from} to {to}: not lowered"));
         };
