@@ -550,6 +550,126 @@ def quant_fp8_rows_kernel(x_ptr, y_ptr, scale_ptr, n_cols, stride, FP8_MAX: tl.c
     tl.store(scale_ptr + row, scale)
 
 
+# Block pointers (as the older tutorials and many LLM kernels write a matmul): `tl.make_block_ptr`,
+# `tl.advance`, loads and the store with `boundary_check` (Triton rewrites them into pointers and
+# masks before TTGIR).
+@triton.jit
+def block_ptr_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                            stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_bp = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pid_m * BLOCK_M, 0), (BLOCK_M, BLOCK_K), (1, 0))
+    b_bp = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, pid_n * BLOCK_N), (BLOCK_K, BLOCK_N), (1, 0))
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for _ in range(0, K, BLOCK_K):
+        a = tl.load(a_bp, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_bp, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.dot(a, b)
+        a_bp = tl.advance(a_bp, (0, BLOCK_K))
+        b_bp = tl.advance(b_bp, (BLOCK_K, 0))
+    c_bp = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn), (pid_m * BLOCK_M, pid_n * BLOCK_N),
+                             (BLOCK_M, BLOCK_N), (1, 0))
+    tl.store(c_bp, acc.to(tl.float16), boundary_check=(0, 1))
+
+
+# A linear layer's epilogue: bias and leaky ReLU after the K loop, the pid split by `tl.cdiv`.
+@triton.jit
+def matmul_bias_leaky_relu_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                                  BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid = tl.program_id(0)
+    num_n = tl.cdiv(N, BLOCK_N)
+    pid_m = pid // num_n
+    pid_n = pid % num_n
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        kk = k * BLOCK_K + rk
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    acc += tl.load(bias_ptr + rn, mask=rn < N, other=0.0)[None, :]
+    acc = tl.where(acc >= 0, acc, 0.01 * acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+# Softmax backward: dx = y * (dy - sum(dy * y)) per row.
+@triton.jit
+def softmax_bwd_kernel(dout_ptr, out_ptr, din_ptr, stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    dy = tl.load(dout_ptr + row * stride + cols, mask=mask, other=0.0)
+    y = tl.load(out_ptr + row * stride + cols, mask=mask, other=0.0)
+    dot = tl.sum(dy * y, axis=0)
+    tl.store(din_ptr + row * stride + cols, y * (dy - dot), mask=mask)
+
+
+# Row offsets in 64 bits (`pid.to(tl.int64) * stride`), as kernels write them against overflow.
+@triton.jit
+def scale_rows_i64_kernel(x_ptr, y_ptr, stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+    tl.store(y_ptr + row * stride + cols, x * 2.0 + row.to(tl.float32), mask=mask)
+
+
+# The weight-gradient accumulation of tutorial 05's layer-norm backward: rows add into one of
+# GROUP partial sums, each guarded by a spin lock (`tl.atomic_cas` in a `while`, `tl.atomic_xchg`),
+# the first writer of a group marked by a count.
+@triton.jit
+def dw_accumulate_lock_kernel(DW, Lock, X, stride, N, GROUP: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    x = tl.load(X + row * stride + cols, mask=mask, other=0.0)
+    lock_id = row % GROUP
+    Lock += lock_id
+    Count = Lock + GROUP
+    DW = DW + lock_id * N + cols
+    while tl.atomic_cas(Lock, 0, 1) == 1:
+        pass
+    count = tl.load(Count)
+    if count == 0:
+        tl.atomic_xchg(Count, 1)
+    else:
+        x += tl.load(DW, mask=mask)
+    tl.store(DW, x, mask=mask)
+    tl.atomic_xchg(Lock, 0)
+
+
+# `tl.sort` (a bitonic network of reshapes, reductions and selects) and a reversed `tl.cumprod`.
+@triton.jit
+def sort_cumprod_kernel(x_ptr, sorted_ptr, cumprod_ptr, N: tl.constexpr):
+    offs = tl.program_id(0) * N + tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(sorted_ptr + offs, tl.sort(x))
+    tl.store(cumprod_ptr + offs, tl.cumprod(x, 0, reverse=True))
+
+
+# A 3-D grid: `tl.program_id(2)`.
+@triton.jit
+def grid3d_kernel(x_ptr, y_ptr, stride_z, stride_y, BLOCK: tl.constexpr):
+    px = tl.program_id(0)
+    py = tl.program_id(1)
+    pz = tl.program_id(2)
+    offs = pz * stride_z + py * stride_y + px * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) + pz * 100 + py * 10 + px)
+
+
+# Accumulating into half precision: `tl.atomic_add` of f16 and bf16 values (a partial sum per
+# program added into the output, as split-K and MoE kernels write to a 16-bit result).
+@triton.jit
+def atomic_add_half_kernel(out16_ptr, outbf16_ptr, x_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.atomic_add(out16_ptr + offs % 64, x.to(tl.float16), mask=mask)
+    tl.atomic_add(outbf16_ptr + offs % 64, x.to(tl.bfloat16), mask=mask)
+
+
 # ---------------------------------------------------------------------------------------------
 # Launches: each kernel's arguments in order (a buffer, or a scalar's value), its constexprs,
 # options and grid; each case a launch of the same specialisation.
@@ -753,6 +873,51 @@ def cases():
                     {"num_warps": 4}, [
                         ("rows9x200", quant(9, 200, f8), [9, 1, 1], 281),
                     ], {"archs": archs}))
+    bp = f16_matmul_case(70, 50, 90)
+    out.append(("block_ptr_matmul_32x32x32_f16", block_ptr_matmul_kernel,
+                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, {"num_warps": 4}, [
+                    ("70x50x90", bp, [cdiv(70, 32), cdiv(50, 32), 1], 291),
+                ]))
+    M, N, K = 70, 50, 90
+    lin = dict(a_ptr=Buf("f16", M * K), b_ptr=Buf("f16", K * N), bias_ptr=Buf("f32", N),
+               c_ptr=Buf("f16", M * N, "sentinel", True), M=M, N=N, K=K)
+    out.append(("matmul_bias_leaky_relu_32x32x32_f16", matmul_bias_leaky_relu_kernel,
+                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, {"num_warps": 4}, [
+                    ("70x50x90", lin, [cdiv(M, 32) * cdiv(N, 32), 1, 1], 301),
+                ]))
+    R, C = 11, 200
+    sb = dict(dout_ptr=Buf("f32", R * C), out_ptr=Buf("f32", R * C), din_ptr=Buf("f32", R * C, "sentinel", True),
+              stride=C, n_cols=C)
+    out.append(("softmax_bwd_256_f32", softmax_bwd_kernel, {"BLOCK_SIZE": 256}, {"num_warps": 4}, [
+        ("rows11x200", sb, [R, 1, 1], 311),
+    ]))
+    R, C = 9, 200
+    s64 = dict(x_ptr=Buf("f32", R * C), y_ptr=Buf("f32", R * C, "sentinel", True), stride=C, n_cols=C)
+    out.append(("scale_rows_i64_256_f32", scale_rows_i64_kernel, {"BLOCK_SIZE": 256}, {"num_warps": 4}, [
+        ("rows9x200", s64, [R, 1, 1], 321),
+    ]))
+    R, C, G = 20, 200, 8
+    dw = dict(DW=Buf("f32", G * C, "zeros", True), Lock=Buf("i32", 2 * G, "zeros", True), X=Buf("f32", R * C),
+              stride=C, N=C)
+    out.append(("dw_accumulate_lock_256_f32", dw_accumulate_lock_kernel, {"GROUP": G, "BLOCK_SIZE": 256},
+                {"num_warps": 4}, [
+                    ("rows20x200-group8", dw, [R, 1, 1], 331),
+                ]))
+    sc = dict(x_ptr=Buf("f32", 3 * 128, "int3"), sorted_ptr=Buf("f32", 3 * 128, "sentinel", True),
+              cumprod_ptr=Buf("f32", 3 * 128, "sentinel", True))
+    out.append(("sort_cumprod_128_f32", sort_cumprod_kernel, {"N": 128}, {"num_warps": 4}, [
+        ("rows3x128", sc, [3, 1, 1], 341),
+    ]))
+    g3 = dict(x_ptr=Buf("f32", 2 * 3 * 4 * 64), y_ptr=Buf("f32", 2 * 3 * 4 * 64, "sentinel", True),
+              stride_z=3 * 4 * 64, stride_y=4 * 64)
+    out.append(("grid3d_64_f32", grid3d_kernel, {"BLOCK": 64}, {"num_warps": 1}, [
+        ("4x3x2", g3, [4, 3, 2], 351),
+    ]))
+    ah = dict(out16_ptr=Buf("f16", 64, "zeros", True), outbf16_ptr=Buf("i32", 32, "zeros", True, "bf16"),
+              x_ptr=Buf("f32", 256, "int3"), n=200)
+    out.append(("atomic_add_half_256", atomic_add_half_kernel, {"BLOCK_SIZE": 256}, {"num_warps": 4}, [
+        ("n200", ah, [1, 1, 1], 361),
+    ]))
     return out
 
 

@@ -6,7 +6,7 @@ mod lower_common;
 use std::collections::BTreeMap;
 
 use linear_layout::heuristics::convert::convert_cost;
-use linear_layout::lower::{Dtype, convert_kernel, copy_kernel};
+use linear_layout::lower::{BranchCondition, Dtype, convert_kernel, copy_kernel};
 use lower_common::*;
 
 #[test]
@@ -288,11 +288,11 @@ fn loops_and_branches_carry_values_and_slots() {
         body,
     });
     p.ops.push(Op::If {
-        cond: Condition {
+        cond: BranchCondition::Uniform(Condition {
             lhs: Uniform::input(UniformInput::Argument(0)),
             cmp: Cmp::Gt,
             rhs: Uniform::constant(2),
-        },
+        }),
         then: vec![Op::Arith {
             op: ArithOp::Add,
             ty: "i32",
@@ -350,8 +350,8 @@ fn loops_and_branches_carry_values_and_slots() {
 #[test]
 fn while_loops_test_after_their_first_part() {
     use linear_layout::lower::{
-        ArithOp, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Extent, GlobalOffset, Op, Predicate,
-        Program, Uniform, UniformInput, WhileCondition, XorMap, run_with,
+        ArithOp, BranchCondition, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Extent, GlobalOffset,
+        Op, Predicate, Program, Uniform, UniformInput, XorMap, run_with,
     };
     #[derive(Clone, Copy, PartialEq)]
     enum Test {
@@ -397,7 +397,7 @@ fn while_loops_test_after_their_first_part() {
             src: vec![acc, acc],
         }];
         let cond = match test {
-            Test::Uniforms => WhileCondition::Uniform(Condition {
+            Test::Uniforms => BranchCondition::Uniform(Condition {
                 lhs: slot.clone(),
                 cmp: Cmp::Lt,
                 rhs: Uniform::input(UniformInput::Argument(0)),
@@ -418,7 +418,7 @@ fn while_loops_test_after_their_first_part() {
                     a: if test == Test::PerThread { tid } else { i },
                     b: n,
                 });
-                WhileCondition::Value(go)
+                BranchCondition::Value(go)
             }
         };
         p.ops.push(Op::While {
@@ -491,7 +491,7 @@ fn while_loops_test_after_their_first_part() {
         uniforms: vec![],
         values: vec![],
         before: vec![],
-        cond: WhileCondition::Uniform(Condition {
+        cond: BranchCondition::Uniform(Condition {
             lhs: Uniform::constant(0),
             cmp: Cmp::Lt,
             rhs: Uniform::constant(1),
@@ -532,11 +532,11 @@ fn loops_are_bounded_and_derived_uniforms_acyclic() {
         otherwise: Uniform::constant(1),
     });
     q.ops.push(Op::If {
-        cond: Condition {
+        cond: BranchCondition::Uniform(Condition {
             lhs: Uniform::input(UniformInput::Derived(0)),
             cmp: Cmp::Eq,
             rhs: Uniform::constant(1),
-        },
+        }),
         then: vec![],
         otherwise: vec![],
         results: vec![],

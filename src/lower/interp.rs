@@ -28,7 +28,7 @@
 //! ```
 
 use super::error::LowerError;
-use super::ir::{Env, Launch, Op, Program, SwapKind, Value, WhileCondition, mma, numeric, walk};
+use super::ir::{BranchCondition, Env, Launch, Op, Program, SwapKind, Value, mma, numeric, walk};
 
 const NEVER: u32 = u32::MAX;
 const MANY: u32 = u32::MAX - 1;
@@ -324,7 +324,22 @@ fn slot(r: &mut Run, k: u32) -> Result<usize, LowerError> {
 }
 
 fn missing() -> LowerError {
-    LowerError::new("a loop reads a uniform the launch does not have")
+    LowerError::new("a loop or a branch reads a uniform the launch does not have")
+}
+
+/// Whether a branch's test holds: its uniforms compared, or the bit every thread holds (an
+/// error where threads disagree: the emitted code would read the first lane's).
+fn branch_holds(cond: &BranchCondition, s: &State, r: &Run, threads: usize) -> Result<bool, LowerError> {
+    match cond {
+        BranchCondition::Uniform(c) => c.value_in(&r.env).ok_or_else(missing),
+        BranchCondition::Value(v) => {
+            let first = s.get(*v, 0) & 1;
+            if (1..threads).any(|t| s.get(*v, t) & 1 != first) {
+                return err("a branch's test differs between threads".to_string());
+            }
+            Ok(first == 1)
+        }
+    }
 }
 
 /// Executes `ops` (a program's, a loop body's or a branch's).
@@ -817,16 +832,7 @@ fn exec(
                         ));
                     }
                     exec(p, s, r, buffers, before)?;
-                    let holds = match cond {
-                        WhileCondition::Uniform(c) => c.value_in(&r.env).ok_or_else(missing)?,
-                        WhileCondition::Value(v) => {
-                            let first = s.get(*v, 0) & 1;
-                            if (1..threads).any(|t| s.get(*v, t) & 1 != first) {
-                                return err("a while loop's test differs between threads".to_string());
-                            }
-                            first == 1
-                        }
-                    };
+                    let holds = branch_holds(cond, s, r, threads)?;
                     if !holds {
                         break;
                     }
@@ -861,9 +867,7 @@ fn exec(
                 otherwise,
                 results,
             } => {
-                let holds = cond
-                    .value_in(&r.env)
-                    .ok_or_else(|| LowerError::new("a branch reads a uniform the launch does not have"))?;
+                let holds = branch_holds(cond, s, r, threads)?;
                 exec(p, s, r, buffers, if holds { then } else { otherwise })?;
                 for [dst, a, b] in results {
                     let from = if holds { *a } else { *b };

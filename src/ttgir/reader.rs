@@ -1687,7 +1687,7 @@ impl Reader<'_> {
 
     /// `scf.while (%a = %init, …) : (T, …) -> (U, …) {`: the inits are its operands, `%a …`
     /// the arguments of its first region; the second region's arguments come with its block
-    /// label (`^bb0(%b: U, …):`).
+    /// label (`^bb0(%b: U, …):`). A loop that carries nothing is `scf.while : () -> () {`.
     fn scf_while(
         &mut self,
         mut op: Op,
@@ -1700,12 +1700,15 @@ impl Reader<'_> {
         let op_idx = self.m.ops.len();
         let a = args.trim_start();
         let aoff = off + (args.len() - a.len());
-        if !a.starts_with('(') {
-            return Err(self.err(aoff, "expected '(%arg = %init, …)' after scf.while"));
-        }
-        let close = matching(a, 0).ok_or_else(|| self.err(aoff, "unclosed scf.while arguments"))?;
+        let close = if a.starts_with('(') {
+            matching(a, 0).ok_or_else(|| self.err(aoff, "unclosed scf.while arguments"))?
+        } else if a.is_empty() || a.starts_with(':') {
+            0 // nothing carried
+        } else {
+            return Err(self.err(aoff, "expected '(%arg = %init, …)' or ':' after scf.while"));
+        };
         let mut arg_names = Vec::new();
-        for (o, pair) in split_top(&a[1..close], ",") {
+        for (o, pair) in split_top(a.get(1..close).unwrap_or(""), ",") {
             if pair.trim().is_empty() {
                 continue;
             }
@@ -1716,8 +1719,9 @@ impl Reader<'_> {
             op.operands.push(vid);
             arg_names.push(n.trim().to_string());
         }
-        let tail = &a[close + 1..];
-        let toff = aoff + close + 1;
+        let skip = usize::from(a.starts_with('('));
+        let tail = &a[close + skip..];
+        let toff = aoff + close + skip;
         let (mut in_tys, mut out_tys) = (Vec::new(), Vec::new());
         if let Some(c) = find_top(tail, ":") {
             let tys = &tail[c + 1..];

@@ -1,23 +1,24 @@
-//! Atomics in LLVM IR: a buffer atomic per thread (`llvm.amdgcn.raw.ptr.buffer.atomic.*`),
-//! addressed as any buffer access (a masked thread's offset lies outside the buffer, so the
-//! hardware drops it), between the fences its ordering asks for at its scope.
+//! Atomics in LLVM IR, one per thread, between the fences its ordering asks for at its scope:
+//! a buffer atomic (`llvm.amdgcn.raw.ptr.buffer.atomic.*`) addressed as any buffer access (a
+//! masked thread's offset lies outside the buffer, so the hardware drops it), or a global one
+//! (`atomicrmw` / `cmpxchg` at the buffer's pointer plus the same offset, in a branch that
+//! threads whose offset lies outside the buffer skip, reading 0).
 
 use super::{Emitter, llvm_number};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{AtomicKind, AtomicOrdering, AtomicScope, GlobalOffset, Value};
+use crate::lower::ir::{AtomicKind, AtomicOrdering, AtomicPath, AtomicScope, GlobalOffset, Value};
 
 impl Emitter<'_> {
     pub(super) fn atomic(
         &mut self,
         (dst, src, cmp): (Option<Value>, Value, Option<Value>),
-        buffer: usize,
-        offset: &GlobalOffset,
+        (buffer, offset, path): (usize, &GlobalOffset, AtomicPath),
         (kind, ty, ordering, scope): (AtomicKind, &str, AtomicOrdering, AtomicScope),
     ) -> Result<(), LowerError> {
         let bits = self.p.value_bits(src);
         let int = format!("i{bits}");
         let float = ty.starts_with('f');
-        // The intrinsic's type: floats for a float add, integers otherwise.
+        // The operation's type: floats for a float add, integers otherwise.
         let t = if kind == AtomicKind::FAdd {
             llvm_number(ty)?.to_string()
         } else {
@@ -40,6 +41,11 @@ impl Emitter<'_> {
         };
         if matches!(ordering, AtomicOrdering::Release | AtomicOrdering::AcqRel) {
             fence(self, "release");
+        }
+        if path == AtomicPath::Global {
+            let comparand = cmp.map(|c| operand(self, c)).transpose()?;
+            let old = self.global_atomic((buffer, &off, &soff), (&t, &value), comparand, kind, scope)?;
+            return self.atomic_result(dst, (&int, &t), &old, ordering, scope);
         }
         let rsrc = format!("%rsrc{buffer}");
         let name = kind.llvm();
@@ -68,8 +74,21 @@ impl Emitter<'_> {
                 ));
             }
         }
+        self.atomic_result(dst, (&int, &t), &old, ordering, scope)
+    }
+
+    /// The acquire fence the ordering asks for, and `dst` = the old value (of type `t`) as an
+    /// integer.
+    fn atomic_result(
+        &mut self,
+        dst: Option<Value>,
+        (int, t): (&str, &str),
+        old: &str,
+        ordering: AtomicOrdering,
+        scope: AtomicScope,
+    ) -> Result<(), LowerError> {
         if matches!(ordering, AtomicOrdering::Acquire | AtomicOrdering::AcqRel) {
-            fence(self, "acquire");
+            self.line(&format!("fence{} acquire", scope.llvm()));
         }
         if let Some(d) = dst {
             let d = self.define(d)?;
@@ -80,5 +99,106 @@ impl Emitter<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A global atomic at buffer `buffer`'s pointer plus `off + soff` bytes, where that lies
+    /// inside the buffer (a masked thread's offset does not): the old value, of type `t`
+    /// (0 where skipped).
+    fn global_atomic(
+        &mut self,
+        (buffer, off, soff): (usize, &str, &str),
+        (t, value): (&str, &str),
+        cmp: Option<String>,
+        kind: AtomicKind,
+        scope: AtomicScope,
+    ) -> Result<String, LowerError> {
+        let b = self
+            .p
+            .buffers
+            .get(buffer)
+            .ok_or_else(|| LowerError::new(format!("no buffer {buffer}")))?;
+        let (name, records) = (b.name.clone(), b.bytes().unwrap_or(0x7FFF_FFFE));
+        let total = self.tmp();
+        self.line(&format!("{total} = add i32 {off}, {soff}"));
+        let inside = self.tmp();
+        self.line(&format!("{inside} = icmp ult i32 {total}, {records}"));
+        let (act, join) = (self.label("atomic"), self.label("atomic_done"));
+        let before = self.block.clone();
+        self.line(&format!("br i1 {inside}, label %{act}, label %{join}"));
+        self.start_block(&act);
+        let wide = self.tmp();
+        self.line(&format!("{wide} = zext i32 {total} to i64"));
+        let address = self.tmp();
+        self.line(&format!(
+            "{address} = getelementptr i8, ptr addrspace(1) %{name}, i64 {wide}"
+        ));
+        let old = self.tmp();
+        let sync = scope.llvm();
+        match (kind.llvm_rmw(), cmp) {
+            (Some(_), _) if kind == AtomicKind::FAdd && (t == "half" || t == "bfloat") => {
+                self.packed_half_add((&address, &wide), (t, value), &old, sync)
+            }
+            (Some(op), _) => self.line(&format!(
+                "{old} = atomicrmw {op} ptr addrspace(1) {address}, {t} {value}{sync} monotonic"
+            )),
+            (None, Some(c)) => {
+                let pair = self.tmp();
+                self.line(&format!(
+                    "{pair} = cmpxchg ptr addrspace(1) {address}, {t} {c}, {t} {value}{sync} monotonic monotonic"
+                ));
+                self.line(&format!("{old} = extractvalue {{ {t}, i1 }} {pair}, 0"));
+            }
+            (None, None) => return Err(LowerError::new("a compare-and-swap without its comparand")),
+        }
+        let acted = self.block.clone();
+        self.line(&format!("br label %{join}"));
+        self.start_block(&join);
+        let r = self.tmp();
+        let zero = if t.starts_with('i') { "0" } else { "0.0" };
+        self.line(&format!(
+            "{r} = phi {t} [ {old}, %{acted} ], [ {zero}, %{before} ]"
+        ));
+        Ok(r)
+    }
+}
+
+impl Emitter<'_> {
+    /// `old` = the 16-bit float at `address` before adding `value` to it: one packed add of
+    /// the aligned pair holding it (`global_atomic_pk_add_f16` / `_bf16` where the target has
+    /// them), the neighbour adding −0.0, which leaves every number as it is.
+    fn packed_half_add(
+        &mut self,
+        (address, offset): (&str, &str),
+        (t, value): (&str, &str),
+        old: &str,
+        sync: &str,
+    ) {
+        let high = self.tmp();
+        self.line(&format!("{high} = and i64 {offset}, 2"));
+        let is_high = self.tmp();
+        self.line(&format!("{is_high} = icmp ne i64 {high}, 0"));
+        let back = self.tmp();
+        self.line(&format!("{back} = sub i64 0, {high}"));
+        let aligned = self.tmp();
+        self.line(&format!(
+            "{aligned} = getelementptr i8, ptr addrspace(1) {address}, i64 {back}"
+        ));
+        let (lane, other) = (self.tmp(), self.tmp());
+        self.line(&format!("{lane} = select i1 {is_high}, i32 1, i32 0"));
+        self.line(&format!("{other} = xor i32 {lane}, 1"));
+        let pair_t = format!("<2 x {t}>");
+        let minus_zero = if t == "half" { "0xH8000" } else { "0xR8000" };
+        let (p0, pair) = (self.tmp(), self.tmp());
+        self.line(&format!(
+            "{p0} = insertelement {pair_t} poison, {t} {minus_zero}, i32 {other}"
+        ));
+        self.line(&format!(
+            "{pair} = insertelement {pair_t} {p0}, {t} {value}, i32 {lane}"
+        ));
+        let both = self.tmp();
+        self.line(&format!(
+            "{both} = atomicrmw fadd ptr addrspace(1) {aligned}, {pair_t} {pair}{sync} monotonic, align 4"
+        ));
+        self.line(&format!("{old} = extractelement {pair_t} {both}, i32 {lane}"));
     }
 }

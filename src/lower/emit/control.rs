@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use super::Emitter;
 use crate::lower::error::LowerError;
+use crate::lower::ir::{BranchCondition, Uniform};
 use crate::lower::ir::{CarriedUniform, CarriedValue, Op, Value};
-use crate::lower::ir::{Condition, Uniform, WhileCondition};
 use crate::target::Target;
 
 /// What the emitter knows that holds only inside a region (a loop body, a branch).
@@ -159,7 +159,7 @@ impl Emitter<'_> {
     pub(super) fn emit_while(
         &mut self,
         (uniforms, values): (&[CarriedUniform], &[CarriedValue]),
-        (before, cond, after): (&[Op], &WhileCondition, &[Op]),
+        (before, cond, after): (&[Op], &BranchCondition, &[Op]),
         results: &[[Value; 2]],
         target: &Target,
     ) -> Result<(), LowerError> {
@@ -186,22 +186,7 @@ impl Emitter<'_> {
         for op in before {
             self.op(op, target)?;
         }
-        let test = match cond {
-            WhileCondition::Uniform(c) => self.condition_of(c)?,
-            WhileCondition::Value(v) => {
-                // One bit every thread agrees on, made a scalar so the branch is uniform.
-                let bit = self.val(*v)?;
-                let (wide, first, test) = (self.tmp(), self.tmp(), self.tmp());
-                self.decls
-                    .insert("declare i32 @llvm.amdgcn.readfirstlane.i32(i32)".to_string());
-                self.line(&format!("{wide} = zext i1 {bit} to i32"));
-                self.line(&format!(
-                    "{first} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {wide})"
-                ));
-                self.line(&format!("{test} = icmp ne i32 {first}, 0"));
-                test
-            }
-        };
+        let test = self.branch_test(cond)?;
         let left: Vec<String> = results.iter().map(|r| self.val(r[1])).collect::<Result<_, _>>()?;
         let tested = self.block.clone();
         self.line(&format!("br i1 {test}, label %{body}, label %{exit}"));
@@ -256,15 +241,35 @@ impl Emitter<'_> {
     }
 
     /// A select where both branches are empty; else two blocks and phis at the join.
+    /// The `i1` a branch tests: a condition of uniforms, or one bit every thread agrees on,
+    /// made a scalar (`readfirstlane`) so that the branch is uniform.
+    fn branch_test(&mut self, cond: &BranchCondition) -> Result<String, LowerError> {
+        match cond {
+            BranchCondition::Uniform(c) => self.condition_of(c),
+            BranchCondition::Value(v) => {
+                let bit = self.val(*v)?;
+                let (wide, first, test) = (self.tmp(), self.tmp(), self.tmp());
+                self.decls
+                    .insert("declare i32 @llvm.amdgcn.readfirstlane.i32(i32)".to_string());
+                self.line(&format!("{wide} = zext i1 {bit} to i32"));
+                self.line(&format!(
+                    "{first} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {wide})"
+                ));
+                self.line(&format!("{test} = icmp ne i32 {first}, 0"));
+                Ok(test)
+            }
+        }
+    }
+
     pub(super) fn emit_if(
         &mut self,
-        cond: &Condition,
+        cond: &BranchCondition,
         then: &[Op],
         otherwise: &[Op],
         results: &[[Value; 3]],
         target: &Target,
     ) -> Result<(), LowerError> {
-        let c = self.condition_of(cond)?;
+        let c = self.branch_test(cond)?;
         if then.is_empty() && otherwise.is_empty() {
             for [dst, a, b] in results {
                 let w = self.p.value_bits(*dst);

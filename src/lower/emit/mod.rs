@@ -511,10 +511,10 @@ impl Emitter<'_> {
                 ty,
                 ordering,
                 scope,
+                path,
             } => self.atomic(
                 (*dst, *src, *cmp),
-                *buffer,
-                offset,
+                (*buffer, offset, *path),
                 (*kind, ty, *ordering, *scope),
             )?,
             Op::LdsWrite { src, address } => {

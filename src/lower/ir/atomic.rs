@@ -66,17 +66,21 @@ impl AtomicKind {
         })
     }
 
-    /// Whether it applies to elements of type `ty`.
+    /// Whether it applies to elements of type `ty` when addressed through `path` (a float add
+    /// of 16-bit floats only globally: the buffer atomics have none).
     ///
     /// ```
-    /// use linear_layout::lower::AtomicKind;
-    /// assert!(AtomicKind::FAdd.applies_to("f32"));
-    /// assert!(!AtomicKind::FAdd.applies_to("i32"));
+    /// use linear_layout::lower::{AtomicKind, AtomicPath};
+    /// assert!(AtomicKind::FAdd.applies_to("f32", AtomicPath::Buffer));
+    /// assert!(AtomicKind::FAdd.applies_to("bf16", AtomicPath::Global));
+    /// assert!(!AtomicKind::FAdd.applies_to("f16", AtomicPath::Buffer));
+    /// assert!(!AtomicKind::FAdd.applies_to("i32", AtomicPath::Global));
     /// ```
-    pub fn applies_to(self, ty: &str) -> bool {
+    pub fn applies_to(self, ty: &str, path: AtomicPath) -> bool {
         let int = ty == "i32" || ty == "i64";
+        let half = (ty == "f16" || ty == "bf16") && path == AtomicPath::Global;
         match self {
-            AtomicKind::FAdd => ty == "f32" || ty == "f64",
+            AtomicKind::FAdd => ty == "f32" || ty == "f64" || half,
             AtomicKind::Xchg | AtomicKind::Cas => int || ty == "f32" || ty == "f64",
             _ => int,
         }
@@ -100,6 +104,23 @@ impl AtomicKind {
         }
     }
 
+    /// The operation of LLVM's `atomicrmw` (`None` for a compare-and-swap: `cmpxchg`).
+    pub(crate) fn llvm_rmw(self) -> Option<&'static str> {
+        Some(match self {
+            AtomicKind::Add => "add",
+            AtomicKind::FAdd => "fadd",
+            AtomicKind::Max => "max",
+            AtomicKind::Min => "min",
+            AtomicKind::UMax => "umax",
+            AtomicKind::UMin => "umin",
+            AtomicKind::And => "and",
+            AtomicKind::Or => "or",
+            AtomicKind::Xor => "xor",
+            AtomicKind::Xchg => "xchg",
+            AtomicKind::Cas => return None,
+        })
+    }
+
     /// The name of LLVM's buffer atomic (`llvm.amdgcn.raw.ptr.buffer.atomic.<name>`).
     pub(crate) fn llvm(self) -> &'static str {
         match self {
@@ -116,6 +137,24 @@ impl AtomicKind {
             AtomicKind::Cas => "cmpswap",
         }
     }
+}
+
+/// How an atomic addresses memory: through the buffer's resource and an offset
+/// (`amdg.buffer_atomic_rmw`: the buffer atomics, a masked thread's offset past the buffer), or
+/// at a global address (`tt.atomic_rmw`, `tt.atomic_cas`: LLVM's `atomicrmw` / `cmpxchg`, a
+/// masked thread branched around; where the hardware has no atomic for the type, LLVM makes
+/// it a compare-and-swap loop). Triton addresses its atomics the same two ways.
+///
+/// ```
+/// use linear_layout::lower::AtomicPath;
+/// assert_ne!(AtomicPath::Buffer, AtomicPath::Global);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicPath {
+    /// A buffer atomic.
+    Buffer,
+    /// A global atomic.
+    Global,
 }
 
 /// The memory ordering an atomic promises (`sem`): `relaxed`, `acquire`, `release`,

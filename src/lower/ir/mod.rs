@@ -54,13 +54,13 @@ mod validate;
 mod xor_map;
 
 pub use arith::ArithOp;
-pub use atomic::{AtomicKind, AtomicOrdering, AtomicScope};
+pub use atomic::{AtomicKind, AtomicOrdering, AtomicPath, AtomicScope};
 pub use kernel::Kernel;
 pub use predicate::Predicate;
 pub(crate) use program::walk;
 pub use program::{
-    Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Program, Scalar, SwapKind, Value,
-    WhileCondition,
+    BranchCondition, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Program, Scalar,
+    SwapKind, Value,
 };
 pub(crate) use uniform::Env;
 pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput, UniformOp};

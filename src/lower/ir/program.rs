@@ -9,16 +9,16 @@
 //! the slots of enclosing loops, such as `pid · 64 · stride + k`). Control flow is uniform too:
 //! a [`Loop`](Op::Loop) runs its body while a counter slot stays below a uniform end, carrying
 //! uniform slots and per-thread values from one iteration to the next, a [`While`](Op::While)
-//! runs while a test after its first part holds ([`WhileCondition`]), and an [`If`](Op::If)
+//! runs while a test after its first part holds ([`BranchCondition`]), and an [`If`](Op::If)
 //! picks a branch by a [`Condition`] every thread agrees on. Two things are derived from a
 //! program: LLVM IR text ([`emit_llvm`](crate::lower::emit_llvm)) and an execution on the CPU
 //! ([`run`](crate::lower::run), [`run_with`](crate::lower::run_with) for the scalar arguments,
 //! [`run_launch`](crate::lower::run_launch) for any workgroup of a grid).
 
 use super::arith::ArithOp;
-use super::atomic::{AtomicKind, AtomicOrdering, AtomicScope};
+use super::atomic::{AtomicKind, AtomicOrdering, AtomicPath, AtomicScope};
 use super::predicate::Predicate;
-use super::uniform::{Condition, Derived, Env, Extent, Launch, Uniform};
+use super::uniform::{Condition, Derived, Env, Extent, Launch, Uniform, UniformInput};
 use super::xor_map::XorMap;
 use crate::target::mma::MmaInstruction;
 
@@ -357,21 +357,40 @@ pub struct CarriedValue {
     pub next: Value,
 }
 
-/// What decides whether a [`While`](Op::While) loop goes on: a condition of uniforms, or a
-/// 1-bit value every thread holds the same bit of (a scalar computed in registers; the emitted
-/// code reads it from the first lane, the interpreter checks that every thread agrees).
+/// What decides a branch — whether an [`If`](Op::If) runs its first arm, whether a
+/// [`While`](Op::While) loop goes on: a condition of uniforms, or a 1-bit value every thread
+/// holds the same bit of (a scalar computed in registers; the emitted code reads it from the
+/// first lane, the interpreter checks that every thread agrees).
 ///
 /// ```
-/// use linear_layout::lower::{Cmp, Condition, Uniform, UniformInput, Value, WhileCondition};
-/// let below_n = WhileCondition::Uniform(Condition { lhs: Uniform::input(UniformInput::Carried(0)), cmp: Cmp::Lt, rhs: Uniform::input(UniformInput::Argument(0)) });
-/// assert_ne!(below_n, WhileCondition::Value(Value(3)));
+/// use linear_layout::lower::{Cmp, Condition, Uniform, UniformInput, Value, BranchCondition};
+/// let below_n = BranchCondition::Uniform(Condition { lhs: Uniform::input(UniformInput::Carried(0)), cmp: Cmp::Lt, rhs: Uniform::input(UniformInput::Argument(0)) });
+/// assert_ne!(below_n, BranchCondition::Value(Value(3)));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WhileCondition {
+pub enum BranchCondition {
     /// A comparison of uniforms.
     Uniform(Condition),
     /// A 1-bit value, the same in every thread.
     Value(Value),
+}
+
+impl BranchCondition {
+    /// The value it tests, if it tests one.
+    pub fn value(&self) -> Option<Value> {
+        match self {
+            BranchCondition::Value(v) => Some(*v),
+            BranchCondition::Uniform(_) => None,
+        }
+    }
+
+    /// Every uniform input it reads.
+    pub(crate) fn inputs(&self) -> Vec<UniformInput> {
+        match self {
+            BranchCondition::Uniform(c) => c.inputs().collect(),
+            BranchCondition::Value(_) => Vec::new(),
+        }
+    }
 }
 
 /// One operation, executed by every thread of the workgroup.
@@ -570,7 +589,7 @@ pub enum Op {
     /// `then`) or `b` (from `otherwise`).
     If {
         /// The condition.
-        cond: Condition,
+        cond: BranchCondition,
         /// Ops run when it holds.
         then: Vec<Op>,
         /// Ops run otherwise.
@@ -602,7 +621,7 @@ pub enum Op {
         /// Runs first in each iteration.
         before: Vec<Op>,
         /// Tested after `before`: the loop goes on while it holds.
-        cond: WhileCondition,
+        cond: BranchCondition,
         /// `[dst, src]` per value the loop leaves.
         results: Vec<[Value; 2]>,
         /// Runs while the test holds.
@@ -664,6 +683,8 @@ pub enum Op {
         ordering: AtomicOrdering,
         /// Its scope.
         scope: AtomicScope,
+        /// Through the buffer's resource or at a global address.
+        path: AtomicPath,
     },
     /// `dst` = scalar argument `index`'s bits ([`Program::scalars`]), as wide as its type, in
     /// every thread: a float argument (`sm_scale`, `eps`) or a narrow integer.

@@ -3,7 +3,7 @@
 
 use super::atomic::AtomicKind;
 use super::numeric;
-use super::program::{Op, Program, Scalar, Value, WhileCondition, walk};
+use super::program::{Op, Program, Scalar, Value, walk};
 use super::uniform::{Condition, Extent, UniformInput};
 use crate::lower::error::LowerError;
 use crate::target::mma::element_bits;
@@ -116,7 +116,10 @@ impl Program {
                     values.iter().flat_map(|c| [c.phi, c.init, c.next]).collect(),
                     None,
                 ),
-                Op::If { results, .. } => (results.iter().flatten().copied().collect(), None),
+                Op::If { cond, results, .. } => (
+                    results.iter().flatten().copied().chain(cond.value()).collect(),
+                    None,
+                ),
                 Op::LdsWindow { ops, .. } => {
                     if walk(ops).any(|o| matches!(o, Op::GlobalLoadToLds { .. } | Op::WaitDirectLoads)) {
                         return bad("direct-to-LDS loads stay outside an LDS window");
@@ -133,10 +136,7 @@ impl Program {
                         .iter()
                         .flat_map(|c| [c.phi, c.init, c.next])
                         .chain(results.iter().flatten().copied())
-                        .chain(match cond {
-                            WhileCondition::Value(v) => Some(*v),
-                            WhileCondition::Uniform(_) => None,
-                        })
+                        .chain(cond.value())
                         .collect(),
                     None,
                 ),
@@ -215,7 +215,10 @@ impl Program {
                     step.as_constant().is_none_or(|s| s > 0)
                         && values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
                 }
-                Op::If { results, .. } => results.iter().all(|r| widths_agree(r)),
+                Op::If { cond, results, .. } => {
+                    results.iter().all(|r| widths_agree(r))
+                        && cond.value().is_none_or(|v| self.value_bits(v) == 1)
+                }
                 Op::While {
                     values,
                     cond,
@@ -224,10 +227,7 @@ impl Program {
                 } => {
                     values.iter().all(|c| widths_agree(&[c.phi, c.init, c.next]))
                         && results.iter().all(|r| widths_agree(r))
-                        && match cond {
-                            WhileCondition::Value(v) => self.value_bits(*v) == 1,
-                            WhileCondition::Uniform(_) => true,
-                        }
+                        && cond.value().is_none_or(|v| self.value_bits(v) == 1)
                 }
                 _ => true,
             };
@@ -278,15 +278,12 @@ impl Program {
                         .flat_map(|u| u.init.inputs().chain(u.next.inputs())),
                 )
                 .collect(),
-            Op::If { cond, .. } => cond.inputs().collect(),
+            Op::If { cond, .. } => cond.inputs(),
             Op::LdsWindow { offset, .. } => offset.inputs().collect(),
             Op::While { uniforms, cond, .. } => uniforms
                 .iter()
                 .flat_map(|u| u.init.inputs().chain(u.next.inputs()))
-                .chain(match cond {
-                    WhileCondition::Uniform(c) => c.inputs().collect(),
-                    WhileCondition::Value(_) => Vec::new(),
-                })
+                .chain(cond.inputs())
                 .collect(),
             Op::UniformValue { value, .. } => value.inputs().collect(),
             _ => Vec::new(),
@@ -355,10 +352,11 @@ impl Program {
                 buffer,
                 kind,
                 ty,
+                path,
                 ..
             } => {
                 let bits = element_bits(ty);
-                kind.applies_to(ty)
+                kind.applies_to(ty, *path)
                     && self.buffers.get(*buffer).is_some_and(|b| b.element_bits == bits)
                     && widths(&[*src], bits)
                     && widths(dst.as_slice(), bits)

@@ -1,5 +1,6 @@
-//! Atomics: `tt.atomic_rmw`, `amdg.buffer_atomic_rmw` and `tt.atomic_cas`, one buffer atomic
-//! per element of the operand's layout.
+//! Atomics: `tt.atomic_rmw`, `amdg.buffer_atomic_rmw` and `tt.atomic_cas`, one atomic per
+//! element of the operand's layout — a global atomic for the `tt` ops, a buffer atomic for the
+//! `amdg` one, as Triton addresses them ([`AtomicPath`]).
 //!
 //! An element that several threads or registers hold (a layout that broadcasts) is updated
 //! once: only the first register holding it, in the threads whose broadcast bits are zero, act
@@ -11,14 +12,18 @@
 //! # Worked example
 //!
 //! Split-K: `tl.atomic_add(c_ptrs, acc, mask=c_mask)` of a 32×32 f32 tile in a blocked layout
-//! of 256 threads is 4 `buffer_atomic_add_f32` per thread, each at its element's offset (an
-//! offset past the buffer where the mask fails), after a release fence and before an acquire
-//! fence at the device's scope (`sem = acq_rel, scope = gpu`): the elements of one op are not
-//! ordered among themselves, so the four share the fences.
+//! of 256 threads is 4 `global_atomic_add_f32` per thread, each at its element's address (a
+//! thread whose mask fails branches around it) — `buffer_atomic_add_f32` at its offset where
+//! Triton made it `amdg.buffer_atomic_rmw` (an offset past the buffer where the mask fails) —
+//! after a release fence and before an acquire fence at the device's scope (`sem = acq_rel,
+//! scope = gpu`): the elements of one op are not ordered among themselves, so the four share
+//! the fences.
 
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{AtomicKind, AtomicOrdering, AtomicScope, Op as ProgramOp, Predicate, Value, XorMap};
+use crate::lower::ir::{
+    AtomicKind, AtomicOrdering, AtomicPath, AtomicScope, Op as ProgramOp, Predicate, Value, XorMap,
+};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{AttrValue, Op, attr};
 
@@ -60,7 +65,12 @@ impl Lowering<'_> {
         };
         let data = op.operands[value];
         let element = self.m.values[data].ty.element.clone();
-        let Some(ty) = super::data::numeric_type(&element).filter(|t| kind.applies_to(t)) else {
+        let path = if buffer_form {
+            AtomicPath::Buffer
+        } else {
+            AtomicPath::Global
+        };
+        let Some(ty) = super::data::numeric_type(&element).filter(|t| kind.applies_to(t, path)) else {
             return fail(op, format!("an atomic {kind:?} of {element} is not lowered"));
         };
         let rank = self.rank(data);
@@ -144,6 +154,7 @@ impl Lowering<'_> {
                 ty,
                 ordering: ordering_of(issued),
                 scope,
+                path,
             });
             issued += 1;
             old.push(dst.unwrap_or(values[r]));

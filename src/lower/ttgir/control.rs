@@ -29,7 +29,9 @@
 
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, WhileCondition, walk};
+use crate::lower::ir::{
+    BranchCondition, CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, walk,
+};
 use crate::lower::ir::{Cmp, Condition, Derived, Uniform, UniformInput, UniformOp};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{Module, Op};
@@ -272,25 +274,7 @@ impl Lowering<'_> {
         let mut carried = self.carry(op, args, &op.operands, in_registers)?;
         let start = self.p.ops.len();
         self.lower_ops(before_ops)?;
-        let cond = match self.operand(test, 0)?.clone() {
-            Sym::Cond(c) => WhileCondition::Uniform(c),
-            // A constant (`arith.constant false`).
-            Sym::Int(u) => WhileCondition::Uniform(Condition {
-                lhs: u,
-                cmp: Cmp::Ne,
-                rhs: Uniform::constant(0),
-            }),
-            Sym::Lanes(v) if self.p.value_bits(v) == 1 => WhileCondition::Value(v),
-            other => {
-                return fail(
-                    test,
-                    format!(
-                        "tests {}; a loop's test is a uniform condition, a constant or a scalar in registers",
-                        other.kind()
-                    ),
-                );
-            }
-        };
+        let cond = self.branch_condition(test)?;
         // Inside the `do` region the passed values are what `before` left; after the loop,
         // values of their own.
         let mut results = Vec::new();
@@ -624,11 +608,34 @@ impl Lowering<'_> {
         Ok(None)
     }
 
-    /// `scf.if` on a uniform condition, with tensor results.
+    /// What `op`'s first operand (an `i1` scalar) decides as a branch: a uniform condition, a
+    /// constant, or a scalar in registers — the same in every thread, as every rank-0 value is.
+    fn branch_condition(&mut self, op: &Op) -> Result<BranchCondition, LowerError> {
+        Ok(match self.operand(op, 0)?.clone() {
+            Sym::Cond(c) => BranchCondition::Uniform(c),
+            // A constant (`arith.constant false`).
+            Sym::Int(u) => BranchCondition::Uniform(Condition {
+                lhs: u,
+                cmp: Cmp::Ne,
+                rhs: Uniform::constant(0),
+            }),
+            Sym::Lanes(v) if self.p.value_bits(v) == 1 => BranchCondition::Value(v),
+            other => {
+                return fail(
+                    op,
+                    format!(
+                        "tests {}; a branch tests a uniform condition, a constant or a scalar in registers",
+                        other.kind()
+                    ),
+                );
+            }
+        })
+    }
+
+    /// `scf.if` on a scalar condition (uniform, or a scalar in registers), with results of any
+    /// kind.
     pub(super) fn scf_if(&mut self, op: &Op) -> Result<(), LowerError> {
-        let Sym::Cond(cond) = self.operand(op, 0)?.clone() else {
-            return fail(op, "a condition that is not a comparison of uniforms");
-        };
+        let cond = self.branch_condition(op)?;
         self.issue_pending(op)?;
         let split = op
             .regions
@@ -660,7 +667,7 @@ impl Lowering<'_> {
         // anything else in registers, chosen by the branch.
         let mut in_registers = Vec::new();
         for (&r, ((x, sx), (y, sy))) in op.results.iter().zip(a.into_iter().zip(b)) {
-            if let (Sym::Int(then), Sym::Int(otherwise)) = (&sx, &sy) {
+            if let (Sym::Int(then), Sym::Int(otherwise), BranchCondition::Uniform(cond)) = (&sx, &sy, &cond) {
                 let d = Derived::Select {
                     cond: cond.clone(),
                     then: then.clone(),
@@ -740,7 +747,7 @@ impl Lowering<'_> {
             .map(|(&d, (&x, &y))| [d, x, y])
             .collect();
         self.p.ops.push(ProgramOp::If {
-            cond,
+            cond: BranchCondition::Uniform(cond),
             then: Vec::new(),
             otherwise: Vec::new(),
             results,
