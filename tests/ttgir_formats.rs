@@ -583,6 +583,37 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32}
     assert_eq!(attr(&bs.attrs, "cacheModifier"), Some(&raw("cs")));
 }
 
+/// A spin lock's `scf.while : () -> ()` carries nothing: no operands, no results, its test in
+/// the first region (tutorial 05's layer-norm backward prints it so).
+#[test]
+fn a_while_that_carries_nothing() {
+    let text = r#"
+module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func @k(%lock: !tt.ptr<i32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.while : () -> () {
+      %old = tt.atomic_cas acq_rel, gpu, %lock, %c0, %c1 : (!tt.ptr<i32>, i32, i32) -> i32
+      %held = arith.cmpi eq, %old, %c1 : i32
+      scf.condition(%held)
+    } do {
+      scf.yield
+    }
+    tt.return
+  }
+}
+"#;
+    let m = Module::parse(text).expect("parses");
+    let w = the_op(&m, "scf.while");
+    assert!(w.operands.is_empty() && w.results.is_empty() && w.block_args.is_empty());
+    let body: Vec<&str> = w.body.iter().map(|&b| m.ops[b].name.as_str()).collect();
+    assert_eq!(
+        body,
+        ["tt.atomic_cas", "arith.cmpi", "scf.condition", "scf.yield"]
+    );
+    assert_eq!(w.regions, [0, 3]);
+}
+
 /// `scf.while` and `tt.scan` read with their regions; the atomics with their kind, ordering,
 /// scope and mask; Triton's other element-wise ops with their operands, result types and
 /// attributes.
