@@ -670,6 +670,26 @@ def atomic_add_half_kernel(out16_ptr, outbf16_ptr, x_ptr, n, BLOCK_SIZE: tl.cons
     tl.atomic_add(outbf16_ptr + offs % 64, x.to(tl.bfloat16), mask=mask)
 
 
+# A matmul of f32 tensors (`input_precision="ieee"`, AMD's default): MFMA on CDNA,
+# multiply-adds in registers on RDNA 3, which has no f32 WMMA.
+@triton.jit
+def matmul_f32_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * stride_am + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * stride_bk + rn[None, :],
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision=PRECISION)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
 # ---------------------------------------------------------------------------------------------
 # Launches: each kernel's arguments in order (a buffer, or a scalar's value), its constexprs,
 # options and grid; each case a launch of the same specialisation.
@@ -918,6 +938,14 @@ def cases():
     out.append(("atomic_add_half_256", atomic_add_half_kernel, {"BLOCK_SIZE": 256}, {"num_warps": 4}, [
         ("n200", ah, [1, 1, 1], 361),
     ]))
+    M, N, K = 50, 40, 70
+    for precision in ("ieee", ):
+        mf = dict(a_ptr=Buf("f32", M * K), b_ptr=Buf("f32", K * N), c_ptr=Buf("f32", M * N, "sentinel", True),
+                  M=M, N=N, K=K, stride_am=K, stride_bk=N, stride_cm=N)
+        out.append((f"matmul_f32_{precision}_32x32x16", matmul_f32_kernel,
+                    {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": precision}, {"num_warps": 4}, [
+                        ("50x40x70", mf, [cdiv(M, 32), cdiv(N, 32), 1], 371),
+                    ]))
     return out
 
 

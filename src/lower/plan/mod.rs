@@ -32,6 +32,7 @@ pub(crate) mod convert;
 pub(crate) mod copy;
 pub(crate) mod direct;
 pub(crate) mod dist;
+pub(crate) mod fma;
 pub(crate) mod lds;
 pub mod matmul;
 pub mod mma;

@@ -8,10 +8,12 @@
 //! ([`Lowering::regather`] finds it, and refuses layouts where another thread holds it).
 
 use super::{Lowering, Sym, fail};
+use crate::encodings::Encoding;
 use crate::lower::error::LowerError;
 use crate::lower::ir::{ArithOp, Op as ProgramOp, Value};
 use crate::lower::plan::convert;
 use crate::lower::plan::dist::Dist;
+use crate::lower::plan::fma::fma_dot;
 use crate::lower::plan::matmul::{chain, instruction_for};
 use crate::lower::plan::mma::plan_dot;
 use crate::ttgir::{AttrValue, Op};
@@ -426,7 +428,8 @@ impl Lowering<'_> {
         self.define(op, Sym::Data { layout, values })
     }
 
-    /// `tt.dot`: the chain of matrix instructions of the result's MFMA / WMMA layout.
+    /// `tt.dot`: the chain of matrix instructions of the result's MFMA / WMMA layout, or
+    /// multiply-adds in registers where the result is blocked ([`fma_dot`]).
     pub(super) fn dot(&mut self, op: &Op) -> Result<(), LowerError> {
         let r = op.results[0];
         let (la, va) = self.typed_data(op, op.operands[0])?;
@@ -444,6 +447,43 @@ impl Lowering<'_> {
             .encoding
             .clone()
             .map_or_else(|| fail(op, "the result has no encoding"), Ok)?;
+        if let Encoding::Blocked(_) = *encoding {
+            let element = |t: &str| {
+                numeric_type(t).map_or_else(|| fail(op, format!("a dot of {t} is not lowered")), Ok)
+            };
+            let (from, to) = (element(&ab)?, element(&acc_ty)?);
+            let acc_bits = self.bits(op, r)?;
+            // Operands of a narrower type multiply in the accumulator's (exactly widened).
+            let widen = |p: &mut crate::lower::ir::Program, v: Vec<Value>| -> Vec<Value> {
+                if from == to {
+                    return v;
+                }
+                v.into_iter()
+                    .map(|x| {
+                        let d = p.value(acc_bits);
+                        p.ops.push(ProgramOp::Convert {
+                            dst: vec![d],
+                            src: vec![x],
+                            from,
+                            to,
+                        });
+                        d
+                    })
+                    .collect()
+            };
+            let (va, vb) = (widen(&mut self.p, va), widen(&mut self.p, vb));
+            let values = fma_dot(
+                &mut self.p,
+                (&la, &va),
+                (&lb, &vb),
+                &lc,
+                acc.as_deref(),
+                to,
+                self.target.wave_size,
+            )
+            .map_err(|e| LowerError::new(format!("line {}: {}: {e}", op.line, op.name)))?;
+            return self.define_data(op, lc, values);
+        }
         let instr = instruction_for(&encoding, &ab, &acc_ty, self.target)?;
         let plan = plan_dot(&la, &lb, &lc, instr, self.target.wave_size)?;
         let registers = Dist::of(&lc, self.target.wave_size)?.registers();
