@@ -158,7 +158,8 @@ impl Lowering<'_> {
         dst
     }
 
-    /// `constant + Σ coordinate_d · coef[d]` per register of `dist`, in `bits`-bit integers.
+    /// `constant + Σ coordinate_d · coef[d]` per register of `dist`, in `bits`-bit integers
+    /// (narrower ones computed in 32 bits and truncated: the same bits, as integers wrap).
     fn affine_registers(
         &mut self,
         op: &Op,
@@ -167,6 +168,23 @@ impl Lowering<'_> {
         coef: &[Uniform],
         bits: u32,
     ) -> Result<Vec<Value>, LowerError> {
+        let narrow: Option<&'static str> = match bits {
+            1 => Some("i1"),
+            8 => Some("i8"),
+            16 => Some("i16"),
+            _ => None,
+        };
+        if let Some(to) = narrow {
+            let wide = self.affine_registers(op, dist, constant, coef, 32)?;
+            return Ok(wide
+                .into_iter()
+                .map(|v| {
+                    let d = self.p.value(bits);
+                    self.p.ops.push(ProgramOp::Convert { dst: vec![d], src: vec![v], from: "i32", to });
+                    d
+                })
+                .collect());
+        }
         let ty = match bits {
             32 => "i32",
             64 => "i64",

@@ -11,6 +11,7 @@
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{Cmp, Condition, Uniform, UniformInput};
+use crate::lower::plan::dist::Dist;
 use crate::ttgir::{AttrValue, Constant, Op, attr};
 
 impl Lowering<'_> {
@@ -79,7 +80,7 @@ impl Lowering<'_> {
         self.define(op, sym)
     }
 
-    /// `tt.splat` of a scalar (an integer, a pointer, a constant of data).
+    /// `tt.splat` of a scalar (an integer, a pointer, a constant of data, a scalar in registers).
     pub(super) fn splat(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
         let sym = match self.operand(op, 0)? {
             Sym::Int(l) => Sym::Affine {
@@ -102,9 +103,31 @@ impl Lowering<'_> {
                 bounds: vec![None; rank],
                 when: vec![c.clone()],
             },
-            _ => return fail(op, "splats a value that is not a scalar argument or constant"),
+            // A scalar in registers (a loop's running sum, a loaded value): every register of
+            // the tensor is that register.
+            Sym::Lanes(_) | Sym::Data { .. } if self.scalar_register(op)?.is_some() => {
+                let v = self.scalar_register(op)?.ok_or_else(|| LowerError::new("a scalar register"))?;
+                let layout = self.layout(op, op.results[0])?;
+                let registers = Dist::of(&layout, self.target.wave_size)?.registers();
+                Sym::Data { layout: Box::new(layout), values: vec![v; registers] }
+            }
+            other => {
+                return fail(
+                    op,
+                    format!("splats {}, not a scalar argument, a constant or a scalar in registers", other.kind()),
+                );
+            }
         };
         self.define(op, sym)
+    }
+
+    /// The one register of `op`'s first operand where it is a scalar in registers (rank 0).
+    fn scalar_register(&self, op: &Op) -> Result<Option<crate::lower::ir::Value>, LowerError> {
+        Ok(match self.operand(op, 0)? {
+            Sym::Lanes(v) => Some(*v),
+            Sym::Data { layout, values } if layout.num_out_dims() == 0 && values.len() == 1 => Some(values[0]),
+            _ => None,
+        })
     }
 
     /// `tt.expand_dims` of an index tensor or a mask (data: [`Lowering::regather`]).
