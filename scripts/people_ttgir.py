@@ -690,6 +690,139 @@ def matmul_f32_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride
     tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+# A fused-MoE style matmul: the rows of A are tokens looked up through a sorted id list
+# (`tl.load(a_ptr + tok[:, None] * K + …)`, a gather feeding `tt.dot`), masked where the id
+# is not a token.
+@triton.jit
+def moe_gather_matmul_kernel(a_ptr, b_ptr, c_ptr, ids_ptr, num_tokens, K, N, BLOCK_M: tl.constexpr,
+                             BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid = tl.program_id(0)
+    offs_m = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    tok = tl.load(ids_ptr + offs_m)
+    tok_mask = (tok >= 0) & (tok < num_tokens)
+    rn = tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + tok[:, None] * K + (k + rk)[None, :], mask=tok_mask[:, None], other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + offs_m[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+# A bf16 matmul (operands cast from f32 masters, as mixed-precision code does) with a bf16
+# result.
+@triton.jit
+def matmul_bf16_kernel(a_ptr, b_ptr, c_ptr, K, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       BLOCK_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :]).to(tl.bfloat16)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :]).to(tl.bfloat16)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.bfloat16))
+
+
+# An fp8 matmul with per-tensor scales, its operands quantized on the fly (`a.to(F8)`).
+@triton.jit
+def matmul_fp8_kernel(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, K, N, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, F8: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :]).to(F8)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :]).to(F8)
+        acc += tl.dot(a, b)
+    acc = acc * tl.load(a_scale_ptr) * tl.load(b_scale_ptr)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+# int4 weights packed two to a byte: unpack by masks and shifts on 8-bit integers,
+# `tl.interleave` the halves, scale.
+@triton.jit
+def int4_dequant_kernel(q_ptr, scale_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.program_id(0) * N + tl.arange(0, N)
+    q = tl.load(q_ptr + offs)
+    lo = (q & 0xF) - 8
+    hi = ((q >> 4) & 0xF) - 8
+    w = tl.interleave(lo, hi).to(tl.float16) * tl.load(scale_ptr)
+    tl.store(out_ptr + tl.program_id(0) * 2 * N + tl.arange(0, 2 * N), w)
+
+
+# `tl.flip` (reshape, xor-sum trick).
+@triton.jit
+def flip_kernel(x_ptr, y_ptr, N: tl.constexpr):
+    offs = tl.program_id(0) * N + tl.arange(0, N)
+    tl.store(y_ptr + offs, tl.flip(tl.load(x_ptr + offs), 0))
+
+
+# Decoding attention over a paged KV cache: a block table maps each logical block of the
+# sequence to a page (a data index), an online softmax over the pages, scalars carried by the
+# loop, a branch on a runtime length.
+@triton.jit
+def paged_decode_kernel(q_ptr, k_cache, v_cache, block_tables, out_ptr, seq_len, PAGE: tl.constexpr,
+                        D: tl.constexpr, MAX_PAGES: tl.constexpr):
+    d = tl.arange(0, D)
+    q = tl.load(q_ptr + d).to(tl.float32)
+    m_i = -float("inf")
+    l_i = 0.0
+    acc = tl.zeros((D, ), dtype=tl.float32)
+    for b in range(0, MAX_PAGES):
+        start = b * PAGE
+        if start < seq_len:
+            page = tl.load(block_tables + b)
+            t = tl.arange(0, PAGE)
+            kv_mask = (start + t) < seq_len
+            k = tl.load(k_cache + page * PAGE * D + t[:, None] * D + d[None, :], mask=kv_mask[:, None],
+                        other=0.0).to(tl.float32)
+            s = tl.sum(k * q[None, :], axis=1)
+            s = tl.where(kv_mask, s, -float("inf"))
+            m_new = tl.maximum(m_i, tl.max(s, 0))
+            p = tl.exp(s - m_new)
+            alpha = tl.exp(m_i - m_new)
+            v = tl.load(v_cache + page * PAGE * D + t[:, None] * D + d[None, :], mask=kv_mask[:, None],
+                        other=0.0).to(tl.float32)
+            acc = acc * alpha + tl.sum(p[:, None] * v, axis=0)
+            l_i = l_i * alpha + tl.sum(p, 0)
+            m_i = m_new
+    tl.store(out_ptr + d, acc / l_i)
+
+
+# Causal attention forward (one head): the KV loop stops at the diagonal block, scores above the
+# diagonal are masked to -inf.
+@triton.jit
+def causal_attn_kernel(Q, K, V, O, N_CTX, sm_scale, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       D: tl.constexpr):
+    start_m = tl.program_id(0)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, D)
+    q = tl.load(Q + offs_m[:, None] * D + offs_d[None, :], mask=offs_m[:, None] < N_CTX, other=0.0)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, D], dtype=tl.float32)
+    hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        k = tl.load(K + cols[None, :] * D + offs_d[:, None], mask=cols[None, :] < N_CTX, other=0.0)
+        qk = tl.dot(q, k) * sm_scale
+        qk = tl.where(offs_m[:, None] >= cols[None, :], qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp(qk - m_ij[:, None])
+        alpha = tl.math.exp(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(V + cols[:, None] * D + offs_d[None, :], mask=cols[:, None] < N_CTX, other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_ij
+    tl.store(O + offs_m[:, None] * D + offs_d[None, :], (acc / l_i[:, None]).to(tl.float16),
+             mask=offs_m[:, None] < N_CTX)
+
+
 # ---------------------------------------------------------------------------------------------
 # Launches: each kernel's arguments in order (a buffer, or a scalar's value), its constexprs,
 # options and grid; each case a launch of the same specialisation.
@@ -946,6 +1079,53 @@ def cases():
                     {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16, "PRECISION": precision}, {"num_warps": 4}, [
                         ("50x40x70", mf, [cdiv(M, 32), cdiv(N, 32), 1], 371),
                     ]))
+    T, K, N, M = 50, 64, 32, 64
+    moe = dict(a_ptr=Buf("f16", T * K), b_ptr=Buf("f16", K * N), c_ptr=Buf("f16", M * N, "sentinel", True),
+               ids_ptr=Buf("i32", M, "small"), num_tokens=T, K=K, N=N)
+    out.append(("moe_gather_matmul_32x32x32_f16", moe_gather_matmul_kernel,
+                {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, {"num_warps": 4}, [
+                    ("ids64-tokens50", moe, [M // 32, 1, 1], 381),
+                ]))
+    M, N, K = 64, 64, 64
+    bf = dict(a_ptr=Buf("f32", M * K), b_ptr=Buf("f32", K * N), c_ptr=Buf("i32", M * N // 2, "sentinel", True, "bf16"),
+              K=K, N=N)
+    out.append(("matmul_bf16_32x32x32", matmul_bf16_kernel, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32},
+                {"num_warps": 4}, [
+                    ("64x64x64", bf, [2, 2, 1], 391),
+                ]))
+    for f8, short, archs in (("float8e4b8", "e4m3fnuz", ["gfx942"]), ("float8e4nv", "e4m3fn", ["gfx950", "gfx1100"])):
+        M, N, K = 64, 64, 128
+        f8mm = dict(a_ptr=Buf("f32", M * K, "wide"), b_ptr=Buf("f32", K * N, "wide"),
+                    c_ptr=Buf("f32", M * N, "sentinel", True), a_scale_ptr=Buf("f32", 1, "wide"),
+                    b_scale_ptr=Buf("f32", 1, "wide"), K=K, N=N)
+        out.append((f"matmul_fp8_{short}_32x32x64", matmul_fp8_kernel,
+                    {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 64, "F8": getattr(tl, f8)}, {"num_warps": 4}, [
+                        ("64x64x128", f8mm, [2, 2, 1], 401),
+                    ], {"archs": archs}))
+    dq = dict(q_ptr=Buf("i8", 3 * 128), scale_ptr=Buf("f16", 1), out_ptr=Buf("f16", 3 * 256, "sentinel", True))
+    out.append(("int4_dequant_128", int4_dequant_kernel, {"N": 128}, {"num_warps": 4}, [
+        ("rows3", dq, [3, 1, 1], 411),
+    ]))
+    fl = dict(x_ptr=Buf("f32", 2 * 128), y_ptr=Buf("f32", 2 * 128, "sentinel", True))
+    out.append(("flip_128_f32", flip_kernel, {"N": 128}, {"num_warps": 4}, [
+        ("rows2", fl, [2, 1, 1], 421),
+    ]))
+    # Every logical block maps to page 0 (the emulator's data has no valid page ids to offer).
+    pages, page, D = 8, 16, 64
+    pd = dict(q_ptr=Buf("f16", D, "int3"), k_cache=Buf("f16", 16 * page * D, "int3"),
+              v_cache=Buf("f16", 16 * page * D), block_tables=Buf("i32", pages, "zeros"),
+              out_ptr=Buf("f32", D, "sentinel", True), seq_len=100)
+    out.append(("paged_decode_16x64_f16", paged_decode_kernel, {"PAGE": page, "D": D, "MAX_PAGES": pages},
+                {"num_warps": 4}, [
+                    ("len100", pd, [1, 1, 1], 431),
+                ]))
+    n_ctx = 100
+    ca = dict(Q=Buf("f16", n_ctx * 64, "int3"), K=Buf("f16", n_ctx * 64, "int3"), V=Buf("f16", n_ctx * 64),
+              O=Buf("f16", n_ctx * 64, "sentinel", True), N_CTX=n_ctx, sm_scale=F32(0.125))
+    out.append(("causal_attn_32x32_d64_f16", causal_attn_kernel, {"BLOCK_M": 32, "BLOCK_N": 32, "D": 64},
+                {"num_warps": 4}, [
+                    ("ctx100", ca, [cdiv(n_ctx, 32), 1, 1], 441),
+                ]))
     return out
 
 

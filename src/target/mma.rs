@@ -143,6 +143,10 @@ pub enum CallForm {
     WmmaGfx1250,
     /// gfx1250 8-bit float WMMA: `(a, b, i16 c_mod, c, i1 reuse_a, i1 reuse_b)`.
     WmmaGfx1250Fp8,
+    /// gfx950 scaled MFMA of 8-bit floats with unit scales: `(a, b, c, i32 cbsz, i32 blgp,
+    /// i32 opsel_a, i32 scale_a, i32 opsel_b, i32 scale_b)`, both formats the given code (0:
+    /// E4M3, 1: E5M2) and the scales 0 — llc selects the unscaled `v_mfma_f32_*_f8f6f4`.
+    MfmaScaled(u8),
 }
 
 impl CallForm {
@@ -160,6 +164,7 @@ impl CallForm {
             CallForm::WmmaInt => format!("i1 1, {a}, i1 1, {b}, {c}, i1 0"),
             CallForm::WmmaGfx1250 => format!("i1 0, {a}, i1 0, {b}, i16 0, {c}, i1 0, i1 0"),
             CallForm::WmmaGfx1250Fp8 => format!("{a}, {b}, i16 0, {c}, i1 0, i1 0"),
+            CallForm::MfmaScaled(f) => format!("{a}, {b}, {c}, i32 {f}, i32 {f}, i32 0, i32 0, i32 0, i32 0"),
         }
     }
 }
@@ -318,6 +323,20 @@ const fn mfma(
         operand: op(elements_log2, shape.0.trailing_zeros(), 0),
         acc_pattern: AccPattern::Mfma,
         call: CallForm::Mfma,
+    }
+}
+
+/// A gfx950 scaled f8f6f4 MFMA of 8-bit floats of format `format` with unit scales.
+const fn scaled_fp8(
+    intrinsic: &'static str,
+    shape: (u32, u32, u32),
+    ab: &'static str,
+    acc_llvm: &'static str,
+    format: u8,
+) -> MmaInstruction {
+    MmaInstruction {
+        call: CallForm::MfmaScaled(format),
+        ..mfma(intrinsic, CDNA4, shape, ab, "f32", "<8 x i32>", acc_llvm, 5)
     }
 }
 
@@ -622,6 +641,35 @@ pub const MMA_INSTRUCTIONS: &[MmaInstruction] = &[
         "i64",
         "<4 x float>",
         3,
+    ),
+    // gfx950's f8f6f4 instructions with unit scales: 32 fp8 per lane.
+    scaled_fp8(
+        "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32",
+        (32, 32, 64),
+        "f8E4M3FN",
+        "<16 x float>",
+        0,
+    ),
+    scaled_fp8(
+        "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32",
+        (16, 16, 128),
+        "f8E4M3FN",
+        "<4 x float>",
+        0,
+    ),
+    scaled_fp8(
+        "llvm.amdgcn.mfma.scale.f32.32x32x64.f8f6f4.v8i32.v8i32",
+        (32, 32, 64),
+        "f8E5M2",
+        "<16 x float>",
+        1,
+    ),
+    scaled_fp8(
+        "llvm.amdgcn.mfma.scale.f32.16x16x128.f8f6f4.v8i32.v8i32",
+        (16, 16, 128),
+        "f8E5M2",
+        "<4 x float>",
+        1,
     ),
     // gfx11: 16 elements per lane, both half-waves carry the same operand.
     wmma(

@@ -180,7 +180,12 @@ impl Lowering<'_> {
                 .into_iter()
                 .map(|v| {
                     let d = self.p.value(bits);
-                    self.p.ops.push(ProgramOp::Convert { dst: vec![d], src: vec![v], from: "i32", to });
+                    self.p.ops.push(ProgramOp::Convert {
+                        dst: vec![d],
+                        src: vec![v],
+                        from: "i32",
+                        to,
+                    });
                     d
                 })
                 .collect());

@@ -106,15 +106,23 @@ impl Lowering<'_> {
             // A scalar in registers (a loop's running sum, a loaded value): every register of
             // the tensor is that register.
             Sym::Lanes(_) | Sym::Data { .. } if self.scalar_register(op)?.is_some() => {
-                let v = self.scalar_register(op)?.ok_or_else(|| LowerError::new("a scalar register"))?;
+                let v = self
+                    .scalar_register(op)?
+                    .ok_or_else(|| LowerError::new("a scalar register"))?;
                 let layout = self.layout(op, op.results[0])?;
                 let registers = Dist::of(&layout, self.target.wave_size)?.registers();
-                Sym::Data { layout: Box::new(layout), values: vec![v; registers] }
+                Sym::Data {
+                    layout: Box::new(layout),
+                    values: vec![v; registers],
+                }
             }
             other => {
                 return fail(
                     op,
-                    format!("splats {}, not a scalar argument, a constant or a scalar in registers", other.kind()),
+                    format!(
+                        "splats {}, not a scalar argument, a constant or a scalar in registers",
+                        other.kind()
+                    ),
                 );
             }
         };
@@ -125,7 +133,9 @@ impl Lowering<'_> {
     fn scalar_register(&self, op: &Op) -> Result<Option<crate::lower::ir::Value>, LowerError> {
         Ok(match self.operand(op, 0)? {
             Sym::Lanes(v) => Some(*v),
-            Sym::Data { layout, values } if layout.num_out_dims() == 0 && values.len() == 1 => Some(values[0]),
+            Sym::Data { layout, values } if layout.num_out_dims() == 0 && values.len() == 1 => {
+                Some(values[0])
+            }
             _ => None,
         })
     }

@@ -226,7 +226,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         "scf.while" => (0, 0),
         "tt.store" => (2, 0),
         "amdg.buffer_store" => (3, 0),
-        "tt.dot" => (3, 1),
+        "tt.dot" | "tt.dot_scaled" => (3, 1),
         _ => return None,
     })
 }
@@ -485,6 +485,8 @@ impl Lowering<'_> {
             "ttg.local_store" => self.local_store(op)?,
             "ttg.local_load" => self.local_load(op)?,
             "tt.dot" => self.dot(op)?,
+            // Without scale operands (`lhs = e4m3 rhs = e4m3`), a dot of 8-bit floats.
+            "tt.dot_scaled" if op.operands.len() == 3 => self.dot(op)?,
             "tt.reduce" => self.reduce(op)?,
             "tt.atomic_rmw" | "amdg.buffer_atomic_rmw" | "tt.atomic_cas" => self.atomic(op)?,
             "tt.scan" => self.scan(op)?,
