@@ -823,6 +823,19 @@ def causal_attn_kernel(Q, K, V, O, N_CTX, sm_scale, BLOCK_M: tl.constexpr, BLOCK
              mask=offs_m[:, None] < N_CTX)
 
 
+# `tl.gather` along rows: each row permuted by its own index row (as top-k and MoE routing code
+# reorders values), and `tl.histogram` of small integers.
+@triton.jit
+def gather_histogram_kernel(x_ptr, idx_ptr, out_ptr, hist_ptr, N: tl.constexpr, ROWS: tl.constexpr,
+                            BINS: tl.constexpr):
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    idx = tl.load(idx_ptr + offs) & (N - 1)
+    tl.store(out_ptr + offs, tl.gather(x, idx, 1))
+    values = tl.load(idx_ptr + tl.arange(0, ROWS * N)) & (BINS - 1)
+    tl.store(hist_ptr + tl.arange(0, BINS), tl.histogram(values, BINS))
+
+
 # ---------------------------------------------------------------------------------------------
 # Launches: each kernel's arguments in order (a buffer, or a scalar's value), its constexprs,
 # options and grid; each case a launch of the same specialisation.
@@ -1125,6 +1138,12 @@ def cases():
     out.append(("causal_attn_32x32_d64_f16", causal_attn_kernel, {"BLOCK_M": 32, "BLOCK_N": 32, "D": 64},
                 {"num_warps": 4}, [
                     ("ctx100", ca, [cdiv(n_ctx, 32), 1, 1], 441),
+                ]))
+    gh = dict(x_ptr=Buf("f32", 16 * 64), idx_ptr=Buf("i32", 16 * 64, "small"),
+              out_ptr=Buf("f32", 16 * 64, "sentinel", True), hist_ptr=Buf("i32", 32, "sentinel", True))
+    out.append(("gather_histogram_16x64", gather_histogram_kernel, {"N": 64, "ROWS": 16, "BINS": 32},
+                {"num_warps": 4}, [
+                    ("rows16", gh, [1, 1, 1], 451),
                 ]))
     return out
 

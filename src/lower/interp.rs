@@ -40,6 +40,8 @@ struct Tag {
     write_wave: u32,
     read_interval: u32,
     read_wave: u32,
+    /// The last write was an atomic add (others may add in the same interval).
+    atomic: bool,
 }
 
 struct State<'a> {
@@ -120,8 +122,38 @@ impl State<'_> {
             }
             tag.write_interval = self.interval;
             tag.write_wave = w;
+            tag.atomic = false;
             self.lds[i] = *b;
         }
+        Ok(())
+    }
+
+    /// Thread `t` adds `value` to the 32-bit word at `addr`, atomically: other waves may add to
+    /// it between the same barriers, but not read or write it otherwise.
+    fn lds_atomic_add(&mut self, t: usize, addr: u64, value: u32) -> Result<(), LowerError> {
+        let r = self.lds_range(addr, 4, "atomic add")?;
+        let w = self.wave(t);
+        let start = r.start;
+        let mut word = [0u8; 4];
+        for i in r {
+            let tag = &mut self.tags[i];
+            if tag.write_interval == NEVER {
+                return err(format!("LDS byte {i} is added to but nobody wrote it"));
+            }
+            let other_plain_write = tag.write_interval == self.interval && tag.write_wave != w && !tag.atomic;
+            let other_read = tag.read_interval == self.interval && tag.read_wave != w;
+            if other_plain_write || other_read {
+                return err(format!(
+                    "LDS byte {i}: wave {w} adds to it while another wave accesses it (missing barrier)"
+                ));
+            }
+            tag.write_interval = self.interval;
+            tag.write_wave = w;
+            tag.atomic = true;
+            word[i - start] = self.lds[i];
+        }
+        let sum = u32::from_le_bytes(word).wrapping_add(value);
+        self.lds[start..start + 4].copy_from_slice(&sum.to_le_bytes());
         Ok(())
     }
 
@@ -267,6 +299,7 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
         write_wave: NEVER,
         read_interval: NEVER,
         read_wave: NEVER,
+        atomic: false,
     };
     let mut s = State {
         p,
@@ -485,6 +518,32 @@ fn exec(
                     for (i, &v) in dst.iter().enumerate() {
                         s.set(v, t, read_le(&data[i * w..(i + 1) * w]));
                     }
+                }
+            }
+            Op::LdsReadIndexed { dst, address, region } => {
+                let w = u64::from(p.value_bits(*dst) / 8);
+                for t in 0..threads {
+                    let a = s.get(*address, t);
+                    if a < region.0 || a + w > region.1 {
+                        return err(format!(
+                            "thread {t} reads LDS byte {a}, outside the {}..{} its gather reaches",
+                            region.0, region.1
+                        ));
+                    }
+                    let (data, _) = s.lds_read(t, a, w)?;
+                    s.set(*dst, t, read_le(&data[..w as usize]));
+                }
+            }
+            Op::LdsAtomicAdd { src, address, region } => {
+                for t in 0..threads {
+                    let a = s.get(*address, t);
+                    if a < region.0 || a + 4 > region.1 {
+                        return err(format!(
+                            "thread {t} adds to LDS byte {a}, outside the {}..{} its counts reach",
+                            region.0, region.1
+                        ));
+                    }
+                    s.lds_atomic_add(t, a, s.get(*src, t) as u32)?;
                 }
             }
             Op::LdsReadTransposed { dst, address } => {

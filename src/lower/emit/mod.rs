@@ -532,6 +532,37 @@ impl Emitter<'_> {
                 self.line(&format!("{l} = load {t}, ptr addrspace(3) {p}, align {align}"));
                 self.scatter(&l, &t, dst)?;
             }
+            Op::LdsReadIndexed { dst, address, .. } => {
+                let bits = self.p.value_bits(*dst);
+                let mut a = self.val(*address)?;
+                if let Some(shift) = self.lds_shift.clone() {
+                    let moved = self.tmp();
+                    self.line(&format!("{moved} = add i32 {a}, {shift}"));
+                    a = moved;
+                }
+                let p = self.tmp();
+                self.line(&format!("{p} = getelementptr i8, ptr addrspace(3) @lds, i32 {a}"));
+                let d = self.define(*dst)?;
+                self.line(&format!(
+                    "{d} = load i{bits}, ptr addrspace(3) {p}, align {}",
+                    (bits / 8).max(1)
+                ));
+            }
+            Op::LdsAtomicAdd { src, address, .. } => {
+                let mut a = self.val(*address)?;
+                if let Some(shift) = self.lds_shift.clone() {
+                    let moved = self.tmp();
+                    self.line(&format!("{moved} = add i32 {a}, {shift}"));
+                    a = moved;
+                }
+                let v = self.val(*src)?;
+                let p = self.tmp();
+                self.line(&format!("{p} = getelementptr i8, ptr addrspace(3) @lds, i32 {a}"));
+                let old = self.tmp();
+                self.line(&format!(
+                    "{old} = atomicrmw add ptr addrspace(3) {p}, i32 {v} syncscope(\"workgroup\") monotonic, align 4"
+                ));
+            }
             Op::LdsReadTransposed { dst, address } => {
                 let bits = self.p.value_bits(dst[0]);
                 let (b16, b8) = target

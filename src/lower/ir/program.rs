@@ -439,6 +439,27 @@ pub enum Op {
         /// Byte address (aligned to the vector's size).
         address: XorMap,
     },
+    /// `dst` = the element at the byte address `address` holds in each thread (an address
+    /// that is data: `tt.gather`'s looked-up index), which lies in the LDS bytes `region`.
+    LdsReadIndexed {
+        /// Result.
+        dst: Value,
+        /// Byte address, per thread.
+        address: Value,
+        /// `[start, end)`: the bytes the address may reach.
+        region: (u64, u64),
+    },
+    /// Adds each thread's 32-bit `src` to the 32-bit LDS word at its byte `address` (in
+    /// `region`), atomically: threads of the workgroup apply theirs in thread order
+    /// (`tt.histogram`'s counts).
+    LdsAtomicAdd {
+        /// The addend, per thread.
+        src: Value,
+        /// Byte address, per thread.
+        address: Value,
+        /// `[start, end)`: the bytes the address may reach.
+        region: (u64, u64),
+    },
     /// gfx950's `ds_read_b64_tr_b{16,8}`: within each group of 16 lanes, lane `s` supplies the
     /// address of `E = dst.len()` elements `f = s·E + t`; lane `L` receives `f = j·16 + L` as
     /// its element `j`.
@@ -738,6 +759,7 @@ impl Op {
             | Op::SelectOnThreadBit { dst, .. }
             | Op::Pack { dst, .. }
             | Op::Arith { dst, .. }
+            | Op::LdsReadIndexed { dst, .. }
             | Op::Compare { dst, .. }
             | Op::Select { dst, .. }
             | Op::ThreadMap { dst, .. }
@@ -756,6 +778,7 @@ impl Op {
             Op::GlobalAtomic { dst, .. } => dst.iter().copied().collect(),
             Op::GlobalStore { .. }
             | Op::LdsWrite { .. }
+            | Op::LdsAtomicAdd { .. }
             | Op::GlobalLoadToLds { .. }
             | Op::WaitDirectLoads
             | Op::Barrier => Vec::new(),
@@ -865,6 +888,8 @@ impl Program {
             Op::LdsRead { dst, address } | Op::LdsReadTransposed { dst, address } if reads => {
                 hit(dst, address)
             }
+            Op::LdsReadIndexed { region, .. } if reads => region.0 < hi && region.1 > lo,
+            Op::LdsAtomicAdd { region, .. } => region.0 < hi && region.1 > lo,
             Op::LdsWrite { src, address } if !reads => hit(src, address),
             // Direct loads land anywhere in their wave's block: taken as touching.
             Op::GlobalLoadToLds { .. } => !reads,
@@ -948,6 +973,8 @@ impl Program {
                 Op::GlobalAtomic { .. } => "global_atomic",
                 Op::LdsWrite { .. } => "lds_write",
                 Op::LdsRead { .. } => "lds_read",
+                Op::LdsReadIndexed { .. } => "lds_read_indexed",
+                Op::LdsAtomicAdd { .. } => "lds_atomic_add",
                 Op::LdsReadTransposed { .. } => "lds_read_transposed",
                 Op::GlobalLoadToLds { .. } => "global_load_lds",
                 Op::WaitDirectLoads => "wait_direct_loads",

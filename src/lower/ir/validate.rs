@@ -89,6 +89,8 @@ impl Program {
                 ),
                 Op::LdsWrite { src, .. } => (src.clone(), None),
                 Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
+                Op::LdsReadIndexed { dst, address, .. } => (vec![*dst, *address], None),
+                Op::LdsAtomicAdd { src, address, .. } => (vec![*src, *address], None),
                 Op::GlobalLoadToLds { buffer, offset, .. } => (
                     offset.index.iter().chain(&offset.predicate).copied().collect(),
                     Some(*buffer),
@@ -205,6 +207,24 @@ impl Program {
                 && self.wave_size < 2 << kind.lane_bit()
             {
                 return bad("a permlane swap exchanges halves of a wider wave");
+            }
+            if let Op::LdsAtomicAdd { src, address, region } = op
+                && (self.value_bits(*address) != 32
+                    || self.value_bits(*src) != 32
+                    || region.0 >= region.1
+                    || region.1 > self.lds_bytes)
+            {
+                return bad(
+                    "an LDS atomic add takes a 32-bit address into a region of the program's LDS and a 32-bit addend",
+                );
+            }
+            if let Op::LdsReadIndexed { dst, address, region } = op
+                && (self.value_bits(*address) != 32
+                    || !self.value_bits(*dst).is_multiple_of(8)
+                    || region.0 >= region.1
+                    || region.1 > self.lds_bytes)
+            {
+                return bad("an indexed LDS read takes a 32-bit address into a region of the program's LDS");
             }
             let widths_agree = |vals: &[Value]| {
                 vals.iter()

@@ -214,7 +214,7 @@ impl Lowering<'_> {
     /// Per thread, whether it is the first of the threads holding the same elements (its
     /// broadcast bits — thread bits the layout does not move along — all zero); `None` when
     /// no two threads hold the same element.
-    fn first_holder(&mut self, s: &Dist) -> Option<Value> {
+    pub(super) fn first_holder(&mut self, s: &Dist) -> Option<Value> {
         let broadcast: Vec<u64> = s.thread.iter().map(|&c| u64::from(c == 0)).collect();
         if broadcast.iter().all(|&b| b == 0) {
             return None;

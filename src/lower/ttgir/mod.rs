@@ -77,7 +77,9 @@ mod atomic;
 mod control;
 mod data;
 mod gather;
+mod gather_op;
 mod general;
+mod histogram;
 mod index;
 mod memory;
 mod reduce;
@@ -215,7 +217,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "arith.andi" | "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maxnumf"
         | "arith.minnumf" | "arith.maxsi" | "arith.minsi" | "arith.cmpf" | "arith.ori" => (2, 1),
         "tt.get_program_id" | "tt.get_num_programs" | "ttg.local_alloc" => (0, 1),
-        "ttg.memdesc_index" | "arith.divsi" | "tt.join" | "tt.cat" => (2, 1),
+        "ttg.memdesc_index" | "arith.divsi" | "tt.join" | "tt.cat" | "tt.gather" => (2, 1),
         "tt.reshape" => (1, 1),
         "tt.split" => (1, 2),
         "tt.clampf" => (3, 1),
@@ -477,6 +479,8 @@ impl Lowering<'_> {
             "tt.join" => self.join(op)?,
             "tt.split" => self.split(op)?,
             "tt.cat" => self.cat(op)?,
+            "tt.gather" => self.gather_along_axis(op)?,
+            "tt.histogram" => self.histogram(op)?,
             // A fact for LLVM's optimiser (`tl.multiple_of`, `tl.assume`): the lowering reads
             // such facts from AxisInfo, and code without the hint computes the same.
             "llvm.intr.assume" => {}
