@@ -836,6 +836,21 @@ def gather_histogram_kernel(x_ptr, idx_ptr, out_ptr, hist_ptr, N: tl.constexpr, 
     tl.store(hist_ptr + tl.arange(0, BINS), tl.histogram(values, BINS))
 
 
+# Writing keys into a paged KV cache (as serving stacks do): each token's slot from a mapping,
+# an early `return` for padding tokens (`slot < 0`) and for programs past the tokens (Triton
+# branches between blocks: `cf.cond_br`).
+@triton.jit
+def reshape_and_cache_kernel(key_ptr, cache_ptr, slot_mapping_ptr, num_tokens, D: tl.constexpr):
+    tok = tl.program_id(0)
+    if tok >= num_tokens:
+        return
+    slot = tl.load(slot_mapping_ptr + tok).to(tl.int64)
+    if slot < 0:
+        return
+    d = tl.arange(0, D)
+    tl.store(cache_ptr + slot * D + d, tl.load(key_ptr + tok * D + d))
+
+
 # ---------------------------------------------------------------------------------------------
 # Launches: each kernel's arguments in order (a buffer, or a scalar's value), its constexprs,
 # options and grid; each case a launch of the same specialisation.
@@ -1145,6 +1160,12 @@ def cases():
                 {"num_warps": 4}, [
                     ("rows16", gh, [1, 1, 1], 451),
                 ]))
+    T, D = 30, 64
+    rc = dict(key_ptr=Buf("f16", T * D), cache_ptr=Buf("f16", 101 * D, "sentinel", True),
+              slot_mapping_ptr=Buf("i32", T, "small"), num_tokens=T)
+    out.append(("reshape_and_cache_64_f16", reshape_and_cache_kernel, {"D": D}, {"num_warps": 1}, [
+        ("tokens30-grid32", rc, [32, 1, 1], 461),
+    ]))
     return out
 
 

@@ -237,6 +237,15 @@ pub enum ValueDef {
         /// Result position.
         index: usize,
     },
+    /// Argument `index` of block `block` of function `func`'s body ([`Func::blocks`]).
+    FuncBlockArg {
+        /// Index into [`Module::funcs`].
+        func: usize,
+        /// Index into the function's [`blocks`](Func::blocks).
+        block: usize,
+        /// Argument position.
+        index: usize,
+    },
     /// Block argument `index` of the region of operation `op` (`scf.for`: 0 is the induction
     /// variable, then the iteration arguments).
     BlockArg {
@@ -402,6 +411,39 @@ pub struct Op {
     pub line: usize,
     /// Whether the reader has no rule for this op (its results are opaque).
     pub opaque: bool,
+    /// The blocks a branch (`cf.br`, `cf.cond_br`) goes to, in order, each with how many of
+    /// the operands it passes (after the condition of `cf.cond_br`, in order).
+    pub successors: Vec<Successor>,
+}
+
+/// A branch's target: a block of the function's body and the number of operands passed to
+/// its arguments.
+///
+/// ```
+/// use linear_layout::ttgir::Module;
+/// let m = Module::parse("module {\n tt.func @f(%c: i1, %a: i32) {\n cf.cond_br %c, ^bb1, ^bb2(%a : i32)\n ^bb1:\n tt.return\n ^bb2(%x: i32):\n tt.return\n }\n}")?;
+/// let br = &m.ops[0];
+/// assert_eq!(br.successors.iter().map(|s| (s.block.as_str(), s.operands)).collect::<Vec<_>>(), [("^bb1", 0), ("^bb2", 1)]);
+/// assert_eq!(m.funcs[0].blocks.len(), 3);
+/// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Successor {
+    /// The block's label (`^bb1`).
+    pub block: String,
+    /// Operands passed to its arguments.
+    pub operands: usize,
+}
+
+/// A block of a function body that has several (`^bb1(%a: i32):` … a branch or a return).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FuncBlock {
+    /// Its label (`^bb0` for the entry block).
+    pub label: String,
+    /// Where its ops start in the function's [`body`](Func::body).
+    pub start: usize,
+    /// Its arguments' values.
+    pub args: Vec<usize>,
 }
 
 /// A `tt.func`.
@@ -423,6 +465,9 @@ pub struct Func {
     pub arg_attrs: Vec<Attrs>,
     /// Top-level ops of the body.
     pub body: Vec<usize>,
+    /// The body's blocks where it has several (an early `return` makes Triton branch with
+    /// `cf.cond_br`): the entry block first; empty for a body of one block.
+    pub blocks: Vec<FuncBlock>,
 }
 
 /// A parsed TTGIR module.

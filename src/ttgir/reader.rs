@@ -976,6 +976,8 @@ impl<'a> Reader<'a> {
                     && fun.body.is_empty()
                 {
                     self.entry_block(t, base, f, &mut scope)?;
+                } else if stack.len() == 1 && parent.is_none() && func.is_some() {
+                    self.func_block(t, base, f, &mut scope)?;
                 } else {
                     self.block_label(t, base, parent, &mut scope)?;
                 }
@@ -1100,6 +1102,7 @@ impl<'a> Reader<'a> {
             args: Vec::new(),
             arg_attrs,
             body: Vec::new(),
+            blocks: Vec::new(),
         });
         scope.names.push(HashMap::new());
         Ok(self.m.funcs.len() - 1)
@@ -1152,6 +1155,7 @@ impl<'a> Reader<'a> {
             args: Vec::new(),
             arg_attrs: Vec::new(),
             body: Vec::new(),
+            blocks: Vec::new(),
         };
         scope.names.push(HashMap::new());
         let inner = &t[open + 1..close];
@@ -1248,6 +1252,7 @@ impl<'a> Reader<'a> {
             func,
             line,
             opaque: false,
+            successors: Vec::new(),
         };
         // In generic form (`"scf.for"(%lb, %ub, %step, %init) ({ ^bb0(%iv, %acc): …`) their
         // operands and block arguments are those of any op.
@@ -1308,6 +1313,8 @@ impl<'a> Reader<'a> {
             let v = self.lookup(scope, r, args_off + off)?;
             op.operands.push(v);
         }
+        // A branch's target blocks (`cf.cond_br %c, ^bb1, ^bb2(%a : i32)`).
+        op.successors = successors(&opnd_text);
         // Keyword (predicate of cmpi, first bare word).
         let first = opnd_text.trim_start();
         if !first.starts_with('%') && !first.is_empty() {
@@ -1682,6 +1689,15 @@ impl Reader<'_> {
                 self.m.ops.get(op).map_or(1, |o| o.line)
             }
             ValueDef::FuncArg { .. } => self.m.first_line,
+            // The block's first op, or the function's last (a block of no ops).
+            ValueDef::FuncBlockArg { func, block, .. } => self.m.funcs.get(func).map_or(1, |f| {
+                let start = f.blocks.get(block).map_or(0, |b| b.start);
+                f.body
+                    .get(start)
+                    .or(f.body.last())
+                    .and_then(|&o| self.m.ops.get(o))
+                    .map_or(self.m.first_line, |o| o.line)
+            }),
         }
     }
 
@@ -1758,6 +1774,59 @@ impl Reader<'_> {
         Ok(op_idx)
     }
 
+    /// A block label `^bb1(%a: T, …):` in a function's body (after an early `return`, Triton
+    /// branches between blocks): a new block of the function, its arguments new values.
+    fn func_block(&mut self, t: &str, base: usize, f: usize, scope: &mut Scope) -> Result<(), TtgirError> {
+        let open = t.find('(');
+        let label_end = open.or_else(|| t.find(':')).unwrap_or(t.len());
+        let label = t[..label_end].trim().to_string();
+        let Some(fun) = self.m.funcs.get_mut(f) else {
+            return Err(self.err(base, "a block label outside a function"));
+        };
+        if fun.blocks.is_empty() {
+            fun.blocks.push(FuncBlock {
+                label: "^bb0".to_string(),
+                start: 0,
+                args: Vec::new(),
+            });
+        }
+        let block = fun.blocks.len();
+        fun.blocks.push(FuncBlock {
+            label,
+            start: fun.body.len(),
+            args: Vec::new(),
+        });
+        let Some(open) = open else {
+            return Ok(());
+        };
+        let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed block arguments"))?;
+        for (o, a) in split_top(&t[open + 1..close], ",") {
+            if a.trim().is_empty() {
+                continue;
+            }
+            let at = base + open + 1 + o;
+            let colon = find_top(a, ":").ok_or_else(|| self.err(at, "expected '%name: type'"))?;
+            let name = a[..colon].trim().to_string();
+            if !name.starts_with('%') {
+                return Err(self.err(at, "expected a block argument name '%…'"));
+            }
+            let ty = self.ty(&a[colon + 1..], at + colon + 1)?;
+            let index = self.m.funcs[f].blocks[block].args.len();
+            let v = self.new_value(
+                name.clone(),
+                ty,
+                ValueDef::FuncBlockArg {
+                    func: f,
+                    block,
+                    index,
+                },
+            );
+            scope.put(name, v);
+            self.m.funcs[f].blocks[block].args.push(v);
+        }
+        Ok(())
+    }
+
     /// A block label `^bb0(%a: T, …):` opening a region's block: its arguments become block
     /// arguments of the region's op, after those it already has.
     fn block_label(
@@ -1792,6 +1861,40 @@ impl Reader<'_> {
         }
         Ok(())
     }
+}
+
+/// The successors of a branch's operand text: each `^label`, with the number of values in the
+/// parentheses after it.
+fn successors(text: &str) -> Vec<Successor> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'^' {
+            i += 1;
+            continue;
+        }
+        let st = i;
+        i += 1;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'$' | b'-')) {
+            i += 1;
+        }
+        let block = text[st..i].to_string();
+        let rest = &text[i..];
+        let operands = match (rest.trim_start().starts_with('('), rest.find('(')) {
+            (true, Some(p)) => match matching(rest, p) {
+                Some(c) => {
+                    let inner = &rest[p + 1..c];
+                    let values = &inner[..find_top(inner, ":").unwrap_or(inner.len())];
+                    Reader::value_refs(values).len()
+                }
+                None => 0,
+            },
+            _ => 0,
+        };
+        out.push(Successor { block, operands });
+    }
+    out
 }
 
 fn first_word(s: &str) -> &str {

@@ -89,7 +89,7 @@ impl Lowering<'_> {
     }
 
     /// Every load not issued yet is issued now (before a loop: not once per iteration).
-    fn issue_pending(&mut self, op: &Op) -> Result<(), LowerError> {
+    pub(super) fn issue_pending(&mut self, op: &Op) -> Result<(), LowerError> {
         for v in 0..self.syms.len() {
             if let Some(Sym::Pending(_)) = &self.syms[v] {
                 self.data(op, v)?;
@@ -610,7 +610,7 @@ impl Lowering<'_> {
 
     /// What `op`'s first operand (an `i1` scalar) decides as a branch: a uniform condition, a
     /// constant, or a scalar in registers — the same in every thread, as every rank-0 value is.
-    fn branch_condition(&mut self, op: &Op) -> Result<BranchCondition, LowerError> {
+    pub(super) fn branch_condition(&mut self, op: &Op) -> Result<BranchCondition, LowerError> {
         Ok(match self.operand(op, 0)?.clone() {
             Sym::Cond(c) => BranchCondition::Uniform(c),
             // A constant (`arith.constant false`).

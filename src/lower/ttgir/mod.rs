@@ -74,6 +74,7 @@
 //! ```
 
 mod atomic;
+mod blocks;
 mod control;
 mod data;
 mod gather;
@@ -634,10 +635,6 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
             });
         }
     }
-    for &i in &func.body {
-        if !l.op(i)? {
-            break;
-        }
-    }
+    l.lower_body(func)?;
     Ok(Kernel { program: l.p, target })
 }
