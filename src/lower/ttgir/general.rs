@@ -226,7 +226,7 @@ impl Lowering<'_> {
     }
 
     /// `a ∧ b` of two predicates (`a ? b : false`).
-    fn and_predicates(&mut self, a: Option<Value>, b: Value) -> Value {
+    pub(super) fn and_predicates(&mut self, a: Option<Value>, b: Value) -> Value {
         let Some(a) = a else { return b };
         let (zero, dst) = (self.p.value(1), self.p.value(1));
         self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });

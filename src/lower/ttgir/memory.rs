@@ -363,6 +363,7 @@ impl Lowering<'_> {
             }
             let s = Dist::of(&pending.layout, self.target.wave_size)?;
             let d = Dist::of(dst, self.target.wave_size)?;
+            self.store_once(&d, &mut addressing);
             let vector = self
                 .vector(&d, &shape, bits, &addressing.strides, ptr)?
                 .min(masked);
@@ -384,10 +385,29 @@ impl Lowering<'_> {
             return fail(op, "stores elements of another width than the pointer's");
         }
         let dist = Dist::of(&layout, self.target.wave_size)?;
+        self.store_once(&dist, &mut addressing);
         let vector = self
             .vector(&dist, &shape, bits, &addressing.strides, ptr)?
             .min(masked);
         Storer::strided(&dist, &addressing, vector, buffer).finish(&mut self.p, &values)
+    }
+
+    /// Where the layout gives an element to several threads, only the first holder stores it
+    /// (as Triton masks redundant stores): copies held by other waves may be computed at
+    /// other times — a `DW += x` whose copies load, add and store one after the other would
+    /// add twice.
+    fn store_once(&mut self, dist: &Dist, addressing: &mut Addressing) {
+        if let Some(first) = self.first_holder(dist) {
+            let own = addressing.predicate.take();
+            addressing.predicate = Some(
+                (0..dist.registers())
+                    .map(|r| {
+                        let p = own.as_ref().and_then(|v| v.get(r).copied());
+                        self.and_predicates(p, first)
+                    })
+                    .collect(),
+            );
+        }
     }
 
     /// Loads of `buffer` not issued yet (but `data`'s own) are issued now: a store or atomic
