@@ -1015,3 +1015,50 @@ module attributes {{"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = {lanes} 
         llc_accepts(&k, &format!("umin_{arch}"));
     }
 }
+
+/// Law: an integer widened only to become a float converts as the narrow integer did —
+/// `sitofp(extsi x) = sitofp x` and `uitofp(extui x) = uitofp x` — negative and large values
+/// included (the lowering converts from the narrow width; the hardware has no 64-bit one).
+#[test]
+fn a_widened_integer_converts_as_itself() {
+    let text = r#"
+#l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k(%in: !tt.ptr<i32>, %s: !tt.ptr<f32>, %u: !tt.ptr<f32>) {
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
+    %p = tt.splat %in : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #l>
+    %q = tt.addptr %p, %r : tensor<64x!tt.ptr<i32>, #l>, tensor<64xi32, #l>
+    %x = tt.load %q : tensor<64x!tt.ptr<i32>, #l>
+    %xs = arith.extsi %x : tensor<64xi32, #l> to tensor<64xi64, #l>
+    %fs = arith.sitofp %xs : tensor<64xi64, #l> to tensor<64xf32, #l>
+    %xu = arith.extui %x : tensor<64xi32, #l> to tensor<64xi64, #l>
+    %fu = arith.uitofp %xu : tensor<64xi64, #l> to tensor<64xf32, #l>
+    %ps = tt.splat %s : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>, #l>
+    %qs = tt.addptr %ps, %r : tensor<64x!tt.ptr<f32>, #l>, tensor<64xi32, #l>
+    tt.store %qs, %fs : tensor<64x!tt.ptr<f32>, #l>
+    %pu = tt.splat %u : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>, #l>
+    %qu = tt.addptr %pu, %r : tensor<64x!tt.ptr<f32>, #l>, tensor<64xi32, #l>
+    tt.store %qu, %fu : tensor<64x!tt.ptr<f32>, #l>
+    tt.return
+  }
+}"#;
+    let input: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    for arch in ["gfx942", "gfx950"] {
+        let k = lower(text, arch);
+        let mut buffers = vec![words(&input), vec![0; 256], vec![0; 256]];
+        run_launch(&k.program, &mut buffers, &Launch::single(vec![])).unwrap();
+        for (i, &x) in input.iter().enumerate() {
+            assert_eq!(
+                f32::from_bits(word(&buffers[1], i)),
+                x as i32 as f32,
+                "{arch} signed {x:#x}"
+            );
+            assert_eq!(
+                f32::from_bits(word(&buffers[2], i)),
+                x as f32,
+                "{arch} unsigned {x:#x}"
+            );
+        }
+        llc_accepts(&k, &format!("widened_{arch}"));
+    }
+}

@@ -16,7 +16,7 @@ use crate::lower::plan::dist::Dist;
 use crate::lower::plan::fma::fma_dot;
 use crate::lower::plan::matmul::{chain, instruction_for};
 use crate::lower::plan::mma::plan_dot;
-use crate::ttgir::{AttrValue, Op};
+use crate::ttgir::{AttrValue, Op, ValueDef};
 
 /// The instruction table's name of a float or integer element type.
 pub(super) fn numeric_type(name: &str) -> Option<&'static str> {
@@ -347,10 +347,18 @@ impl Lowering<'_> {
                 format!("converts {from} to {to}: 8-bit floats convert to and from f32, f16 and bf16"),
             );
         }
-        let (Some(from_ty), Some(to_ty)) = (from_ty, to_ty) else {
+        let (Some(mut from_ty), Some(to_ty)) = (from_ty, to_ty) else {
             return fail(op, format!("converts {from} to {to}: not lowered"));
         };
-        let (layout, values) = self.typed_data(op, op.operands[0])?;
+        // An integer widened only to become a float converts from its own width: the same
+        // number (`pid.to(tl.int64).to(tl.float32)` is one 32-bit conversion, not a 64-bit one
+        // the hardware lacks).
+        let mut source = op.operands[0];
+        if let Some((narrow, narrow_ty)) = self.widened_integer(op, source) {
+            source = narrow;
+            from_ty = narrow_ty;
+        }
+        let (layout, values) = self.typed_data(op, source)?;
         let bits = self.bits(op, r)?;
         let mut out = Vec::with_capacity(values.len());
         for src in values.chunks(4) {
@@ -364,6 +372,35 @@ impl Lowering<'_> {
             out.extend(dst);
         }
         self.define(op, Sym::Data { layout, values: out })
+    }
+
+    /// For `sitofp` / `uitofp` of `v`: where `v` is `extsi` / `extui` (the same signedness) of
+    /// a narrower integer, that integer and its conversion type.
+    fn widened_integer(&self, op: &Op, v: usize) -> Option<(usize, &'static str)> {
+        let signed = match op.name.as_str() {
+            "arith.sitofp" => true,
+            "arith.uitofp" => false,
+            _ => return None,
+        };
+        let ValueDef::Op { op: d, .. } = self.m.values[v].def else {
+            return None;
+        };
+        let def = &self.m.ops[d];
+        if def.name != if signed { "arith.extsi" } else { "arith.extui" } {
+            return None;
+        }
+        let narrow = *def.operands.first()?;
+        let ty = match (self.m.values[narrow].ty.element.as_str(), signed) {
+            ("i8", true) => "i8",
+            ("i16", true) => "i16",
+            ("i32", true) => "i32",
+            ("i8", false) => "u8",
+            ("i16", false) => "u16",
+            ("i32", false) => "u32",
+            _ => return None,
+        };
+        self.syms.get(narrow)?.as_ref()?;
+        Some((narrow, ty))
     }
 
     /// `tt.clampf %x, %lo, %hi`: `min(max(x, lo), hi)`, NaN-propagating where
