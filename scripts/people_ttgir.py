@@ -851,6 +851,113 @@ def reshape_and_cache_kernel(key_ptr, cache_ptr, slot_mapping_ptr, num_tokens, D
     tl.store(cache_ptr + slot * D + d, tl.load(key_ptr + tok * D + d))
 
 
+
+# Layer norm backward's final dW/dB: partial sums of a [M, N] buffer reduced over rows (`tl.sum(axis=0)`
+# of a 2-D tile carried through the loop).
+@triton.jit
+def ln_dwdb_kernel(DW, DB, FINAL_DW, FINAL_DB, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = pid * BLOCK_N + tl.arange(0, BLOCK_N)
+    dw = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    db = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for i in range(0, M, BLOCK_M):
+        rows = i + tl.arange(0, BLOCK_M)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        offs = rows[:, None] * N + cols[None, :]
+        dw += tl.load(DW + offs, mask=mask, other=0.)
+        db += tl.load(DB + offs, mask=mask, other=0.)
+    tl.store(FINAL_DW + cols, tl.sum(dw, axis=0), mask=cols < N)
+    tl.store(FINAL_DB + cols, tl.sum(db, axis=0), mask=cols < N)
+
+
+# Rotary embedding on interleaved pairs: `tl.split(tl.reshape(x, (HALF, 2)))`, `tl.join`, reshape back.
+@triton.jit
+def rope_interleaved_kernel(x_ptr, cos_ptr, sin_ptr, out_ptr, HALF: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, 2 * HALF)
+    x = tl.load(x_ptr + row * 2 * HALF + offs)
+    x1, x2 = tl.split(tl.reshape(x, (HALF, 2)))
+    c = tl.load(cos_ptr + row * HALF + tl.arange(0, HALF)); s = tl.load(sin_ptr + row * HALF + tl.arange(0, HALF))
+    y = tl.reshape(tl.join(x1 * c - x2 * s, x1 * s + x2 * c), (2 * HALF,))
+    tl.store(out_ptr + row * 2 * HALF + offs, y)
+
+
+# Cross-entropy backward: `softmax - onehot(label)`, ignored labels (-100) give zeros.
+@triton.jit
+def ce_bwd_kernel(logits_ptr, labels_ptr, lse_ptr, dlogits_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < n_cols
+    x = tl.load(logits_ptr + row * stride + cols, mask=m, other=-float("inf"))
+    label = tl.load(labels_ptr + row)
+    p = tl.exp(x - tl.load(lse_ptr + row))
+    g = tl.where(cols == label, p - 1.0, p)
+    g = tl.where(label == -100, 0.0, g)
+    tl.store(dlogits_ptr + row * stride + cols, g, mask=m)
+
+
+# A prefix sum down the columns (`tl.cumsum(x, 0)` of a [64, 16] tile: the scanned axis spread over
+# lanes and warps).
+@triton.jit
+def colscan_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.cumsum(x, 0))
+
+
+# Matrix-vector product as decoding kernels write it: `tl.sum(a * x[None, :], 1)` over K blocks.
+@triton.jit
+def gemv_kernel(a_ptr, x_ptr, y_ptr, M, K, BM: tl.constexpr, BK: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    acc = tl.zeros((BM,), dtype=tl.float32)
+    for k in range(0, K, BK):
+        cols = k + tl.arange(0, BK)
+        a = tl.load(a_ptr + rows[:, None] * K + cols[None, :], mask=(rows[:, None] < M) & (cols[None, :] < K), other=0.).to(tl.float32)
+        x = tl.load(x_ptr + cols, mask=cols < K, other=0.).to(tl.float32)
+        acc += tl.sum(a * x[None, :], 1)
+    tl.store(y_ptr + rows, acc.to(tl.float16), mask=rows < M)
+
+
+# A batched matmul: one program per batch element.
+@triton.jit
+def bmm_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    b = tl.program_id(0)
+    rm = tl.arange(0, M); rn = tl.arange(0, N); rk = tl.arange(0, K)
+    a = tl.load(a_ptr + b * M * K + rm[:, None] * K + rk[None, :])
+    w = tl.load(b_ptr + b * K * N + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + b * M * N + rm[:, None] * N + rn[None, :], tl.dot(a, w).to(tl.float16))
+
+
+# Welford's running mean and variance over a row, carried per lane, merged at the end.
+@triton.jit
+def welford_kernel(x_ptr, mean_ptr, var_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    mean = tl.zeros((BLOCK,), dtype=tl.float32); m2 = tl.zeros((BLOCK,), dtype=tl.float32); cnt = tl.zeros((BLOCK,), dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.)
+        valid = cols < N
+        cnt_new = cnt + valid.to(tl.float32)
+        delta = x - mean
+        mean = tl.where(valid, mean + delta / tl.maximum(cnt_new, 1.0), mean)
+        m2 = tl.where(valid, m2 + delta * (x - mean), m2)
+        cnt = cnt_new
+    tot = tl.sum(cnt, 0)
+    mu = tl.sum(mean * cnt, 0) / tot
+    var = (tl.sum(m2, 0) + tl.sum(cnt * (mean - mu) * (mean - mu), 0)) / tot
+    tl.store(mean_ptr + row, mu); tl.store(var_ptr + row, var)
+
+
+# A dot with only 16 rows (decode-sized M), the accumulator passed to `tl.dot`.
+@triton.jit
+def dot_small_m_kernel(a_ptr, b_ptr, c_ptr, K, N: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, 16); rn = tl.arange(0, N); rk = tl.arange(0, BK)
+    acc = tl.zeros((16, N), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :]), tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :]), acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
 # ---------------------------------------------------------------------------------------------
 # Launches: each kernel's arguments in order (a buffer, or a scalar's value), its constexprs,
 # options and grid; each case a launch of the same specialisation.
@@ -1165,6 +1272,45 @@ def cases():
               slot_mapping_ptr=Buf("i32", T, "small"), num_tokens=T)
     out.append(("reshape_and_cache_64_f16", reshape_and_cache_kernel, {"D": D}, {"num_warps": 1}, [
         ("tokens30-grid32", rc, [32, 1, 1], 461),
+    ]))
+    M, N = 70, 200
+    lnd = dict(DW=Buf("f32", M * N), DB=Buf("f32", M * N), FINAL_DW=Buf("f32", N, "sentinel", True),
+               FINAL_DB=Buf("f32", N, "sentinel", True), M=M, N=N)
+    out.append(("ln_dwdb_32x128_f32", ln_dwdb_kernel, {"BLOCK_M": 32, "BLOCK_N": 128}, {"num_warps": 4}, [
+        ("70x200", lnd, [cdiv(N, 128), 1, 1], 471),
+    ]))
+    ri = dict(x_ptr=Buf("f32", 5 * 64), cos_ptr=Buf("f32", 5 * 32), sin_ptr=Buf("f32", 5 * 32),
+              out_ptr=Buf("f32", 5 * 64, "sentinel", True))
+    out.append(("rope_interleaved_64_f32", rope_interleaved_kernel, {"HALF": 32}, {"num_warps": 1}, [
+        ("rows5", ri, [5, 1, 1], 481),
+    ]))
+    R, C = 12, 100
+    cb = dict(logits_ptr=Buf("f32", R * C), labels_ptr=Buf("i32", R, "small"), lse_ptr=Buf("f32", R, "wide"),
+              dlogits_ptr=Buf("f32", R * C, "sentinel", True), n_cols=C, stride=C)
+    out.append(("cross_entropy_bwd_128_f32", ce_bwd_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("rows12x100", cb, [R, 1, 1], 491),
+    ]))
+    cs2 = dict(x_ptr=Buf("f32", 64 * 16), y_ptr=Buf("f32", 64 * 16, "sentinel", True))
+    out.append(("colscan_64x16_f32", colscan_kernel, {"M": 64, "N": 16}, {"num_warps": 4}, [
+        ("64x16", cs2, [1, 1, 1], 501),
+    ]))
+    M, K = 50, 300
+    gv = dict(a_ptr=Buf("f16", M * K), x_ptr=Buf("f16", K), y_ptr=Buf("f16", M, "sentinel", True), M=M, K=K)
+    out.append(("gemv_16x128_f16", gemv_kernel, {"BM": 16, "BK": 128}, {"num_warps": 4}, [
+        ("50x300", gv, [cdiv(M, 16), 1, 1], 511),
+    ]))
+    bm = dict(a_ptr=Buf("f16", 3 * 32 * 32), b_ptr=Buf("f16", 3 * 32 * 32), c_ptr=Buf("f16", 3 * 32 * 32, "sentinel", True))
+    out.append(("bmm_32x32x32_f16", bmm_kernel, {"M": 32, "N": 32, "K": 32}, {"num_warps": 4}, [
+        ("batch3", bm, [3, 1, 1], 521),
+    ]))
+    wf = dict(x_ptr=Buf("f32", 6 * 300, "wide"), mean_ptr=Buf("f32", 6, "sentinel", True),
+              var_ptr=Buf("f32", 6, "sentinel", True), N=300)
+    out.append(("welford_128_f32", welford_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("rows6x300", wf, [6, 1, 1], 531),
+    ]))
+    ds = dict(a_ptr=Buf("f16", 16 * 96), b_ptr=Buf("f16", 96 * 64), c_ptr=Buf("f32", 16 * 64, "sentinel", True), K=96)
+    out.append(("dot_small_m_16x64x32_f16", dot_small_m_kernel, {"N": 64, "BK": 32}, {"num_warps": 4}, [
+        ("16x64x96", ds, [1, 1, 1], 541),
     ]))
     return out
 

@@ -63,7 +63,7 @@ pub struct Instructions {
     pub ds_bpermute: bool,
     /// `v_permlane16_swap_b32` / `v_permlane32_swap_b32` (gfx950).
     pub permlane_swap: bool,
-    /// `v_permlane16_b32` / `v_permlanex16_b32` / DPP8 / `row_xmask` (RDNA and gfx1250).
+    /// `v_permlane16_b32` / `v_permlanex16_b32` / DPP8 (RDNA and gfx1250).
     pub permlane16: bool,
     /// `v_permlane64_b32` (wave64 on gfx11+).
     pub permlane64: bool,

@@ -35,9 +35,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::error::LowerError;
-use super::ir::{
-    DppCtrl, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value, XorMap, numeric,
-};
+use super::ir::{GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value, XorMap, numeric};
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 
 struct Emitter<'a> {
@@ -611,8 +609,7 @@ impl Emitter<'_> {
                 ));
             }
             Op::Dpp { dst, src, ctrl } => {
-                let xmask = matches!(ctrl, DppCtrl::RowXmask(_));
-                if !target.instructions.dpp || (xmask && !target.instructions.permlane16) {
+                if !target.instructions.dpp {
                     return Err(LowerError::new(format!("{} has no DPP {ctrl:?}", target.name)));
                 }
                 let s = self.val(*src)?;

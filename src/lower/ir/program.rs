@@ -250,7 +250,6 @@ impl SwapKind {
 /// assert_eq!(DppCtrl::QuadPerm([1, 0, 3, 2]).source_lane(6), 7);
 /// assert_eq!(DppCtrl::RowHalfMirror.source_lane(1), 6);
 /// assert_eq!(DppCtrl::RowMirror.source_lane(17), 30);
-/// assert_eq!(DppCtrl::RowXmask(4).source_lane(9), 13);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DppCtrl {
@@ -260,8 +259,6 @@ pub enum DppCtrl {
     RowMirror,
     /// Lane `i` of each half-row of 8 reads lane `7 − i`.
     RowHalfMirror,
-    /// Lane `i` of each row reads lane `i ⊕ mask` (RDNA and gfx1250).
-    RowXmask(u8),
 }
 
 impl DppCtrl {
@@ -276,7 +273,6 @@ impl DppCtrl {
             DppCtrl::QuadPerm(sel) => (lane & !3) | u32::from(sel[(lane & 3) as usize] & 3),
             DppCtrl::RowMirror => lane ^ 15,
             DppCtrl::RowHalfMirror => lane ^ 7,
-            DppCtrl::RowXmask(m) => lane ^ u32::from(m & 15),
         }
     }
 
@@ -295,7 +291,6 @@ impl DppCtrl {
                 .fold(0, |c, (i, &s)| c | u32::from(s & 3) << (2 * i)),
             DppCtrl::RowMirror => 0x140,
             DppCtrl::RowHalfMirror => 0x141,
-            DppCtrl::RowXmask(m) => 0x160 + u32::from(m & 15),
         }
     }
 }

@@ -12,9 +12,10 @@
 //! 1. **in the thread**: registers that differ only in bits along the axis are combined;
 //! 2. **across lanes**: for each lane bit along the axis, lowest first, a butterfly step —
 //!    every lane combines its value with that of a partner lane: the one whose id differs in
-//!    that bit, reached by a DPP move inside a row of 16 (quad permutes; `row_xmask` on RDNA;
-//!    on gfx9 the half-row and row mirrors, which pair each lane with one of the other half
-//!    once the lower bits are reduced) or by `ds_bpermute` beyond a row. Both lanes compute
+//!    that bit, reached by a DPP move inside a row of 16 (quad permutes; the half-row and row
+//!    mirrors, which pair each lane with one of the other half once the lower bits are
+//!    reduced) or by `ds_bpermute` otherwise (as Triton's RDNA code does where the lower bits
+//!    are not reduced: a scan). Both lanes compute
 //!    `op(a, b)` and `op(b, a)`, equal for a commutative body (Triton's reductions are), so
 //!    every lane ends with the same value;
 //! 3. **across warps**: each thread writes its partial results to LDS, a barrier, then each
@@ -87,8 +88,8 @@ pub(super) enum LaneMove {
 /// How a butterfly step over lane bit `bit` reaches its partner lane, when the lane bits in
 /// `reduced` already hold combined values: a DPP move within a row where one does (quad
 /// permutes for bits 0 and 1; the mirrors, which pair the right lanes once the bits below are
-/// reduced; else `row_xmask` where the target has it), the cross-row permute for bit 4 where
-/// the target has it, `ds_bpermute` otherwise.
+/// reduced), the cross-row permute for bit 4 where the target has it, `ds_bpermute`
+/// otherwise.
 pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target) -> LaneMove {
     let below = reduced.iter().take(bit).all(|&r| r);
     let dpp = match bit {
@@ -96,7 +97,6 @@ pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target) -> LaneMove
         1 => Some(DppCtrl::QuadPerm([2, 3, 0, 1])),
         2 if below => Some(DppCtrl::RowHalfMirror),
         3 if below => Some(DppCtrl::RowMirror),
-        2 | 3 if target.instructions.permlane16 => Some(DppCtrl::RowXmask(1 << bit)),
         _ => None,
     }
     .filter(|_| target.instructions.dpp);
