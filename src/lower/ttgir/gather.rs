@@ -201,6 +201,18 @@ impl Lowering<'_> {
         offsets: usize,
         rank: usize,
     ) -> Result<AddressParts, LowerError> {
+        let element = &self.m.values[*op
+            .operands
+            .get(offsets)
+            .ok_or_else(|| LowerError::new("no offsets"))?]
+        .ty
+        .element;
+        if !matches!(element.as_str(), "i32" | "i64") {
+            return fail(
+                op,
+                format!("offsets of {element}: a buffer access takes 32- or 64-bit integers"),
+            );
+        }
         let b = self.address_parts(op, base, 0)?;
         let o = self.address_parts(op, offsets, rank)?;
         if b.buffer.is_none() || o.buffer.is_some() {

@@ -128,6 +128,9 @@ impl Lowering<'_> {
         let Some((index_layout, values)) = index else {
             return Ok(());
         };
+        if values.iter().any(|&v| self.p.value_bits(v) != 32) {
+            return fail(op, "the address's data part is not a 32-bit integer offset");
+        }
         let registers = Dist::of(layout, self.target.wave_size)?.registers();
         addressing.index = Some(match index_layout {
             Some(l) if *l != *layout => {
