@@ -1774,6 +1774,30 @@ impl Reader<'_> {
         Ok(op_idx)
     }
 
+    /// The `(%name, type)` pairs of a block label's argument list opening at `open`.
+    fn block_arg_list(
+        &self,
+        t: &str,
+        base: usize,
+        open: usize,
+    ) -> Result<Vec<(String, ValueType)>, TtgirError> {
+        let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed block arguments"))?;
+        let mut out = Vec::new();
+        for (o, a) in split_top(&t[open + 1..close], ",") {
+            if a.trim().is_empty() {
+                continue;
+            }
+            let at = base + open + 1 + o;
+            let colon = find_top(a, ":").ok_or_else(|| self.err(at, "expected '%name: type'"))?;
+            let name = a[..colon].trim().to_string();
+            if !name.starts_with('%') {
+                return Err(self.err(at, "expected a block argument name '%…'"));
+            }
+            out.push((name, self.ty(&a[colon + 1..], at + colon + 1)?));
+        }
+        Ok(out)
+    }
+
     /// A block label `^bb1(%a: T, …):` in a function's body (after an early `return`, Triton
     /// branches between blocks): a new block of the function, its arguments new values.
     fn func_block(&mut self, t: &str, base: usize, f: usize, scope: &mut Scope) -> Result<(), TtgirError> {
@@ -1799,18 +1823,7 @@ impl Reader<'_> {
         let Some(open) = open else {
             return Ok(());
         };
-        let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed block arguments"))?;
-        for (o, a) in split_top(&t[open + 1..close], ",") {
-            if a.trim().is_empty() {
-                continue;
-            }
-            let at = base + open + 1 + o;
-            let colon = find_top(a, ":").ok_or_else(|| self.err(at, "expected '%name: type'"))?;
-            let name = a[..colon].trim().to_string();
-            if !name.starts_with('%') {
-                return Err(self.err(at, "expected a block argument name '%…'"));
-            }
-            let ty = self.ty(&a[colon + 1..], at + colon + 1)?;
+        for (name, ty) in self.block_arg_list(t, base, open)? {
             let index = self.m.funcs[f].blocks[block].args.len();
             let v = self.new_value(
                 name.clone(),
@@ -1842,18 +1855,7 @@ impl Reader<'_> {
         let Some(open) = t.find('(') else {
             return Ok(()); // `^bb1:` without arguments
         };
-        let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed block arguments"))?;
-        for (o, a) in split_top(&t[open + 1..close], ",") {
-            if a.trim().is_empty() {
-                continue;
-            }
-            let at = base + open + 1 + o;
-            let colon = find_top(a, ":").ok_or_else(|| self.err(at, "expected '%name: type'"))?;
-            let name = a[..colon].trim().to_string();
-            if !name.starts_with('%') {
-                return Err(self.err(at, "expected a block argument name '%…'"));
-            }
-            let ty = self.ty(&a[colon + 1..], at + colon + 1)?;
+        for (name, ty) in self.block_arg_list(t, base, open)? {
             let index = self.m.ops[op_idx].block_args.len();
             let v = self.new_value(name.clone(), ty, ValueDef::BlockArg { op: op_idx, index });
             scope.put(name, v);

@@ -319,7 +319,13 @@ impl Emitter<'_> {
     }
 
     fn lds_pointer(&mut self, address: &XorMap) -> String {
-        let mut a = self.xor_map(address);
+        let a = self.xor_map(address);
+        self.lds_pointer_at(a)
+    }
+
+    /// The LDS pointer of byte address `a` (an `i32` held in a register), moved by the
+    /// enclosing window's offset.
+    fn lds_pointer_at(&mut self, mut a: String) -> String {
         if let Some(shift) = self.lds_shift.clone() {
             let moved = self.tmp();
             self.line(&format!("{moved} = add i32 {a}, {shift}"));
@@ -532,14 +538,8 @@ impl Emitter<'_> {
             }
             Op::LdsReadIndexed { dst, address, .. } => {
                 let bits = self.p.value_bits(*dst);
-                let mut a = self.val(*address)?;
-                if let Some(shift) = self.lds_shift.clone() {
-                    let moved = self.tmp();
-                    self.line(&format!("{moved} = add i32 {a}, {shift}"));
-                    a = moved;
-                }
-                let p = self.tmp();
-                self.line(&format!("{p} = getelementptr i8, ptr addrspace(3) @lds, i32 {a}"));
+                let a = self.val(*address)?;
+                let p = self.lds_pointer_at(a);
                 let d = self.define(*dst)?;
                 self.line(&format!(
                     "{d} = load i{bits}, ptr addrspace(3) {p}, align {}",
@@ -547,15 +547,9 @@ impl Emitter<'_> {
                 ));
             }
             Op::LdsAtomicAdd { src, address, .. } => {
-                let mut a = self.val(*address)?;
-                if let Some(shift) = self.lds_shift.clone() {
-                    let moved = self.tmp();
-                    self.line(&format!("{moved} = add i32 {a}, {shift}"));
-                    a = moved;
-                }
+                let a = self.val(*address)?;
                 let v = self.val(*src)?;
-                let p = self.tmp();
-                self.line(&format!("{p} = getelementptr i8, ptr addrspace(3) @lds, i32 {a}"));
+                let p = self.lds_pointer_at(a);
                 let old = self.tmp();
                 self.line(&format!(
                     "{old} = atomicrmw add ptr addrspace(3) {p}, i32 {v} syncscope(\"workgroup\") monotonic, align 4"
