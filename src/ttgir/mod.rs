@@ -45,6 +45,8 @@
 
 /// AxisInfo: Triton 3.6's contiguity / divisibility / constancy lattice over pointer expressions.
 pub mod axisinfo;
+/// An editable module: what the layout passes rewrite and print back.
+pub mod graph;
 mod lines;
 mod model;
 mod reader;

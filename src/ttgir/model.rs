@@ -79,6 +79,9 @@ pub struct ValueType {
     pub element: String,
     /// The encoding, if any (values whose types name one alias share it).
     pub encoding: Option<Arc<Encoding>>,
+    /// What a `!ttg.memdesc<…>` says after its encoding (memory space, `mutable`, alloc
+    /// shape), verbatim; empty for other types.
+    pub memory: Vec<String>,
 }
 
 /// The four kinds of [`ValueType`].
@@ -112,6 +115,7 @@ impl ValueType {
             shape: Vec::new(),
             element: element.to_string(),
             encoding: None,
+            memory: Vec::new(),
         }
     }
 
@@ -127,6 +131,7 @@ impl ValueType {
             shape: Vec::new(),
             element: text.to_string(),
             encoding: None,
+            memory: Vec::new(),
         }
     }
 

@@ -550,6 +550,7 @@ impl<'a> Reader<'a> {
                 shape: tt.shape,
                 element: tt.element_type,
                 encoding: tt.encoding,
+                memory: tt.memdesc.unwrap_or_default(),
             });
         }
         if t.is_empty() {
