@@ -10,6 +10,7 @@
 //! * [`coalesce`], [`matmul`], [`async_copy`]: Triton 3.6's AMD layout decisions
 //!   (`tritongpu-coalesce`, `tritonamdgpu-accelerate-matmul`,
 //!   `tritonamdgpu-coalesce-async-copy`), each with its reason; [`passes`] runs them on a module.
+//! * [`propagation`]: `tritongpu-remove-layout-conversions`, rewriting the module.
 
 /// `tritonamdgpu-coalesce-async-copy`: direct-to-LDS source layouts on gfx942 / gfx950.
 pub mod async_copy;
@@ -25,6 +26,9 @@ pub mod error;
 pub mod matmul;
 /// Running the layout passes on a TTGIR module; oracle-shaped JSON and text reports.
 pub mod passes;
+/// `tritongpu-remove-layout-conversions`: anchors' layouts through the whole kernel, on an
+/// editable module.
+pub mod propagation;
 /// The target table, re-exported from [`crate::target`].
 pub use crate::target;
 /// The TTGIR reader, re-exported from [`crate::ttgir`].

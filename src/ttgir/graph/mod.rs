@@ -554,4 +554,115 @@ impl Graph {
     pub fn print(&self) -> Result<String, TtgirError> {
         print::print(self)
     }
+
+    /// One op's text without its result names and regions (`arith.constant dense<0.0> :
+    /// tensor<…>`): equal texts, equal ops.
+    pub fn op_text_without_results(&self, op: OpId) -> String {
+        print::op_text_without_results(self, op)
+    }
+}
+
+impl Graph {
+    /// The op after `op` in its block.
+    pub fn next_sibling(&self, op: OpId) -> Option<OpId> {
+        let p = self.position(op);
+        self.blocks[p.block].ops.get(p.index + 1).copied()
+    }
+
+    /// A new block owned by `owner`, with arguments of the given types; not in any region
+    /// until the caller puts it in one.
+    pub fn new_block(&mut self, owner: BlockOwner, arg_types: Vec<ValueType>) -> BlockId {
+        let b = self.blocks.len();
+        self.blocks.push(GBlock {
+            ops: Vec::new(),
+            args: Vec::new(),
+            owner,
+            label: None,
+        });
+        for (index, ty) in arg_types.into_iter().enumerate() {
+            let v = self.new_value(ty, Def::Arg { block: b, index });
+            self.blocks[b].args.push(v);
+        }
+        b
+    }
+
+    /// Moves every op of block `from` to the end of block `to`.
+    pub fn move_ops(&mut self, from: BlockId, to: BlockId) {
+        let ops = std::mem::take(&mut self.blocks[from].ops);
+        for &o in &ops {
+            self.ops[o].block = to;
+        }
+        self.blocks[to].ops.extend(ops);
+    }
+
+    /// A new op like `op` (name, attributes, how it prints; its trailing attributes kept),
+    /// with the given operands and result types and no regions, inserted at `at`.
+    pub fn insert_like(
+        &mut self,
+        op: OpId,
+        at: InsertPoint,
+        operands: Vec<ValueId>,
+        result_types: Vec<ValueType>,
+    ) -> OpId {
+        let src = self.ops[op].clone();
+        let new = self.insert_op(
+            at,
+            &src.name,
+            operands,
+            result_types,
+            src.form.clone(),
+            src.attrs.clone(),
+        );
+        self.ops[new].original = src.original.clone();
+        self.ops[new].line = src.line;
+        new
+    }
+
+    /// A copy of `op` with its regions at `at`, operands mapped through `map` (values not in
+    /// it stay); every value the copy defines is added to `map`.
+    pub fn clone_deep(
+        &mut self,
+        op: OpId,
+        at: InsertPoint,
+        map: &mut std::collections::HashMap<ValueId, ValueId>,
+    ) -> OpId {
+        let operands: Vec<ValueId> = self.ops[op]
+            .operands
+            .iter()
+            .map(|v| *map.get(v).unwrap_or(v))
+            .collect();
+        let tys = self.ops[op]
+            .results
+            .iter()
+            .map(|&r| self.values[r].ty.clone())
+            .collect();
+        let new = self.insert_like(op, at, operands, tys);
+        for (k, &r) in self.ops[op].results.clone().iter().enumerate() {
+            map.insert(r, self.ops[new].results[k]);
+        }
+        for region in self.ops[op].regions.clone() {
+            let mut blocks = Vec::new();
+            for b in region {
+                let tys = self.blocks[b]
+                    .args
+                    .iter()
+                    .map(|&a| self.values[a].ty.clone())
+                    .collect();
+                let nb = self.new_block(BlockOwner::Op(new), tys);
+                for (k, &a) in self.blocks[b].args.clone().iter().enumerate() {
+                    map.insert(a, self.blocks[nb].args[k]);
+                }
+                for inner in self.blocks[b].ops.clone() {
+                    let end = InsertPoint {
+                        block: nb,
+                        index: self.blocks[nb].ops.len(),
+                    };
+                    self.clone_deep(inner, end, map);
+                }
+                blocks.push(nb);
+            }
+            self.ops[new].regions.push(blocks);
+        }
+        new
+    }
 }

@@ -19,6 +19,35 @@ fn err(line: usize, message: String) -> TtgirError {
     }
 }
 
+/// The text of one op without its result names (regions not included): two constants with the
+/// same text are the same constant.
+pub(super) fn op_text_without_results(g: &Graph, o: OpId) -> String {
+    let p = Printer {
+        g,
+        out: String::new(),
+        aliases: Vec::new(),
+    };
+    let op = &g.ops[o];
+    let types = |vs: &[usize]| p.types(vs, op.line).unwrap_or_default();
+    match &op.form {
+        Form::Template { head, .. } => {
+            let body: Vec<Piece> = head
+                .iter()
+                .skip_while(|x| matches!(x, Piece::Results) || matches!(x, Piece::Text(t) if t == " = "))
+                .cloned()
+                .collect();
+            p.pieces(o, &body).unwrap_or_default()
+        }
+        Form::Built { .. } => format!(
+            "{} {} : {} -> {}",
+            op.name,
+            p.names(&op.operands),
+            types(&op.operands),
+            types(&op.results)
+        ),
+    }
+}
+
 pub(super) fn print(g: &Graph) -> Result<String, TtgirError> {
     let mut p = Printer {
         g,

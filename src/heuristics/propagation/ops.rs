@@ -1,0 +1,294 @@
+//! What the layout passes know about each op: which ops carry a layout through unchanged, how
+//! a layout crosses a reduction or an `expand_dims`, which ops are anchors, which can be
+//! recomputed in another layout.
+//!
+//! A layout crosses an op *forward* (`infer_dst`: the result's layout from an operand's) and
+//! *backward* (`infer_src`: an operand's layout from the result's). Through an element-wise
+//! op both are the identity; through `tt.reduce` along axis 1 of a `#blocked` operand the
+//! result is `#ttg.slice<{dim = 1, parent = #blocked}>`, and back again; `tt.expand_dims` is
+//! the reverse of that.
+
+use std::sync::Arc;
+
+use crate::encodings::{Encoding, Slice};
+use crate::heuristics::convert::{ConversionKind, classify};
+use crate::ttgir::graph::{Graph, OpId, ValueId};
+use crate::ttgir::{AttrValue, TypeKind, attr};
+
+/// `arith`/`math` ops with operands, and Triton's element-wise ops: one result element from
+/// the operands' elements at the same position.
+pub(crate) fn is_elementwise(name: &str) -> bool {
+    (name.starts_with("arith.") && name != "arith.constant")
+        || name.starts_with("math.")
+        || matches!(
+            name,
+            "tt.int_to_ptr"
+                | "tt.ptr_to_int"
+                | "tt.bitcast"
+                | "tt.fp_to_fp"
+                | "tt.clampf"
+                | "tt.precise_sqrt"
+                | "tt.precise_divf"
+                | "tt.mulhiui"
+                | "tt.addptr"
+                | "tt.extern_elementwise"
+                | "tt.elementwise_inline_asm"
+        )
+}
+
+/// Ops whose operands and results share one encoding (Triton's
+/// `SameOperandsAndResultEncoding`).
+pub(crate) fn same_operands_and_result_encoding(name: &str) -> bool {
+    matches!(
+        name,
+        "tt.int_to_ptr"
+            | "tt.ptr_to_int"
+            | "tt.bitcast"
+            | "tt.fp_to_fp"
+            | "tt.addptr"
+            | "tt.atomic_rmw"
+            | "tt.atomic_cas"
+            | "tt.splat"
+            | "tt.broadcast"
+            | "tt.extern_elementwise"
+            | "tt.elementwise_inline_asm"
+            | "tt.scan"
+            | "tt.map_elementwise"
+    )
+}
+
+/// [`same_operands_and_result_encoding`] or a load or store (whose pointer, mask, other and
+/// result share one: Triton's `SameLoadStoreOperandsAndResultEncoding`).
+fn same_encoding(name: &str) -> bool {
+    same_operands_and_result_encoding(name) || matches!(name, "tt.load" | "tt.store")
+}
+
+/// An integer attribute of an op (`axis`).
+pub(crate) fn int_attr(g: &Graph, op: OpId, name: &str) -> Option<i64> {
+    match attr(&g.ops[op].attrs, name)? {
+        AttrValue::Int(v) => Some(*v),
+        _ => None,
+    }
+}
+
+fn slice(dim: i64, parent: &Arc<Encoding>) -> Option<Arc<Encoding>> {
+    Some(Arc::new(Encoding::Slice(Slice {
+        dim: u32::try_from(dim).ok()?,
+        parent: parent.clone(),
+    })))
+}
+
+/// The layout of `op`'s results given an operand's layout `enc` (Triton's `inferDstEncoding`);
+/// `None` where the layout does not cross the op.
+pub(crate) fn infer_dst(g: &Graph, op: OpId, enc: &Arc<Encoding>) -> Option<Arc<Encoding>> {
+    let name = g.ops[op].name.as_str();
+    if name == "tt.scan" && !matches!(**enc, Encoding::Blocked(_)) {
+        return None;
+    }
+    if same_encoding(name)
+        || is_elementwise(name)
+        || matches!(
+            name,
+            "scf.while" | "scf.for" | "scf.yield" | "scf.condition" | "tt.gather"
+        )
+    {
+        return Some(enc.clone());
+    }
+    match name {
+        "tt.reduce" => slice(int_attr(g, op, "axis")?, enc),
+        "tt.expand_dims" => match &**enc {
+            Encoding::Slice(s) if i64::from(s.dim) == int_attr(g, op, "axis")? => Some(s.parent.clone()),
+            _ => None,
+        },
+        "tt.trans" => trans(enc, &order(g, op)?),
+        _ => None,
+    }
+}
+
+/// The layout an operand of `op` must have for its result to have `enc` (Triton's
+/// `inferSrcEncoding`); `None` where no layout does.
+pub(crate) fn infer_src(g: &Graph, op: OpId, enc: &Arc<Encoding>) -> Option<Arc<Encoding>> {
+    let name = g.ops[op].name.as_str();
+    if name == "tt.scan" && !matches!(**enc, Encoding::Blocked(_)) {
+        return None;
+    }
+    if same_encoding(name)
+        || is_elementwise(name)
+        || matches!(name, "scf.while" | "scf.yield" | "scf.condition" | "tt.gather")
+    {
+        return Some(enc.clone());
+    }
+    match name {
+        "tt.reduce" => match &**enc {
+            Encoding::Slice(s) if i64::from(s.dim) == int_attr(g, op, "axis")? => Some(s.parent.clone()),
+            _ => None,
+        },
+        "tt.expand_dims" => slice(int_attr(g, op, "axis")?, enc),
+        "tt.trans" => {
+            let order = order(g, op)?;
+            let mut inverse = vec![0u32; order.len()];
+            for (i, &o) in order.iter().enumerate() {
+                *inverse.get_mut(o as usize)? = u32::try_from(i).ok()?;
+            }
+            trans(enc, &inverse)
+        }
+        _ => None,
+    }
+}
+
+fn order(g: &Graph, op: OpId) -> Option<Vec<u32>> {
+    let rank = g.values[g.ops[op].operands[0]].ty.shape.len();
+    attr(&g.ops[op].attrs, "order")?
+        .ints(rank)?
+        .into_iter()
+        .map(|v| u32::try_from(v).ok())
+        .collect()
+}
+
+/// `tt.trans` of a blocked layout: every per-dimension field permuted by `order`, the order
+/// renamed (Triton's `inferTransOpEncoding` for `#blocked`); other layouts do not cross.
+fn trans(enc: &Arc<Encoding>, order: &[u32]) -> Option<Arc<Encoding>> {
+    let Encoding::Blocked(b) = &**enc else {
+        return None;
+    };
+    if !b.cga_layout.is_empty() || order.len() != b.order.len() {
+        return None;
+    }
+    let permute =
+        |v: &[u32]| -> Option<Vec<u32>> { order.iter().map(|&o| v.get(o as usize).copied()).collect() };
+    let mut inverse = vec![0u32; order.len()];
+    for (i, &o) in order.iter().enumerate() {
+        *inverse.get_mut(o as usize)? = u32::try_from(i).ok()?;
+    }
+    let mut t = b.clone();
+    t.size_per_thread = permute(&b.size_per_thread)?;
+    t.threads_per_warp = permute(&b.threads_per_warp)?;
+    t.warps_per_cta = permute(&b.warps_per_cta)?;
+    t.order = b
+        .order
+        .iter()
+        .map(|&d| inverse.get(d as usize).copied())
+        .collect::<Option<_>>()?;
+    Some(Arc::new(Encoding::Blocked(t)))
+}
+
+/// Number of elements of a tensor value (1 for scalars).
+pub(crate) fn num_elements(g: &Graph, v: ValueId) -> u64 {
+    g.values[v].ty.shape.iter().product::<u64>().max(1)
+}
+
+/// Triton's `isExpensiveLoadOrStore`: a load or store whose pointer tensor has at least as
+/// many elements as the CTA has threads (smaller ones are cheap to repeat).
+pub(crate) fn is_expensive_load_or_store(g: &Graph, op: OpId) -> bool {
+    let Some(&ptr) = g.ops[op].operands.first() else {
+        return false;
+    };
+    let ty = &g.values[ptr].ty;
+    if ty.element.starts_with("!tt.ptr<tensor<") {
+        return true;
+    }
+    if ty.kind != TypeKind::Tensor || num_elements(g, ptr) == 1 {
+        return false;
+    }
+    num_elements(g, ptr) >= u64::from(g.num_warps) * u64::from(g.threads_per_warp)
+}
+
+/// Triton's `isLayoutAnchor`: ops whose result layout the forward propagation starts from.
+pub(crate) fn is_anchor(g: &Graph, op: OpId) -> bool {
+    let name = g.ops[op].name.as_str();
+    match name {
+        "tt.load" | "tt.store" => is_expensive_load_or_store(g, op),
+        "tt.dot" | "tt.dot_scaled" | "tt.atomic_rmw" | "tt.atomic_cas" => true,
+        "tt.gather" => attr(&g.ops[op].attrs, "efficient_layout").is_some(),
+        "tt.reshape" => attr(&g.ops[op].attrs, "allow_reorder").is_some(),
+        "tt.descriptor_load"
+        | "tt.descriptor_store"
+        | "tt.descriptor_gather"
+        | "tt.descriptor_scatter"
+        | "tt.descriptor_reduce" => true,
+        _ => false,
+    }
+}
+
+/// Triton's `canFoldIntoConversion`: a producer that can make its result directly in another
+/// layout (a constant, a range, a splat, a conversion, a shared-memory load).
+pub(crate) fn can_fold_into_conversion(g: &Graph, op: OpId, target: &Arc<Encoding>) -> bool {
+    let o = &g.ops[op];
+    match o.name.as_str() {
+        "tt.cat" | "tt.reshape" => false,
+        "ttg.convert_layout" => {
+            if matches!(**target, Encoding::NvidiaMma(_)) {
+                return g.encoding(o.operands[0]) == Some(target);
+            }
+            true
+        }
+        "arith.constant" | "tt.make_range" | "tt.splat" | "tt.histogram" | "ttg.local_alloc"
+        | "ttg.local_load" | "ttg.local_store" => true,
+        _ => false,
+    }
+}
+
+/// Triton's `canBeRemat`: ops the backward rematerialisation may recompute in another layout.
+pub(crate) fn can_be_remat(g: &Graph, op: OpId) -> bool {
+    match g.ops[op].name.as_str() {
+        "tt.load" | "tt.store" => !is_expensive_load_or_store(g, op),
+        "tt.atomic_rmw" | "tt.atomic_cas" | "tt.dot" => false,
+        "tt.gather" => attr(&g.ops[op].attrs, "efficient_layout").is_none(),
+        "scf.while" | "scf.condition" => false,
+        _ => true,
+    }
+}
+
+/// Whether a `ttg.convert_layout` only moves registers within each thread (Triton's
+/// `cvtReordersRegisters`).
+pub(crate) fn is_free_convert(g: &Graph, op: OpId) -> bool {
+    let o = &g.ops[op];
+    if o.name != "ttg.convert_layout" {
+        return false;
+    }
+    let (src, dst) = (&g.values[o.operands[0]].ty, &g.values[o.results[0]].ty);
+    let (Some(se), Some(de)) = (&src.encoding, &dst.encoding) else {
+        return false;
+    };
+    let (Ok(s), Ok(d)) = (se.to_linear_layout(&src.shape), de.to_linear_layout(&dst.shape)) else {
+        return false;
+    };
+    classify(&s, &d).is_ok_and(|c| matches!(c.kind, ConversionKind::Noop | ConversionKind::Register))
+}
+
+/// Ops without side effects (or only reads) whose results are unused are dead (MLIR's
+/// `isOpTriviallyDead`, with Triton's effects).
+pub(crate) fn is_removable_when_unused(name: &str) -> bool {
+    !matches!(
+        name,
+        "tt.store"
+            | "tt.atomic_rmw"
+            | "tt.atomic_cas"
+            | "tt.print"
+            | "tt.assert"
+            | "tt.return"
+            | "tt.call"
+            | "tt.extern_elementwise"
+            | "tt.elementwise_inline_asm"
+            | "scf.yield"
+            | "scf.condition"
+            | "scf.for"
+            | "scf.if"
+            | "scf.while"
+            | "cf.br"
+            | "cf.cond_br"
+            | "ttg.local_store"
+            | "ttg.local_dealloc"
+            | "ttg.async_copy_global_to_local"
+            | "ttg.async_commit_group"
+            | "ttg.async_wait"
+            | "ttg.barrier"
+            | "gpu.barrier"
+            | "amdg.buffer_store"
+            | "amdg.buffer_atomic_rmw"
+            | "amdg.buffer_atomic_cas"
+            | "amdg.buffer_load_to_local"
+            | "amdg.async_copy_local_to_global"
+    ) && !name.starts_with("rocdl.")
+        && !name.starts_with("llvm.")
+}
