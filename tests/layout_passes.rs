@@ -6,7 +6,9 @@
 mod common;
 
 use common::passes::check;
-use linear_layout::heuristics::propagation::remove_layout_conversions;
+use linear_layout::heuristics::propagation::{
+    optimize_epilogue, reduce_data_duplication, remove_layout_conversions,
+};
 use linear_layout::ttgir::graph::Graph;
 
 fn rlc(g: &mut Graph) -> Result<(), String> {
@@ -16,4 +18,22 @@ fn rlc(g: &mut Graph) -> Result<(), String> {
 #[test]
 fn remove_layout_conversions_agrees_with_triton() {
     check("remove_layout_conversions", rlc, [471, 299, 30]);
+}
+
+#[test]
+fn optimize_epilogue_agrees_with_triton() {
+    check(
+        "optimize_epilogue",
+        |g| optimize_epilogue(g).map_err(|e| e.to_string()),
+        [147, 200, 9],
+    );
+}
+
+#[test]
+fn reduce_data_duplication_agrees_with_triton() {
+    check(
+        "reduce_data_duplication",
+        |g| reduce_data_duplication(g).map_err(|e| e.to_string()),
+        [147, 200, 8],
+    );
 }

@@ -60,6 +60,7 @@ mod banks;
 mod classify;
 mod cost;
 mod swizzle;
+mod triton_shuffle;
 
 pub use banks::{
     BankConflicts, BankReport, SimulatedBanks, bank_conflicts, lds_bank_conflicts, simulate_bank_conflicts,
@@ -68,6 +69,7 @@ pub use banks::{
 pub use classify::{Classification, ConversionKind, classify};
 pub use cost::{ConvertCost, convert_cost};
 pub use swizzle::{SharedPlan, optimal_shared_layout};
+pub use triton_shuffle::{mixed_transpositions, triton_uses_shared_memory};
 
 use std::fmt;
 

@@ -31,6 +31,8 @@ pub(super) enum Patterns {
     /// Those plus dead loop arguments and the `scf.for` / `scf.if` cleanups (the pass's last
     /// step).
     Final,
+    /// Only `tritonamdgpu-optimize-epilogue`'s store rewrite.
+    Epilogue,
 }
 
 /// Runs the greedy rewriter on the whole module.
@@ -168,6 +170,13 @@ fn known_constant(
 
 /// Applies the first pattern that matches `op`; returns the ops it made or changed.
 fn apply(g: &mut Graph, op: OpId, patterns: Patterns) -> Option<Vec<OpId>> {
+    if patterns == Patterns::Epilogue {
+        return if g.ops[op].name == "tt.store" {
+            super::epilogue::bypass(g, op)
+        } else {
+            None
+        };
+    }
     match g.ops[op].name.as_str() {
         "ttg.convert_layout" => convert_from_convert(g, op),
         "ttg.local_alloc" | "ttg.local_store" | "tt.histogram" => fold_convert_operand(g, op),

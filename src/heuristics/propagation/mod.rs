@@ -45,9 +45,13 @@
 //! ```
 
 mod cleanup;
+mod duplication;
+mod epilogue;
 mod forward;
 mod ops;
 mod remat;
+
+pub use duplication::reduce_data_duplication;
 
 use std::fmt;
 
@@ -111,5 +115,35 @@ pub fn remove_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
         remat::hoist(g, f)?;
     }
     cleanup::canonicalize(g, cleanup::Patterns::Final);
+    Ok(())
+}
+
+/// Triton 3.6's `tritonamdgpu-optimize-epilogue` on `g`, in place: a store of an MMA result
+/// reached through a convert and one-operand element-wise ops stores in the MMA layout (on
+/// gfx950, f16/bf16 MFMA results in a layout of eight consecutive elements per thread).
+///
+/// ```
+/// use linear_layout::heuristics::propagation::optimize_epilogue;
+/// use linear_layout::ttgir::graph::Graph;
+/// let text = r#"
+/// #blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+/// #mma = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>
+/// module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+///   tt.func @k(%acc: tensor<64x64xf32, #mma>, %p: tensor<64x64x!tt.ptr<f16>, #blocked>) {
+///     %c = ttg.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+///     %h = arith.truncf %c : tensor<64x64xf32, #blocked> to tensor<64x64xf16, #blocked>
+///     tt.store %p, %h : tensor<64x64x!tt.ptr<f16>, #blocked>
+///     tt.return
+///   }
+/// }"#;
+/// let mut g = Graph::parse(text)?;
+/// optimize_epilogue(&mut g)?;
+/// let out = g.print()?;
+/// assert!(out.contains("arith.truncf %acc : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>"), "{out}");
+/// assert!(out.contains("tt.store %ll1, %h : tensor<64x64x!tt.ptr<f16>, #mma>"), "{out}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn optimize_epilogue(g: &mut Graph) -> Result<(), PassError> {
+    cleanup::canonicalize(g, cleanup::Patterns::Epilogue);
     Ok(())
 }

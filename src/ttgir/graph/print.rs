@@ -304,6 +304,24 @@ impl Printer<'_> {
                 );
                 self.line(depth, &s);
             }
+            "ttg.local_alloc" if op.operands.len() == 1 && op.results.len() == 1 => {
+                let s = format!(
+                    "{lhs}ttg.local_alloc {} : ({}) -> {}",
+                    self.name(op.operands[0]),
+                    self.types(&op.operands, line)?,
+                    self.types(&op.results, line)?
+                );
+                self.line(depth, &s);
+            }
+            "ttg.local_load" if op.operands.len() == 1 && op.results.len() == 1 => {
+                let s = format!(
+                    "{lhs}ttg.local_load {} : {} -> {}",
+                    self.name(op.operands[0]),
+                    self.types(&op.operands, line)?,
+                    self.types(&op.results, line)?
+                );
+                self.line(depth, &s);
+            }
             "scf.yield" => {
                 let s = if op.operands.is_empty() {
                     "scf.yield".to_string()
