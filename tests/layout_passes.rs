@@ -7,7 +7,8 @@ mod common;
 
 use common::passes::check;
 use linear_layout::heuristics::propagation::{
-    optimize_epilogue, reduce_data_duplication, remove_layout_conversions,
+    f32_dot_tc, fuse_nested_loops, hoist_layout_conversions, optimize_dot_operands, optimize_epilogue,
+    reduce_data_duplication, remove_layout_conversions,
 };
 use linear_layout::ttgir::graph::Graph;
 
@@ -35,5 +36,41 @@ fn reduce_data_duplication_agrees_with_triton() {
         "reduce_data_duplication",
         |g| reduce_data_duplication(g).map_err(|e| e.to_string()),
         [147, 200, 8],
+    );
+}
+
+#[test]
+fn hoist_layout_conversions_agrees_with_triton() {
+    check(
+        "hoist_layout_conversions",
+        |g| hoist_layout_conversions(g).map_err(|e| e.to_string()),
+        [147, 0, 3],
+    );
+}
+
+#[test]
+fn optimize_dot_operands_agrees_with_triton() {
+    let run = |g: &mut Graph| {
+        let arch = g.target.clone().unwrap_or_default();
+        optimize_dot_operands(g, &arch).map_err(|e| e.to_string())
+    };
+    check("optimize_dot_operands", run, [147, 0, 0]);
+}
+
+#[test]
+fn f32_dot_tc_agrees_with_triton() {
+    check(
+        "f32_dot_tc",
+        |g| f32_dot_tc(g).map_err(|e| e.to_string()),
+        [147, 0, 0],
+    );
+}
+
+#[test]
+fn fuse_nested_loops_agrees_with_triton() {
+    check(
+        "fuse_nested_loops",
+        |g| fuse_nested_loops(g).map_err(|e| e.to_string()),
+        [144, 0, 0],
     );
 }

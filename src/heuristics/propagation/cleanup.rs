@@ -33,6 +33,8 @@ pub(super) enum Patterns {
     Final,
     /// Only `tritonamdgpu-optimize-epilogue`'s store rewrite.
     Epilogue,
+    /// No pattern: dead ops and constants only.
+    None,
 }
 
 /// Runs the greedy rewriter on the whole module.
@@ -170,12 +172,10 @@ fn known_constant(
 
 /// Applies the first pattern that matches `op`; returns the ops it made or changed.
 fn apply(g: &mut Graph, op: OpId, patterns: Patterns) -> Option<Vec<OpId>> {
-    if patterns == Patterns::Epilogue {
-        return if g.ops[op].name == "tt.store" {
-            super::epilogue::bypass(g, op)
-        } else {
-            None
-        };
+    match patterns {
+        Patterns::Epilogue if g.ops[op].name == "tt.store" => return super::epilogue::bypass(g, op),
+        Patterns::Epilogue | Patterns::None => return None,
+        Patterns::Converts | Patterns::Final => {}
     }
     match g.ops[op].name.as_str() {
         "ttg.convert_layout" => convert_from_convert(g, op),

@@ -147,3 +147,162 @@ pub fn optimize_epilogue(g: &mut Graph) -> Result<(), PassError> {
     cleanup::canonicalize(g, cleanup::Patterns::Epilogue);
     Ok(())
 }
+
+/// Triton 3.6's `tritonamdgpu-hoist-layout-conversions` on `g`, in place: a convert into a
+/// dot operand inside a loop whose source an op outside the loop defines moves right after
+/// that op (attention's Q is converted once, not every iteration; a function argument's
+/// convert stays, as in Triton).
+///
+/// ```
+/// use linear_layout::heuristics::propagation::hoist_layout_conversions;
+/// use linear_layout::ttgir::graph::Graph;
+/// let text = r#"
+/// #blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+/// #mma = #ttg.amd_mfma<{version = 3, warpsPerCTA = [4, 1], instrShape = [32, 32, 8], isTransposed = true}>
+/// module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+///   tt.func @k(%q: tensor<128x64xf16, #blocked>, %n: i32) {
+///     %c0 = arith.constant 0 : i32
+///     %c1 = arith.constant 1 : i32
+///     %s = arith.addf %q, %q : tensor<128x64xf16, #blocked>
+///     scf.for %i = %c0 to %n step %c1  : i32 {
+///       %a = ttg.convert_layout %s : tensor<128x64xf16, #blocked> -> tensor<128x64xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>>
+///     }
+///     tt.return
+///   }
+/// }"#;
+/// let mut g = Graph::parse(text)?;
+/// hoist_layout_conversions(&mut g)?;
+/// let out = g.print()?;
+/// assert!(out.find("convert_layout").unwrap() < out.find("scf.for").unwrap(), "{out}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn hoist_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
+    let converts: Vec<OpId> = g
+        .walk()
+        .into_iter()
+        .filter(|&o| g.ops[o].name == "ttg.convert_layout")
+        .collect();
+    for cvt in converts {
+        let res = g.ops[cvt].results[0];
+        if !matches!(
+            g.encoding(res).map(|e| &**e),
+            Some(crate::encodings::Encoding::DotOperand(_))
+        ) {
+            continue;
+        }
+        let Some(src_def) = g.def_op(g.ops[cvt].operands[0]) else {
+            continue;
+        };
+        // The nearest enclosing loop.
+        let mut parent = g.parent_op(cvt);
+        while let Some(p) = parent
+            && g.ops[p].name != "scf.for"
+        {
+            parent = g.parent_op(p);
+        }
+        if let Some(for_op) = parent
+            && !g.is_ancestor(for_op, src_def)
+        {
+            g.move_after(cvt, src_def);
+        }
+    }
+    Ok(())
+}
+
+/// Triton 3.6's `tritonamdgpu-optimize-dot-operands` on `g`, in place: the convert
+/// canonicalizations (and the greedy rewriter's cleanups). Its other rewrite, shared memory for
+/// the scales of gfx950's scaled upcasts inside loops, is refused in one line.
+///
+/// ```
+/// use linear_layout::heuristics::propagation::optimize_dot_operands;
+/// use linear_layout::ttgir::graph::Graph;
+/// let text = r#"
+/// #a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+/// module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+///   tt.func @k(%x: tensor<256xf32, #a>) {
+///     %c = ttg.convert_layout %x : tensor<256xf32, #a> -> tensor<256xf32, #a>
+///     %y = arith.addf %c, %c : tensor<256xf32, #a>
+///     tt.return
+///   }
+/// }"#;
+/// let mut g = Graph::parse(text)?;
+/// optimize_dot_operands(&mut g, "gfx942")?;
+/// assert!(!g.print()?.contains("convert_layout"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn optimize_dot_operands(g: &mut Graph, arch: &str) -> Result<(), PassError> {
+    if arch == "gfx950"
+        && let Some(op) = g.walk().into_iter().find(|&o| {
+            matches!(
+                g.ops[o].name.as_str(),
+                "amdg.scaled_upcast_fp4" | "amdg.scaled_upcast_fp8"
+            )
+        })
+    {
+        return Err(PassError::new(
+            g,
+            Some(op),
+            "shared memory for the scales of a scaled upcast is not implemented",
+        ));
+    }
+    cleanup::canonicalize(g, cleanup::Patterns::Converts);
+    Ok(())
+}
+
+/// Triton 3.6's `tritongpu-F32DotTC` as the AMD pipeline runs it (no TF32 emulation), on `g`:
+/// the greedy rewriter's cleanups; a dot of f32 operands with `inputPrecision = bf16x3` or
+/// `bf16x6` (split into bf16 dots) is refused in one line.
+///
+/// ```
+/// use linear_layout::heuristics::propagation::f32_dot_tc;
+/// use linear_layout::ttgir::graph::Graph;
+/// let mut g = Graph::parse("module {\n  tt.func @k(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    tt.return\n  }\n}")?;
+/// f32_dot_tc(&mut g)?;
+/// assert!(!g.print()?.contains("arith.addi")); // dead
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn f32_dot_tc(g: &mut Graph) -> Result<(), PassError> {
+    if let Some(op) = g.walk().into_iter().find(|&o| {
+        g.ops[o].name == "tt.dot"
+            && matches!(
+                crate::ttgir::attr(&g.ops[o].attrs, "inputPrecision"),
+                Some(crate::ttgir::AttrValue::Raw(p)) if p == "bf16x3" || p == "bf16x6"
+            )
+    }) {
+        return Err(PassError::new(
+            g,
+            Some(op),
+            "splitting an f32 dot into bf16 dots is not implemented",
+        ));
+    }
+    cleanup::canonicalize(g, cleanup::Patterns::None);
+    Ok(())
+}
+
+/// Triton 3.6's `tritongpu-fuse-nested-loops` on `g`: it only fuses loop nests marked
+/// `tt.flatten` (or `ttg.always-fuse`); fusing them is refused in one line, other modules pass
+/// through unchanged.
+///
+/// ```
+/// use linear_layout::heuristics::propagation::fuse_nested_loops;
+/// use linear_layout::ttgir::graph::Graph;
+/// let mut g = Graph::parse("module {\n  tt.func @k(%a: i32) {\n    tt.return\n  }\n}")?;
+/// fuse_nested_loops(&mut g)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fuse_nested_loops(g: &mut Graph) -> Result<(), PassError> {
+    if let Some(op) = g.walk().into_iter().find(|&o| {
+        g.ops[o].name == "scf.for"
+            && g.ops[o]
+                .attrs
+                .iter()
+                .any(|(k, _)| k == "tt.flatten" || k == "ttg.always-fuse")
+    }) {
+        return Err(PassError::new(
+            g,
+            Some(op),
+            "fusing a flattened loop nest is not implemented",
+        ));
+    }
+    Ok(())
+}

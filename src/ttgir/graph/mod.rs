@@ -563,6 +563,15 @@ impl Graph {
 }
 
 impl Graph {
+    /// Moves `op` to right after `after` (in `after`'s block).
+    pub fn move_after(&mut self, op: OpId, after: OpId) {
+        let b = self.ops[op].block;
+        self.blocks[b].ops.retain(|&o| o != op);
+        let p = self.position(after);
+        self.blocks[p.block].ops.insert(p.index + 1, op);
+        self.ops[op].block = p.block;
+    }
+
     /// The op after `op` in its block.
     pub fn next_sibling(&self, op: OpId) -> Option<OpId> {
         let p = self.position(op);
