@@ -675,3 +675,86 @@ impl Graph {
         new
     }
 }
+
+impl Graph {
+    /// Inserts a new op at `at` printed from `format`, MLIR's custom syntax with holes: `$r`
+    /// (the result list), `$0`, `$1`, … (operand names), `$t0`, … (operand types) and `$rt0`, …
+    /// (result types). Types print as the values' current types, so a pass may retype the op's
+    /// values later.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// use linear_layout::ttgir::ValueType;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: f16) {\n    tt.return\n  }\n}")?;
+    /// let a = g.blocks[g.funcs[0].blocks[0]].args[0];
+    /// let at = g.position(g.find_op("tt.return").unwrap());
+    /// let op = g.insert_text(at, "arith.extf", vec![a], vec![ValueType::scalar("f32")], "$r = arith.extf $0 : $t0 to $rt0")?;
+    /// assert!(g.print()?.contains("%ll1 = arith.extf %a : f16 to f32"));
+    /// assert_eq!(g.op(op).results.len(), 1);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub fn insert_text(
+        &mut self,
+        at: InsertPoint,
+        name: &str,
+        operands: Vec<ValueId>,
+        result_types: Vec<ValueType>,
+        format: &str,
+    ) -> Result<OpId, TtgirError> {
+        let bad = |m: String| TtgirError {
+            line: 1,
+            column: 1,
+            message: m,
+            limit: None,
+        };
+        let mut pieces = Vec::new();
+        let mut original = Vec::new();
+        let mut text = String::new();
+        let mut rest = format;
+        while let Some(p) = rest.find('$') {
+            text.push_str(&rest[..p]);
+            rest = &rest[p + 1..];
+            let (kind, tail) = if let Some(t) = rest.strip_prefix("rt") {
+                ("rt", t)
+            } else if let Some(t) = rest.strip_prefix('t') {
+                ("t", t)
+            } else if let Some(t) = rest.strip_prefix('r') {
+                ("r", t)
+            } else {
+                ("o", rest)
+            };
+            let digits = tail.chars().take_while(char::is_ascii_digit).count();
+            let k: Option<usize> = tail[..digits].parse().ok();
+            rest = &tail[digits..];
+            if !text.is_empty() {
+                pieces.push(Piece::Text(std::mem::take(&mut text)));
+            }
+            match (kind, k) {
+                ("r", None) => pieces.push(Piece::Results),
+                ("o", Some(k)) if k < operands.len() => pieces.push(Piece::Operand(k)),
+                ("t", Some(k)) if k < operands.len() => {
+                    let ty = self.values[operands[k]].ty.clone();
+                    original.push((Slot::Operand(k), ty.clone()));
+                    pieces.push(Piece::Type(ty));
+                }
+                ("rt", Some(k)) if k < result_types.len() => {
+                    let ty = result_types[k].clone();
+                    original.push((Slot::Result(k), ty.clone()));
+                    pieces.push(Piece::Type(ty));
+                }
+                _ => return Err(bad(format!("a hole of '{format}' names no operand or result"))),
+            }
+        }
+        text.push_str(rest);
+        if !text.is_empty() {
+            pieces.push(Piece::Text(text));
+        }
+        let form = Form::Template {
+            head: Arc::new(pieces),
+            tail: Arc::new(Vec::new()),
+        };
+        let op = self.insert_op(at, name, operands, result_types, form, Vec::new());
+        self.ops[op].original = original;
+        Ok(op)
+    }
+}
