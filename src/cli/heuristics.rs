@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use linear_layout::heuristics::passes::{Pass, PassOptions, run as run_pass};
+use linear_layout::heuristics::propagation::{LayoutPass, LayoutPassOptions, run_layout_pass};
 use linear_layout::ttgir::Module;
 
 /// Arguments of the `heuristics` subcommand.
@@ -11,9 +12,15 @@ use linear_layout::ttgir::Module;
 pub struct Args {
     /// A TTGIR module as Triton prints it (`.mlir`).
     pub file: PathBuf,
-    /// The pass to run.
-    #[arg(long, value_parser = ["coalesce", "accelerate_matmul", "coalesce_async_copy"])]
+    /// The pass to run: a decision report (coalesce, accelerate_matmul, coalesce_async_copy)
+    /// or a rewrite of the module (f32_dot_tc, remove_layout_conversions, optimize_epilogue,
+    /// optimize_dot_operands, hoist_layout_conversions, fuse_nested_loops,
+    /// reduce_data_duplication).
+    #[arg(long)]
     pub pass: String,
+    /// `ttgir`: print the module after a rewriting pass, as TTGIR Triton's parser reads.
+    #[arg(long, value_parser = ["ttgir"])]
+    pub emit: Option<String>,
     /// Target architecture (gfx90a, gfx942, gfx950, gfx1100, gfx1201, gfx1250); default: the
     /// module's `ttg.target`.
     #[arg(long)]
@@ -32,6 +39,15 @@ pub struct Args {
 /// Runs the subcommand and returns its output text.
 pub fn run(args: &Args) -> Result<String, String> {
     let text = super::read_ttgir(&args.file.to_string_lossy())?;
+    if let Ok(pass) = args.pass.parse::<LayoutPass>() {
+        return rewrite(args, &text, pass);
+    }
+    if args.emit.is_some() {
+        return Err(format!(
+            "--emit ttgir needs a rewriting pass, not '{}'",
+            args.pass
+        ));
+    }
     let modules = Module::parse_all(&text).map_err(|e| format!("{}: {e}", args.file.display()))?;
     let pass: Pass = args.pass.parse()?;
     if args.kpack != 1 && args.kpack != 2 {
@@ -89,4 +105,52 @@ pub fn run(args: &Args) -> Result<String, String> {
     } else {
         Ok(text_out)
     }
+}
+
+/// A rewriting pass: the module after it (`--emit ttgir`), or what changed (ops and converts
+/// before and after), in text or JSON.
+fn rewrite(args: &Args, text: &str, pass: LayoutPass) -> Result<String, String> {
+    let module = Module::parse(text).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let arch = args
+        .arch
+        .clone()
+        .or_else(|| module.target.clone())
+        .ok_or_else(|| {
+            format!(
+                "{}: no --arch given and the module has no ttg.target",
+                args.file.display()
+            )
+        })?;
+    let out = run_layout_pass(text, pass, &LayoutPassOptions::new(&arch))
+        .map_err(|e| format!("{}: {pass}: {e}", args.file.display()))?;
+    if args.emit.is_some() {
+        return Ok(out);
+    }
+    let after = Module::parse(&out).map_err(|e| {
+        format!(
+            "{}: {pass} printed a module it cannot read: {e}",
+            args.file.display()
+        )
+    })?;
+    let count = |m: &Module, name: &str| m.ops.iter().filter(|o| o.name == name).count();
+    let (ops0, ops1) = (module.ops.len(), after.ops.len());
+    let (c0, c1) = (
+        count(&module, "ttg.convert_layout"),
+        count(&after, "ttg.convert_layout"),
+    );
+    if args.json {
+        let v = serde_json::json!({
+            "pass": pass.to_string(), "arch": arch,
+            "ops": {"before": ops0, "after": ops1},
+            "convert_layout": {"before": c0, "after": c1},
+            "ttgir": out,
+        });
+        let mut s = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
+        s.push('\n');
+        return Ok(s);
+    }
+    Ok(format!(
+        "{pass} on {arch} ({} warps × {} lanes): {ops0} ops → {ops1}, {c0} convert_layout → {c1}\n(--emit ttgir prints the module)\n",
+        module.num_warps, module.threads_per_warp
+    ))
 }

@@ -49,9 +49,11 @@ mod duplication;
 mod epilogue;
 mod forward;
 mod ops;
+mod pipeline;
 mod remat;
 
 pub use duplication::reduce_data_duplication;
+pub use pipeline::{LayoutPass, LayoutPassOptions, run_layout_pass};
 
 use std::fmt;
 
