@@ -235,6 +235,22 @@ fn ttgir_seeds() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// Modules before and after each layout pass, as Triton runs them.
+fn layout_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for (dir, n) in [("passes/people", 30), ("passes/corpus", 20), ("passes/lit", 30)] {
+        for file in spread(&mlir_files(dir), n) {
+            let text = std::fs::read_to_string(file).expect("mlir");
+            // The last module of the stage file (a module Triton printed).
+            if let Some(last) = text.rsplit("// ----- stage ").find(|s| s.contains("module")) {
+                let body: String = last.lines().skip(1).map(|l| format!("{l}\n")).collect();
+                seeds.push(body.into_bytes());
+            }
+        }
+    }
+    seeds
+}
+
 fn show_seeds() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     for (i, c) in fixture_lines("views/cases.jsonl").iter().enumerate() {
@@ -411,10 +427,11 @@ fn lower_seeds() -> Vec<Vec<u8>> {
 fn write_seeds() {
     let dir = root().join("fuzz/seeds");
     let _ = std::fs::remove_dir_all(&dir);
-    let all: [(&str, Vec<Vec<u8>>); 6] = [
+    let all: [(&str, Vec<Vec<u8>>); 7] = [
         ("batch_line", batch_seeds()),
         ("encoding_text", encoding_seeds()),
         ("ttgir_passes", ttgir_seeds()),
+        ("layout_passes", layout_seeds()),
         ("show", show_seeds()),
         ("convert_cost", convert_seeds()),
         ("lower", lower_seeds()),

@@ -7,8 +7,8 @@ mod common;
 
 use common::passes::check;
 use linear_layout::heuristics::propagation::{
-    f32_dot_tc, fuse_nested_loops, hoist_layout_conversions, optimize_dot_operands, optimize_epilogue,
-    reduce_data_duplication, remove_layout_conversions,
+    canonicalize, f32_dot_tc, fuse_nested_loops, hoist_layout_conversions, licm, optimize_dot_operands,
+    optimize_epilogue, reduce_data_duplication, remove_layout_conversions,
 };
 use linear_layout::ttgir::graph::Graph;
 
@@ -72,5 +72,19 @@ fn fuse_nested_loops_agrees_with_triton() {
         "fuse_nested_loops",
         |g| fuse_nested_loops(g).map_err(|e| e.to_string()),
         [144, 0, 0],
+    );
+}
+
+#[test]
+fn licm_agrees_with_triton() {
+    check("licm", |g| licm(g).map_err(|e| e.to_string()), [147, 0, 0]);
+}
+
+#[test]
+fn canonicalize_agrees_with_triton() {
+    check(
+        "canonicalize",
+        |g| canonicalize(g).map_err(|e| e.to_string()),
+        [438, 0, 20],
     );
 }

@@ -8,6 +8,8 @@
 //!   `ok` (and a string `error` when false), the request's `id` echoed;
 //! * `encoding_text`: what parses prints back to text that parses to the same value;
 //! * `ttgir_passes`: every op a pass handles is reported, decided or undecided;
+//! * `layout_passes`: a rewriting layout pass either refuses (an error) or prints a module
+//!   that the crate's reader reads back, and running it again on that module succeeds;
 //! * `show`, `convert_cost`: nothing beyond returning;
 //! * `lower`: a kernel that is generated passes [`Program::validate`](linear_layout::lower::Program::validate),
 //!   has LLVM IR, and run by the interpreter computes `out = in` and (a conversion) every
@@ -22,6 +24,7 @@ use linear_layout::batch;
 use linear_layout::encodings::{AliasDef, Encoding, TensorType, parse_aliases};
 use linear_layout::heuristics::convert;
 use linear_layout::heuristics::passes::{self, Pass, PassOptions, Report};
+use linear_layout::heuristics::propagation::{LayoutPass, LayoutPassOptions, run_layout_pass};
 use linear_layout::linear::LinearLayout;
 use linear_layout::lower::{self, Dtype, Kernel};
 use linear_layout::target::{LdsOp, TARGETS, Target};
@@ -37,6 +40,7 @@ pub const TARGETS_BY_NAME: &[(&str, Body)] = &[
     ("batch_line", batch_line),
     ("encoding_text", encoding_text),
     ("ttgir_passes", ttgir_passes),
+    ("layout_passes", layout_passes),
     ("show", show),
     ("convert_cost", convert_cost),
     ("lower", lower),
@@ -658,6 +662,30 @@ fn check_kernel(k: &Kernel, dst: &LinearLayout, shape: &[u64], dtype: Dtype, see
             };
             let at = ((t * regs + r) as usize) * bytes;
             assert_eq!(&buffers[2][at..at + bytes], want, "regs[{t}*{regs}+{r}] is wrong");
+        }
+    }
+}
+
+/// The rewriting layout passes on the first module of the text: each refuses or prints a
+/// module the reader takes, on which the pass runs again.
+pub fn layout_passes(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    if Module::parse(&text).is_err() {
+        return;
+    }
+    for name in LayoutPass::names() {
+        let Ok(pass) = name.parse::<LayoutPass>() else {
+            continue;
+        };
+        for arch in ["gfx942", "gfx950"] {
+            let opts = LayoutPassOptions::new(arch);
+            let Ok(out) = run_layout_pass(&text, pass, &opts) else {
+                continue;
+            };
+            if let Err(e) = Module::parse(&out) {
+                panic!("{name} printed a module the reader refuses: {e}\n{out}");
+            }
+            let _ = run_layout_pass(&out, pass, &opts);
         }
     }
 }

@@ -48,11 +48,13 @@ mod cleanup;
 mod duplication;
 mod epilogue;
 mod forward;
+mod licm;
 mod ops;
 mod pipeline;
 mod remat;
 
 pub use duplication::reduce_data_duplication;
+pub use licm::licm;
 pub use pipeline::{LayoutPass, LayoutPassOptions, run_layout_pass};
 
 use std::fmt;
@@ -306,5 +308,24 @@ pub fn fuse_nested_loops(g: &mut Graph) -> Result<(), PassError> {
             "fusing a flattened loop nest is not implemented",
         ));
     }
+    Ok(())
+}
+
+/// MLIR's `canonicalize` as far as the layout pipeline needs it, on `g`: the greedy
+/// rewriter's dead-op removal and constant uniquing, the convert canonicalizations, dead and
+/// pass-through loop arguments, unused branch results. (MLIR's canonicalizer also folds
+/// arithmetic on constants and runs every dialect's own patterns; the layout pipeline's input
+/// is canonical already, so what is left to do here is what the layout passes leave behind.)
+///
+/// ```
+/// use linear_layout::heuristics::propagation::canonicalize;
+/// use linear_layout::ttgir::graph::Graph;
+/// let mut g = Graph::parse("module {\n  tt.func @k(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    tt.return\n  }\n}")?;
+/// canonicalize(&mut g)?;
+/// assert!(!g.print()?.contains("arith.addi"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn canonicalize(g: &mut Graph) -> Result<(), PassError> {
+    cleanup::canonicalize(g, cleanup::Patterns::Final);
     Ok(())
 }

@@ -38,6 +38,10 @@ pub enum LayoutPass {
     FuseNestedLoops,
     /// `tritongpu-reduce-data-duplication`.
     ReduceDataDuplication,
+    /// `triton-licm`.
+    Licm,
+    /// `canonicalize` (the part the layout pipeline needs).
+    Canonicalize,
 }
 
 const NAMES: &[(LayoutPass, &str)] = &[
@@ -48,6 +52,8 @@ const NAMES: &[(LayoutPass, &str)] = &[
     (LayoutPass::HoistLayoutConversions, "hoist_layout_conversions"),
     (LayoutPass::FuseNestedLoops, "fuse_nested_loops"),
     (LayoutPass::ReduceDataDuplication, "reduce_data_duplication"),
+    (LayoutPass::Licm, "licm"),
+    (LayoutPass::Canonicalize, "canonicalize"),
 ];
 
 impl LayoutPass {
@@ -126,6 +132,8 @@ pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -
         LayoutPass::HoistLayoutConversions => super::hoist_layout_conversions(&mut g)?,
         LayoutPass::FuseNestedLoops => super::fuse_nested_loops(&mut g)?,
         LayoutPass::ReduceDataDuplication => super::reduce_data_duplication(&mut g)?,
+        LayoutPass::Licm => super::licm(&mut g)?,
+        LayoutPass::Canonicalize => super::canonicalize(&mut g)?,
     }
     g.print().map_err(read_error)
 }

@@ -758,3 +758,41 @@ impl Graph {
         Ok(op)
     }
 }
+
+impl Graph {
+    /// Adds `v` as a new operand of `op` right after operand `k`, and to its text after that
+    /// operand's name (`tt.load %p` → `tt.load %p, %mask`), keeping its attributes.
+    pub fn insert_operand_after(&mut self, op: OpId, k: usize, v: ValueId) -> Result<(), TtgirError> {
+        let o = &mut self.ops[op];
+        let Form::Template { head, .. } = &mut o.form else {
+            return Err(TtgirError {
+                line: o.line.max(1),
+                column: 1,
+                message: format!("cannot add an operand to '{}' printed from the graph", o.name),
+                limit: None,
+            });
+        };
+        let mut pieces = Vec::with_capacity(head.len() + 2);
+        for p in head.iter() {
+            match p {
+                Piece::Operand(j) if *j > k => pieces.push(Piece::Operand(j + 1)),
+                Piece::Operand(j) if *j == k => {
+                    pieces.push(Piece::Operand(k));
+                    pieces.push(Piece::Text(", ".into()));
+                    pieces.push(Piece::Operand(k + 1));
+                }
+                other => pieces.push(other.clone()),
+            }
+        }
+        *head = Arc::new(pieces);
+        for (slot, _) in o.original.iter_mut() {
+            if let Slot::Operand(j) = slot
+                && *j > k
+            {
+                *j += 1;
+            }
+        }
+        o.operands.insert(k + 1, v);
+        Ok(())
+    }
+}
