@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use crate::encodings::{Encoding, Linear};
+use crate::encodings::Encoding;
 use crate::linear::LinearLayout;
 use crate::ttgir::graph::{Graph, OpId, ValueId};
 
@@ -87,27 +87,7 @@ fn mfma_store_layout(g: &Graph, v: ValueId) -> Option<Arc<Encoding>> {
     )
     .ok()?;
     let ll = mfma.compose(&swap).ok()?;
-    let names: Vec<_> = ll.out_dim_names().collect();
-    let to_coords = |b: &[u64]| -> Vec<u32> {
-        let mut c = vec![0u32; 2];
-        for (k, name) in names.iter().enumerate() {
-            let d = if name.as_str() == "dim0" { 0 } else { 1 };
-            c[d] = b.get(k).copied().unwrap_or(0) as u32;
-        }
-        c
-    };
-    let dim = |name: &str| -> Vec<Vec<u32>> {
-        ll.bases(name)
-            .map(|bs| bs.iter().map(|b| to_coords(b)).collect())
-            .unwrap_or_default()
-    };
-    Some(Arc::new(Encoding::Linear(Linear {
-        register: dim("register"),
-        lane: dim("lane"),
-        warp: dim("warp"),
-        block: dim("block"),
-        shape: None,
-    })))
+    super::ops::linear_encoding(&ll)
 }
 
 /// Triton's `BypassEpilogueSMEM` on one `tt.store`; the ops it made or changed.

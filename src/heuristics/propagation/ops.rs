@@ -100,7 +100,9 @@ pub(crate) fn infer_dst(g: &Graph, op: OpId, enc: &Arc<Encoding>) -> Option<Arc<
             Encoding::Slice(s) if i64::from(s.dim) == int_attr(g, op, "axis")? => Some(s.parent.clone()),
             _ => None,
         },
-        "tt.trans" => trans(enc, &order(g, op)?),
+        "tt.trans" => trans(enc, &g.values[g.ops[op].operands[0]].ty.shape, &order(g, op)?),
+        "tt.join" => join(enc),
+        "tt.split" => split(enc),
         _ => None,
     }
 }
@@ -130,8 +132,10 @@ pub(crate) fn infer_src(g: &Graph, op: OpId, enc: &Arc<Encoding>) -> Option<Arc<
             for (i, &o) in order.iter().enumerate() {
                 *inverse.get_mut(o as usize)? = u32::try_from(i).ok()?;
             }
-            trans(enc, &inverse)
+            trans(enc, &g.values[g.ops[op].results[0]].ty.shape, &inverse)
         }
+        "tt.join" => split(enc),
+        "tt.split" => join(enc),
         _ => None,
     }
 }
@@ -145,31 +149,108 @@ fn order(g: &Graph, op: OpId) -> Option<Vec<u32>> {
         .collect()
 }
 
-/// `tt.trans` of a blocked layout: every per-dimension field permuted by `order`, the order
-/// renamed (Triton's `inferTransOpEncoding` for `#blocked`); other layouts do not cross.
-fn trans(enc: &Arc<Encoding>, order: &[u32]) -> Option<Arc<Encoding>> {
-    let Encoding::Blocked(b) = &**enc else {
-        return None;
-    };
-    if !b.cga_layout.is_empty() || order.len() != b.order.len() {
-        return None;
+/// `tt.trans` of a layout (Triton's `inferTransOpEncoding`): a blocked layout has every
+/// per-dimension field permuted by `order` and its order renamed; any other distributed
+/// layout becomes the `#ttg.linear` layout of its bases with the dims permuted.
+fn trans(enc: &Arc<Encoding>, shape: &[u64], order: &[u32]) -> Option<Arc<Encoding>> {
+    if order.iter().enumerate().all(|(i, &o)| o as usize == i) {
+        return Some(enc.clone());
     }
-    let permute =
-        |v: &[u32]| -> Option<Vec<u32>> { order.iter().map(|&o| v.get(o as usize).copied()).collect() };
     let mut inverse = vec![0u32; order.len()];
     for (i, &o) in order.iter().enumerate() {
         *inverse.get_mut(o as usize)? = u32::try_from(i).ok()?;
     }
+    if let Encoding::Blocked(b) = &**enc {
+        if !b.cga_layout.is_empty() || order.len() != b.order.len() {
+            return None;
+        }
+        let permute =
+            |v: &[u32]| -> Option<Vec<u32>> { order.iter().map(|&o| v.get(o as usize).copied()).collect() };
+        let mut t = b.clone();
+        t.size_per_thread = permute(&b.size_per_thread)?;
+        t.threads_per_warp = permute(&b.threads_per_warp)?;
+        t.warps_per_cta = permute(&b.warps_per_cta)?;
+        t.order = b
+            .order
+            .iter()
+            .map(|&d| inverse.get(d as usize).copied())
+            .collect::<Option<_>>()?;
+        return Some(Arc::new(Encoding::Blocked(t)));
+    }
+    if !enc.is_distributed() || shape.len() != order.len() {
+        return None;
+    }
+    let ll = enc.to_linear_layout(shape).ok()?;
+    let order: Vec<usize> = order.iter().map(|&o| o as usize).collect();
+    let t = crate::linear::transpose_linear_layout(&ll, &order).ok()?;
+    linear_encoding(&t)
+}
+
+/// `tt.join` of two tensors in a blocked layout: two elements per thread along a new, fastest
+/// dimension (Triton's `inferDefaultJoinOpEncoding` for `#blocked`).
+fn join(enc: &Arc<Encoding>) -> Option<Arc<Encoding>> {
+    let Encoding::Blocked(b) = &**enc else {
+        return None;
+    };
+    if !b.cga_layout.is_empty() {
+        return None;
+    }
+    let rank = u32::try_from(b.order.len()).ok()?;
     let mut t = b.clone();
-    t.size_per_thread = permute(&b.size_per_thread)?;
-    t.threads_per_warp = permute(&b.threads_per_warp)?;
-    t.warps_per_cta = permute(&b.warps_per_cta)?;
-    t.order = b
-        .order
-        .iter()
-        .map(|&d| inverse.get(d as usize).copied())
-        .collect::<Option<_>>()?;
+    t.size_per_thread.push(2);
+    t.threads_per_warp.push(1);
+    t.warps_per_cta.push(1);
+    t.order.insert(0, rank);
     Some(Arc::new(Encoding::Blocked(t)))
+}
+
+/// `tt.split` of a blocked layout holding the last dimension's two elements in each thread:
+/// that dimension dropped (Triton's `inferSplitOpEncoding` for `#blocked`).
+fn split(enc: &Arc<Encoding>) -> Option<Arc<Encoding>> {
+    let Encoding::Blocked(b) = &**enc else {
+        return None;
+    };
+    let simple = b.size_per_thread.last() == Some(&2)
+        && b.threads_per_warp.last() == Some(&1)
+        && b.warps_per_cta.last() == Some(&1)
+        && b.cga_layout.is_empty();
+    if !simple {
+        return None;
+    }
+    let last = u32::try_from(b.order.len().checked_sub(1)?).ok()?;
+    let mut t = b.clone();
+    t.size_per_thread.pop();
+    t.threads_per_warp.pop();
+    t.warps_per_cta.pop();
+    t.order.retain(|&d| d != last);
+    Some(Arc::new(Encoding::Blocked(t)))
+}
+
+/// The `#ttg.linear` encoding of a distributed layout whose out-dims are `dim0`, `dim1`, ….
+pub(crate) fn linear_encoding(ll: &crate::linear::LinearLayout) -> Option<Arc<Encoding>> {
+    let names: Vec<_> = ll.out_dim_names().collect();
+    let rank = names.len();
+    let to_coords = |b: &[u64]| -> Option<Vec<u32>> {
+        let mut c = vec![0u32; rank];
+        for (k, name) in names.iter().enumerate() {
+            let d: usize = name.as_str().strip_prefix("dim")?.parse().ok()?;
+            *c.get_mut(d)? = u32::try_from(b.get(k).copied().unwrap_or(0)).ok()?;
+        }
+        Some(c)
+    };
+    let dim = |name: &str| -> Option<Vec<Vec<u32>>> {
+        if !ll.has_in_dim(name) {
+            return Some(Vec::new());
+        }
+        ll.bases(name).ok()?.iter().map(|b| to_coords(b)).collect()
+    };
+    Some(Arc::new(Encoding::Linear(crate::encodings::Linear {
+        register: dim("register")?,
+        lane: dim("lane")?,
+        warp: dim("warp")?,
+        block: dim("block")?,
+        shape: None,
+    })))
 }
 
 /// Number of elements of a tensor value (1 for scalars).

@@ -618,27 +618,68 @@ pub(super) fn backward(g: &mut Graph, f: usize) -> Result<bool, PassError> {
 }
 
 /// The hoists of the pass's third step on function `f`: converts move above extensions and
-/// broadcasts (a smaller tensor to convert).
+/// broadcasts (a smaller tensor to convert), then converts into MMA dot operands move up to
+/// the loads feeding them (over element-wise ops and views), each step with its own state as
+/// in Triton.
 pub(super) fn hoist(g: &mut Graph, f: usize) -> Result<(), PassError> {
-    let mut r = Remat::new();
-    let converts: Vec<OpId> = func_walk(g, f)
-        .into_iter()
-        .filter(|&o| g.ops[o].name == "ttg.convert_layout")
-        .collect();
-    for cvt in converts {
-        if g.ops[cvt].erased {
-            continue;
+    type Step = fn(&mut Remat, &mut Graph, OpId) -> Result<(), PassError>;
+    let steps: [Step; 2] = [Remat::hoist_over_ext, Remat::hoist_dot_operand];
+    for step in steps {
+        let mut r = Remat::new();
+        let converts: Vec<OpId> = func_walk(g, f)
+            .into_iter()
+            .filter(|&o| g.ops[o].name == "ttg.convert_layout")
+            .collect();
+        for cvt in converts {
+            if g.ops[cvt].erased {
+                continue;
+            }
+            step(&mut r, g, cvt)?;
+            if !r.to_delete.contains(&cvt)
+                && let Some(e) = g.encoding(g.ops[cvt].results[0]).cloned()
+            {
+                let (s, d) = (g.ops[cvt].operands[0], g.ops[cvt].results[0]);
+                r.add(s, &e, d);
+            }
         }
-        r.hoist_over_ext(g, cvt)?;
-        if !r.to_delete.contains(&cvt)
-            && let Some(e) = g.encoding(g.ops[cvt].results[0]).cloned()
-        {
-            let (s, d) = (g.ops[cvt].operands[0], g.ops[cvt].results[0]);
-            r.add(s, &e, d);
+        r.cleanup(g);
+    }
+    Ok(())
+}
+
+/// Whether `op` computes without moving data between threads (element-wise ops without side
+/// effects, broadcasts, converts, views).
+fn no_data_movement(g: &Graph, op: OpId) -> bool {
+    let name = g.ops[op].name.as_str();
+    (super::ops::is_elementwise(name) && super::ops::is_removable_when_unused(name))
+        || matches!(
+            name,
+            "tt.broadcast"
+                | "ttg.fp4_to_fp"
+                | "ttg.convert_layout"
+                | "tt.expand_dims"
+                | "tt.reshape"
+                | "tt.trans"
+                | "tt.join"
+                | "tt.split"
+        )
+}
+
+/// Whether every path from `op` to the end of its function passes `dot`: `dot` follows, in
+/// the same block, `op` or the region op holding it.
+fn post_dominates(g: &Graph, dot: OpId, op: OpId) -> bool {
+    let dot_at = g.position(dot);
+    let mut cur = op;
+    loop {
+        let p = g.position(cur);
+        if p.block == dot_at.block {
+            return p.index < dot_at.index;
+        }
+        match g.parent_op(cur) {
+            Some(parent) => cur = parent,
+            None => return false,
         }
     }
-    r.cleanup(g);
-    Ok(())
 }
 
 fn is_ext_or_broadcast(g: &Graph, op: OpId) -> bool {
@@ -654,6 +695,80 @@ fn is_ext_or_broadcast(g: &Graph, op: OpId) -> bool {
 }
 
 impl Remat {
+    /// Triton's `hoistConvertDotOperand`: a convert into a dot operand of an MMA dot that runs
+    /// after it moves up to the loads it reads, over element-wise ops and views (so that the
+    /// loads can be pipelined into the operand layout).
+    fn hoist_dot_operand(&mut self, g: &mut Graph, cvt: OpId) -> Result<(), PassError> {
+        let Some(target) = g.encoding(g.ops[cvt].results[0]).cloned() else {
+            return Ok(());
+        };
+        // The ops of the convert's parent: its region op, or its function.
+        let scope: Vec<OpId> = match g.parent_op(cvt) {
+            None => func_walk(g, func_of(g, cvt)),
+            Some(parent) => {
+                let mut v = Vec::new();
+                for region in &g.ops[parent].regions {
+                    for &b in region {
+                        g.walk_block(b, &mut v);
+                    }
+                }
+                v
+            }
+        };
+        let mma_dots: Vec<OpId> = scope
+            .into_iter()
+            .filter(|&o| {
+                matches!(g.ops[o].name.as_str(), "tt.dot" | "tt.dot_scaled")
+                    && g.ops[o].operands.first().and_then(|&a| g.encoding(a)).is_some_and(|e| {
+                        matches!(&**e, Encoding::DotOperand(d) if matches!(*d.parent, Encoding::AmdMfma(_) | Encoding::AmdWmma(_) | Encoding::NvidiaMma(_)))
+                    })
+            })
+            .collect();
+        if !mma_dots.iter().any(|&d| post_dominates(g, d, cvt)) {
+            return Ok(());
+        }
+        let stop = |g: &Graph, op: OpId| !no_data_movement(g, op);
+        let Some(slice) = self.plain_backward_slice(g, cvt, &target, &stop) else {
+            return Ok(());
+        };
+        let mut mapping = HashMap::new();
+        let mut inner = Slice::default();
+        for &v in &slice.values {
+            let Some(d) = g.def_op(v) else { return Ok(()) };
+            if matches!(g.ops[d].name.as_str(), "tt.load" | "tt.descriptor_load") {
+                let Some(enc) = slice.layout.get(&v).cloned() else {
+                    continue;
+                };
+                if !g.is_tensor(v) {
+                    continue;
+                }
+                let at = g.after_value(v);
+                let c = g.insert_convert(at, v, enc);
+                mapping.insert(v, c);
+            } else if g.ops[d].name == "arith.constant" || no_data_movement(g, d) {
+                inner.values.push(v);
+                inner.layout.insert(v, slice.layout[&v].clone());
+            } else {
+                return Ok(());
+            }
+        }
+        if inner.values.is_empty() {
+            return Ok(());
+        }
+        self.rewrite_slice(g, &mut inner, cvt, &mut mapping)
+    }
+
+    /// Triton's `getConvertBackwardSlice` without reusing earlier conversions.
+    fn plain_backward_slice(
+        &self,
+        g: &Graph,
+        cvt: OpId,
+        enc: &Arc<Encoding>,
+        stop: &dyn Fn(&Graph, OpId) -> bool,
+    ) -> Option<Slice> {
+        Remat::new().backward_slice(g, cvt, 0, enc, stop)
+    }
+
     /// Triton's `hoistConvertOnTopOfExtOrBroadcast`.
     fn hoist_over_ext(&mut self, g: &mut Graph, cvt: OpId) -> Result<(), PassError> {
         let Some(target) = g.encoding(g.ops[cvt].results[0]).cloned() else {
