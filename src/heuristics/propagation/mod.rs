@@ -48,8 +48,11 @@ mod cleanup;
 mod forward;
 mod ops;
 mod remat;
+mod to_ttgpuir;
 
 use std::fmt;
+
+pub use to_ttgpuir::convert_to_ttgpuir;
 
 use crate::ttgir::graph::{Graph, OpId};
 

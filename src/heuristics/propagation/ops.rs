@@ -147,7 +147,7 @@ fn order(g: &Graph, op: OpId) -> Option<Vec<u32>> {
 
 /// `tt.trans` of a blocked layout: every per-dimension field permuted by `order`, the order
 /// renamed (Triton's `inferTransOpEncoding` for `#blocked`); other layouts do not cross.
-fn trans(enc: &Arc<Encoding>, order: &[u32]) -> Option<Arc<Encoding>> {
+pub(crate) fn trans(enc: &Arc<Encoding>, order: &[u32]) -> Option<Arc<Encoding>> {
     let Encoding::Blocked(b) = &**enc else {
         return None;
     };
