@@ -112,3 +112,26 @@ fn what_cannot_be_converted_is_an_error() {
     assert!(convert_to_ttgpuir(&mut g, "hip:gfx942", 3, 64).is_err());
     assert!(convert_to_ttgpuir(&mut g, "hip:gfx942", 4, 0).is_err());
 }
+
+/// Every TTIR module converts for other warp and lane counts too (more threads than elements,
+/// one warp, wide CTAs), and what it prints reads back with its layouts verified.
+#[test]
+fn every_ttir_module_converts_for_any_warps_and_lanes() {
+    use common::passes::cases;
+    use linear_layout::ttgir::Module;
+    let inputs: Vec<String> = ["people", "lit"]
+        .into_iter()
+        .flat_map(cases)
+        .filter(|c| c.pass == "convert_to_ttgpuir")
+        .map(|c| c.input)
+        .collect();
+    for text in &inputs {
+        for (warps, lanes) in [(1, 16), (2, 64), (8, 32), (32, 64), (64, 8)] {
+            let mut g = Graph::parse(text).unwrap();
+            convert_to_ttgpuir(&mut g, "hip:gfx942", warps, lanes).unwrap();
+            let out = g.print().unwrap();
+            let m = Module::parse(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+            assert_eq!((m.num_warps, m.threads_per_warp), (warps, lanes));
+        }
+    }
+}
