@@ -63,3 +63,43 @@ fn prints_every_fixture_back_to_the_same_ops_and_types() {
         assert_eq!(walk_signature(&m), walk_signature(&back), "{}", f.display());
     }
 }
+
+/// When values written with one type now have different types (the operand and result of a
+/// square `tt.trans`, given layouts apart), the k-th type written is the k-th such value.
+#[test]
+fn values_of_one_written_type_print_in_order_once_they_differ() {
+    let text = r#"
+#a = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func @k(%x: tensor<64x64xf16, #a>) {
+    %t = tt.trans %x {order = array<i32: 1, 0>} : tensor<64x64xf16, #a> -> tensor<64x64xf16, #a>
+    %s = arith.addf %x, %x : tensor<64x64xf16, #a>
+    tt.return
+  }
+}"#;
+    let mut g = Graph::parse(text).unwrap();
+    let trans = g.find_op("tt.trans").unwrap();
+    let t = g.op(trans).results[0];
+    let b = g
+        .value(g.op(g.find_op("tt.trans").unwrap()).operands[0])
+        .ty
+        .clone();
+    let mut ty = b.clone();
+    ty.encoding = Some(std::sync::Arc::new(
+        "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>"
+            .parse()
+            .unwrap(),
+    ));
+    g.value_mut(t).ty = ty.clone();
+    let out = g.print().unwrap();
+    assert!(
+        out.contains(": tensor<64x64xf16, #a> -> tensor<64x64xf16, #b>"),
+        "{out}"
+    );
+    // The add writes its type once for three values: no order to go by.
+    let add = g.find_op("arith.addf").unwrap();
+    let s = g.op(add).results[0];
+    g.value_mut(s).ty = ty;
+    assert!(g.print().is_err());
+}

@@ -180,7 +180,7 @@ fn line_starts(text: &str) -> Vec<usize> {
 
 /// Splits `s` at top-level occurrences of `sep` (outside `<>`, `()`, `[]`, `{}`, quotes;
 /// `->` is not a bracket).
-fn split_top<'s>(s: &'s str, sep: &str) -> Vec<(usize, &'s str)> {
+pub(super) fn split_top<'s>(s: &'s str, sep: &str) -> Vec<(usize, &'s str)> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut depth: i64 = 0;
@@ -228,7 +228,7 @@ fn find_top(s: &str, sep: &str) -> Option<usize> {
 }
 
 /// The matching closing bracket of the opener at byte `open` (which must be ASCII).
-fn matching(s: &str, open: usize) -> Option<usize> {
+pub(super) fn matching(s: &str, open: usize) -> Option<usize> {
     let b = s.as_bytes();
     let (o, c) = match b.get(open)? {
         b'(' => (b'(', b')'),

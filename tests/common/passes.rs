@@ -14,6 +14,21 @@ pub struct Case {
     pub pass: String,
     pub input: String,
     pub expected: String,
+    /// The file's header comments (`// arch: gfx942` → `("arch", "gfx942")`).
+    pub header: Vec<(String, String)>,
+    /// The options on the stage line (`convert_to_ttgpuir target=cuda:80 num_warps=2`).
+    pub options: Vec<(String, String)>,
+}
+
+impl Case {
+    /// A header value, or else a stage option, of that name.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.header
+            .iter()
+            .chain(&self.options)
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 pub fn cases(dir: &str) -> Vec<Case> {
@@ -32,7 +47,14 @@ pub fn cases(dir: &str) -> Vec<Case> {
         let text = std::fs::read_to_string(&file).unwrap();
         let mut stages: Vec<(String, Option<String>)> = Vec::new();
         let mut cur: Option<(String, String)> = None;
+        let mut header = Vec::new();
         for line in text.lines() {
+            if cur.is_none()
+                && let Some((k, v)) = line.strip_prefix("// ").and_then(|r| r.split_once(": "))
+                && !k.starts_with("-----")
+            {
+                header.push((k.trim().to_string(), v.trim().to_string()));
+            }
             if let Some(rest) = line.strip_prefix("// ----- stage ") {
                 if let Some((name, body)) = cur.take() {
                     stages.push((name, Some(body)));
@@ -55,12 +77,18 @@ pub fn cases(dir: &str) -> Vec<Case> {
         for (k, (pass, body)) in stages.into_iter().enumerate() {
             let expected = body.clone().unwrap_or_else(|| last.clone());
             if k > 0 {
+                let mut words = pass.split_whitespace();
                 out.push(Case {
                     file: file.clone(),
                     stage: k,
-                    pass: pass.split_whitespace().next().unwrap_or("").to_string(),
+                    pass: words.next().unwrap_or("").to_string(),
                     input: last.clone(),
                     expected: expected.clone(),
+                    header: header.clone(),
+                    options: words
+                        .filter_map(|w| w.split_once('='))
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
                 });
             }
             last = expected;
@@ -98,6 +126,16 @@ pub fn signature(m: &Module) -> Vec<String> {
 /// Runs `pass` on every case of `dir`; returns (agreeing, total) and prints disagreements
 /// when asked.
 pub fn agreement(dir: &str, pass: &str, run: fn(&mut Graph) -> Result<(), String>) -> (usize, usize) {
+    agreement_with(dir, pass, &|g: &mut Graph, _: &Case| run(g))
+}
+
+/// [`agreement`] for a pass that reads its options from the case (the file's header, the
+/// stage line's options).
+pub fn agreement_with(
+    dir: &str,
+    pass: &str,
+    run: &dyn Fn(&mut Graph, &Case) -> Result<(), String>,
+) -> (usize, usize) {
     let verbose = std::env::var_os("LAYOUT_PASSES_VERBOSE").is_some();
     let (mut ok, mut total) = (0, 0);
     for c in cases(dir).into_iter().filter(|c| c.pass == pass) {
@@ -110,7 +148,7 @@ pub fn agreement(dir: &str, pass: &str, run: fn(&mut Graph) -> Result<(), String
         };
         total += 1;
         let name = format!("{}#{}", c.file.file_name().unwrap().to_string_lossy(), c.stage);
-        let printed = match run(&mut g).and_then(|()| g.print().map_err(|e| e.to_string())) {
+        let printed = match run(&mut g, &c).and_then(|()| g.print().map_err(|e| e.to_string())) {
             Ok(p) => p,
             Err(e) => {
                 if verbose {
@@ -155,10 +193,15 @@ pub fn agreement(dir: &str, pass: &str, run: fn(&mut Graph) -> Result<(), String
 /// Runs `pass` on each source and checks the agreement has not dropped below what it was
 /// when last measured (`floors`: people, corpus, lit).
 pub fn check(pass: &str, run: fn(&mut Graph) -> Result<(), String>, floors: [usize; 3]) {
+    check_with(pass, &|g: &mut Graph, _: &Case| run(g), floors);
+}
+
+/// [`check`] for a pass that reads its options from the case.
+pub fn check_with(pass: &str, run: &dyn Fn(&mut Graph, &Case) -> Result<(), String>, floors: [usize; 3]) {
     let mut report = Vec::new();
     let mut low = Vec::new();
     for (dir, floor) in ["people", "corpus", "lit"].into_iter().zip(floors) {
-        let (ok, total) = agreement(dir, pass, run);
+        let (ok, total) = agreement_with(dir, pass, run);
         report.push(format!("{dir} {ok}/{total}"));
         if ok < floor {
             low.push(format!("{dir}: {ok} < {floor}"));

@@ -52,12 +52,15 @@ mod licm;
 mod ops;
 mod pipeline;
 mod remat;
+mod to_ttgpuir;
 
 pub use duplication::reduce_data_duplication;
 pub use licm::licm;
 pub use pipeline::{LayoutPass, LayoutPassOptions, run_layout_pass};
 
 use std::fmt;
+
+pub use to_ttgpuir::convert_to_ttgpuir;
 
 use crate::ttgir::graph::{Graph, OpId};
 

@@ -152,7 +152,7 @@ fn order(g: &Graph, op: OpId) -> Option<Vec<u32>> {
 /// `tt.trans` of a layout (Triton's `inferTransOpEncoding`): a blocked layout has every
 /// per-dimension field permuted by `order` and its order renamed; any other distributed
 /// layout becomes the `#ttg.linear` layout of its bases with the dims permuted.
-fn trans(enc: &Arc<Encoding>, shape: &[u64], order: &[u32]) -> Option<Arc<Encoding>> {
+pub(crate) fn trans(enc: &Arc<Encoding>, shape: &[u64], order: &[u32]) -> Option<Arc<Encoding>> {
     if order.iter().enumerate().all(|(i, &o)| o as usize == i) {
         return Some(enc.clone());
     }

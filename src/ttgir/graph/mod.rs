@@ -555,6 +555,48 @@ impl Graph {
         print::print(self)
     }
 
+    /// Sets the module attribute `name` to `value`, written as MLIR writes it (`4 : i32`,
+    /// `"hip:gfx942"`). The `module` line is kept as text: an attribute of that name is
+    /// replaced there, a new one takes its place in MLIR's order (a dictionary is sorted by
+    /// name), and a module without attributes gets `attributes {…}`. The name is quoted when it
+    /// is not a bare identifier, as MLIR prints it (`"ttg.num-warps"` but `ttg.target`).
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f() {\n    tt.return\n  }\n}")?;
+    /// g.set_module_attr("ttg.target", "\"hip:gfx942\"")?;
+    /// g.set_module_attr("ttg.num-warps", "4 : i32")?;
+    /// g.set_module_attr("ttg.num-warps", "8 : i32")?;
+    /// let out = g.print()?;
+    /// assert!(out.starts_with("module attributes {\"ttg.num-warps\" = 8 : i32, ttg.target = \"hip:gfx942\"} {"), "{out}");
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub fn set_module_attr(&mut self, name: &str, value: &str) -> Result<(), TtgirError> {
+        for item in &mut self.items {
+            let Item::Text(text) = item else {
+                continue;
+            };
+            let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+            let Some(line) = lines.iter_mut().find(|l| is_module_line(l)) else {
+                continue;
+            };
+            *line = with_module_attr(line, name, value).ok_or_else(|| TtgirError {
+                line: 1,
+                column: 1,
+                message: format!("cannot set module attribute '{name}' in '{line}'"),
+                limit: None,
+            })?;
+            *text = lines.join("\n");
+            return Ok(());
+        }
+        Err(TtgirError {
+            line: 1,
+            column: 1,
+            message: "cannot set a module attribute: no 'module' line".into(),
+            limit: None,
+        })
+    }
+
     /// One op's text without its result names and regions (`arith.constant dense<0.0> :
     /// tensor<…>`): equal texts, equal ops.
     pub fn op_text_without_results(&self, op: OpId) -> String {
@@ -795,4 +837,52 @@ impl Graph {
         o.operands.insert(k + 1, v);
         Ok(())
     }
+}
+
+/// Whether a (trimmed) line opens the module: `module {`, `module attributes {…} {`,
+/// `module @name …`.
+fn is_module_line(line: &str) -> bool {
+    line.strip_prefix("module")
+        .is_some_and(|r| r.starts_with([' ', '{', '@']))
+}
+
+/// `line` (a module line) with attribute `name = value` set; `None` when its dictionary is
+/// not where a module line has it.
+fn with_module_attr(line: &str, name: &str, value: &str) -> Option<String> {
+    let bare = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'));
+    let key = if bare {
+        name.to_string()
+    } else {
+        format!("{name:?}")
+    };
+    let entry = format!("{key} = {value}");
+    let (head, inner, tail) = match line.find("attributes") {
+        Some(a) => {
+            let open = a + line[a..].find('{')?;
+            let close = super::reader::matching(line, open)?;
+            (&line[..open], &line[open + 1..close], &line[close + 1..])
+        }
+        None => {
+            let body = line.trim_end().strip_suffix('{')?.trim_end();
+            return Some(format!("{body} attributes {{{entry}}} {{"));
+        }
+    };
+    let unquoted = |e: &str| {
+        let k = super::reader::split_top(e, "=")[0].1.trim();
+        k.trim_matches('"').to_string()
+    };
+    let mut entries: Vec<(String, String)> = super::reader::split_top(inner, ",")
+        .into_iter()
+        .map(|(_, e)| e.trim())
+        .filter(|e| !e.is_empty())
+        .map(|e| (unquoted(e), e.to_string()))
+        .filter(|(k, _)| k != name)
+        .collect();
+    entries.push((name.to_string(), entry));
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let dict: Vec<String> = entries.into_iter().map(|(_, e)| e).collect();
+    Some(format!("{head}{{{}}}{tail}", dict.join(", ")))
 }

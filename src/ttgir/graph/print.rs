@@ -204,7 +204,7 @@ impl Printer<'_> {
     fn pieces(&self, o: OpId, pieces: &[Piece]) -> Result<String, TtgirError> {
         let op = &self.g.ops[o];
         let mut s = String::new();
-        for p in pieces {
+        for (i, p) in pieces.iter().enumerate() {
             match p {
                 Piece::Text(t) => s.push_str(t),
                 Piece::Results => match (&op.group, op.results.len()) {
@@ -222,33 +222,53 @@ impl Printer<'_> {
                     s.push_str(self.name(v));
                 }
                 Piece::Type(t) => {
-                    let mut now: Option<&ValueType> = None;
-                    for (slot, orig) in &op.original {
-                        if orig != t {
-                            continue;
-                        }
-                        let Some(v) = self.slot_value(o, *slot) else {
-                            continue;
-                        };
-                        let cur = &self.g.values[v].ty;
-                        match now {
-                            Some(n) if n != cur => {
-                                return Err(err(
-                                    op.line,
-                                    format!(
-                                        "cannot print op '{}': values written with one type now have different types",
-                                        op.name
-                                    ),
-                                ));
-                            }
-                            _ => now = Some(cur),
-                        }
-                    }
+                    let now = self.type_now(o, pieces, i, t)?;
                     s.push_str(&self.ty(now.unwrap_or(t), op.line)?);
                 }
             }
         }
         Ok(s)
+    }
+
+    /// The current type of the values that the type piece `pieces[i]` (written `t` in the
+    /// source) stands for. When those values now differ — `tt.trans` of a square tile, whose
+    /// operand and result were both `tensor<64x64xf16>`, or `tt.dot` of two operands of one
+    /// type that became `opIdx = 0` and `opIdx = 1` — and the text writes `t` once per value,
+    /// the k-th `t` written is the k-th of those values (operands, then results, then region
+    /// arguments: the order ops write their types in).
+    fn type_now(
+        &self,
+        o: OpId,
+        pieces: &[Piece],
+        i: usize,
+        t: &ValueType,
+    ) -> Result<Option<&ValueType>, TtgirError> {
+        let op = &self.g.ops[o];
+        let slots: Vec<&ValueType> = op
+            .original
+            .iter()
+            .filter(|(_, orig)| orig == t)
+            .filter_map(|(slot, _)| self.slot_value(o, *slot))
+            .map(|v| &self.g.values[v].ty)
+            .collect();
+        let Some(&first) = slots.first() else {
+            return Ok(None);
+        };
+        if slots.iter().all(|&x| x == first) {
+            return Ok(Some(first));
+        }
+        let written = |p: &Piece| matches!(p, Piece::Type(x) if x == t);
+        let k = pieces[..i].iter().filter(|p| written(p)).count();
+        if pieces.iter().filter(|p| written(p)).count() == slots.len() {
+            return Ok(Some(slots[k]));
+        }
+        Err(err(
+            op.line,
+            format!(
+                "cannot print op '{}': values written with one type now have different types",
+                op.name
+            ),
+        ))
     }
 
     fn op(&mut self, o: OpId, depth: usize) -> Result<(), TtgirError> {
