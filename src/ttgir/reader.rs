@@ -1308,6 +1308,18 @@ impl<'a> Reader<'a> {
         // `inputPrecision = tf32`, `rounding = rtne`, `cacheModifier = cg evictionPolicy = …`
         // written inline.
         op.attrs.extend(inline_attrs(&opnd_text));
+        // Unit attributes written as keywords after the operands (`tt.reshape %x allow_reorder
+        // efficient_layout : …`).
+        if opname == "tt.reshape" {
+            for unit in ["allow_reorder", "efficient_layout"] {
+                if opnd_text
+                    .split_whitespace()
+                    .any(|w| w.trim_end_matches(',') == unit)
+                {
+                    op.attrs.push((unit.to_string(), AttrValue::Int(1)));
+                }
+            }
+        }
         // Operands.
         let refs = Reader::value_refs(&opnd_text);
         for (off, r) in &refs {

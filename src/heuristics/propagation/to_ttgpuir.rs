@@ -848,7 +848,9 @@ impl Conversion {
             }
             "tt.broadcast" if same_type => Ok(Some(Fold::Value(src))),
             "tt.broadcast" => Ok(if splat { def.map(Fold::Splat) } else { None }),
-            "tt.reshape" if same_type && !has_keyword(g, op, "allow_reorder") => Ok(Some(Fold::Value(src))),
+            "tt.reshape" if same_type && attr(&g.ops[op].attrs, "allow_reorder").is_none() => {
+                Ok(Some(Fold::Value(src)))
+            }
             "tt.reshape" | "tt.expand_dims" => view(&dense),
             "tt.fp_to_fp" if same_type => Ok(Some(Fold::Value(src))),
             "tt.fp_to_fp" if dense.as_deref().is_some_and(is_float_zero) => {
@@ -913,18 +915,6 @@ enum Fold {
     Value(ValueId),
     /// This splat `arith.constant`, in the op's result shape.
     Splat(OpId),
-}
-
-/// Whether `op` is written with the unit keyword `word` before its types (`tt.reshape %x
-/// allow_reorder : …`), or has it as an attribute.
-fn has_keyword(g: &Graph, op: OpId, word: &str) -> bool {
-    if attr(&g.ops[op].attrs, word).is_some() {
-        return true;
-    }
-    let text = g.op_text_without_results(op);
-    let head = text.split(" : ").next().unwrap_or("");
-    head.split(|c: char| c.is_whitespace() || c == ',')
-        .any(|w| w == word)
 }
 
 /// The `X` of `arith.constant dense<X> : …`.
