@@ -155,7 +155,7 @@ impl Printer<'_> {
         }
     }
 
-    fn ty(&self, t: &ValueType, _line: usize) -> Result<String, TtgirError> {
+    fn ty(&self, t: &ValueType, line: usize) -> Result<String, TtgirError> {
         match t.kind {
             TypeKind::Tensor | TypeKind::MemDesc => {
                 let memdesc = t.kind == TypeKind::MemDesc;
@@ -184,6 +184,11 @@ impl Printer<'_> {
                 s.push('>');
                 Ok(s)
             }
+            // The reader's placeholder for a type it could not read: nothing to print.
+            TypeKind::Other if t.element == "?" => Err(err(
+                line,
+                "cannot print a value whose type the reader could not read".into(),
+            )),
             TypeKind::Scalar | TypeKind::Other => Ok(t.element.clone()),
         }
     }
