@@ -52,6 +52,7 @@ mod licm;
 mod ops;
 mod pipeline;
 mod remat;
+mod reshape;
 mod to_ttgpuir;
 
 pub use duplication::reduce_data_duplication;

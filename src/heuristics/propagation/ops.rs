@@ -103,6 +103,14 @@ pub(crate) fn infer_dst(g: &Graph, op: OpId, enc: &Arc<Encoding>) -> Option<Arc<
         "tt.trans" => trans(enc, &g.values[g.ops[op].operands[0]].ty.shape, &order(g, op)?),
         "tt.join" => join(enc),
         "tt.split" => split(enc),
+        "tt.reshape" if attr(&g.ops[op].attrs, "allow_reorder").is_none() => {
+            let o = &g.ops[op];
+            super::reshape::infer_reshape(
+                &g.values[o.operands[0]].ty.shape,
+                enc,
+                &g.values[o.results[0]].ty.shape,
+            )
+        }
         _ => None,
     }
 }
@@ -136,6 +144,14 @@ pub(crate) fn infer_src(g: &Graph, op: OpId, enc: &Arc<Encoding>) -> Option<Arc<
         }
         "tt.join" => split(enc),
         "tt.split" => join(enc),
+        "tt.reshape" if attr(&g.ops[op].attrs, "allow_reorder").is_none() => {
+            let o = &g.ops[op];
+            super::reshape::infer_reshape(
+                &g.values[o.results[0]].ty.shape,
+                enc,
+                &g.values[o.operands[0]].ty.shape,
+            )
+        }
         _ => None,
     }
 }
@@ -296,7 +312,12 @@ pub(crate) fn is_anchor(g: &Graph, op: OpId) -> bool {
 pub(crate) fn can_fold_into_conversion(g: &Graph, op: OpId, target: &Arc<Encoding>) -> bool {
     let o = &g.ops[op];
     match o.name.as_str() {
-        "tt.cat" | "tt.reshape" => false,
+        "tt.cat" => false,
+        "tt.reshape" => {
+            attr(&o.attrs, "allow_reorder").is_some()
+                && attr(&o.attrs, "efficient_layout").is_none()
+                && !is_expensive_view(g, o.operands[0], o.results[0], target)
+        }
         "ttg.convert_layout" => {
             if matches!(**target, Encoding::NvidiaMma(_)) {
                 return g.encoding(o.operands[0]) == Some(target);
@@ -307,6 +328,28 @@ pub(crate) fn can_fold_into_conversion(g: &Graph, op: OpId, target: &Arc<Encodin
         | "ttg.local_load" | "ttg.local_store" => true,
         _ => false,
     }
+}
+
+/// Triton's `isExpensiveView`: a view from `src` to `dst` retyped to `target` that changes
+/// which elements are duplicated, or how many each thread holds.
+fn is_expensive_view(g: &Graph, src: ValueId, dst: ValueId, target: &Arc<Encoding>) -> bool {
+    let (st, dt) = (&g.values[src].ty, &g.values[dst].ty);
+    let (Some(se), Ok(dl)) = (&st.encoding, target.to_linear_layout(&dt.shape)) else {
+        return true;
+    };
+    let Ok(sl) = se.to_linear_layout(&st.shape) else {
+        return true;
+    };
+    if sl
+        .free_variable_masks()
+        .iter()
+        .zip(dl.free_variable_masks().iter())
+        .any(|(a, b)| a.1 != b.1)
+    {
+        return true;
+    }
+    let regs = |l: &crate::linear::LinearLayout| l.in_dim_size("register").unwrap_or(1);
+    regs(&sl) != regs(&dl)
 }
 
 /// Triton's `canBeRemat`: ops the backward rematerialisation may recompute in another layout.
