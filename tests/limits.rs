@@ -557,3 +557,27 @@ fn aliases_are_shared() {
         .count();
     assert_eq!(sharing, 101);
 }
+
+#[test]
+fn layout_passes_take_modules_up_to_max_pass_ops() {
+    use linear_layout::heuristics::propagation::{
+        LayoutPass, LayoutPassOptions, MAX_PASS_OPS, run_layout_pass,
+    };
+    // n adds and the return: n + 1 ops.
+    let module = |n: usize| {
+        let mut t = String::from("module {\n tt.func @f(%a: i32) {\n");
+        for i in 0..n {
+            t.push_str(&format!("  %v{i} = arith.addi %a, %a : i32\n"));
+        }
+        t.push_str("  tt.return\n }\n}\n");
+        t
+    };
+    let opts = LayoutPassOptions::new("gfx942");
+    assert!(run_layout_pass(&module(MAX_PASS_OPS - 1), LayoutPass::Canonicalize, &opts).is_ok());
+    let e = run_layout_pass(&module(MAX_PASS_OPS), LayoutPass::RemoveLayoutConversions, &opts).unwrap_err();
+    let l = e.limit.expect("a limit");
+    assert_eq!(
+        (l.limit, l.got),
+        ("heuristics::propagation::MAX_PASS_OPS", MAX_PASS_OPS as u64 + 1)
+    );
+}

@@ -199,6 +199,7 @@ fn needs_shared_memory(src: &ValueType, dst: &ValueType) -> bool {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn reduce_data_duplication(g: &mut Graph) -> Result<(), PassError> {
+    super::bounded(g)?;
     let converts: Vec<OpId> = g
         .walk()
         .into_iter()

@@ -126,6 +126,7 @@ fn operands_outside(g: &Graph, op: OpId, lp: OpId) -> bool {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn licm(g: &mut Graph) -> Result<(), PassError> {
+    super::bounded(g)?;
     // Innermost loops first: the post-order of the walk.
     for lp in post_order_loops(g) {
         hoist_from(g, lp)?;

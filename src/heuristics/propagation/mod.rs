@@ -65,11 +65,19 @@ pub use to_ttgpuir::convert_to_ttgpuir;
 
 use crate::ttgir::graph::{Graph, OpId};
 
-/// A pass that cannot go on: the op and line it stopped at, and why.
+/// Most ops of a module the layout passes take: propagation and rematerialisation take time
+/// polynomial in the module (a backward slice per convert, each over the module's uses).
+pub const MAX_PASS_OPS: usize = 1 << 14;
+
+/// Most rounds of backward rematerialisation (Triton repeats it while a round removes a
+/// convert; each round that continues removed at least one).
+pub const MAX_REMAT_ROUNDS: usize = 1 << 10;
+
+/// A pass that cannot go on: the op and line it stopped at, and why (or the limit it met).
 ///
 /// ```
 /// use linear_layout::heuristics::propagation::PassError;
-/// let e = PassError { line: 7, op: "tt.foo".into(), message: "cannot rewrite".into() };
+/// let e = PassError { line: 7, op: "tt.foo".into(), message: "cannot rewrite".into(), limit: None };
 /// assert_eq!(e.to_string(), "line 7: 'tt.foo': cannot rewrite");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +88,8 @@ pub struct PassError {
     pub op: String,
     /// Why.
     pub message: String,
+    /// The limit met, if that is why.
+    pub limit: Option<crate::limits::LimitExceeded>,
 }
 
 impl PassError {
@@ -89,8 +99,29 @@ impl PassError {
             line,
             op: name,
             message: message.to_string(),
+            limit: None,
         }
     }
+
+    fn limit(l: crate::limits::LimitExceeded) -> PassError {
+        PassError {
+            line: 0,
+            op: String::new(),
+            message: l.to_string(),
+            limit: Some(l),
+        }
+    }
+}
+
+/// [`MAX_PASS_OPS`]: the module is small enough for the layout passes.
+fn bounded(g: &Graph) -> Result<(), PassError> {
+    crate::limits::LimitExceeded::check(
+        "heuristics::propagation::MAX_PASS_OPS",
+        "ops of a module the layout passes take",
+        MAX_PASS_OPS as u64,
+        g.ops.len() as u64,
+    )
+    .map_err(PassError::limit)
 }
 
 impl fmt::Display for PassError {
@@ -104,11 +135,12 @@ impl std::error::Error for PassError {}
 /// Triton 3.6's `tritongpu-remove-layout-conversions` on `g`, in place; see the
 /// [module docs](self).
 pub fn remove_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
+    bounded(g)?;
     for f in 0..g.funcs.len() {
         forward::propagate(g, f)?;
     }
     cleanup::canonicalize(g, cleanup::Patterns::Converts);
-    // Each round removes at least one convert: bounded by the number of converts.
+    let mut rounds = 0usize;
     loop {
         let mut changed = false;
         for f in 0..g.funcs.len() {
@@ -118,6 +150,14 @@ pub fn remove_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
         if !changed {
             break;
         }
+        rounds += 1;
+        crate::limits::LimitExceeded::check(
+            "heuristics::propagation::MAX_REMAT_ROUNDS",
+            "rounds of backward rematerialisation",
+            MAX_REMAT_ROUNDS as u64,
+            rounds as u64,
+        )
+        .map_err(PassError::limit)?;
     }
     for f in 0..g.funcs.len() {
         remat::hoist(g, f)?;
@@ -152,6 +192,7 @@ pub fn remove_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn optimize_epilogue(g: &mut Graph) -> Result<(), PassError> {
+    bounded(g)?;
     cleanup::canonicalize(g, cleanup::Patterns::Epilogue);
     Ok(())
 }
@@ -185,6 +226,7 @@ pub fn optimize_epilogue(g: &mut Graph) -> Result<(), PassError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn hoist_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
+    bounded(g)?;
     let converts: Vec<OpId> = g
         .walk()
         .into_iter()
@@ -239,6 +281,7 @@ pub fn hoist_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn optimize_dot_operands(g: &mut Graph, arch: &str) -> Result<(), PassError> {
+    bounded(g)?;
     if arch == "gfx950"
         && let Some(op) = g.walk().into_iter().find(|&o| {
             matches!(
@@ -270,6 +313,7 @@ pub fn optimize_dot_operands(g: &mut Graph, arch: &str) -> Result<(), PassError>
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn f32_dot_tc(g: &mut Graph) -> Result<(), PassError> {
+    bounded(g)?;
     if let Some(op) = g.walk().into_iter().find(|&o| {
         g.ops[o].name == "tt.dot"
             && matches!(
@@ -299,6 +343,7 @@ pub fn f32_dot_tc(g: &mut Graph) -> Result<(), PassError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn fuse_nested_loops(g: &mut Graph) -> Result<(), PassError> {
+    bounded(g)?;
     if let Some(op) = g.walk().into_iter().find(|&o| {
         g.ops[o].name == "scf.for"
             && g.ops[o]
@@ -330,6 +375,7 @@ pub fn fuse_nested_loops(g: &mut Graph) -> Result<(), PassError> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn canonicalize(g: &mut Graph) -> Result<(), PassError> {
+    bounded(g)?;
     cleanup::canonicalize(g, cleanup::Patterns::Final);
     Ok(())
 }

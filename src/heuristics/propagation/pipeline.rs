@@ -124,6 +124,7 @@ impl LayoutPassOptions {
 /// ```
 pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -> Result<String, PassError> {
     let mut g = Graph::parse(text).map_err(read_error)?;
+    super::bounded(&g)?;
     match pass {
         LayoutPass::F32DotTc => super::f32_dot_tc(&mut g)?,
         LayoutPass::RemoveLayoutConversions => super::remove_layout_conversions(&mut g)?,
@@ -143,5 +144,6 @@ fn read_error(e: crate::ttgir::TtgirError) -> PassError {
         line: e.line,
         op: String::new(),
         message: e.message,
+        limit: e.limit,
     }
 }

@@ -211,10 +211,12 @@ pub fn convert_to_ttgpuir(
     num_warps: u32,
     threads_per_warp: u32,
 ) -> Result<(), PassError> {
+    super::bounded(g)?;
     let bad = |message: String| PassError {
         line: 0,
         op: String::new(),
         message,
+        limit: None,
     };
     if target.is_empty() {
         return Err(bad(
@@ -956,5 +958,6 @@ fn func_error(g: &Graph, f: usize, message: &str) -> PassError {
         line: 0,
         op: format!("tt.func @{}", g.funcs[f].name),
         message: message.to_string(),
+        limit: None,
     }
 }
