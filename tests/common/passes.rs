@@ -171,3 +171,98 @@ pub fn check(pass: &str, run: fn(&mut Graph) -> Result<(), String>, floors: [usi
         low.join("; ")
     );
 }
+
+/// The options of a case's stage line (`accelerate_matmul nonkdim=16 kpack=2` gives
+/// `[("nonkdim", "16"), ("kpack", "2")]`).
+pub fn options(c: &Case) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(&c.file).unwrap_or_default();
+    let prefix = format!("// ----- stage {}: ", c.stage);
+    text.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map(|rest| {
+            rest.split_whitespace()
+                .skip(1)
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// [`agreement`] for a pass that also needs its case (the input text, the stage's options).
+pub fn agreement_with(
+    dir: &str,
+    pass: &str,
+    run: &dyn Fn(&Case, &mut Graph) -> Result<(), String>,
+) -> (usize, usize) {
+    let verbose = std::env::var_os("LAYOUT_PASSES_VERBOSE").is_some();
+    let (mut ok, mut total) = (0, 0);
+    for c in cases(dir).into_iter().filter(|c| c.pass == pass) {
+        let Ok(expected) = Module::parse(&c.expected) else {
+            continue;
+        };
+        let Ok(mut g) = Graph::parse(&c.input) else {
+            continue;
+        };
+        total += 1;
+        let name = format!("{}#{}", c.file.file_name().unwrap().to_string_lossy(), c.stage);
+        let printed = match run(&c, &mut g).and_then(|()| g.print().map_err(|e| e.to_string())) {
+            Ok(p) => p,
+            Err(e) => {
+                if verbose {
+                    println!("{name}: error {e}");
+                }
+                continue;
+            }
+        };
+        if std::env::var("LAYOUT_PASSES_DUMP").is_ok_and(|d| d == name) {
+            println!("{printed}");
+        }
+        let ours = match Module::parse(&printed) {
+            Ok(m) => m,
+            Err(e) => {
+                if verbose {
+                    println!("{name}: our output does not parse: {e}");
+                }
+                continue;
+            }
+        };
+        let (a, b) = (signature(&ours), signature(&expected));
+        if a == b {
+            ok += 1;
+        } else if verbose {
+            let i = a
+                .iter()
+                .zip(&b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            println!(
+                "{name}: op {i} of {}/{}:\n  ours   {}\n  triton {}",
+                a.len(),
+                b.len(),
+                a.get(i).map_or("(end)", |s| s.as_str()),
+                b.get(i).map_or("(end)", |s| s.as_str())
+            );
+        }
+    }
+    (ok, total)
+}
+
+/// [`check`] for a pass that also needs its case.
+pub fn check_with(pass: &str, run: &dyn Fn(&Case, &mut Graph) -> Result<(), String>, floors: [usize; 3]) {
+    let mut report = Vec::new();
+    let mut low = Vec::new();
+    for (dir, floor) in ["people", "corpus", "lit"].into_iter().zip(floors) {
+        let (ok, total) = agreement_with(dir, pass, run);
+        report.push(format!("{dir} {ok}/{total}"));
+        if ok < floor {
+            low.push(format!("{dir}: {ok} < {floor}"));
+        }
+    }
+    println!("{pass}: {}", report.join(", "));
+    assert!(
+        low.is_empty(),
+        "{pass} agrees with Triton on fewer modules: {}",
+        low.join("; ")
+    );
+}

@@ -45,12 +45,14 @@
 //! ```
 
 mod cleanup;
+mod coalesce_rewrite;
 mod duplication;
 mod epilogue;
 mod forward;
 mod ops;
 mod remat;
 
+pub use coalesce_rewrite::coalesce;
 pub use duplication::reduce_data_duplication;
 
 use std::fmt;
