@@ -32,14 +32,13 @@ struct Plan {
 
 /// A heuristics error as a pass error, with the op and line when its message names a line.
 pub(super) fn from_heuristic(g: &Graph, e: &HeuristicError) -> PassError {
-    let line = e
-        .message
-        .strip_prefix("line ")
-        .and_then(|r| r.split(':').next())
-        .and_then(|n| n.trim().parse::<usize>().ok());
+    let (line, rest) = match e.message.strip_prefix("line ").and_then(|r| r.split_once(':')) {
+        Some((n, rest)) => (n.trim().parse::<usize>().ok(), rest.trim()),
+        None => (None, e.message.as_str()),
+    };
     let op = line.and_then(|l| g.ops.iter().position(|o| !o.erased && o.line == l));
     match op {
-        Some(o) => PassError::new(g, Some(o), &e.message),
+        Some(o) => PassError::new(g, Some(o), rest),
         None => PassError {
             line: line.unwrap_or(0),
             op: String::new(),

@@ -49,11 +49,13 @@ mod coalesce_rewrite;
 mod duplication;
 mod epilogue;
 mod forward;
+mod matmul_rewrite;
 mod ops;
 mod remat;
 
 pub use coalesce_rewrite::coalesce;
 pub use duplication::reduce_data_duplication;
+pub use matmul_rewrite::accelerate_matmul;
 
 use std::fmt;
 
