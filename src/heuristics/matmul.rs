@@ -22,8 +22,9 @@
 //!   already legal for `v_dot`.
 //! * **`tt.dot_scaled`** (observed on the wheel): gfx950 → scaled MFMA (32×32×64 / 16×16×128,
 //!   kWidth 16); gfx1250 → scaled WMMA v3 16×16×128 (a packed e2m1 operand's parent says K =
-//!   64); gfx11/gfx12 → decomposed into a bf16 `tt.dot` on the WMMA path; gfx90a/gfx942 → left
-//!   alone.
+//!   64); gfx11/gfx12 → decomposed into a bf16 `tt.dot` on the WMMA path; gfx90a/gfx942 →
+//!   without scales the operands are upcast to bf16 for a plain MFMA `tt.dot` (warps along N),
+//!   with both scales left alone, with one not modelled.
 //!
 //! # A worked example
 //!
@@ -108,6 +109,8 @@ pub struct DotSpec {
     /// For a `tt.dot_scaled`: the `lhs` / `rhs` formats (`e4m3`, `e5m2`, `e2m1`, `bf16`, …);
     /// `k` then counts elements (two e2m1 values per byte).
     pub scaled: Option<(String, String)>,
+    /// For a `tt.dot_scaled`: whether A and B carry scales.
+    pub scales: [bool; 2],
 }
 
 impl DotSpec {
@@ -134,6 +137,7 @@ impl DotSpec {
             kpack: 1,
             blocked: None,
             scaled: None,
+            scales: [false, false],
         }
     }
 }
@@ -324,7 +328,7 @@ fn is_f8f6f4(f: &str) -> bool {
 
 /// `tt.dot_scaled` (observed on the 3.6.0 wheel): gfx950 → scaled MFMA (f8f6f4), gfx1250 →
 /// scaled WMMA v3 16×16×128, gfx11/gfx12 → decomposed into a bf16 `tt.dot` that takes the
-/// WMMA path, gfx9 before gfx950 → left alone.
+/// WMMA path, gfx9 before gfx950 → see [`choose_scaled_upcast`].
 fn choose_scaled(
     spec: &DotSpec,
     arch: &MatrixFacts,
@@ -409,11 +413,8 @@ fn choose_scaled(
         );
         return Ok(scaled_choice(DotKind::Mfma, result, why));
     }
-    if arch.mfma_version.is_some() {
-        return keep(format!(
-            "{}: Triton 3.6 leaves tt.dot_scaled to later passes",
-            spec.arch
-        ));
+    if let Some(v) = arch.mfma_version {
+        return choose_scaled_upcast(spec, v, lhs, rhs, keep);
     }
     if arch.wmma_version.is_none() {
         // gfx1250: scaled WMMA v3.
@@ -475,6 +476,119 @@ fn choose_scaled(
         ),
     );
     Ok(c)
+}
+
+/// `tt.dot_scaled` on CDNA1–3 (Triton's `ScaledBlockedToMFMA`): without scales, the operands
+/// upcast to bf16 (f16 if one is f16) for a plain MFMA `tt.dot`, all warps along N; with both
+/// scales the pass leaves it alone; one scale (an `amdg.upcast_mxfp`) is not modelled.
+fn choose_scaled_upcast(
+    spec: &DotSpec,
+    v: u32,
+    lhs: &str,
+    rhs: &str,
+    keep: impl Fn(String) -> Result<DotChoice, HeuristicError>,
+) -> Result<DotChoice, HeuristicError> {
+    match spec.scales {
+        [true, true] => {
+            return keep(format!(
+                "{}: both operands scaled, Triton 3.6 leaves tt.dot_scaled to later passes",
+                spec.arch
+            ));
+        }
+        [false, false] => {}
+        _ => {
+            return Err(HeuristicError::new(format!(
+                "tt.dot_scaled with one scale on {}: the upcast_mxfp path is not modelled",
+                spec.arch
+            )));
+        }
+    }
+    let rank = spec.shape.len();
+    let supported = |f: &str| matches!(f, "e2m1" | "e4m3" | "e5m2" | "bf16" | "fp16");
+    if rank == 3 || !supported(lhs) || !supported(rhs) {
+        return keep(format!(
+            "tt.dot_scaled {lhs} × {rhs} of rank {rank} on {}: Triton 3.6 leaves it alone",
+            spec.arch
+        ));
+    }
+    if lhs == "e2m1" || rhs == "e2m1" {
+        return Err(HeuristicError::new(format!(
+            "tt.dot_scaled {lhs} × {rhs} without scales on {}: Triton 3.6 fails (a packed fp4 operand reaches the dot)",
+            spec.arch
+        )));
+    }
+    let (m, n) = (spec.shape[rank - 2], spec.shape[rank - 1]);
+    let fp16 = lhs == "fp16" || rhs == "fp16";
+    let (ty, up) = if fp16 {
+        (MfmaType::F16, "f16")
+    } else {
+        (MfmaType::Bf16, "bf16")
+    };
+    let (tm, tn) = if spec.nonkdim != 0 {
+        (spec.nonkdim, spec.nonkdim)
+    } else {
+        match m.min(n) {
+            s if s >= 32 => (32, 32),
+            s if s >= 16 => (16, 16),
+            s if s >= 4 && m >= 64 => (64, 4),
+            s if s >= 4 && n >= 64 => (4, 64),
+            _ => (0, 0),
+        }
+    };
+    let k = spec.k;
+    let Some(cands) = mfma_candidates(v, tm, tn, ty) else {
+        return keep(format!(
+            "tt.dot_scaled upcast to {up}: MFMA v{v} has no {tm}×{tn} instruction, left alone"
+        ));
+    };
+    let Some(&(kd, kb)) = cands
+        .iter()
+        .take(cands.len() - 1)
+        .find(|(kd, _)| u64::from(*kd) <= k)
+        .or(cands.last())
+    else {
+        return keep("no MFMA instruction".into());
+    };
+    if !k.is_multiple_of(u64::from(kd)) {
+        return keep(format!(
+            "tt.dot_scaled upcast to {up}: {tm}×{tn}×{kd} needs K a multiple of {kd}, K = {k}; left alone"
+        ));
+    }
+    let warps = vec![1, spec.num_warps];
+    let result = Encoding::AmdMfma(AmdMfma {
+        version: v,
+        warps_per_cta: warps.clone(),
+        instr_shape: vec![tm, tn, kd],
+        is_transposed: true,
+        tiles_per_warp: vec![1, 1],
+        element_bit_width: bits(&spec.c_elem),
+        cga_layout: vec![],
+    });
+    let kw = kb * spec.kpack.max(1);
+    let (oa, ob) = dot_operands(&result, kw);
+    let elem = |f: &str, t: &str| match f {
+        "bf16" | "fp16" => t.to_string(),
+        _ => up.to_string(),
+    };
+    let (mut ea, mut eb) = (elem(lhs, &spec.a_elem), elem(rhs, &spec.b_elem));
+    if ea != eb {
+        // Triton's mixed-mode promotion after the pass (bf16 × f16 meet in f32).
+        (ea, eb) = ("f32".into(), "f32".into());
+    }
+    Ok(DotChoice {
+        kind: DotKind::Mfma,
+        op: "tt.dot",
+        result,
+        a: oa,
+        b: ob,
+        k_width: kw,
+        a_elem: ea,
+        b_elem: eb,
+        c_elem: spec.c_elem.clone(),
+        reasons: vec![format!(
+            "tt.dot_scaled {lhs} × {rhs} without scales: upcast to {up}, MFMA v{v} {tm}×{tn}×{kd}; warpsPerCTA {warps:?}; kWidth {kw}"
+        )],
+    })
 }
 
 fn choose_mfma(spec: &DotSpec, v: u32, reasons: &mut Vec<String>) -> Option<DotChoice> {
@@ -1022,6 +1136,11 @@ pub fn accelerate_module(
                 Some((fmt("lhs").unwrap_or_default(), fmt("rhs").unwrap_or_default()))
             } else {
                 None
+            },
+            // A scale follows the operand it scales (`%a scale %as, %b scale %bs, %c`).
+            scales: {
+                let a = op.scales.contains(&1);
+                [a, op.scales.contains(if a { &3 } else { &2 })]
             },
         };
         if spec.blocked.is_none() {

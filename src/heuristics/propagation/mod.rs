@@ -45,18 +45,22 @@
 //! ```
 
 mod cleanup;
+mod coalesce_rewrite;
 mod duplication;
 mod epilogue;
 mod forward;
 mod licm;
+mod matmul_rewrite;
 mod ops;
 mod pipeline;
 mod remat;
 mod reshape;
 mod to_ttgpuir;
 
+pub use coalesce_rewrite::coalesce;
 pub use duplication::reduce_data_duplication;
 pub use licm::licm;
+pub use matmul_rewrite::accelerate_matmul;
 pub use pipeline::{LayoutPass, LayoutPassOptions, run_layout_pass};
 
 use std::fmt;

@@ -175,6 +175,13 @@ fn eval_op(
             let e = attr(&op.attrs, "end").and_then(|v| v.ints(1)).map_or(1, |v| v[0]);
             Some(AxisInfo::range(s, e))
         }
+        // Never read: Triton assumes the best of a poison value.
+        "ub.poison" => Some(AxisInfo {
+            contiguity: vec![super::MAX_DIVISIBILITY; rank],
+            divisibility: vec![super::MAX_DIVISIBILITY; rank],
+            constancy: vec![super::MAX_DIVISIBILITY; rank],
+            constant: None,
+        }),
         "tt.splat" => o(0).map(|a| a.splat(&shape)),
         "tt.expand_dims" => {
             let axis = attr(&op.attrs, "axis")
