@@ -49,6 +49,7 @@ mod duplication;
 mod epilogue;
 mod forward;
 mod licm;
+mod locality;
 mod ops;
 mod pipeline;
 mod remat;
@@ -56,6 +57,7 @@ mod to_ttgpuir;
 
 pub use duplication::reduce_data_duplication;
 pub use licm::licm;
+pub use locality::optimize_thread_locality;
 pub use pipeline::{LayoutPass, LayoutPassOptions, run_layout_pass};
 
 use std::fmt;
