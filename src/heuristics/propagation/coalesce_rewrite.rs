@@ -133,6 +133,7 @@ fn descriptor_layout(g: &Graph, op: OpId, ty: &ValueType) -> Result<Encoding, Pa
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn coalesce(g: &mut Graph, m: &Module) -> Result<(), PassError> {
+    super::bounded(g)?;
     let decisions = coalesce_module(m, false).map_err(|e| from_heuristic(g, &e))?;
     let mut plans = Vec::new();
     for d in decisions.decided.iter() {

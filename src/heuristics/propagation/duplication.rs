@@ -22,7 +22,7 @@ use super::PassError;
 
 /// The dims of a layout in the order its `in_dim` bases first move them, completed by
 /// `default` (Triton's `orderPerDim`).
-fn order_per_dim(ll: &crate::linear::LinearLayout, in_dim: &str, default: &[u32]) -> Vec<u32> {
+pub(super) fn order_per_dim(ll: &crate::linear::LinearLayout, in_dim: &str, default: &[u32]) -> Vec<u32> {
     let names: Vec<_> = ll.out_dim_names().collect();
     let index = |k: usize| -> u32 {
         names

@@ -650,6 +650,7 @@ pub fn accelerate_matmul(
     kpack: u32,
     nonkdim: u32,
 ) -> Result<(), PassError> {
+    super::bounded(g)?;
     let decisions = accelerate_module(m, arch, kpack, nonkdim).map_err(|e| from_heuristic(g, &e))?;
     let mut plans = Vec::new();
     for d in decisions.decided.iter() {

@@ -50,6 +50,7 @@ mod duplication;
 mod epilogue;
 mod forward;
 mod licm;
+mod locality;
 mod matmul_rewrite;
 mod ops;
 mod pipeline;
@@ -60,6 +61,7 @@ mod to_ttgpuir;
 pub use coalesce_rewrite::coalesce;
 pub use duplication::reduce_data_duplication;
 pub use licm::licm;
+pub use locality::optimize_thread_locality;
 pub use matmul_rewrite::accelerate_matmul;
 pub use pipeline::{LayoutPass, LayoutPassOptions, run_layout_pass};
 

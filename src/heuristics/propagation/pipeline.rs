@@ -40,6 +40,8 @@ pub enum LayoutPass {
     ReduceDataDuplication,
     /// `triton-licm`.
     Licm,
+    /// `tritongpu-optimize-thread-locality`.
+    OptimizeThreadLocality,
     /// `canonicalize` (the part the layout pipeline needs).
     Canonicalize,
 }
@@ -53,6 +55,7 @@ const NAMES: &[(LayoutPass, &str)] = &[
     (LayoutPass::FuseNestedLoops, "fuse_nested_loops"),
     (LayoutPass::ReduceDataDuplication, "reduce_data_duplication"),
     (LayoutPass::Licm, "licm"),
+    (LayoutPass::OptimizeThreadLocality, "optimize_thread_locality"),
     (LayoutPass::Canonicalize, "canonicalize"),
 ];
 
@@ -134,6 +137,7 @@ pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -
         LayoutPass::FuseNestedLoops => super::fuse_nested_loops(&mut g)?,
         LayoutPass::ReduceDataDuplication => super::reduce_data_duplication(&mut g)?,
         LayoutPass::Licm => super::licm(&mut g)?,
+        LayoutPass::OptimizeThreadLocality => super::optimize_thread_locality(&mut g)?,
         LayoutPass::Canonicalize => super::canonicalize(&mut g)?,
     }
     g.print().map_err(read_error)
