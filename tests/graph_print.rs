@@ -103,3 +103,22 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32}
     g.value_mut(s).ty = ty;
     assert!(g.print().is_err());
 }
+
+#[test]
+fn fresh_names_continue_after_those_of_an_earlier_pass() {
+    let text =
+        "module {\n  tt.func @f(%a: i32) {\n    %ll1 = arith.addi %a, %a : i32\n    tt.return\n  }\n}\n";
+    let mut g = Graph::parse(text).unwrap();
+    let a = g.blocks[g.funcs[0].blocks[0]].args[0];
+    let at = g.position(g.find_op("tt.return").unwrap());
+    g.insert_text(
+        at,
+        "arith.muli",
+        vec![a, a],
+        vec![linear_layout::ttgir::ValueType::scalar("i32")],
+        "$r = arith.muli $0, $1 : $t0",
+    )
+    .unwrap();
+    let out = g.print().unwrap();
+    assert!(out.contains("%ll2 = arith.muli %a, %a : i32"), "{out}");
+}

@@ -88,3 +88,55 @@ fn canonicalize_agrees_with_triton() {
         [438, 0, 20],
     );
 }
+
+/// The whole pipeline from TTIR, as Triton's `make_ttgir` runs its layout passes at
+/// num_stages 1: the module after data duplication agrees with Triton's (the gfx942
+/// in-thread transpose that follows it is not part of the comparison).
+#[test]
+fn pipeline_from_ttir_agrees_with_triton() {
+    use common::passes::{cases, signature};
+    use linear_layout::heuristics::propagation::{LayoutPass, LayoutPassOptions, run_layout_pass};
+    use linear_layout::ttgir::Module;
+    let all = cases("people");
+    let (mut ok, mut total, mut refused) = (0, 0, 0);
+    let verbose = std::env::var_os("LAYOUT_PASSES_VERBOSE").is_some();
+    for first in all.iter().filter(|c| c.pass == "convert_to_ttgpuir") {
+        let Some(last) = all
+            .iter()
+            .find(|c| c.file == first.file && c.pass == "reduce_data_duplication")
+        else {
+            continue;
+        };
+        total += 1;
+        let mut opts = LayoutPassOptions::new(first.get("arch").unwrap_or("gfx942"));
+        opts.num_warps = first.get("num_warps").and_then(|v| v.parse().ok()).unwrap_or(4);
+        opts.threads_per_warp = first
+            .get("threads_per_warp")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let out = match run_layout_pass(&first.input, LayoutPass::Pipeline, &opts) {
+            Ok(out) => out,
+            Err(e) => {
+                refused += 1;
+                if verbose {
+                    println!("{}: refused: {e}", first.file.display());
+                }
+                continue;
+            }
+        };
+        let (ours, theirs) = (
+            Module::parse(&out).unwrap(),
+            Module::parse(&last.expected).unwrap(),
+        );
+        if signature(&ours) == signature(&theirs) {
+            ok += 1;
+        } else if verbose {
+            println!("{}: differs", first.file.display());
+        }
+    }
+    println!("pipeline: people {ok}/{total} ({refused} refused)");
+    assert!(
+        ok >= 128,
+        "the pipeline agrees with Triton on {ok}/{total} people modules"
+    );
+}

@@ -63,7 +63,7 @@ pub use duplication::reduce_data_duplication;
 pub use licm::licm;
 pub use locality::optimize_thread_locality;
 pub use matmul_rewrite::accelerate_matmul;
-pub use pipeline::{LayoutPass, LayoutPassOptions, run_layout_pass};
+pub use pipeline::{LayoutPass, LayoutPassOptions, PIPELINE, run_layout_pass};
 
 use std::fmt;
 

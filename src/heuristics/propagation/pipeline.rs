@@ -11,6 +11,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::target::Target;
+use crate::ttgir::Module;
 use crate::ttgir::graph::Graph;
 
 use super::PassError;
@@ -24,6 +26,14 @@ use super::PassError;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LayoutPass {
+    /// `convert-triton-to-tritongpu` (TTIR in: the default layouts).
+    ConvertToTtgpuir,
+    /// `tritongpu-coalesce`.
+    Coalesce,
+    /// `tritonamdgpu-accelerate-matmul`.
+    AccelerateMatmul,
+    /// Every pass below, in Triton's AMD `make_ttgir` order at `num_stages = 1`.
+    Pipeline,
     /// `tritongpu-F32DotTC` (without TF32 emulation, as the AMD pipeline runs it).
     F32DotTc,
     /// `tritongpu-remove-layout-conversions`.
@@ -47,6 +57,10 @@ pub enum LayoutPass {
 }
 
 const NAMES: &[(LayoutPass, &str)] = &[
+    (LayoutPass::ConvertToTtgpuir, "convert_to_ttgpuir"),
+    (LayoutPass::Coalesce, "coalesce"),
+    (LayoutPass::AccelerateMatmul, "accelerate_matmul"),
+    (LayoutPass::Pipeline, "pipeline"),
     (LayoutPass::F32DotTc, "f32_dot_tc"),
     (LayoutPass::RemoveLayoutConversions, "remove_layout_conversions"),
     (LayoutPass::OptimizeEpilogue, "optimize_epilogue"),
@@ -105,16 +119,50 @@ impl fmt::Display for LayoutPass {
 pub struct LayoutPassOptions {
     /// The target arch (`gfx942`).
     pub arch: String,
+    /// Warps of a TTIR module given its layouts (`convert_to_ttgpuir`; Triton's default 4).
+    pub num_warps: u32,
+    /// Lanes per warp of a TTIR module (`convert_to_ttgpuir`): 0 takes the arch's wave size.
+    pub threads_per_warp: u32,
+    /// accelerate-matmul's `kPack` (1 or 2).
+    pub kpack: u32,
+    /// accelerate-matmul's `matrix_instr_nonkdim` (0: its heuristic).
+    pub nonkdim: u32,
 }
 
 impl LayoutPassOptions {
-    /// Options for `arch`.
+    /// Triton's defaults for `arch`.
     pub fn new(arch: &str) -> LayoutPassOptions {
         LayoutPassOptions {
             arch: arch.to_string(),
+            num_warps: 4,
+            threads_per_warp: 0,
+            kpack: 1,
+            nonkdim: 0,
         }
     }
 }
+
+/// The layout passes of Triton 3.6's AMD `make_ttgir` after the conversion to TTGIR, in order,
+/// at `num_stages = 1` (scheduling and pipelining left out; the in-thread transpose and its
+/// propagation follow on gfx942).
+pub const PIPELINE: &[LayoutPass] = &[
+    LayoutPass::Coalesce,
+    LayoutPass::F32DotTc,
+    LayoutPass::RemoveLayoutConversions,
+    LayoutPass::OptimizeThreadLocality,
+    LayoutPass::AccelerateMatmul,
+    LayoutPass::RemoveLayoutConversions,
+    LayoutPass::OptimizeEpilogue,
+    LayoutPass::OptimizeDotOperands,
+    LayoutPass::HoistLayoutConversions,
+    LayoutPass::FuseNestedLoops,
+    LayoutPass::Canonicalize,
+    LayoutPass::Licm,
+    LayoutPass::Canonicalize,
+    LayoutPass::Canonicalize,
+    LayoutPass::RemoveLayoutConversions,
+    LayoutPass::ReduceDataDuplication,
+];
 
 /// Runs `pass` on the module of `text`; returns the module after it, as TTGIR.
 ///
@@ -126,21 +174,90 @@ impl LayoutPassOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -> Result<String, PassError> {
+    if pass == LayoutPass::Pipeline {
+        return pipeline(text, opts);
+    }
     let mut g = Graph::parse(text).map_err(read_error)?;
     super::bounded(&g)?;
     match pass {
+        LayoutPass::ConvertToTtgpuir => {
+            let lanes = match opts.threads_per_warp {
+                0 => Target::by_name(&opts.arch).map_err(|e| message(&e))?.wave_size,
+                n => n,
+            };
+            super::convert_to_ttgpuir(&mut g, &format!("hip:{}", opts.arch), opts.num_warps, lanes)?;
+        }
+        LayoutPass::Coalesce => {
+            let m = Module::parse(text).map_err(read_error)?;
+            super::coalesce(&mut g, &m)?;
+        }
+        LayoutPass::AccelerateMatmul => {
+            let m = Module::parse(text).map_err(read_error)?;
+            super::accelerate_matmul(&mut g, &m, &opts.arch, opts.kpack, opts.nonkdim)?;
+        }
         LayoutPass::F32DotTc => super::f32_dot_tc(&mut g)?,
         LayoutPass::RemoveLayoutConversions => super::remove_layout_conversions(&mut g)?,
+        LayoutPass::OptimizeThreadLocality => super::optimize_thread_locality(&mut g)?,
         LayoutPass::OptimizeEpilogue => super::optimize_epilogue(&mut g)?,
         LayoutPass::OptimizeDotOperands => super::optimize_dot_operands(&mut g, &opts.arch)?,
         LayoutPass::HoistLayoutConversions => super::hoist_layout_conversions(&mut g)?,
         LayoutPass::FuseNestedLoops => super::fuse_nested_loops(&mut g)?,
         LayoutPass::ReduceDataDuplication => super::reduce_data_duplication(&mut g)?,
         LayoutPass::Licm => super::licm(&mut g)?,
-        LayoutPass::OptimizeThreadLocality => super::optimize_thread_locality(&mut g)?,
         LayoutPass::Canonicalize => super::canonicalize(&mut g)?,
+        LayoutPass::Pipeline => {}
     }
     g.print().map_err(read_error)
+}
+
+/// The whole pipeline: the conversion to TTGIR when the module has no layouts yet, then
+/// [`PIPELINE`]. On gfx942 Triton runs its in-thread transpose last, which the crate does not
+/// implement: a gfx942 module with a shared-memory dot operand (where it may apply) is
+/// refused.
+fn pipeline(text: &str, opts: &LayoutPassOptions) -> Result<String, PassError> {
+    let m = Module::parse(text).map_err(read_error)?;
+    let has_layouts = m.values.iter().any(|v| v.ty.encoding.is_some());
+    let mut cur = if has_layouts {
+        text.to_string()
+    } else {
+        run_layout_pass(text, LayoutPass::ConvertToTtgpuir, opts)?
+    };
+    for &pass in PIPELINE {
+        cur = run_layout_pass(&cur, pass, opts).map_err(|e| PassError {
+            message: format!("{pass}: {}", e.message),
+            ..e
+        })?;
+    }
+    if opts.arch == "gfx942" {
+        let m = Module::parse(&cur).map_err(read_error)?;
+        if let Some(op) = m.ops.iter().find(|o| {
+            o.name == "ttg.local_load"
+                && o.results.first().is_some_and(|&r| {
+                    matches!(
+                        m.values[r].ty.encoding.as_deref(),
+                        Some(crate::encodings::Encoding::DotOperand(_))
+                    )
+                })
+        }) {
+            return Err(PassError {
+                line: op.line,
+                op: op.name.clone(),
+                message: "in_thread_transpose (run on gfx942 after data duplication) is not implemented"
+                    .into(),
+                limit: None,
+            });
+        }
+    }
+    Ok(cur)
+}
+
+fn message(e: &str) -> PassError {
+    PassError {
+        line: 0,
+        op: String::new(),
+        message: e.to_string(),
+        limit: None,
+    }
 }
 
 fn read_error(e: crate::ttgir::TtgirError) -> PassError {

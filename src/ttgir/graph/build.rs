@@ -60,6 +60,14 @@ pub(super) fn build(m: &Module, text: &str) -> Result<Graph, TtgirError> {
         aliases: m.aliases.clone(),
         fresh: 0,
     };
+    // Fresh names continue after those a pass printed before (`%ll7`, `%ll9#1`).
+    g.fresh = m
+        .values
+        .iter()
+        .filter_map(|v| v.name.strip_prefix("%ll"))
+        .filter_map(|n| n.split('#').next().and_then(|d| d.parse::<usize>().ok()))
+        .max()
+        .unwrap_or(0);
     // Lines: heads and tails of ops, function headers, module-level text.
     let mut heads: Vec<Option<String>> = vec![None; m.ops.len()];
     let mut tails: Vec<String> = vec![String::new(); m.ops.len()];
