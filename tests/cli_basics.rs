@@ -165,3 +165,60 @@ fn cost_rejects_an_unknown_target_and_a_missing_shape_with_one_line() {
         assert!(err.starts_with("linear-layout: "), "{err}");
     }
 }
+
+#[test]
+fn heuristics_rewrites_a_module_and_prints_it_as_ttgir() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/passes/people");
+    let text = std::fs::read_to_string(dir.join("vector_add_256_f32.gfx942.mlir")).unwrap();
+    // Stage 0 is the kernel's TTIR.
+    let ttir: String = text
+        .split("// ----- stage 1:")
+        .next()
+        .unwrap()
+        .lines()
+        .skip_while(|l| !l.starts_with("// ----- stage 0"))
+        .skip(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let path = std::env::temp_dir().join(format!("ll-cli-ttir-{}.mlir", std::process::id()));
+    std::fs::write(&path, ttir).unwrap();
+    let out = bin()
+        .args([
+            "heuristics",
+            path.to_str().unwrap(),
+            "--pass",
+            "pipeline",
+            "--arch",
+            "gfx942",
+            "--emit",
+            "ttgir",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let module = String::from_utf8(out.stdout).unwrap();
+    assert!(module.contains("\"ttg.threads-per-warp\" = 64 : i32"), "{module}");
+    assert!(
+        module.contains(
+            "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>"
+        ),
+        "{module}"
+    );
+    let summary = bin()
+        .args([
+            "heuristics",
+            path.to_str().unwrap(),
+            "--pass",
+            "pipeline",
+            "--arch",
+            "gfx942",
+        ])
+        .output()
+        .unwrap();
+    let summary = String::from_utf8(summary.stdout).unwrap();
+    assert!(
+        summary.starts_with("pipeline on gfx942 (4 warps × 64 lanes)"),
+        "{summary}"
+    );
+    let _ = std::fs::remove_file(&path);
+}

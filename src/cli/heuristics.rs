@@ -12,12 +12,22 @@ use linear_layout::ttgir::Module;
 pub struct Args {
     /// A TTGIR module as Triton prints it (`.mlir`).
     pub file: PathBuf,
-    /// The pass to run: a decision report (coalesce, accelerate_matmul, coalesce_async_copy)
-    /// or a rewrite of the module (f32_dot_tc, remove_layout_conversions, optimize_epilogue,
-    /// optimize_dot_operands, hoist_layout_conversions, fuse_nested_loops,
-    /// reduce_data_duplication).
+    /// The pass to run. Decisions with their reasons: coalesce, accelerate_matmul,
+    /// coalesce_async_copy. Rewrites of the module (what changed, or the module with
+    /// `--emit ttgir`): convert_to_ttgpuir, coalesce, f32_dot_tc, remove_layout_conversions,
+    /// optimize_thread_locality, accelerate_matmul, optimize_epilogue, optimize_dot_operands,
+    /// hoist_layout_conversions, fuse_nested_loops, canonicalize, licm,
+    /// reduce_data_duplication, and pipeline (all of them in Triton's AMD order). coalesce and
+    /// accelerate_matmul report their decisions unless `--emit ttgir` asks for the module.
     #[arg(long)]
     pub pass: String,
+    /// Warps of a TTIR module (convert_to_ttgpuir, pipeline).
+    #[arg(long, default_value_t = 4)]
+    pub num_warps: u32,
+    /// Lanes per warp of a TTIR module (convert_to_ttgpuir, pipeline); default: the arch's
+    /// wave size.
+    #[arg(long)]
+    pub threads_per_warp: Option<u32>,
     /// `ttgir`: print the module after a rewriting pass, as TTGIR Triton's parser reads.
     #[arg(long, value_parser = ["ttgir"])]
     pub emit: Option<String>,
@@ -39,7 +49,13 @@ pub struct Args {
 /// Runs the subcommand and returns its output text.
 pub fn run(args: &Args) -> Result<String, String> {
     let text = super::read_ttgir(&args.file.to_string_lossy())?;
-    if let Ok(pass) = args.pass.parse::<LayoutPass>() {
+    let decisions = matches!(
+        args.pass.as_str(),
+        "coalesce" | "accelerate_matmul" | "coalesce_async_copy"
+    );
+    if let Ok(pass) = args.pass.parse::<LayoutPass>()
+        && (!decisions || args.emit.is_some())
+    {
         return rewrite(args, &text, pass);
     }
     if args.emit.is_some() {
@@ -121,8 +137,13 @@ fn rewrite(args: &Args, text: &str, pass: LayoutPass) -> Result<String, String> 
                 args.file.display()
             )
         })?;
-    let out = run_layout_pass(text, pass, &LayoutPassOptions::new(&arch))
-        .map_err(|e| format!("{}: {pass}: {e}", args.file.display()))?;
+    let mut opts = LayoutPassOptions::new(&arch);
+    opts.num_warps = args.num_warps;
+    opts.threads_per_warp = args.threads_per_warp.unwrap_or(0);
+    opts.kpack = args.kpack;
+    opts.nonkdim = args.nonkdim;
+    let out =
+        run_layout_pass(text, pass, &opts).map_err(|e| format!("{}: {pass}: {e}", args.file.display()))?;
     if args.emit.is_some() {
         return Ok(out);
     }
@@ -151,6 +172,6 @@ fn rewrite(args: &Args, text: &str, pass: LayoutPass) -> Result<String, String> 
     }
     Ok(format!(
         "{pass} on {arch} ({} warps × {} lanes): {ops0} ops → {ops1}, {c0} convert_layout → {c1}\n(--emit ttgir prints the module)\n",
-        module.num_warps, module.threads_per_warp
+        after.num_warps, after.threads_per_warp
     ))
 }
