@@ -119,7 +119,8 @@ impl PassError {
     }
 }
 
-/// [`MAX_PASS_OPS`]: the module is small enough for the layout passes.
+/// [`MAX_PASS_OPS`]: the module is small enough for the layout passes; and every op they look
+/// into has its kind's operands, results and regions.
 fn bounded(g: &Graph) -> Result<(), PassError> {
     crate::limits::LimitExceeded::check(
         "heuristics::propagation::MAX_PASS_OPS",
@@ -127,7 +128,15 @@ fn bounded(g: &Graph) -> Result<(), PassError> {
         MAX_PASS_OPS as u64,
         g.ops.len() as u64,
     )
-    .map_err(PassError::limit)
+    .map_err(PassError::limit)?;
+    match ops::malformed(g) {
+        Some(op) => Err(PassError::new(
+            g,
+            Some(op),
+            "the op lacks operands, results or regions its kind has",
+        )),
+        None => Ok(()),
+    }
 }
 
 impl fmt::Display for PassError {

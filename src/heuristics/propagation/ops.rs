@@ -416,3 +416,63 @@ pub(crate) fn is_removable_when_unused(name: &str) -> bool {
     ) && !name.starts_with("rocdl.")
         && !name.starts_with("llvm.")
 }
+
+/// The operands (at least) and results (exactly) an op of a known name has: what the passes
+/// index. `None` for ops they do not look into.
+fn arity(name: &str) -> Option<(usize, usize)> {
+    Some(match name {
+        "arith.constant" | "tt.make_range" | "tt.get_program_id" | "tt.get_num_programs" => (0, 1),
+        "ttg.convert_layout" | "tt.splat" | "tt.broadcast" | "tt.expand_dims" | "tt.trans" | "tt.reshape"
+        | "tt.fp_to_fp" | "tt.bitcast" | "tt.int_to_ptr" | "tt.ptr_to_int" | "ttg.local_load" | "tt.load"
+        | "tt.histogram" => (1, 1),
+        "ttg.local_alloc" => (0, 1),
+        "tt.store" | "ttg.local_store" => (2, 0),
+        "tt.addptr" | "tt.join" | "tt.gather" | "tt.atomic_rmw" => (2, 1),
+        "tt.atomic_cas" | "tt.dot" | "tt.dot_scaled" => (3, 1),
+        "tt.split" => (1, 2),
+        n if n.starts_with("math.") || n.starts_with("arith.") => (1, 1),
+        _ => return None,
+    })
+}
+
+/// Whether every op the passes look into has the operands, results and regions its kind
+/// has (a mangled module can name an op without them); the first op that does not, if any.
+pub(crate) fn malformed(g: &Graph) -> Option<OpId> {
+    let block_ok = |b: &[usize], args: usize, term: &str, term_operands: usize| -> bool {
+        b.first().is_some_and(|&blk| {
+            g.blocks[blk].args.len() == args
+                && g.blocks[blk]
+                    .ops
+                    .last()
+                    .is_some_and(|&t| g.ops[t].name == term && g.ops[t].operands.len() == term_operands)
+        })
+    };
+    g.walk().into_iter().find(|&op| {
+        let o = &g.ops[op];
+        let (n_in, n_out) = (o.operands.len(), o.results.len());
+        match o.name.as_str() {
+            "scf.for" => {
+                n_in < 3
+                    || n_out != n_in - 3
+                    || o.regions.len() != 1
+                    || !block_ok(&o.regions[0], n_out + 1, "scf.yield", n_out)
+            }
+            "scf.if" => {
+                n_in != 1
+                    || o.regions.is_empty()
+                    || o.regions.len() > 2
+                    || n_out > 0
+                        && (o.regions.len() != 2
+                            || o.regions.iter().any(|r| !block_ok(r, 0, "scf.yield", n_out)))
+            }
+            "scf.while" => {
+                o.regions.len() != 2
+                    || !block_ok(&o.regions[0], n_in, "scf.condition", n_out + 1)
+                    || !block_ok(&o.regions[1], n_out, "scf.yield", n_in)
+            }
+            "tt.reduce" | "tt.scan" => n_in == 0 || n_out != n_in || o.regions.len() != 1,
+            "arith.constant" => n_out != 1,
+            name => arity(name).is_some_and(|(a, r)| n_in < a || n_out != r),
+        }
+    })
+}

@@ -207,7 +207,17 @@ pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -
         LayoutPass::Canonicalize => super::canonicalize(&mut g)?,
         LayoutPass::Pipeline => {}
     }
-    g.print().map_err(read_error)
+    let out = g.print().map_err(read_error)?;
+    // What a pass returns reads back: a module whose layouts do not fit its warps (a TTGIR
+    // module converted again for other warps or lanes) is refused instead.
+    Module::parse(&out).map_err(|e| PassError {
+        message: format!(
+            "{pass} would leave a module that does not read back: {}",
+            e.message
+        ),
+        ..read_error(e)
+    })?;
+    Ok(out)
 }
 
 /// The whole pipeline: the conversion to TTGIR when the module has no layouts yet, then
