@@ -440,11 +440,13 @@ fn arity(name: &str) -> Option<(usize, usize)> {
 pub(crate) fn malformed(g: &Graph) -> Option<OpId> {
     let block_ok = |b: &[usize], args: usize, term: &str, term_operands: usize| -> bool {
         b.first().is_some_and(|&blk| {
+            // A terminator without operands may be left out of the text (`scf.for` without
+            // iteration arguments).
             g.blocks[blk].args.len() == args
-                && g.blocks[blk]
-                    .ops
-                    .last()
-                    .is_some_and(|&t| g.ops[t].name == term && g.ops[t].operands.len() == term_operands)
+                && match g.blocks[blk].ops.last() {
+                    Some(&t) if g.ops[t].name == term => g.ops[t].operands.len() == term_operands,
+                    _ => term_operands == 0,
+                }
         })
     };
     g.walk().into_iter().find(|&op| {
