@@ -19,7 +19,8 @@ struct Input {
     opts: LayoutPassOptions,
 }
 
-/// Triton's input for each stage of `pass` in the people files.
+/// Triton's input for each stage of `pass` in the people files (for `pipeline`, each kernel's
+/// TTIR, stage 0).
 fn inputs(pass: &str) -> Vec<Input> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/passes/people");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -32,23 +33,33 @@ fn inputs(pass: &str) -> Vec<Input> {
     let mut out = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).expect("stage file");
-        let arch = text
-            .lines()
-            .find_map(|l| l.strip_prefix("// arch: "))
-            .unwrap_or("gfx942")
-            .trim()
-            .to_string();
+        let header = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("// {key}: ")))
+                .map(|v| v.trim().to_string())
+        };
+        let arch = header("arch").unwrap_or_else(|| "gfx942".into());
+        let mut opts = LayoutPassOptions::new(&arch);
+        opts.num_warps = header("num_warps").and_then(|v| v.parse().ok()).unwrap_or(4);
+        opts.threads_per_warp = header("threads_per_warp")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         let mut last = String::new();
         let mut cur: Option<(String, String)> = None;
         let mut k = 0;
         let mut flush = |name: String, body: Option<String>, k: usize, last: &mut String| {
             let module = body.unwrap_or_else(|| last.clone());
-            if k > 0 && name.split_whitespace().next() == Some(pass) {
+            let wanted = if pass == "pipeline" {
+                k == 0
+            } else {
+                k > 0 && name.split_whitespace().next() == Some(pass)
+            };
+            if wanted {
                 out.push(Input {
                     file: f.file_name().unwrap_or_default().to_string_lossy().into_owned(),
                     stage: k,
-                    text: last.clone(),
-                    opts: LayoutPassOptions::new(&arch),
+                    text: if k == 0 { module.clone() } else { last.clone() },
+                    opts: opts.clone(),
                 });
             }
             *last = module;

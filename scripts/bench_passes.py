@@ -49,8 +49,18 @@ def stage_inputs(path):
         module = last if unchanged else "\n".join(body)
         if k > 0:
             stages[k] = (name.split()[0] if name else "", last)
+        else:
+            stages[0] = ("pipeline", module)
         last = module
     return stages
+
+
+# The layout passes after the conversion to TTGIR, in make_ttgir's order at num_stages 1, up to
+# data duplication (what `--pass pipeline` runs).
+PIPELINE = ["coalesce", "f32_dot_tc", "remove_layout_conversions", "optimize_thread_locality", "accelerate_matmul",
+            "remove_layout_conversions", "optimize_epilogue", "optimize_dot_operands", "hoist_layout_conversions",
+            "fuse_nested_loops", "canonicalize", "licm", "canonicalize", "canonicalize", "remove_layout_conversions",
+            "reduce_data_duplication"]
 
 
 def triton_side(inputs_path, out_path, repeat):
@@ -68,7 +78,9 @@ def triton_side(inputs_path, out_path, repeat):
             cache[f] = stage_inputs(os.path.join(PEOPLE, f))
         name, text = cache[f][r["stage"]]
         assert name == r["pass"], (f, r["stage"], name, r["pass"])
-        by_pass.setdefault(name, []).append((text, {"arch": r["arch"]}))
+        opts = {"arch": r["arch"], "num_warps": r.get("num_warps", 4),
+                "threads_per_warp": r.get("threads_per_warp") or (32 if r["arch"].startswith("gfx11") else 64)}
+        by_pass.setdefault(name, []).append((text, opts))
     ctx = T.context()
     result = {}
     for name, items in by_pass.items():
@@ -77,7 +89,8 @@ def triton_side(inputs_path, out_path, repeat):
             t0 = time.perf_counter()
             for text, opts in items:
                 mod = T.parse(text, ctx)
-                T.run(mod, ctx, [name], opts)
+                passes = ["convert_to_ttgpuir"] + PIPELINE if name == "pipeline" else [name]
+                T.run(mod, ctx, passes, opts)
                 mod.str_nodebug()
             dt = time.perf_counter() - t0
             best = dt if best is None else min(best, dt)
@@ -131,6 +144,8 @@ def main():
         "reading the module text, running the pass and printing the module. linear-layout: `cargo bench "
         "--bench layout_passes` (criterion, mean of all runs of a pass in one iteration). Triton 3.6.0: its "
         "binding (parse, a pass manager with the one pass, run, print), the minimum over %d repetitions. "
+        "`pipeline` is each kernel's TTIR through the conversion and every layout pass of `make_ttgir` at "
+        "num_stages 1 up to data duplication (one pass manager on Triton's side). "
         "Runs a pass refuses are left out on both sides." % args.repeat,
         "",
         "| pass | runs | Triton | per run | linear-layout | per run | speed-up |",

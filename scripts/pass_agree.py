@@ -4,6 +4,8 @@
     ../shared/oracle/oracle-python scripts/pass_agree.py A.mlir B.mlir
     ../shared/oracle/oracle-python scripts/pass_agree.py ours.mlir --expected-stage people/x.gfx942.mlir 4
     ../shared/oracle/oracle-python scripts/pass_agree.py --stage 3 F.mlir --stage 4 F.mlir
+    ../shared/oracle/oracle-python scripts/pass_agree.py --dir DIR   # every X.ours.mlir beside X.triton.mlir
+        (LAYOUT_PASSES_OUT=DIR cargo test --test layout_passes … writes them)
 
 Both modules are parsed by Triton 3.6.0's parser (an MLIR context with Triton's and the AMD
 backend's dialects loaded, as ../shared/oracle/pass_oracle.py loads them); all ops are walked in
@@ -127,8 +129,45 @@ def parse_args(argv):
     return mods
 
 
+def check_dir(d):
+    """Every `X.ours.mlir` of directory `d` beside its `X.triton.mlir`: both parsed by Triton's
+    parser and compared op by op; prints the totals and the first failures."""
+    import triton._C.libtriton as lt
+    ctx = lt.ir.context()
+    lt.ir.load_dialects(ctx)
+    lt.amd.load_dialects(ctx)
+    names = sorted(f[:-len(".ours.mlir")] for f in os.listdir(d) if f.endswith(".ours.mlir"))
+    parsed = agree = 0
+    bad = []
+    for n in names:
+        with open(os.path.join(d, n + ".ours.mlir")) as f:
+            ours = f.read()
+        with open(os.path.join(d, n + ".triton.mlir")) as f:
+            theirs = f.read()
+        try:
+            a = ops_of(parse(lt, ctx, ours, n))
+        except SyntaxError as e:
+            bad.append(f"does not parse: {e}"[:300])
+            continue
+        parsed += 1
+        try:
+            b = ops_of(parse(lt, ctx, theirs, n + " (Triton)"))
+        except SyntaxError:
+            continue
+        if a == b:
+            agree += 1
+        else:
+            bad.append(f"{n}: differs")
+    print(f"{len(names)} modules: {parsed} parse in Triton, {agree} agree with Triton's")
+    for b in bad[:20]:
+        print("  " + b)
+    return 0 if parsed == len(names) else 1
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 2 and argv[0] == "--dir":
+        return check_dir(argv[1])
     try:
         mods = parse_args(argv)
     except (LookupError, OSError, ValueError, IndexError) as e:

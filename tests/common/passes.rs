@@ -160,6 +160,13 @@ pub fn agreement_with(
         if std::env::var("LAYOUT_PASSES_DUMP").is_ok_and(|d| d == name) {
             println!("{printed}");
         }
+        // For checking with Triton's own parser (`scripts/pass_agree.py --dir`).
+        if let Some(dir) = std::env::var_os("LAYOUT_PASSES_OUT") {
+            let base = std::path::Path::new(&dir).join(format!("{pass}.{name}"));
+            let _ = std::fs::create_dir_all(&dir);
+            let _ = std::fs::write(base.with_extension("ours.mlir"), &printed);
+            let _ = std::fs::write(base.with_extension("triton.mlir"), &c.expected);
+        }
         let ours = match Module::parse(&printed) {
             Ok(m) => m,
             Err(e) => {

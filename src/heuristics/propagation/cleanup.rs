@@ -57,13 +57,34 @@ pub(super) fn canonicalize(g: &mut Graph, patterns: Patterns) {
                 }
             }
         }
+        // Live uses per value: kept up to date as ops are erased, counted again after a
+        // pattern rewrites (one walk per rewrite, not one per op).
+        let mut uses = use_counts(g);
         while let Some(op) = worklist.pop() {
             if g.ops[op].erased {
                 continue;
             }
-            if would_be_dead(g, op) && unused(g, op) {
+            if would_be_dead(g, op)
+                && g.ops[op]
+                    .results
+                    .iter()
+                    .all(|&r| uses.get(r).is_none_or(|&n| n == 0))
+            {
                 for &v in &g.ops[op].operands.clone() {
                     worklist.extend(g.def_op(v));
+                }
+                let mut gone = vec![op];
+                for region in &g.ops[op].regions {
+                    for &b in region {
+                        g.walk_block(b, &mut gone);
+                    }
+                }
+                for o in gone {
+                    for &v in &g.ops[o].operands {
+                        if let Some(n) = uses.get_mut(v) {
+                            *n = n.saturating_sub(1);
+                        }
+                    }
                 }
                 g.erase_op(op);
                 changed = true;
@@ -72,6 +93,7 @@ pub(super) fn canonicalize(g: &mut Graph, patterns: Patterns) {
             if let Some(new) = apply(g, op, patterns) {
                 worklist.extend(new);
                 changed = true;
+                uses = use_counts(g);
             }
         }
         if !changed {
@@ -99,12 +121,17 @@ fn post_order(g: &Graph, f: usize) -> Vec<OpId> {
     out
 }
 
-fn unused(g: &Graph, op: OpId) -> bool {
-    let results = &g.ops[op].results;
-    results.is_empty()
-        || g.walk()
-            .iter()
-            .all(|&o| !g.ops[o].operands.iter().any(|v| results.contains(v)))
+/// How many live ops use each value.
+fn use_counts(g: &Graph) -> Vec<usize> {
+    let mut n = vec![0usize; g.values.len()];
+    for o in g.walk() {
+        for &v in &g.ops[o].operands {
+            if let Some(c) = n.get_mut(v) {
+                *c += 1;
+            }
+        }
+    }
+    n
 }
 
 /// Whether `op` has no effect but its results (region ops: nothing inside has one).

@@ -174,38 +174,11 @@ pub const PIPELINE: &[LayoutPass] = &[
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -> Result<String, PassError> {
+    let (mut g, m) = Graph::parse_with_module(text).map_err(read_error)?;
     if pass == LayoutPass::Pipeline {
-        return pipeline(text, opts);
-    }
-    let mut g = Graph::parse(text).map_err(read_error)?;
-    super::bounded(&g)?;
-    match pass {
-        LayoutPass::ConvertToTtgpuir => {
-            let lanes = match opts.threads_per_warp {
-                0 => Target::by_name(&opts.arch).map_err(|e| message(&e))?.wave_size,
-                n => n,
-            };
-            super::convert_to_ttgpuir(&mut g, &format!("hip:{}", opts.arch), opts.num_warps, lanes)?;
-        }
-        LayoutPass::Coalesce => {
-            let m = Module::parse(text).map_err(read_error)?;
-            super::coalesce(&mut g, &m)?;
-        }
-        LayoutPass::AccelerateMatmul => {
-            let m = Module::parse(text).map_err(read_error)?;
-            super::accelerate_matmul(&mut g, &m, &opts.arch, opts.kpack, opts.nonkdim)?;
-        }
-        LayoutPass::F32DotTc => super::f32_dot_tc(&mut g)?,
-        LayoutPass::RemoveLayoutConversions => super::remove_layout_conversions(&mut g)?,
-        LayoutPass::OptimizeThreadLocality => super::optimize_thread_locality(&mut g)?,
-        LayoutPass::OptimizeEpilogue => super::optimize_epilogue(&mut g)?,
-        LayoutPass::OptimizeDotOperands => super::optimize_dot_operands(&mut g, &opts.arch)?,
-        LayoutPass::HoistLayoutConversions => super::hoist_layout_conversions(&mut g)?,
-        LayoutPass::FuseNestedLoops => super::fuse_nested_loops(&mut g)?,
-        LayoutPass::ReduceDataDuplication => super::reduce_data_duplication(&mut g)?,
-        LayoutPass::Licm => super::licm(&mut g)?,
-        LayoutPass::Canonicalize => super::canonicalize(&mut g)?,
-        LayoutPass::Pipeline => {}
+        pipeline(&mut g, &m, opts)?;
+    } else {
+        apply(&mut g, Some(&m), pass, opts)?;
     }
     let out = g.print().map_err(read_error)?;
     // What a pass returns reads back: a module whose layouts do not fit its warps (a TTGIR
@@ -220,45 +193,92 @@ pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -
     Ok(out)
 }
 
-/// The whole pipeline: the conversion to TTGIR when the module has no layouts yet, then
-/// [`PIPELINE`]. On gfx942 Triton runs its in-thread transpose last, which the crate does not
-/// implement: a gfx942 module with a shared-memory dot operand (where it may apply) is
+/// Runs one pass on `g`. `m` is the reader's module of the same text, when `g` has not changed
+/// since it was read; the passes that ask its analyses (coalesce, accelerate-matmul) read the
+/// graph again otherwise.
+fn apply(
+    g: &mut Graph,
+    m: Option<&Module>,
+    pass: LayoutPass,
+    opts: &LayoutPassOptions,
+) -> Result<(), PassError> {
+    super::bounded(g)?;
+    match pass {
+        LayoutPass::ConvertToTtgpuir => {
+            let lanes = match opts.threads_per_warp {
+                0 => Target::by_name(&opts.arch).map_err(|e| message(&e))?.wave_size,
+                n => n,
+            };
+            super::convert_to_ttgpuir(g, &format!("hip:{}", opts.arch), opts.num_warps, lanes)?;
+        }
+        LayoutPass::Coalesce | LayoutPass::AccelerateMatmul => {
+            let fresh;
+            let m = match m {
+                Some(m) => m,
+                None => {
+                    let (g2, m2) =
+                        Graph::parse_with_module(&g.print().map_err(read_error)?).map_err(read_error)?;
+                    *g = g2;
+                    fresh = m2;
+                    &fresh
+                }
+            };
+            if pass == LayoutPass::Coalesce {
+                super::coalesce(g, m)?;
+            } else {
+                super::accelerate_matmul(g, m, &opts.arch, opts.kpack, opts.nonkdim)?;
+            }
+        }
+        LayoutPass::F32DotTc => super::f32_dot_tc(g)?,
+        LayoutPass::RemoveLayoutConversions => super::remove_layout_conversions(g)?,
+        LayoutPass::OptimizeThreadLocality => super::optimize_thread_locality(g)?,
+        LayoutPass::OptimizeEpilogue => super::optimize_epilogue(g)?,
+        LayoutPass::OptimizeDotOperands => super::optimize_dot_operands(g, &opts.arch)?,
+        LayoutPass::HoistLayoutConversions => super::hoist_layout_conversions(g)?,
+        LayoutPass::FuseNestedLoops => super::fuse_nested_loops(g)?,
+        LayoutPass::ReduceDataDuplication => super::reduce_data_duplication(g)?,
+        LayoutPass::Licm => super::licm(g)?,
+        LayoutPass::Canonicalize => super::canonicalize(g)?,
+        LayoutPass::Pipeline => {}
+    }
+    Ok(())
+}
+
+/// The whole pipeline on one graph: the conversion to TTGIR when the module has no layouts yet,
+/// then [`PIPELINE`]. On gfx942 Triton runs its in-thread transpose last, which the crate does
+/// not implement: a gfx942 module with a shared-memory dot operand (where it may apply) is
 /// refused.
-fn pipeline(text: &str, opts: &LayoutPassOptions) -> Result<String, PassError> {
-    let m = Module::parse(text).map_err(read_error)?;
-    let has_layouts = m.values.iter().any(|v| v.ty.encoding.is_some());
-    let mut cur = if has_layouts {
-        text.to_string()
-    } else {
-        run_layout_pass(text, LayoutPass::ConvertToTtgpuir, opts)?
-    };
+fn pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), PassError> {
+    let mut unchanged = Some(m);
+    if !m.values.iter().any(|v| v.ty.encoding.is_some()) {
+        apply(g, None, LayoutPass::ConvertToTtgpuir, opts)?;
+        unchanged = None;
+    }
     for &pass in PIPELINE {
-        cur = run_layout_pass(&cur, pass, opts).map_err(|e| PassError {
+        apply(g, unchanged, pass, opts).map_err(|e| PassError {
             message: format!("{pass}: {}", e.message),
             ..e
         })?;
+        unchanged = None;
     }
-    if opts.arch == "gfx942" {
-        let m = Module::parse(&cur).map_err(read_error)?;
-        if let Some(op) = m.ops.iter().find(|o| {
-            o.name == "ttg.local_load"
-                && o.results.first().is_some_and(|&r| {
+    if opts.arch == "gfx942"
+        && let Some(op) = g.walk().into_iter().find(|&o| {
+            g.ops[o].name == "ttg.local_load"
+                && g.ops[o].results.first().is_some_and(|&r| {
                     matches!(
-                        m.values[r].ty.encoding.as_deref(),
+                        g.encoding(r).map(|e| &**e),
                         Some(crate::encodings::Encoding::DotOperand(_))
                     )
                 })
-        }) {
-            return Err(PassError {
-                line: op.line,
-                op: op.name.clone(),
-                message: "in_thread_transpose (run on gfx942 after data duplication) is not implemented"
-                    .into(),
-                limit: None,
-            });
-        }
+        })
+    {
+        return Err(PassError::new(
+            g,
+            Some(op),
+            "in_thread_transpose (run on gfx942 after data duplication) is not implemented",
+        ));
     }
-    Ok(cur)
+    Ok(())
 }
 
 fn message(e: &str) -> PassError {

@@ -260,8 +260,22 @@ impl Graph {
     /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
     /// ```
     pub fn parse(text: &str) -> Result<Graph, TtgirError> {
+        Ok(Graph::parse_with_module(text)?.0)
+    }
+
+    /// Reads a module into a graph and the reader's [`Module`] of the same text: op and value
+    /// ids agree between them (a pass that asks the module's analyses rewrites the graph).
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let (g, m) = Graph::parse_with_module("module {\n  tt.func @f(%a: i32) {\n    tt.return\n  }\n}")?;
+    /// assert_eq!(g.op(0).name, m.ops[0].name);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub fn parse_with_module(text: &str) -> Result<(Graph, Module), TtgirError> {
         let module = Module::parse(text)?;
-        build::build(&module, text)
+        let g = build::build(&module, text)?;
+        Ok((g, module))
     }
 
     /// The op `id`.
