@@ -165,6 +165,10 @@ pub struct Target {
     /// [`Instructions::direct_to_lds_bytes`]: 3.6 does not use the 8/16/64/96-bit forms
     /// (`TargetInfo::supportsDirectToLdsLoadBitWidth` in Triton's AMD backend).
     pub triton_direct_to_lds_bits: &'static [u32],
+    /// Triton 3.6's AMD pipeline runs `tritonamdgpu-in-thread-transpose` (and a layout
+    /// propagation after it) for this target (`is_in_thread_transpose_enabled` in
+    /// `backends/amd/compiler.py`: gfx942 only).
+    pub triton_in_thread_transpose: bool,
     /// What code generation needs (descriptor words, intrinsic spellings, ABI).
     pub lowering: LoweringFacts,
     /// Another row this one repeats fact for fact (an LLVM processor name of the same silicon

@@ -297,7 +297,9 @@ pub fn hoist_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
 /// ```
 pub fn optimize_dot_operands(g: &mut Graph, arch: &str) -> Result<(), PassError> {
     bounded(g)?;
-    if arch == "gfx950"
+    // Triton applies it on CDNA4 (MFMA version 4) only.
+    let cdna4 = crate::target::Target::by_name(arch).is_ok_and(|t| t.matrix.mfma_version == Some(4));
+    if cdna4
         && let Some(op) = g.walk().into_iter().find(|&o| {
             matches!(
                 g.ops[o].name.as_str(),

@@ -245,9 +245,9 @@ fn apply(
 }
 
 /// The whole pipeline on one graph: the conversion to TTGIR when the module has no layouts yet,
-/// then [`PIPELINE`]. On gfx942 Triton runs its in-thread transpose last, which the crate does
-/// not implement: a gfx942 module with a shared-memory dot operand (where it may apply) is
-/// refused.
+/// then [`PIPELINE`]. On the targets where Triton runs its in-thread transpose last (the target
+/// table's `triton_in_thread_transpose`), which the crate does not implement, a module with a
+/// shared-memory dot operand (where it may apply) is refused.
 fn pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), PassError> {
     let mut unchanged = Some(m);
     if !m.values.iter().any(|v| v.ty.encoding.is_some()) {
@@ -261,7 +261,8 @@ fn pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), P
         })?;
         unchanged = None;
     }
-    if opts.arch == "gfx942"
+    let in_thread_transpose = Target::by_name(&opts.arch).is_ok_and(|t| t.triton_in_thread_transpose);
+    if in_thread_transpose
         && let Some(op) = g.walk().into_iter().find(|&o| {
             g.ops[o].name == "ttg.local_load"
                 && g.ops[o].results.first().is_some_and(|&r| {
@@ -275,7 +276,7 @@ fn pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), P
         return Err(PassError::new(
             g,
             Some(op),
-            "in_thread_transpose (run on gfx942 after data duplication) is not implemented",
+            "in_thread_transpose (Triton runs it on this target after data duplication) is not implemented",
         ));
     }
     Ok(())
