@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use linear_layout::heuristics::passes::{Pass, PassOptions, run as run_pass};
-use linear_layout::heuristics::propagation::{LayoutPass, LayoutPassOptions, run_layout_pass};
+use linear_layout::heuristics::propagation::{LayoutPass, LayoutPassOptions, run_layout_pass_explained};
 use linear_layout::ttgir::Module;
 
 /// Arguments of the `heuristics` subcommand.
@@ -142,8 +142,8 @@ fn rewrite(args: &Args, text: &str, pass: LayoutPass) -> Result<String, String> 
     opts.threads_per_warp = args.threads_per_warp.unwrap_or(0);
     opts.kpack = args.kpack;
     opts.nonkdim = args.nonkdim;
-    let out =
-        run_layout_pass(text, pass, &opts).map_err(|e| format!("{}: {pass}: {e}", args.file.display()))?;
+    let (out, log) = run_layout_pass_explained(text, pass, &opts)
+        .map_err(|e| format!("{}: {pass}: {e}", args.file.display()))?;
     if args.emit.is_some() {
         return Ok(out);
     }
@@ -164,14 +164,22 @@ fn rewrite(args: &Args, text: &str, pass: LayoutPass) -> Result<String, String> 
             "pass": pass.to_string(), "arch": arch,
             "ops": {"before": ops0, "after": ops1},
             "convert_layout": {"before": c0, "after": c1},
+            "changes": log,
             "ttgir": out,
         });
         let mut s = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
         s.push('\n');
         return Ok(s);
     }
-    Ok(format!(
-        "{pass} on {arch} ({} warps × {} lanes): {ops0} ops → {ops1}, {c0} convert_layout → {c1}\n(--emit ttgir prints the module)\n",
+    let mut text = format!(
+        "{pass} on {arch} ({} warps × {} lanes): {ops0} ops → {ops1}, {c0} convert_layout → {c1}\n",
         after.num_warps, after.threads_per_warp
-    ))
+    );
+    for line in &log {
+        text.push_str("  ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str("(--emit ttgir prints the module)\n");
+    Ok(text)
 }

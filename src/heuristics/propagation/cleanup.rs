@@ -228,6 +228,7 @@ fn convert_from_convert(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     let src = g.ops[op].operands[0];
     let res = g.ops[op].results[0];
     if g.values[src].ty == g.values[res].ty {
+        g.note(op, "removed: its source already has the destination layout");
         let users = g.uses(res).into_iter().map(|(u, _)| u).collect();
         replace_op(g, op, &[src]);
         return Some(users);
@@ -259,6 +260,12 @@ fn convert_from_convert(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
         "arith.constant" if is_splat_constant(g, arg) => g.insert_like(arg, at, Vec::new(), vec![dst_ty]),
         _ => return None,
     };
+    let what = if name == "ttg.convert_layout" {
+        "merged with the convert before it".to_string()
+    } else {
+        format!("folded: the {name} it converts is made in the destination layout")
+    };
+    g.note(op, what);
     let r = g.ops[new].results[0];
     let mut touched = vec![new];
     touched.extend(g.uses(res).into_iter().map(|(u, _)| u));

@@ -234,6 +234,12 @@ fn rewrite(g: &mut Graph, cvt: OpId) -> Option<()> {
         encoding: Some(Arc::new(Encoding::SwizzledShared(shared))),
         memory: vec!["#ttg.shared_memory".to_string()],
     };
+    if let Some(e) = &mem.encoding {
+        g.note(
+            cvt,
+            format_args!("through shared memory in {e}: the conversion crosses warps"),
+        );
+    }
     let at = g.position(cvt);
     let alloc = g.insert_built(at, "ttg.local_alloc", vec![src], vec![mem]);
     let buffer = g.ops[alloc].results[0];

@@ -120,6 +120,10 @@ pub(super) fn bypass(g: &mut Graph, store: OpId) -> Option<Vec<OpId>> {
     if !is_mma(&enc) || uses[g.ops[cvt].results[0]].len() != 1 {
         return None;
     }
+    g.note(
+        store,
+        format_args!("stored in {enc}, the matrix result's layout: the convert before it goes"),
+    );
     let at = g.position(store);
     let new_ptr = g.insert_convert(at, ptr, enc.clone());
     let mut new_val = src;

@@ -61,17 +61,28 @@ fn is_mma(e: &Encoding) -> bool {
 /// Runs the forward propagation on function `f` of `g`.
 pub(super) fn propagate(g: &mut Graph, f: usize) -> Result<(), PassError> {
     let mut p = Propagation {
+        conflicts: Vec::new(),
         layouts: Layouts::default(),
         mapping: HashMap::new(),
         to_delete: Vec::new(),
     };
     p.init_anchors(g, f);
+    for op in func_walk(g, f) {
+        if is_anchor(g, op)
+            && let Some(e) = g.ops[op].results.first().and_then(|&r| g.encoding(r)).cloned()
+        {
+            g.note(op, format_args!("anchor: its layout {e} propagates to its users"));
+        }
+    }
     p.propagate(g);
     p.resolve_conflicts(g);
+    g.log.append(&mut p.conflicts);
     p.rewrite(g, f)
 }
 
 struct Propagation {
+    /// The conflicts resolved, one line each, for the log.
+    conflicts: Vec<String>,
     layouts: Layouts,
     /// (old value, encoding) → its rewritten value.
     mapping: HashMap<(ValueId, Arc<Encoding>), ValueId>,
@@ -235,7 +246,18 @@ impl Propagation {
                 })
                 .unwrap_or(&list[0])
                 .clone();
+            let why = if load_or_store {
+                "a load or store keeps a blocked layout"
+            } else {
+                "compute prefers an MMA layout"
+            };
+            let line = format!(
+                "{}: {} layouts reach it; {pick} kept ({why}, else the first to arrive)",
+                g.values[v].name,
+                list.len()
+            );
             *list = vec![pick];
+            self.conflicts.push(line);
         }
     }
 
@@ -301,6 +323,16 @@ impl Propagation {
                 _ => false,
             });
         if need {
+            if let Some(e) = g.ops[op]
+                .results
+                .iter()
+                .find_map(|&r| self.layouts.picked(r).cloned())
+            {
+                g.note(
+                    op,
+                    format_args!("rewritten in {e} (the layout its operands' anchors give)"),
+                );
+            }
             let new = self.rewrite_op(g, op)?;
             return Ok(g.ops[new].regions.clone());
         }

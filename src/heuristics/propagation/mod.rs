@@ -63,7 +63,7 @@ pub use duplication::reduce_data_duplication;
 pub use licm::licm;
 pub use locality::optimize_thread_locality;
 pub use matmul_rewrite::accelerate_matmul;
-pub use pipeline::{LayoutPass, LayoutPassOptions, PIPELINE, run_layout_pass};
+pub use pipeline::{LayoutPass, LayoutPassOptions, PIPELINE, run_layout_pass, run_layout_pass_explained};
 
 use std::fmt;
 
@@ -268,6 +268,10 @@ pub fn hoist_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
         if let Some(for_op) = parent
             && !g.is_ancestor(for_op, src_def)
         {
+            g.note(
+                cvt,
+                "hoisted out of its loop: its source is defined before the loop",
+            );
             g.move_after(cvt, src_def);
         }
     }

@@ -174,6 +174,35 @@ pub const PIPELINE: &[LayoutPass] = &[
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -> Result<String, PassError> {
+    Ok(run_layout_pass_explained(text, pass, opts)?.0)
+}
+
+/// [`run_layout_pass`], with what the pass changed and why, one line each (the graph's
+/// [`log`](Graph::log)).
+///
+/// ```
+/// use linear_layout::heuristics::propagation::{run_layout_pass_explained, LayoutPass, LayoutPassOptions};
+/// let text = r#"
+/// #a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+/// #b = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+/// module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+///   tt.func @k(%p: tensor<1024x!tt.ptr<f32>, #a>) {
+///     %x = tt.load %p : tensor<1024x!tt.ptr<f32>, #a>
+///     %c = ttg.convert_layout %x : tensor<1024xf32, #a> -> tensor<1024xf32, #b>
+///     %y = arith.addf %c, %c : tensor<1024xf32, #b>
+///     tt.store %p, %y : tensor<1024x!tt.ptr<f32>, #b>
+///     tt.return
+///   }
+/// }"#;
+/// let (_, log) = run_layout_pass_explained(text, LayoutPass::RemoveLayoutConversions, &LayoutPassOptions::new("gfx942"))?;
+/// assert!(log.iter().any(|l| l.contains("tt.load: anchor")), "{log:?}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn run_layout_pass_explained(
+    text: &str,
+    pass: LayoutPass,
+    opts: &LayoutPassOptions,
+) -> Result<(String, Vec<String>), PassError> {
     let (mut g, m) = Graph::parse_with_module(text).map_err(read_error)?;
     if pass == LayoutPass::Pipeline {
         pipeline(&mut g, &m, opts)?;
@@ -190,7 +219,7 @@ pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -
         ),
         ..read_error(e)
     })?;
-    Ok(out)
+    Ok((out, g.log))
 }
 
 /// Runs one pass on `g`. `m` is the reader's module of the same text, when `g` has not changed
@@ -216,8 +245,9 @@ fn apply(
             let m = match m {
                 Some(m) => m,
                 None => {
-                    let (g2, m2) =
+                    let (mut g2, m2) =
                         Graph::parse_with_module(&g.print().map_err(read_error)?).map_err(read_error)?;
+                    g2.log = std::mem::take(&mut g.log);
                     *g = g2;
                     fresh = m2;
                     &fresh

@@ -397,17 +397,33 @@ impl Remat {
             return Ok(());
         }
         let Some(mut slice) = self.remat_slice(g, cvt, 0, &target, &|_, _| false) else {
+            g.note(cvt, "stays: its source cannot be recomputed in the destination layout (an anchor, a loop result, or a layout that does not cross an op)");
             return Ok(());
         };
-        if !self.worth_it(g, cvt, &slice) {
+        let (remat, convert) = self.costs(g, cvt, &slice);
+        if remat.is_none_or(|r| r > convert) {
+            let r = remat.map_or("a shared reduction".to_string(), |r| r.to_string());
+            g.note(
+                cvt,
+                format_args!("stays: recomputing its source costs {r} against {convert} for the convert"),
+            );
             return Ok(());
         }
+        g.note(
+            cvt,
+            format_args!(
+                "removed: {} values recomputed in the destination layout (cost {} ≤ {convert} for the convert)",
+                slice.values.len(),
+                remat.unwrap_or(0)
+            ),
+        );
         self.rewrite_slice(g, &mut slice, cvt, &mut HashMap::new())
     }
 
     /// Triton's cost model: recomputing the slice's ops that other users keep alive against the
-    /// convert's `32 × bytes`.
-    fn worth_it(&self, g: &Graph, cvt: OpId, slice: &Slice) -> bool {
+    /// convert's `32 × bytes`; (recomputation, convert), the first `None` when the slice holds a
+    /// reduction other users keep (Triton keeps the convert then).
+    fn costs(&self, g: &Graph, cvt: OpId, slice: &Slice) -> (Option<i64>, i64) {
         let mut slice_ops: Vec<OpId> = Vec::new();
         for &v in &slice.values {
             if let Some(d) = g.def_op(v) {
@@ -463,10 +479,10 @@ impl Remat {
             } else if name == "tt.reduce" {
                 // Triton weighs a shared reduction by its warp-level data; it is never cheaper
                 // than a convert of its operand here, so keep the convert.
-                return false;
+                return (None, convert_cost);
             }
         }
-        remat_cost <= convert_cost
+        (Some(remat_cost), convert_cost)
     }
 }
 

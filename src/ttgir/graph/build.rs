@@ -59,6 +59,7 @@ pub(super) fn build(m: &Module, text: &str) -> Result<Graph, TtgirError> {
         items: Vec::new(),
         aliases: m.aliases.clone(),
         fresh: 0,
+        log: Vec::new(),
     };
     // Fresh names continue after those a pass printed before (`%ll7`, `%ll9#1`).
     g.fresh = m

@@ -233,6 +233,9 @@ pub struct Graph {
     pub(crate) aliases: crate::encodings::Aliases,
     /// Counter of fresh names.
     pub(crate) fresh: usize,
+    /// What the passes changed, and why, one line each (`line 12: tt.load: anchor in
+    /// #ttg.blocked<…>`), in the order they decided.
+    pub log: Vec<String>,
 }
 
 /// Where to insert an op: before position `index` of `block`.
@@ -562,6 +565,13 @@ impl Graph {
             cur = self.parent_op(c);
         }
         false
+    }
+
+    /// Adds a line to [`Graph::log`] about `op` (its source line and name).
+    pub fn note(&mut self, op: OpId, what: impl std::fmt::Display) {
+        let o = &self.ops[op];
+        let line = format!("line {}: {}: {what}", o.line, o.name);
+        self.log.push(line);
     }
 
     /// Prints the module as TTGIR.
