@@ -73,10 +73,23 @@ use crate::ttgir::graph::{Graph, OpId};
 
 /// Most ops of a module the layout passes take: propagation and rematerialisation take time
 /// polynomial in the module (a backward slice per convert, each over the module's uses).
+///
+/// ```
+/// use linear_layout::heuristics::propagation::{run_layout_pass, LayoutPass, LayoutPassOptions, MAX_PASS_OPS};
+/// let body: String = (0..MAX_PASS_OPS).map(|i| format!("    %v{i} = arith.addi %a, %a : i32\n")).collect();
+/// let text = format!("module {{\n  tt.func @f(%a: i32) {{\n{body}    tt.return\n  }}\n}}\n");
+/// let e = run_layout_pass(&text, LayoutPass::Canonicalize, &LayoutPassOptions::new("gfx942")).unwrap_err();
+/// assert_eq!(e.limit.unwrap().limit, "heuristics::propagation::MAX_PASS_OPS");
+/// ```
 pub const MAX_PASS_OPS: usize = 1 << 14;
 
 /// Most rounds of backward rematerialisation (Triton repeats it while a round removes a
 /// convert; each round that continues removed at least one).
+///
+/// ```
+/// use linear_layout::heuristics::propagation::{MAX_PASS_OPS, MAX_REMAT_ROUNDS};
+/// assert!(MAX_REMAT_ROUNDS < MAX_PASS_OPS); // a round that continues removed one of the ops
+/// ```
 pub const MAX_REMAT_ROUNDS: usize = 1 << 10;
 
 /// A pass that cannot go on: the op and line it stopped at, and why (or the limit it met).

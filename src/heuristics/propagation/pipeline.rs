@@ -145,6 +145,12 @@ impl LayoutPassOptions {
 /// The layout passes of Triton 3.6's AMD `make_ttgir` after the conversion to TTGIR, in order,
 /// at `num_stages = 1` (scheduling and pipelining left out; the in-thread transpose and its
 /// propagation follow on gfx942).
+///
+/// ```
+/// use linear_layout::heuristics::propagation::{LayoutPass, PIPELINE};
+/// assert_eq!(PIPELINE.first(), Some(&LayoutPass::Coalesce));
+/// assert_eq!(PIPELINE.iter().filter(|p| **p == LayoutPass::RemoveLayoutConversions).count(), 3);
+/// ```
 pub const PIPELINE: &[LayoutPass] = &[
     LayoutPass::Coalesce,
     LayoutPass::F32DotTc,

@@ -282,27 +282,73 @@ impl Graph {
     }
 
     /// The op `id`.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.op(add).name, "arith.addi");
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn op(&self, id: OpId) -> &GOp {
         &self.ops[id]
     }
 
     /// The value `id`.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.value(b).ty.element, "i32");
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn value(&self, id: ValueId) -> &GValue {
         &self.values[id]
     }
 
     /// The value `id`, to change its type.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// g.value_mut(b).ty = linear_layout::ttgir::ValueType::scalar("i64");
+    /// assert_eq!(g.value(b).ty.element, "i64");
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn value_mut(&mut self, id: ValueId) -> &mut GValue {
         &mut self.values[id]
     }
 
     /// The first live op named `name`, in walk order.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.find_op("tt.return").map(|o| g.op(o).name.clone()), Some("tt.return".to_string()));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn find_op(&self, name: &str) -> Option<OpId> {
         self.walk().into_iter().find(|&o| self.ops[o].name == name)
     }
 
     /// Every live op in walk order (pre-order: an op before the ops of its regions), function
     /// by function.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.walk().len(), 3);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn walk(&self) -> Vec<OpId> {
         let mut out = Vec::new();
         for f in &self.funcs {
@@ -314,6 +360,17 @@ impl Graph {
     }
 
     /// The live ops of block `b` and of the regions below it, in walk order.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// let mut ops = Vec::new();
+    /// g.walk_block(g.funcs[0].blocks[0], &mut ops);
+    /// assert_eq!(ops, g.walk());
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn walk_block(&self, b: BlockId, out: &mut Vec<OpId>) {
         for &o in &self.blocks[b].ops {
             out.push(o);
@@ -326,6 +383,15 @@ impl Graph {
     }
 
     /// The encoding of a tensor value, if it has one.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert!(g.encoding(b).is_none()); // a scalar
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn encoding(&self, v: ValueId) -> Option<&Arc<Encoding>> {
         let t = &self.values[v].ty;
         match t.kind {
@@ -335,11 +401,29 @@ impl Graph {
     }
 
     /// Whether `v` is a ranked tensor.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert!(!g.is_tensor(b));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn is_tensor(&self, v: ValueId) -> bool {
         self.values[v].ty.kind == TypeKind::Tensor
     }
 
     /// The op defining `v`, if it is a result.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.def_op(b), Some(add));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn def_op(&self, v: ValueId) -> Option<OpId> {
         match self.values[v].def {
             Def::Result { op, .. } => Some(op),
@@ -348,6 +432,15 @@ impl Graph {
     }
 
     /// The op owning block `b`, if a region op owns it.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.block_parent_op(g.funcs[0].blocks[0]), None); // a function body
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn block_parent_op(&self, b: BlockId) -> Option<OpId> {
         match self.blocks[b].owner {
             BlockOwner::Op(o) => Some(o),
@@ -356,11 +449,29 @@ impl Graph {
     }
 
     /// The region op holding `op`, if any.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.parent_op(add), None);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn parent_op(&self, op: OpId) -> Option<OpId> {
         self.block_parent_op(self.ops[op].block)
     }
 
     /// Every use of `v` by a live op, as (op, operand position), in walk order.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.uses(b), vec![(mul, 0), (mul, 1)]);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn uses(&self, v: ValueId) -> Vec<(OpId, usize)> {
         let mut out = Vec::new();
         for o in self.walk() {
@@ -374,6 +485,15 @@ impl Graph {
     }
 
     /// Every live use of every value, indexed by value: one walk for many queries.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.all_uses()[c].len(), 0);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn all_uses(&self) -> Vec<Vec<(OpId, usize)>> {
         let mut out = vec![Vec::new(); self.values.len()];
         for o in self.walk() {
@@ -385,6 +505,17 @@ impl Graph {
     }
 
     /// Replaces every use of `old` by `new`.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// let a = g.op(add).operands[0];
+    /// g.replace_all_uses(b, a);
+    /// assert!(g.print()?.contains("arith.muli %a, %a"));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn replace_all_uses(&mut self, old: ValueId, new: ValueId) {
         for op in self.ops.iter_mut().filter(|o| !o.erased) {
             for x in op.operands.iter_mut() {
@@ -396,6 +527,15 @@ impl Graph {
     }
 
     /// Where `op` sits in its block.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.position(mul).index, 1);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn position(&self, op: OpId) -> InsertPoint {
         let block = self.ops[op].block;
         let index = self.blocks[block].ops.iter().position(|&o| o == op).unwrap_or(0);
@@ -403,6 +543,15 @@ impl Graph {
     }
 
     /// The point right after `v`'s definition: after its op, or at the start of its block.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.after_value(b), g.position(mul));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn after_value(&self, v: ValueId) -> InsertPoint {
         match self.values[v].def {
             Def::Result { op, .. } => {
@@ -417,6 +566,16 @@ impl Graph {
     }
 
     /// Removes `op` from its block (its regions go with it).
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// g.erase_op(mul);
+    /// assert_eq!(g.walk().len(), 2);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn erase_op(&mut self, op: OpId) {
         let b = self.ops[op].block;
         self.blocks[b].ops.retain(|&o| o != op);
@@ -432,6 +591,16 @@ impl Graph {
     }
 
     /// A new value of type `ty`.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// let v = g.new_value(linear_layout::ttgir::ValueType::scalar("i1"), g.value(b).def);
+    /// assert_eq!(g.value(v).ty.element, "i1");
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn new_value(&mut self, ty: ValueType, def: Def) -> ValueId {
         let name = self.fresh_name();
         self.values.push(GValue { ty, def, name });
@@ -445,6 +614,17 @@ impl Graph {
 
     /// Inserts a new op printed from the graph (see [`Form::Built`]) at `at`, with results of
     /// the given types; returns its id.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// let at = g.position(mul);
+    /// let op = g.insert_built(at, "ttg.convert_layout", vec![b], vec![g.value(b).ty.clone()]);
+    /// assert_eq!(g.position(op).index, 1);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn insert_built(
         &mut self,
         at: InsertPoint,
@@ -508,6 +688,18 @@ impl Graph {
     }
 
     /// A `ttg.convert_layout` of `v` to `encoding`, inserted at `at`; returns its result.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// let enc: linear_layout::encodings::Encoding = "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>".parse().unwrap();
+    /// let at = g.after_value(b);
+    /// let v = g.insert_convert(at, b, std::sync::Arc::new(enc));
+    /// assert!(g.value(v).ty.encoding.is_some());
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn insert_convert(&mut self, at: InsertPoint, v: ValueId, encoding: Arc<Encoding>) -> ValueId {
         let ty = ValueType {
             encoding: Some(encoding),
@@ -517,20 +709,18 @@ impl Graph {
         self.ops[op].results[0]
     }
 
-    /// A copy of the op `op` (no regions) at `at`, with operands mapped through `map` and
-    /// results of the same types; returns the copy.
-    pub fn clone_op(&mut self, op: OpId, at: InsertPoint, map: &dyn Fn(ValueId) -> ValueId) -> OpId {
-        let src = self.ops[op].clone();
-        let operands = src.operands.iter().map(|&v| map(v)).collect();
-        let tys = src.results.iter().map(|&r| self.values[r].ty.clone()).collect();
-        let new = self.insert_op(at, &src.name, operands, tys, src.form.clone(), src.attrs.clone());
-        self.ops[new].original = src.original.clone();
-        self.ops[new].line = src.line;
-        new
-    }
-
     /// Whether the definition of `v` properly dominates `op`: `v` is defined before `op` in
     /// a block that holds `op` or one of its ancestors (a block argument dominates its block).
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert!(g.properly_dominates(b, mul));
+    /// assert!(!g.properly_dominates(c, mul));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn properly_dominates(&self, v: ValueId, op: OpId) -> bool {
         let (def_block, def_index) = match self.values[v].def {
             Def::Arg { block, .. } => (block, None),
@@ -556,6 +746,16 @@ impl Graph {
     }
 
     /// Whether `ancestor` is `op` or holds it in one of its regions.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert!(g.is_ancestor(add, add));
+    /// assert!(!g.is_ancestor(add, mul));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn is_ancestor(&self, ancestor: OpId, op: OpId) -> bool {
         let mut cur = Some(op);
         while let Some(c) = cur {
@@ -568,6 +768,16 @@ impl Graph {
     }
 
     /// Adds a line to [`Graph::log`] about `op` (its source line and name).
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// g.note(add, "kept");
+    /// assert_eq!(g.log, ["line 3: arith.addi: kept"]);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn note(&mut self, op: OpId, what: impl std::fmt::Display) {
         let o = &self.ops[op];
         let line = format!("line {}: {}: {what}", o.line, o.name);
@@ -575,6 +785,15 @@ impl Graph {
     }
 
     /// Prints the module as TTGIR.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert!(g.print()?.contains("%c = arith.muli %b, %b : i32"));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn print(&self) -> Result<String, TtgirError> {
         print::print(self)
     }
@@ -623,6 +842,15 @@ impl Graph {
 
     /// One op's text without its result names and regions (`arith.constant dense<0.0> :
     /// tensor<…>`): equal texts, equal ops.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.op_text_without_results(add), "arith.addi %a, %a : i32");
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn op_text_without_results(&self, op: OpId) -> String {
         print::op_text_without_results(self, op)
     }
@@ -630,6 +858,17 @@ impl Graph {
 
 impl Graph {
     /// Moves `op` to right after `after` (in `after`'s block).
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// let ret = g.find_op("tt.return").unwrap();
+    /// g.move_after(add, mul);
+    /// assert_eq!(g.walk(), vec![mul, add, ret]);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn move_after(&mut self, op: OpId, after: OpId) {
         let b = self.ops[op].block;
         self.blocks[b].ops.retain(|&o| o != op);
@@ -639,6 +878,15 @@ impl Graph {
     }
 
     /// The op after `op` in its block.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// assert_eq!(g.next_sibling(add), Some(mul));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn next_sibling(&self, op: OpId) -> Option<OpId> {
         let p = self.position(op);
         self.blocks[p.block].ops.get(p.index + 1).copied()
@@ -646,6 +894,17 @@ impl Graph {
 
     /// A new block owned by `owner`, with arguments of the given types; not in any region
     /// until the caller puts it in one.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// use linear_layout::ttgir::graph::BlockOwner;
+    /// let blk = g.new_block(BlockOwner::Op(add), vec![linear_layout::ttgir::ValueType::scalar("i32")]);
+    /// assert_eq!(g.blocks[blk].args.len(), 1);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn new_block(&mut self, owner: BlockOwner, arg_types: Vec<ValueType>) -> BlockId {
         let b = self.blocks.len();
         self.blocks.push(GBlock {
@@ -662,6 +921,19 @@ impl Graph {
     }
 
     /// Moves every op of block `from` to the end of block `to`.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// use linear_layout::ttgir::graph::BlockOwner;
+    /// let body = g.funcs[0].blocks[0];
+    /// let other = g.new_block(BlockOwner::Func(0), vec![]);
+    /// g.move_ops(body, other);
+    /// assert_eq!(g.blocks[other].ops.len(), 3);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn move_ops(&mut self, from: BlockId, to: BlockId) {
         let ops = std::mem::take(&mut self.blocks[from].ops);
         for &o in &ops {
@@ -672,6 +944,17 @@ impl Graph {
 
     /// A new op like `op` (name, attributes, how it prints; its trailing attributes kept),
     /// with the given operands and result types and no regions, inserted at `at`.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// let at = g.position(mul);
+    /// let op = g.insert_like(add, at, vec![c, c], vec![g.value(b).ty.clone()]);
+    /// assert_eq!(g.op(op).name, "arith.addi");
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn insert_like(
         &mut self,
         op: OpId,
@@ -695,6 +978,18 @@ impl Graph {
 
     /// A copy of `op` with its regions at `at`, operands mapped through `map` (values not in
     /// it stay); every value the copy defines is added to `map`.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// let mut map = std::collections::HashMap::new();
+    /// let at = g.position(mul);
+    /// let copy = g.clone_deep(add, at, &mut map);
+    /// assert_eq!(map[&b], g.op(copy).results[0]);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn clone_deep(
         &mut self,
         op: OpId,
@@ -828,6 +1123,17 @@ impl Graph {
 impl Graph {
     /// Adds `v` as a new operand of `op` right after operand `k`, and to its text after that
     /// operand's name (`tt.load %p` → `tt.load %p, %mask`), keeping its attributes.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("module {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    %c = arith.muli %b, %b : i32\n    tt.return\n  }\n}")?;
+    /// let (add, mul) = (g.find_op("arith.addi").unwrap(), g.find_op("arith.muli").unwrap());
+    /// let (b, c) = (g.op(add).results[0], g.op(mul).results[0]);
+    /// let a = g.op(add).operands[0];
+    /// g.insert_operand_after(add, 0, a)?;
+    /// assert_eq!(g.op(add).operands.len(), 3);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
     pub fn insert_operand_after(&mut self, op: OpId, k: usize, v: ValueId) -> Result<(), TtgirError> {
         let o = &mut self.ops[op];
         let Form::Template { head, .. } = &mut o.form else {
