@@ -13,7 +13,7 @@ use std::str::FromStr;
 
 use crate::target::Target;
 use crate::ttgir::Module;
-use crate::ttgir::graph::Graph;
+use crate::ttgir::graph::{Graph, OpId};
 
 use super::PassError;
 
@@ -298,17 +298,7 @@ fn pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), P
         unchanged = None;
     }
     let in_thread_transpose = Target::by_name(&opts.arch).is_ok_and(|t| t.triton_in_thread_transpose);
-    if in_thread_transpose
-        && let Some(op) = g.walk().into_iter().find(|&o| {
-            g.ops[o].name == "ttg.local_load"
-                && g.ops[o].results.first().is_some_and(|&r| {
-                    matches!(
-                        g.encoding(r).map(|e| &**e),
-                        Some(crate::encodings::Encoding::DotOperand(_))
-                    )
-                })
-        })
-    {
+    if in_thread_transpose && let Some(op) = g.walk().into_iter().find(|&o| transposable(g, o)) {
         return Err(PassError::new(
             g,
             Some(op),
@@ -316,6 +306,39 @@ fn pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), P
         ));
     }
     Ok(())
+}
+
+/// Whether Triton's in-thread transpose may apply at `op`: a `ttg.local_load` into an MFMA or
+/// WMMA dot operand from a buffer a blocked tensor is stored into whose fastest dim is not K
+/// (its first conditions; where they fail the pass leaves the load alone).
+fn transposable(g: &Graph, op: OpId) -> bool {
+    use crate::encodings::Encoding;
+    let o = &g.ops[op];
+    if o.name != "ttg.local_load" {
+        return false;
+    }
+    let Some(Encoding::DotOperand(d)) = o.results.first().and_then(|&r| g.encoding(r)).map(|e| &**e) else {
+        return false;
+    };
+    if !matches!(*d.parent, Encoding::AmdMfma(_) | Encoding::AmdWmma(_)) {
+        return false;
+    }
+    let k_dim = if d.op_idx == 0 { 1 } else { 0 };
+    let Some(alloc) = o.operands.first().and_then(|&m| g.def_op(m)) else {
+        return true;
+    };
+    if g.ops[alloc].name != "ttg.local_alloc" {
+        return true;
+    }
+    match g.ops[alloc]
+        .operands
+        .first()
+        .and_then(|&v| g.encoding(v))
+        .map(|e| &**e)
+    {
+        Some(Encoding::Blocked(b)) => b.order.first() != Some(&k_dim),
+        _ => false,
+    }
 }
 
 fn message(e: &str) -> PassError {
