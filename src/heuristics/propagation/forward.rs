@@ -553,14 +553,7 @@ impl Propagation {
             };
             operands.push(v);
         }
-        let mut result_tys = Vec::new();
-        for &r in &o.results {
-            let mut t = g.values[r].ty.clone();
-            if let Some(e) = self.layouts.picked(r) {
-                t.encoding = Some(e.clone());
-            }
-            result_tys.push(t);
-        }
+        let result_tys = self.picked_types(g, &o.results);
         let before_tys: Vec<_> = operands.iter().map(|&v| g.values[v].ty.clone()).collect();
         let at = g.position(op);
         let new = g.insert_like(op, at, operands, result_tys.clone());
@@ -580,16 +573,23 @@ impl Propagation {
         Ok(new)
     }
 
+    /// The types of `values` in the layouts the analysis picked for them.
+    fn picked_types(&self, g: &Graph, values: &[ValueId]) -> Vec<crate::ttgir::ValueType> {
+        values
+            .iter()
+            .map(|&r| {
+                let mut t = g.values[r].ty.clone();
+                if let Some(e) = self.layouts.picked(r) {
+                    t.encoding = Some(e.clone());
+                }
+                t
+            })
+            .collect()
+    }
+
     fn rewrite_if(&mut self, g: &mut Graph, op: OpId) -> Result<OpId, PassError> {
         let o = g.ops[op].clone();
-        let mut tys = Vec::new();
-        for &r in &o.results {
-            let mut t = g.values[r].ty.clone();
-            if let Some(e) = self.layouts.picked(r) {
-                t.encoding = Some(e.clone());
-            }
-            tys.push(t);
-        }
+        let tys = self.picked_types(g, &o.results);
         let at = g.position(op);
         let new = g.insert_like(op, at, o.operands.clone(), tys);
         let mut regions = Vec::new();
