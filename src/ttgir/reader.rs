@@ -519,7 +519,10 @@ impl<'a> Reader<'a> {
         let t = s.trim();
         let lead = s.len() - s.trim_start().len();
         let base = base + lead;
-        if t.starts_with("tensor<") || t.starts_with("!ttg.memdesc<") || t.starts_with('<') {
+        // `<32x128xf16, #shared, #smem>` is a memdesc written short (after `->` of an async
+        // copy); `<f16>[tensor<…>]` (a buffer op's base and offsets) is not one.
+        let short_memdesc = t.starts_with('<') && angle_close(t) == Some(t.len() - 1);
+        if t.starts_with("tensor<") || t.starts_with("!ttg.memdesc<") || short_memdesc {
             let owned;
             let (txt, shift) = if t.starts_with('<') {
                 owned = format!("!ttg.memdesc{t}");
@@ -1914,6 +1917,25 @@ fn successors(text: &str) -> Vec<Successor> {
 
 fn first_word(s: &str) -> &str {
     s.split_whitespace().next().unwrap_or("")
+}
+
+/// The byte of the `>` closing the `<` that `t` starts with (an arrow's `>` does not count).
+fn angle_close(t: &str) -> Option<usize> {
+    let b = t.as_bytes();
+    let mut depth = 0i32;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'<' => depth += 1,
+            b'>' if i == 0 || b[i - 1] != b'-' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ fn order_for_memory(ty: &ValueType) -> Option<Vec<u32>> {
 
 /// Triton's shared layout for a dot operand: `composeSharedLayoutForOperand` for MFMA and WMMA
 /// parents, the Ampere/Hopper rule for NVIDIA MMA; a blocked parent gets no swizzling.
-fn operand_shared_layout(dot: &DotOperand, shape: &[u64], order: &[u32], bits: u32) -> Swizzled {
+pub(super) fn operand_shared_layout(dot: &DotOperand, shape: &[u64], order: &[u32], bits: u32) -> Swizzled {
     let plain = Swizzled {
         vec: 1,
         per_phase: 1,

@@ -49,6 +49,7 @@ mod coalesce_rewrite;
 mod duplication;
 mod epilogue;
 mod forward;
+mod in_thread_transpose;
 mod licm;
 mod locality;
 mod matmul_rewrite;
@@ -60,6 +61,7 @@ mod to_ttgpuir;
 
 pub use coalesce_rewrite::coalesce;
 pub use duplication::reduce_data_duplication;
+pub use in_thread_transpose::in_thread_transpose;
 pub use licm::licm;
 pub use locality::optimize_thread_locality;
 pub use matmul_rewrite::accelerate_matmul;

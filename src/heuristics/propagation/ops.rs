@@ -422,9 +422,22 @@ pub(crate) fn is_removable_when_unused(name: &str) -> bool {
 fn arity(name: &str) -> Option<(usize, usize)> {
     Some(match name {
         "arith.constant" | "tt.make_range" | "tt.get_program_id" | "tt.get_num_programs" => (0, 1),
-        "ttg.convert_layout" | "tt.splat" | "tt.broadcast" | "tt.expand_dims" | "tt.trans" | "tt.reshape"
-        | "tt.fp_to_fp" | "tt.bitcast" | "tt.int_to_ptr" | "tt.ptr_to_int" | "ttg.local_load" | "tt.load"
-        | "tt.histogram" => (1, 1),
+        "ttg.convert_layout"
+        | "tt.splat"
+        | "tt.broadcast"
+        | "tt.expand_dims"
+        | "tt.trans"
+        | "tt.reshape"
+        | "tt.fp_to_fp"
+        | "tt.bitcast"
+        | "tt.int_to_ptr"
+        | "tt.ptr_to_int"
+        | "ttg.local_load"
+        | "tt.load"
+        | "tt.histogram"
+        | "amdg.in_thread_transpose" => (1, 1),
+        "ttg.local_dealloc" => (1, 0),
+        "ttg.memdesc_index" => (2, 1),
         "ttg.local_alloc" => (0, 1),
         "tt.store" | "ttg.local_store" => (2, 0),
         "tt.addptr" | "tt.join" | "tt.gather" | "tt.atomic_rmw" => (2, 1),

@@ -5,15 +5,15 @@
 //! layout passes of Triton 3.6's AMD `make_ttgir` at `num_stages = 1` (software pipelining is
 //! left out): coalescing, the first layout propagation, thread locality, matrix
 //! instructions, propagation again, the epilogue, dot operands, hoisting, the loop and
-//! canonical cleanups, a last propagation, data duplication, and on gfx942 the in-thread
-//! transpose with its propagation.
+//! canonical cleanups, a last propagation, data duplication, and where the target table says
+//! Triton runs it (gfx942), the in-thread transpose with its propagation.
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::target::Target;
 use crate::ttgir::Module;
-use crate::ttgir::graph::{Graph, OpId};
+use crate::ttgir::graph::Graph;
 
 use super::PassError;
 
@@ -54,6 +54,8 @@ pub enum LayoutPass {
     OptimizeThreadLocality,
     /// `canonicalize` (the part the layout pipeline needs).
     Canonicalize,
+    /// `tritonamdgpu-in-thread-transpose`.
+    InThreadTranspose,
 }
 
 const NAMES: &[(LayoutPass, &str)] = &[
@@ -71,6 +73,7 @@ const NAMES: &[(LayoutPass, &str)] = &[
     (LayoutPass::Licm, "licm"),
     (LayoutPass::OptimizeThreadLocality, "optimize_thread_locality"),
     (LayoutPass::Canonicalize, "canonicalize"),
+    (LayoutPass::InThreadTranspose, "in_thread_transpose"),
 ];
 
 impl LayoutPass {
@@ -275,70 +278,35 @@ fn apply(
         LayoutPass::ReduceDataDuplication => super::reduce_data_duplication(g)?,
         LayoutPass::Licm => super::licm(g)?,
         LayoutPass::Canonicalize => super::canonicalize(g)?,
+        LayoutPass::InThreadTranspose => super::in_thread_transpose(g)?,
         LayoutPass::Pipeline => {}
     }
     Ok(())
 }
 
 /// The whole pipeline on one graph: the conversion to TTGIR when the module has no layouts yet,
-/// then [`PIPELINE`]. On the targets where Triton runs its in-thread transpose last (the target
-/// table's `triton_in_thread_transpose`), which the crate does not implement, a module with a
-/// shared-memory dot operand (where it may apply) is refused.
+/// then [`PIPELINE`], then, on the targets where Triton runs it (the target table's
+/// `triton_in_thread_transpose`), the in-thread transpose and a last propagation.
 fn pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), PassError> {
     let mut unchanged = Some(m);
     if !m.values.iter().any(|v| v.ty.encoding.is_some()) {
         apply(g, None, LayoutPass::ConvertToTtgpuir, opts)?;
         unchanged = None;
     }
-    for &pass in PIPELINE {
+    let in_thread_transpose = Target::by_name(&opts.arch).is_ok_and(|t| t.triton_in_thread_transpose);
+    let tail: &[LayoutPass] = if in_thread_transpose {
+        &[LayoutPass::InThreadTranspose, LayoutPass::RemoveLayoutConversions]
+    } else {
+        &[]
+    };
+    for &pass in PIPELINE.iter().chain(tail) {
         apply(g, unchanged, pass, opts).map_err(|e| PassError {
             message: format!("{pass}: {}", e.message),
             ..e
         })?;
         unchanged = None;
     }
-    let in_thread_transpose = Target::by_name(&opts.arch).is_ok_and(|t| t.triton_in_thread_transpose);
-    if in_thread_transpose && let Some(op) = g.walk().into_iter().find(|&o| transposable(g, o)) {
-        return Err(PassError::new(
-            g,
-            Some(op),
-            "in_thread_transpose (Triton runs it on this target after data duplication) is not implemented",
-        ));
-    }
     Ok(())
-}
-
-/// Whether Triton's in-thread transpose may apply at `op`: a `ttg.local_load` into an MFMA or
-/// WMMA dot operand from a buffer a blocked tensor is stored into whose fastest dim is not K
-/// (its first conditions; where they fail the pass leaves the load alone).
-fn transposable(g: &Graph, op: OpId) -> bool {
-    use crate::encodings::Encoding;
-    let o = &g.ops[op];
-    if o.name != "ttg.local_load" {
-        return false;
-    }
-    let Some(Encoding::DotOperand(d)) = o.results.first().and_then(|&r| g.encoding(r)).map(|e| &**e) else {
-        return false;
-    };
-    if !matches!(*d.parent, Encoding::AmdMfma(_) | Encoding::AmdWmma(_)) {
-        return false;
-    }
-    let k_dim = if d.op_idx == 0 { 1 } else { 0 };
-    let Some(alloc) = o.operands.first().and_then(|&m| g.def_op(m)) else {
-        return true;
-    };
-    if g.ops[alloc].name != "ttg.local_alloc" {
-        return true;
-    }
-    match g.ops[alloc]
-        .operands
-        .first()
-        .and_then(|&v| g.encoding(v))
-        .map(|e| &**e)
-    {
-        Some(Encoding::Blocked(b)) => b.order.first() != Some(&k_dim),
-        _ => false,
-    }
 }
 
 fn message(e: &str) -> PassError {

@@ -315,7 +315,7 @@ fn new_block(
 }
 
 /// The template of one line: its result list, its operand references (there must be
-/// `operands` of them, in order) and its tensor types; the rest is kept as text.
+/// `operands` of them, in order) and its tensor and memdesc types; the rest is kept as text.
 fn template(g: &Graph, line_text: &str, operands: usize, line: usize) -> Result<Vec<Piece>, TtgirError> {
     let mut pieces = Vec::new();
     let mut rest = line_text;
@@ -360,10 +360,10 @@ fn template(g: &Graph, line_text: &str, operands: usize, line: usize) -> Result<
             flush(&mut text, &mut pieces);
             pieces.push(Piece::Operand(k));
             k += 1;
-        } else if rest[i..].starts_with("tensor<") && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
-            let end = angle_end(b, i + 6);
+        } else if let Some(open) = type_opening(rest, i) {
+            let end = angle_end(b, open);
             let ty_text = &rest[i..end];
-            match parse_tensor(g, ty_text) {
+            match parse_type(g, ty_text) {
                 Some(ty) => {
                     flush(&mut text, &mut pieces);
                     pieces.push(Piece::Type(ty));
@@ -407,13 +407,32 @@ fn angle_end(b: &[u8], open: usize) -> usize {
     b.len()
 }
 
-fn parse_tensor(g: &Graph, text: &str) -> Option<ValueType> {
+/// The byte of the `<` when a tensor or memdesc type starts at byte `i` of `text`.
+fn type_opening(text: &str, i: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.') {
+        return None;
+    }
+    let rest = &text[i..];
+    ["tensor<", "!ttg.memdesc<"]
+        .iter()
+        .find(|p| rest.starts_with(**p))
+        .map(|p| i + p.len() - 1)
+}
+
+/// A tensor or memdesc type: memdescs are types the passes change too (a buffer's shared
+/// layout).
+fn parse_type(g: &Graph, text: &str) -> Option<ValueType> {
     let t = TensorType::parse_with_aliases(text, &g.aliases).ok()?;
     Some(ValueType {
-        kind: TypeKind::Tensor,
+        kind: if t.memdesc.is_some() {
+            TypeKind::MemDesc
+        } else {
+            TypeKind::Tensor
+        },
         shape: t.shape,
         element: t.element_type,
         encoding: t.encoding,
-        memory: Vec::new(),
+        memory: t.memdesc.unwrap_or_default(),
     })
 }

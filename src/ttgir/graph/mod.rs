@@ -148,7 +148,7 @@ pub(crate) enum Piece {
     Results,
     /// Operand `k`.
     Operand(usize),
-    /// A tensor type as written: printed as the new type of the op's values of that type.
+    /// A tensor or memdesc type as written: printed as the new type of the op's values of that type.
     Type(ValueType),
 }
 
