@@ -85,7 +85,7 @@ fn canonicalize_agrees_with_triton() {
     check(
         "canonicalize",
         |g| canonicalize(g).map_err(|e| e.to_string()),
-        [438, 0, 20],
+        [438, 0, 24],
     );
 }
 

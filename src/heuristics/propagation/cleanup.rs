@@ -205,6 +205,9 @@ fn apply(g: &mut Graph, op: OpId, patterns: Patterns) -> Option<Vec<OpId>> {
     {
         return Some(new);
     }
+    if let Some(new) = fold_identity(g, op) {
+        return Some(new);
+    }
     match patterns {
         Patterns::Epilogue if g.ops[op].name == "tt.store" => return super::epilogue::bypass(g, op),
         Patterns::Epilogue | Patterns::None => return None,
@@ -615,9 +618,113 @@ fn fold_extf(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     Some(touched)
 }
 
+/// The literal of the constant `v` is, when it is one value (a scalar or a splat): `0`,
+/// `-0.000000e+00`, `1.000000e+00`.
+fn constant_literal(g: &Graph, v: ValueId) -> Option<String> {
+    let cst = g.def_op(v)?;
+    if g.ops[cst].name != "arith.constant" {
+        return None;
+    }
+    let text = g.op_text_without_results(cst);
+    let body = text.strip_prefix("arith.constant ")?;
+    let literal = match body.strip_prefix("dense<") {
+        Some(rest) if is_splat_constant(g, cst) => &rest[..rest.find('>')?],
+        Some(_) => return None,
+        None => &body[..body.find(" : ")?],
+    };
+    Some(literal.trim().to_string())
+}
+
+/// The value of a float literal as MLIR prints it: decimal, or the bit pattern in hex
+/// (`0xFF800000` is -inf in f32, `0xFC00` in f16).
+fn float_literal(literal: &str, element: &str) -> Option<f64> {
+    let Some(hex) = literal.strip_prefix("0x") else {
+        return literal.parse().ok();
+    };
+    let bits = u64::from_str_radix(hex, 16).ok()?;
+    match element {
+        "f64" => Some(f64::from_bits(bits)),
+        "f32" => Some(f64::from(f32::from_bits(u32::try_from(bits).ok()?))),
+        // bf16 is the top half of an f32.
+        "bf16" => Some(f64::from(f32::from_bits(u32::try_from(bits).ok()? << 16))),
+        "f16" => {
+            let b = u16::try_from(bits).ok()?;
+            let sign = if b & 0x8000 != 0 { -1.0 } else { 1.0 };
+            let (exp, frac) = (i32::from((b >> 10) & 0x1f), f64::from(b & 0x3ff));
+            Some(match exp {
+                0 => sign * frac * 2f64.powi(-24),
+                31 if frac == 0.0 => sign * f64::INFINITY,
+                31 => f64::NAN,
+                e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// MLIR's identity folds of arithmetic, which its greedy rewriter applies wherever it runs:
+/// `x + (-0.0)`, `x - 0.0`, `x * 1.0`, `x / 1.0`, `max(x, -inf)`, `min(x, +inf)`, `x + 0`,
+/// `x - 0`, `x * 1` are `x` (for the commutative ones the constant may be either operand:
+/// MLIR moves it to the right first).
+fn fold_identity(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
+    let o = &g.ops[op];
+    let (&lhs, &rhs, &res) = (o.operands.first()?, o.operands.get(1)?, o.results.first()?);
+    let is = |v: ValueId, want: &dyn Fn(&str) -> bool| constant_literal(g, v).is_some_and(|l| want(&l));
+    let element = g.values[res].ty.element.clone();
+    let element = element.as_str();
+    let float = |want: fn(f64) -> bool| move |l: &str| float_literal(l, element).is_some_and(want);
+    let neg_zero = float(|x| x == 0.0 && x.is_sign_negative());
+    let pos_zero = float(|x| x == 0.0 && x.is_sign_positive());
+    let one = float(|x| x == 1.0);
+    let neg_inf = float(|x| x == f64::NEG_INFINITY);
+    let pos_inf = float(|x| x == f64::INFINITY);
+    let int = |n: i64| move |l: &str| l.parse::<i64>() == Ok(n);
+    let commutative_identity = |want: &dyn Fn(&str) -> bool| {
+        if is(rhs, want) {
+            Some(lhs)
+        } else if is(lhs, want) {
+            Some(rhs)
+        } else {
+            None
+        }
+    };
+    let kept = match o.name.as_str() {
+        "arith.addf" => commutative_identity(&neg_zero),
+        "arith.subf" => is(rhs, &pos_zero).then_some(lhs),
+        "arith.mulf" => commutative_identity(&one),
+        "arith.divf" => is(rhs, &one).then_some(lhs),
+        "arith.maximumf" | "arith.maxnumf" => commutative_identity(&neg_inf),
+        "arith.minimumf" | "arith.minnumf" => commutative_identity(&pos_inf),
+        "arith.addi" => commutative_identity(&int(0)),
+        "arith.muli" => commutative_identity(&int(1)),
+        "arith.subi" => is(rhs, &int(0)).then_some(lhs),
+        _ => None,
+    }?;
+    if g.values[kept].ty != g.values[res].ty {
+        return None;
+    }
+    let mut touched: Vec<OpId> = g.uses(res).into_iter().map(|(u, _)| u).collect();
+    touched.extend(g.def_op(kept));
+    replace_op(g, op, &[kept]);
+    Some(touched)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_literals_are_bit_patterns_of_their_type() {
+        assert_eq!(float_literal("0xFF800000", "f32"), Some(f64::NEG_INFINITY));
+        assert_eq!(float_literal("0x7C00", "f16"), Some(f64::INFINITY));
+        assert_eq!(float_literal("0x3C00", "f16"), Some(1.0));
+        assert_eq!(float_literal("0xFF80", "bf16"), Some(f64::NEG_INFINITY));
+        assert_eq!(
+            float_literal("-0.000000e+00", "f32").map(f64::is_sign_negative),
+            Some(true)
+        );
+        assert_eq!(float_literal("0x7F800000", "i32"), None);
+    }
 
     #[test]
     fn a_literal_denotes_the_nearest_value_of_its_type() {
