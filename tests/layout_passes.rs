@@ -59,11 +59,10 @@ fn optimize_dot_operands_agrees_with_triton() {
 
 #[test]
 fn f32_dot_tc_agrees_with_triton() {
-    check(
-        "f32_dot_tc",
-        |g| f32_dot_tc(g).map_err(|e| e.to_string()),
-        [147, 0, 0],
-    );
+    let run = |g: &mut Graph, c: &common::passes::Case| {
+        f32_dot_tc(g, c.get("emu_tf32") == Some("1")).map_err(|e| e.to_string())
+    };
+    common::passes::check_with("f32_dot_tc", &run, [147, 0, 2]);
 }
 
 #[test]

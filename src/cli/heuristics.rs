@@ -17,7 +17,7 @@ pub struct Args {
     /// `--emit ttgir`): convert_to_ttgpuir, coalesce, f32_dot_tc, remove_layout_conversions,
     /// optimize_thread_locality, accelerate_matmul, optimize_epilogue, optimize_dot_operands,
     /// hoist_layout_conversions, fuse_nested_loops, canonicalize, licm,
-    /// reduce_data_duplication, and pipeline (all of them in Triton's AMD order). coalesce and
+    /// reduce_data_duplication, in_thread_transpose, and pipeline (all of them in Triton's AMD order). coalesce and
     /// accelerate_matmul report their decisions unless `--emit ttgir` asks for the module.
     #[arg(long)]
     pub pass: String,
@@ -41,6 +41,9 @@ pub struct Args {
     /// accelerate_matmul's matrix_instr_nonkdim (0 = heuristic).
     #[arg(long, default_value_t = 0)]
     pub nonkdim: u32,
+    /// f32_dot_tc's TF32 emulation (split `tf32x3` dots; off in Triton's AMD pipeline).
+    #[arg(long)]
+    pub emu_tf32: bool,
     /// Print a JSON object shaped like the oracle's `result` (`mem` / `dots` / `copies`).
     #[arg(long)]
     pub json: bool,
@@ -142,6 +145,7 @@ fn rewrite(args: &Args, text: &str, pass: LayoutPass) -> Result<String, String> 
     opts.threads_per_warp = args.threads_per_warp.unwrap_or(0);
     opts.kpack = args.kpack;
     opts.nonkdim = args.nonkdim;
+    opts.emu_tf32 = args.emu_tf32;
     let (out, log) = run_layout_pass_explained(text, pass, &opts)
         .map_err(|e| format!("{}: {pass}: {e}", args.file.display()))?;
     if args.emit.is_some() {

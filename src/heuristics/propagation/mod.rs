@@ -48,6 +48,7 @@ mod cleanup;
 mod coalesce_rewrite;
 mod duplication;
 mod epilogue;
+mod f32_dot;
 mod forward;
 mod in_thread_transpose;
 mod licm;
@@ -61,6 +62,7 @@ mod to_ttgpuir;
 
 pub use coalesce_rewrite::coalesce;
 pub use duplication::reduce_data_duplication;
+pub use f32_dot::f32_dot_tc;
 pub use in_thread_transpose::in_thread_transpose;
 pub use licm::licm;
 pub use locality::optimize_thread_locality;
@@ -333,37 +335,6 @@ pub fn optimize_dot_operands(g: &mut Graph, arch: &str) -> Result<(), PassError>
         ));
     }
     cleanup::canonicalize(g, cleanup::Patterns::Converts);
-    Ok(())
-}
-
-/// Triton 3.6's `tritongpu-F32DotTC` as the AMD pipeline runs it (no TF32 emulation), on `g`:
-/// the greedy rewriter's cleanups; a dot of f32 operands with `inputPrecision = bf16x3` or
-/// `bf16x6` (split into bf16 dots) is refused in one line.
-///
-/// ```
-/// use linear_layout::heuristics::propagation::f32_dot_tc;
-/// use linear_layout::ttgir::graph::Graph;
-/// let mut g = Graph::parse("module {\n  tt.func @k(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    tt.return\n  }\n}")?;
-/// f32_dot_tc(&mut g)?;
-/// assert!(!g.print()?.contains("arith.addi")); // dead
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn f32_dot_tc(g: &mut Graph) -> Result<(), PassError> {
-    bounded(g)?;
-    if let Some(op) = g.walk().into_iter().find(|&o| {
-        g.ops[o].name == "tt.dot"
-            && matches!(
-                crate::ttgir::attr(&g.ops[o].attrs, "inputPrecision"),
-                Some(crate::ttgir::AttrValue::Raw(p)) if p == "bf16x3" || p == "bf16x6"
-            )
-    }) {
-        return Err(PassError::new(
-            g,
-            Some(op),
-            "splitting an f32 dot into bf16 dots is not implemented",
-        ));
-    }
-    cleanup::canonicalize(g, cleanup::Patterns::None);
     Ok(())
 }
 

@@ -130,6 +130,8 @@ pub struct LayoutPassOptions {
     pub kpack: u32,
     /// accelerate-matmul's `matrix_instr_nonkdim` (0: its heuristic).
     pub nonkdim: u32,
+    /// F32DotTC's TF32 emulation (`tf32x3` dots split; NVIDIA only, off in the AMD pipeline).
+    pub emu_tf32: bool,
 }
 
 impl LayoutPassOptions {
@@ -141,6 +143,7 @@ impl LayoutPassOptions {
             threads_per_warp: 0,
             kpack: 1,
             nonkdim: 0,
+            emu_tf32: false,
         }
     }
 }
@@ -268,7 +271,7 @@ fn apply(
                 super::accelerate_matmul(g, m, &opts.arch, opts.kpack, opts.nonkdim)?;
             }
         }
-        LayoutPass::F32DotTc => super::f32_dot_tc(g)?,
+        LayoutPass::F32DotTc => super::f32_dot_tc(g, opts.emu_tf32)?,
         LayoutPass::RemoveLayoutConversions => super::remove_layout_conversions(g)?,
         LayoutPass::OptimizeThreadLocality => super::optimize_thread_locality(g)?,
         LayoutPass::OptimizeEpilogue => super::optimize_epilogue(g)?,

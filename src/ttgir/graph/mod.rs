@@ -1040,8 +1040,8 @@ impl Graph {
 impl Graph {
     /// Inserts a new op at `at` printed from `format`, MLIR's custom syntax with holes: `$r`
     /// (the result list), `$0`, `$1`, … (operand names), `$t0`, … (operand types) and `$rt0`, …
-    /// (result types). Types print as the values' current types, so a pass may retype the op's
-    /// values later.
+    /// (result types); `$$` is a `$` of the text (inline assembly's own `$0`). Types print as
+    /// the values' current types, so a pass may retype the op's values later.
     ///
     /// ```
     /// use linear_layout::ttgir::graph::Graph;
@@ -1075,6 +1075,11 @@ impl Graph {
         while let Some(p) = rest.find('$') {
             text.push_str(&rest[..p]);
             rest = &rest[p + 1..];
+            if let Some(t) = rest.strip_prefix('$') {
+                text.push('$');
+                rest = t;
+                continue;
+            }
             let (kind, tail) = if let Some(t) = rest.strip_prefix("rt") {
                 ("rt", t)
             } else if let Some(t) = rest.strip_prefix('t') {
