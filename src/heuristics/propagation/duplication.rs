@@ -50,7 +50,7 @@ pub(super) fn order_per_dim(ll: &crate::linear::LinearLayout, in_dim: &str, defa
 
 /// Triton's `getOrderForMemory`: the register order of the layout, unless its fastest thread
 /// dimension holds one element per thread (then the thread order).
-fn order_for_memory(ty: &ValueType) -> Option<Vec<u32>> {
+pub(super) fn order_for_memory(ty: &ValueType) -> Option<Vec<u32>> {
     let ll = ty.encoding.as_ref()?.to_linear_layout(&ty.shape).ok()?;
     let rank = ty.shape.len() as u32;
     let default: Vec<u32> = (0..rank).rev().collect();

@@ -46,6 +46,7 @@
 
 mod cleanup;
 mod coalesce_rewrite;
+mod dot_operands;
 mod duplication;
 mod epilogue;
 mod f32_dot;
@@ -61,6 +62,7 @@ mod reshape;
 mod to_ttgpuir;
 
 pub use coalesce_rewrite::coalesce;
+pub use dot_operands::optimize_dot_operands;
 pub use duplication::reduce_data_duplication;
 pub use f32_dot::f32_dot_tc;
 pub use in_thread_transpose::in_thread_transpose;
@@ -292,49 +294,6 @@ pub fn hoist_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
             g.move_after(cvt, src_def);
         }
     }
-    Ok(())
-}
-
-/// Triton 3.6's `tritonamdgpu-optimize-dot-operands` on `g`, in place: the convert
-/// canonicalizations (and the greedy rewriter's cleanups). Its other rewrite, shared memory for
-/// the scales of gfx950's scaled upcasts inside loops, is refused in one line.
-///
-/// ```
-/// use linear_layout::heuristics::propagation::optimize_dot_operands;
-/// use linear_layout::ttgir::graph::Graph;
-/// let text = r#"
-/// #a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
-/// module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
-///   tt.func @k(%x: tensor<256xf32, #a>) {
-///     %c = ttg.convert_layout %x : tensor<256xf32, #a> -> tensor<256xf32, #a>
-///     %y = arith.addf %c, %c : tensor<256xf32, #a>
-///     tt.return
-///   }
-/// }"#;
-/// let mut g = Graph::parse(text)?;
-/// optimize_dot_operands(&mut g, "gfx942")?;
-/// assert!(!g.print()?.contains("convert_layout"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn optimize_dot_operands(g: &mut Graph, arch: &str) -> Result<(), PassError> {
-    bounded(g)?;
-    // Triton applies it on CDNA4 (MFMA version 4) only.
-    let cdna4 = crate::target::Target::by_name(arch).is_ok_and(|t| t.matrix.mfma_version == Some(4));
-    if cdna4
-        && let Some(op) = g.walk().into_iter().find(|&o| {
-            matches!(
-                g.ops[o].name.as_str(),
-                "amdg.scaled_upcast_fp4" | "amdg.scaled_upcast_fp8"
-            )
-        })
-    {
-        return Err(PassError::new(
-            g,
-            Some(op),
-            "shared memory for the scales of a scaled upcast is not implemented",
-        ));
-    }
-    cleanup::canonicalize(g, cleanup::Patterns::Converts);
     Ok(())
 }
 
