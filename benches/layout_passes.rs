@@ -2,7 +2,8 @@
 //! kernels as people write them, three archs): per pass, all its runs in one iteration —
 //! reading the module, the pass, printing it. `scripts/bench_passes.py` times Triton's passes
 //! on the same inputs (the list written to `target/criterion/layout_passes/inputs.json`) and
-//! writes the table of BENCHMARKS.md.
+//! writes the table of BENCHMARKS.md. The pipeline is also timed kernel by kernel
+//! (`layout_pipeline/<file>`).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -110,7 +111,8 @@ fn layout_passes(c: &mut Criterion) {
         }
         for r in &runs {
             listed.push(
-                serde_json::json!({"pass": name, "file": r.file, "stage": r.stage, "arch": r.opts.arch}),
+                serde_json::json!({"pass": name, "file": r.file, "stage": r.stage, "arch": r.opts.arch,
+                    "num_warps": r.opts.num_warps, "threads_per_warp": r.opts.threads_per_warp}),
             );
         }
         group.bench_function(name, |b| {
@@ -122,6 +124,24 @@ fn layout_passes(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    // The pipeline once more, one benchmark per kernel (`layout_pipeline/<file>`).
+    let mut per_module = c.benchmark_group("layout_pipeline");
+    per_module
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(100))
+        .measurement_time(Duration::from_millis(400));
+    for r in inputs("pipeline") {
+        if run_layout_pass(&r.text, LayoutPass::Pipeline, &r.opts).is_err() {
+            continue;
+        }
+        let id = r.file.trim_end_matches(".mlir").to_string();
+        per_module.bench_function(&id, |b| {
+            b.iter(|| black_box(run_layout_pass(black_box(&r.text), LayoutPass::Pipeline, &r.opts).ok()))
+        });
+    }
+    per_module.finish();
+
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/criterion/layout_passes");
     let _ = std::fs::create_dir_all(&path);
     std::fs::write(

@@ -181,11 +181,23 @@ fn line_starts(text: &str) -> Vec<usize> {
 /// Splits `s` at top-level occurrences of `sep` (outside `<>`, `()`, `[]`, `{}`, quotes;
 /// `->` is not a bracket).
 pub(super) fn split_top<'s>(s: &'s str, sep: &str) -> Vec<(usize, &'s str)> {
-    let b = s.as_bytes();
     let mut out = Vec::new();
-    let mut depth: i64 = 0;
     let mut start = 0;
-    let mut i = 0;
+    while let Some(at) = top_level(s, start, sep) {
+        out.push((start, &s[start..at]));
+        start = at + sep.len();
+    }
+    out.push((start, s.get(start..).unwrap_or("")));
+    out
+}
+
+/// The first top-level occurrence of `sep` in `s` at or after byte `from` (outside brackets and
+/// string literals; the `>` of an arrow closes nothing).
+fn top_level(s: &str, from: usize, sep: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let first = *sep.as_bytes().first()?;
+    let mut depth: i64 = 0;
+    let mut i = from;
     let mut in_str = false;
     while i < b.len() {
         let c = b[i];
@@ -198,11 +210,8 @@ pub(super) fn split_top<'s>(s: &'s str, sep: &str) -> Vec<(usize, &'s str)> {
             i += 1;
             continue;
         }
-        if depth == 0 && b[i..].starts_with(sep.as_bytes()) && s.is_char_boundary(i) {
-            out.push((start, &s[start..i]));
-            i += sep.len();
-            start = i;
-            continue;
+        if depth == 0 && c == first && b[i..].starts_with(sep.as_bytes()) && s.is_char_boundary(i) {
+            return Some(i);
         }
         match c {
             b'"' => in_str = true,
@@ -213,18 +222,12 @@ pub(super) fn split_top<'s>(s: &'s str, sep: &str) -> Vec<(usize, &'s str)> {
         }
         i += 1;
     }
-    out.push((start, s.get(start..).unwrap_or("")));
-    out
+    None
 }
 
 /// Position of the first top-level occurrence of `sep`.
 fn find_top(s: &str, sep: &str) -> Option<usize> {
-    let parts = split_top(s, sep);
-    if parts.len() > 1 {
-        Some(parts[1].0 - sep.len())
-    } else {
-        None
-    }
+    top_level(s, 0, sep)
 }
 
 /// The matching closing bracket of the opener at byte `open` (which must be ASCII).
