@@ -174,6 +174,17 @@ pub fn remove_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
         forward::propagate(g, f)?;
     }
     cleanup::canonicalize(g, cleanup::Patterns::Converts);
+    rematerialise(g, MAX_REMAT_ROUNDS)?;
+    for f in 0..g.funcs.len() {
+        remat::hoist(g, f)?;
+    }
+    cleanup::canonicalize(g, cleanup::Patterns::Final);
+    Ok(())
+}
+
+/// Backward rematerialisation, round after round while a round changes the module; past
+/// `max_rounds` changing rounds, the limit error.
+fn rematerialise(g: &mut Graph, max_rounds: usize) -> Result<(), PassError> {
     let mut rounds = 0usize;
     loop {
         let mut changed = false;
@@ -182,22 +193,17 @@ pub fn remove_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
         }
         cleanup::canonicalize(g, cleanup::Patterns::Converts);
         if !changed {
-            break;
+            return Ok(());
         }
         rounds += 1;
         crate::limits::LimitExceeded::check(
             "heuristics::propagation::MAX_REMAT_ROUNDS",
             "rounds of backward rematerialisation",
-            MAX_REMAT_ROUNDS as u64,
+            max_rounds as u64,
             rounds as u64,
         )
         .map_err(PassError::limit)?;
     }
-    for f in 0..g.funcs.len() {
-        remat::hoist(g, f)?;
-    }
-    cleanup::canonicalize(g, cleanup::Patterns::Final);
-    Ok(())
 }
 
 /// Triton 3.6's `tritonamdgpu-optimize-epilogue` on `g`, in place: a store of an MMA result
@@ -344,4 +350,41 @@ pub fn canonicalize(g: &mut Graph) -> Result<(), PassError> {
     bounded(g)?;
     cleanup::canonicalize(g, cleanup::Patterns::Final);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A convert of a mask that is cheaper to recompute in the store's layout: one round
+    /// of rematerialisation removes it.
+    const REMAT: &str = r#"
+#a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#b = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func @k(%p: tensor<1024x!tt.ptr<f32>, #a>, %q: tensor<1024x!tt.ptr<f32>, #b>, %n: i32) {
+    %r = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #a>
+    %s = tt.splat %n : i32 -> tensor<1024xi32, #a>
+    %m = arith.cmpi slt, %r, %s : tensor<1024xi32, #a>
+    %x = tt.load %p, %m : tensor<1024x!tt.ptr<f32>, #a>
+    %c = ttg.convert_layout %m : tensor<1024xi1, #a> -> tensor<1024xi1, #b>
+    %y = tt.load %q, %c : tensor<1024x!tt.ptr<f32>, #b>
+    tt.store %q, %y, %c : tensor<1024x!tt.ptr<f32>, #b>
+    tt.store %p, %x, %m : tensor<1024x!tt.ptr<f32>, #a>
+    tt.return
+  }
+}"#;
+
+    #[test]
+    fn rematerialisation_stops_at_its_round_limit() {
+        let mut g = Graph::parse(REMAT).unwrap();
+        forward::propagate(&mut g, 0).unwrap();
+        let e = rematerialise(&mut g, 0).unwrap_err();
+        let limit = e.limit.expect("a limit error");
+        assert_eq!(limit.limit, "heuristics::propagation::MAX_REMAT_ROUNDS");
+        let mut g = Graph::parse(REMAT).unwrap();
+        forward::propagate(&mut g, 0).unwrap();
+        rematerialise(&mut g, 1).unwrap();
+        assert!(!g.print().unwrap().contains("convert_layout"));
+    }
 }
