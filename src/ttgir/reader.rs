@@ -281,7 +281,7 @@ fn parse_int(s: &str) -> Option<i64> {
 }
 
 /// Parses one attribute value (text between `=` and the next top-level `,`).
-fn parse_attr_value(v: &str) -> AttrValue {
+pub(super) fn parse_attr_value(v: &str) -> AttrValue {
     let v = v.trim();
     // Drop a trailing `: type`.
     let head = match find_top(v, " : ") {

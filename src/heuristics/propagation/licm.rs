@@ -48,7 +48,7 @@ fn has_writes(g: &Graph, op: OpId) -> bool {
 }
 
 /// Triton's `isSpeculatable && isMemoryEffectFree` for ops other than loads.
-fn hoistable(g: &Graph, op: OpId) -> bool {
+pub(super) fn hoistable(g: &Graph, op: OpId) -> bool {
     let o = &g.ops[op];
     let name = o.name.as_str();
     if !o.regions.is_empty() && !matches!(name, "tt.reduce" | "tt.scan") {
@@ -129,7 +129,7 @@ pub fn licm(g: &mut Graph) -> Result<(), PassError> {
     super::bounded(g)?;
     // Innermost loops first: the post-order of the walk.
     for lp in post_order_loops(g) {
-        hoist_from(g, lp)?;
+        hoist_invariants(g, lp, true)?;
     }
     Ok(())
 }
@@ -157,7 +157,9 @@ fn post_order_loops(g: &Graph) -> Vec<OpId> {
     out
 }
 
-fn hoist_from(g: &mut Graph, lp: OpId) -> Result<(), PassError> {
+/// Moves the invariant ops of loop `lp`'s body in front of it; loads only with `with_loads`
+/// (Triton's rule; MLIR's own loop-invariant code motion leaves them).
+pub(super) fn hoist_invariants(g: &mut Graph, lp: OpId, with_loads: bool) -> Result<(), PassError> {
     let Some(&body) = g.ops[lp].regions.first().and_then(|r| r.first()) else {
         return Ok(());
     };
@@ -170,7 +172,7 @@ fn hoist_from(g: &mut Graph, lp: OpId) -> Result<(), PassError> {
         }
         let is_load = g.ops[op].name == "tt.load";
         let allowed = if is_load {
-            loop_reads_only
+            with_loads && loop_reads_only
         } else {
             hoistable(g, op)
         };

@@ -51,6 +51,7 @@ mod duplication;
 mod epilogue;
 mod f32_dot;
 mod forward;
+mod fuse_loops;
 mod in_thread_transpose;
 mod licm;
 mod locality;
@@ -65,6 +66,7 @@ pub use coalesce_rewrite::coalesce;
 pub use dot_operands::optimize_dot_operands;
 pub use duplication::reduce_data_duplication;
 pub use f32_dot::f32_dot_tc;
+pub use fuse_loops::fuse_nested_loops;
 pub use in_thread_transpose::in_thread_transpose;
 pub use licm::licm;
 pub use locality::optimize_thread_locality;
@@ -299,35 +301,6 @@ pub fn hoist_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
             );
             g.move_after(cvt, src_def);
         }
-    }
-    Ok(())
-}
-
-/// Triton 3.6's `tritongpu-fuse-nested-loops` on `g`: it only fuses loop nests marked
-/// `tt.flatten` (or `ttg.always-fuse`); fusing them is refused in one line, other modules pass
-/// through unchanged.
-///
-/// ```
-/// use linear_layout::heuristics::propagation::fuse_nested_loops;
-/// use linear_layout::ttgir::graph::Graph;
-/// let mut g = Graph::parse("module {\n  tt.func @k(%a: i32) {\n    tt.return\n  }\n}")?;
-/// fuse_nested_loops(&mut g)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn fuse_nested_loops(g: &mut Graph) -> Result<(), PassError> {
-    bounded(g)?;
-    if let Some(op) = g.walk().into_iter().find(|&o| {
-        g.ops[o].name == "scf.for"
-            && g.ops[o]
-                .attrs
-                .iter()
-                .any(|(k, _)| k == "tt.flatten" || k == "ttg.always-fuse")
-    }) {
-        return Err(PassError::new(
-            g,
-            Some(op),
-            "fusing a flattened loop nest is not implemented",
-        ));
     }
     Ok(())
 }

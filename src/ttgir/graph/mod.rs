@@ -1126,6 +1126,62 @@ impl Graph {
 }
 
 impl Graph {
+    /// Sets attribute `name` of an op printed from the graph (`scf.for`, `scf.if`) to `value`
+    /// as MLIR writes it (`""` for a unit attribute, `"2 : i32"`), or removes it with `None`:
+    /// in the dictionary printed after the op, kept sorted by name as MLIR's dictionaries are,
+    /// and in [`GOp::attrs`]. An op printed from its source text is left as it is.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let text = "module {\n  tt.func @f(%n: i32) {\n    %c0 = arith.constant 0 : i32\n    %c1 = arith.constant 1 : i32\n    scf.for %i = %c0 to %n step %c1  : i32 {\n    } {tt.flatten}\n    tt.return\n  }\n}";
+    /// let mut g = Graph::parse(text)?;
+    /// let lp = g.find_op("scf.for").unwrap();
+    /// g.set_trailing_attr(lp, "tt.num_stages", Some("2 : i32"));
+    /// g.set_trailing_attr(lp, "tt.flatten", None);
+    /// g.set_trailing_attr(lp, "tt.disallow_acc_multi_buffer", Some(""));
+    /// assert!(g.print()?.contains("} {tt.disallow_acc_multi_buffer, tt.num_stages = 2 : i32}"));
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub fn set_trailing_attr(&mut self, op: OpId, name: &str, value: Option<&str>) {
+        let o = &mut self.ops[op];
+        let Form::Built { trailing } = &mut o.form else {
+            return;
+        };
+        let inner = trailing.trim().trim_start_matches('{').trim_end_matches('}');
+        let key = |entry: &str| {
+            let k = super::reader::split_top(entry, "=")[0].1.trim();
+            k.trim_matches('"').to_string()
+        };
+        let mut entries: Vec<(String, String)> = super::reader::split_top(inner, ",")
+            .into_iter()
+            .map(|(_, e)| e.trim())
+            .filter(|e| !e.is_empty())
+            .map(|e| (key(e), e.to_string()))
+            .filter(|(k, _)| k != name)
+            .collect();
+        o.attrs.retain(|(k, _)| k != name);
+        if let Some(v) = value {
+            let key = quoted_unless_bare(name);
+            // The reader's view of a unit attribute is the integer 1.
+            let (entry, read) = if v.is_empty() {
+                (key, super::AttrValue::Int(1))
+            } else {
+                (format!("{key} = {v}"), super::reader::parse_attr_value(v))
+            };
+            entries.push((name.to_string(), entry));
+            o.attrs.push((name.to_string(), read));
+        }
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let dict: Vec<String> = entries.into_iter().map(|(_, e)| e).collect();
+        *trailing = if dict.is_empty() {
+            String::new()
+        } else {
+            format!("{{{}}}", dict.join(", "))
+        };
+    }
+}
+
+impl Graph {
     /// Adds `v` as a new operand of `op` right after operand `k`, and to its text after that
     /// operand's name (`tt.load %p` → `tt.load %p, %mask`), keeping its attributes.
     ///
@@ -1181,19 +1237,24 @@ fn is_module_line(line: &str) -> bool {
         .is_some_and(|r| r.starts_with([' ', '{', '@']))
 }
 
-/// `line` (a module line) with attribute `name = value` set; `None` when its dictionary is
-/// not where a module line has it.
-fn with_module_attr(line: &str, name: &str, value: &str) -> Option<String> {
+/// An attribute name as MLIR prints it: quoted unless it is a bare identifier
+/// (`"ttg.num-warps"` but `ttg.target`).
+fn quoted_unless_bare(name: &str) -> String {
     let bare = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'));
-    let key = if bare {
+    if bare {
         name.to_string()
     } else {
         format!("{name:?}")
-    };
-    let entry = format!("{key} = {value}");
+    }
+}
+
+/// `line` (a module line) with attribute `name = value` set; `None` when its dictionary is
+/// not where a module line has it.
+fn with_module_attr(line: &str, name: &str, value: &str) -> Option<String> {
+    let entry = format!("{} = {value}", quoted_unless_bare(name));
     let (head, inner, tail) = match line.find("attributes") {
         Some(a) => {
             let open = a + line[a..].find('{')?;

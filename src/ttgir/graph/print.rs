@@ -415,9 +415,9 @@ impl Printer<'_> {
                 if let Some(then) = self.region_block(o, 0) {
                     self.block(then, depth + 1)?;
                 }
-                if let Some(els) = self.region_block(o, 1)
-                    && (!g.blocks[els].ops.is_empty() || !op.results.is_empty())
-                {
+                // MLIR prints an `else` region that has a block, even one with only its
+                // implicit yield.
+                if let Some(els) = self.region_block(o, 1) {
                     self.line(depth, "} else {");
                     self.block(els, depth + 1)?;
                 }
