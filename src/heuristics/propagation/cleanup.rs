@@ -9,6 +9,7 @@
 //! * a convert of a `tt.splat`, `tt.make_range`, splat constant, `tt.histogram` or
 //!   `ttg.local_load` is that op made directly in the convert's layout;
 //! * an op without side effects whose results are unused is erased;
+//! * an op that folds (see [`super::fold`]) is replaced by its fold, before any pattern;
 //! * constants are unique per function and stand at the top of its entry block (MLIR's
 //!   folder: a constant not already in the leading run of constants moves to the front).
 
@@ -199,10 +200,8 @@ fn known_constant(
 
 /// Applies the first pattern that matches `op`; returns the ops it made or changed.
 fn apply(g: &mut Graph, op: OpId, patterns: Patterns) -> Option<Vec<OpId>> {
-    // MLIR's greedy rewriter folds as it goes: a float extension of a constant is a constant.
-    if g.ops[op].name == "arith.extf"
-        && let Some(new) = fold_extf(g, op)
-    {
+    // MLIR's greedy rewriter tries an op's folder before any pattern.
+    if let Some(new) = super::fold::fold(g, op) {
         return Some(new);
     }
     match patterns {
@@ -544,87 +543,4 @@ fn if_unused_results(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     }
     g.erase_op(op);
     Some(vec![new])
-}
-
-/// `v` rounded to the nearest value with `mantissa` fraction bits and exponents from `min_exp`
-/// (subnormals below it), ties to even; `None` past `max`.
-fn round_float(v: f64, mantissa: i32, min_exp: i32, max: f64) -> Option<f64> {
-    if v == 0.0 || !v.is_finite() {
-        return Some(v);
-    }
-    let e = (v.abs().log2().floor() as i32).max(min_exp);
-    let q = 2f64.powi(e - mantissa);
-    let r = (v / q).round_ties_even() * q;
-    (r.abs() <= max).then_some(r)
-}
-
-/// The exact value a float literal denotes in `element` (`f16`, `bf16`, `f32`, `f64`).
-fn exact_in(literal: &str, element: &str) -> Option<f64> {
-    let v: f64 = literal.trim().parse().ok()?;
-    match element {
-        "f16" => round_float(v, 10, -14, 65504.0),
-        "bf16" => round_float(v, 7, -126, 3.3895313892515355e38),
-        "f32" => round_float(v, 23, -126, f64::from(f32::MAX)),
-        "f64" => Some(v),
-        _ => None,
-    }
-}
-
-/// `arith.extf` of a splat float constant: the constant in the wider type (MLIR's folder); the
-/// new constant's literal is the exact value, which every wider float type holds.
-fn fold_extf(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
-    let &src = g.ops[op].operands.first()?;
-    let cst = g.def_op(src)?;
-    if g.ops[cst].name != "arith.constant" || !is_splat_constant(g, cst) {
-        return None;
-    }
-    let text = g.op_text_without_results(cst);
-    let start = text.find("dense<")? + "dense<".len();
-    let end = start + text[start..].find('>')?;
-    let literal = &text[start..end];
-    // Hex literals are bit patterns (infinities, NaNs): left to Triton's own folding.
-    if literal.starts_with("0x") {
-        return None;
-    }
-    let value = exact_in(literal, &g.values[src].ty.element)?;
-    let &res = g.ops[op].results.first()?;
-    let to = g.values[res].ty.clone();
-    if !matches!(to.element.as_str(), "f32" | "f64") || !value.is_finite() {
-        return None;
-    }
-    let mut printed = format!("{value:e}");
-    if !printed.split('e').next().unwrap_or("").contains('.') {
-        printed = printed.replacen('e', ".0e", 1);
-    }
-    let at = g.position(op);
-    let new = g
-        .insert_text(
-            at,
-            "arith.constant",
-            Vec::new(),
-            vec![to],
-            &format!("$r = arith.constant dense<{printed}> : $rt0"),
-        )
-        .ok()?;
-    let r = g.ops[new].results[0];
-    let users: Vec<OpId> = g.uses(res).into_iter().map(|(u, _)| u).collect();
-    replace_op(g, op, &[r]);
-    g.note(new, "folded: a float extension of a constant");
-    let mut touched = vec![new, cst];
-    touched.extend(users);
-    Some(touched)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_literal_denotes_the_nearest_value_of_its_type() {
-        // MLIR prints f16 0.1 with six digits; the value is the f16 nearest to it.
-        assert_eq!(exact_in("9.997559e-02", "f16"), Some(0.0999755859375));
-        assert_eq!(exact_in("1.000000e+00", "bf16"), Some(1.0));
-        assert_eq!(exact_in("1.0e5", "f16"), None); // past f16's largest finite value
-        assert_eq!(exact_in("0.1", "f32"), Some(f64::from(0.1f32)));
-    }
 }

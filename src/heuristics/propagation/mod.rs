@@ -48,6 +48,7 @@ mod cleanup;
 mod coalesce_rewrite;
 mod duplication;
 mod epilogue;
+mod fold;
 mod forward;
 mod in_thread_transpose;
 mod licm;
