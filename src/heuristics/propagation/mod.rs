@@ -46,6 +46,7 @@
 
 mod cleanup;
 mod coalesce_rewrite;
+mod conditionals;
 mod duplication;
 mod epilogue;
 mod fold;
