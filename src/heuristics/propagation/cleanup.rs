@@ -19,7 +19,7 @@ use crate::encodings::Encoding;
 use crate::ttgir::graph::{Graph, InsertPoint, OpId, ValueId};
 
 use super::forward::block_arg;
-use super::ops::is_removable_when_unused;
+use super::ops::is_removable_op;
 
 /// Most rounds of the greedy rewriter (MLIR's default).
 const MAX_ROUNDS: usize = 10;
@@ -145,7 +145,7 @@ fn would_be_dead(g: &Graph, op: OpId) -> bool {
             })
         }),
         "tt.reduce" | "tt.scan" | "tt.map_elementwise" => true,
-        name => o.regions.is_empty() && !o.results.is_empty() && is_removable_when_unused(name),
+        _ => o.regions.is_empty() && !o.results.is_empty() && is_removable_op(g, op),
     }
 }
 

@@ -380,6 +380,15 @@ pub(crate) fn is_free_convert(g: &Graph, op: OpId) -> bool {
     classify(&s, &d).is_ok_and(|c| matches!(c.kind, ConversionKind::Noop | ConversionKind::Register))
 }
 
+/// [`is_removable_when_unused`] for one op: inline assembly and external functions marked
+/// `pure` have no effect either (`tt.elementwise_inline_asm … {pure = true}`).
+pub(crate) fn is_removable_op(g: &Graph, op: OpId) -> bool {
+    let name = g.ops[op].name.as_str();
+    is_removable_when_unused(name)
+        || (matches!(name, "tt.elementwise_inline_asm" | "tt.extern_elementwise")
+            && g.op_text_without_results(op).contains("pure = true"))
+}
+
 /// Ops without side effects (or only reads) whose results are unused are dead (MLIR's
 /// `isOpTriviallyDead`, with Triton's effects).
 pub(crate) fn is_removable_when_unused(name: &str) -> bool {

@@ -672,7 +672,7 @@ pub(super) fn hoist(g: &mut Graph, f: usize) -> Result<(), PassError> {
 /// effects, broadcasts, converts, views).
 fn no_data_movement(g: &Graph, op: OpId) -> bool {
     let name = g.ops[op].name.as_str();
-    (super::ops::is_elementwise(name) && super::ops::is_removable_when_unused(name))
+    (super::ops::is_elementwise(name) && super::ops::is_removable_op(g, op))
         || matches!(
             name,
             "tt.broadcast"
