@@ -301,13 +301,92 @@ fn fold_convert_operand(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
 }
 
 /// The `scf.for` cleanups of the pass's last step: dead iteration arguments (Triton's
-/// `ForOpDeadArgElimination`), then iteration arguments that only pass their value through
-/// (MLIR's `ForOpIterArgsFolder`).
+/// `ForOpDeadArgElimination`), iteration arguments that only pass their value through (MLIR's
+/// `ForOpIterArgsFolder`), then loops whose trip count makes them trivial.
 fn for_cleanups(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     if dead_args(g, op) {
         return Some(vec![op]);
     }
-    fold_iter_args(g, op)
+    fold_iter_args(g, op).or_else(|| trivial_loop(g, op))
+}
+
+/// MLIR's `SimplifyTrivialLoops`: a loop that never runs (equal bounds, or constant bounds
+/// with `ub <= lb`) gives its inits; one that runs once (constant `step >= ub - lb`) is its body
+/// with the induction variable `lb`; one that runs at least once and only yields values from
+/// before it gives those values.
+///
+/// ```text
+/// %r = scf.for %i = %c0 to %c5 step %c1 iter_args(%a = %x) -> (i32) { scf.yield %y : i32 }
+/// ```
+///
+/// is `%y`.
+fn trivial_loop(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
+    let o = g.ops[op].clone();
+    let (lb, ub, step) = (*o.operands.first()?, *o.operands.get(1)?, *o.operands.get(2)?);
+    let inits = o.operands.get(3..)?.to_vec();
+    let y = yield_of(g, op)?;
+    let body = g.ops[y].block;
+    let mut touched: Vec<OpId> = o.operands.iter().filter_map(|&v| g.def_op(v)).collect();
+    for &r in &o.results {
+        touched.extend(g.uses(r).into_iter().map(|(u, _)| u));
+    }
+    let int = |v: ValueId| super::fold::int_constant(g, v);
+    let diff = if lb == ub {
+        Some(0)
+    } else {
+        int(ub).zip(int(lb)).map(|(u, l)| u - l)
+    }?;
+    let replace = |g: &mut Graph, values: &[ValueId]| {
+        for (&r, &v) in o.results.iter().zip(values) {
+            g.replace_all_uses(r, v);
+        }
+        g.erase_op(op);
+    };
+    if diff <= 0 {
+        g.note(op, "removed: the loop never runs");
+        replace(g, &inits);
+        return Some(touched);
+    }
+    // Without a constant step nothing more is known of the trip count.
+    if int(step)? >= diff {
+        // Runs once: the body moves before the loop, the induction variable is `lb`.
+        let args = g.blocks[body].args.clone();
+        let yielded = g.ops[y].operands.clone();
+        let map = |v: ValueId| match args.iter().position(|&a| a == v) {
+            Some(0) => lb,
+            Some(k) => inits.get(k - 1).copied().unwrap_or(v),
+            None => v,
+        };
+        let results: Vec<ValueId> = yielded.iter().map(|&v| map(v)).collect();
+        for (k, &a) in args.iter().enumerate() {
+            let by = if k == 0 { lb } else { *inits.get(k - 1)? };
+            g.replace_all_uses(a, by);
+        }
+        let moved: Vec<OpId> = g.blocks[body].ops.iter().copied().filter(|&x| x != y).collect();
+        let at = g.position(op);
+        for (i, &m) in moved.iter().enumerate() {
+            g.ops[m].block = at.block;
+            g.blocks[at.block].ops.insert(at.index + i, m);
+        }
+        g.blocks[body].ops.retain(|&x| x == y);
+        g.note(op, "removed: the loop runs once, its body takes its place");
+        replace(g, &results);
+        touched.extend(moved);
+        return Some(touched);
+    }
+    let outside = |v: ValueId| match g.values[v].def {
+        crate::ttgir::graph::Def::Result { op: d, .. } => !g.is_ancestor(op, d),
+        crate::ttgir::graph::Def::Arg { block, .. } => {
+            block != body && g.block_parent_op(block).is_none_or(|p| !g.is_ancestor(op, p))
+        }
+    };
+    if g.blocks[body].ops.len() != 1 || !g.ops[y].operands.iter().all(|&v| outside(v)) {
+        return None;
+    }
+    let yielded = g.ops[y].operands.clone();
+    g.note(op, "removed: the loop only yields values from before it");
+    replace(g, &yielded);
+    Some(touched)
 }
 
 fn yield_of(g: &Graph, for_op: OpId) -> Option<OpId> {

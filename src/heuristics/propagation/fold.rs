@@ -228,6 +228,11 @@ fn range_bounds(text: &str) -> Option<(i128, i128)> {
     Some((field("start =")?, field("end =")?))
 }
 
+/// The integer `v` holds when it is an integer `arith.constant` (scalar or splat).
+pub(super) fn int_constant(g: &Graph, v: ValueId) -> Option<i128> {
+    int_of(constant_value(g, v))
+}
+
 /// The value of `v` when it is a splat or scalar `arith.constant` of an integer or float type.
 fn constant_value(g: &Graph, v: ValueId) -> Option<Lit> {
     let op = g.def_op(v)?;
