@@ -159,7 +159,15 @@ fn compile_takes_ttir_to_a_kernel_or_to_ttgir_and_refuses_in_one_line() {
     assert!(ok, "{err}");
     assert_eq!(out.matches("define amdgpu_kernel void @add_kernel").count(), 1);
     let (ok, out, err) = run(&[
-        "compile", path, "--arch", "gfx950", "--num-warps", "1", "--emit", "ttgir", "--explain",
+        "compile",
+        path,
+        "--arch",
+        "gfx950",
+        "--num-warps",
+        "1",
+        "--emit",
+        "ttgir",
+        "--explain",
     ]);
     assert!(ok, "{err}");
     assert!(out.contains("#ttg.blocked<{sizePerThread = [4]"), "{out}");

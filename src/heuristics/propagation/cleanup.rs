@@ -9,6 +9,7 @@
 //! * a convert of a `tt.splat`, `tt.make_range`, splat constant, `tt.histogram` or
 //!   `ttg.local_load` is that op made directly in the convert's layout;
 //! * an op without side effects whose results are unused is erased;
+//! * an op that folds (see [`super::fold`]) is replaced by its fold, before any pattern;
 //! * constants are unique per function and stand at the top of its entry block (MLIR's
 //!   folder: a constant not already in the leading run of constants moves to the front).
 
@@ -18,7 +19,7 @@ use crate::encodings::Encoding;
 use crate::ttgir::graph::{Graph, InsertPoint, OpId, ValueId};
 
 use super::forward::block_arg;
-use super::ops::is_removable_when_unused;
+use super::ops::is_removable_op;
 
 /// Most rounds of the greedy rewriter (MLIR's default).
 const MAX_ROUNDS: usize = 10;
@@ -144,7 +145,7 @@ fn would_be_dead(g: &Graph, op: OpId) -> bool {
             })
         }),
         "tt.reduce" | "tt.scan" | "tt.map_elementwise" => true,
-        name => o.regions.is_empty() && !o.results.is_empty() && is_removable_when_unused(name),
+        _ => o.regions.is_empty() && !o.results.is_empty() && is_removable_op(g, op),
     }
 }
 
@@ -199,13 +200,8 @@ fn known_constant(
 
 /// Applies the first pattern that matches `op`; returns the ops it made or changed.
 fn apply(g: &mut Graph, op: OpId, patterns: Patterns) -> Option<Vec<OpId>> {
-    // MLIR's greedy rewriter folds as it goes: a float extension of a constant is a constant.
-    if g.ops[op].name == "arith.extf"
-        && let Some(new) = fold_extf(g, op)
-    {
-        return Some(new);
-    }
-    if let Some(new) = fold_identity(g, op) {
+    // MLIR's greedy rewriter tries an op's folder before any pattern.
+    if let Some(new) = super::fold::fold(g, op) {
         return Some(new);
     }
     match patterns {
@@ -305,13 +301,92 @@ fn fold_convert_operand(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
 }
 
 /// The `scf.for` cleanups of the pass's last step: dead iteration arguments (Triton's
-/// `ForOpDeadArgElimination`), then iteration arguments that only pass their value through
-/// (MLIR's `ForOpIterArgsFolder`).
+/// `ForOpDeadArgElimination`), iteration arguments that only pass their value through (MLIR's
+/// `ForOpIterArgsFolder`), then loops whose trip count makes them trivial.
 fn for_cleanups(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     if dead_args(g, op) {
         return Some(vec![op]);
     }
-    fold_iter_args(g, op)
+    fold_iter_args(g, op).or_else(|| trivial_loop(g, op))
+}
+
+/// MLIR's `SimplifyTrivialLoops`: a loop that never runs (equal bounds, or constant bounds
+/// with `ub <= lb`) gives its inits; one that runs once (constant `step >= ub - lb`) is its body
+/// with the induction variable `lb`; one that runs at least once and only yields values from
+/// before it gives those values.
+///
+/// ```text
+/// %r = scf.for %i = %c0 to %c5 step %c1 iter_args(%a = %x) -> (i32) { scf.yield %y : i32 }
+/// ```
+///
+/// is `%y`.
+fn trivial_loop(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
+    let o = g.ops[op].clone();
+    let (lb, ub, step) = (*o.operands.first()?, *o.operands.get(1)?, *o.operands.get(2)?);
+    let inits = o.operands.get(3..)?.to_vec();
+    let y = yield_of(g, op)?;
+    let body = g.ops[y].block;
+    let mut touched: Vec<OpId> = o.operands.iter().filter_map(|&v| g.def_op(v)).collect();
+    for &r in &o.results {
+        touched.extend(g.uses(r).into_iter().map(|(u, _)| u));
+    }
+    let int = |v: ValueId| super::fold::int_constant(g, v);
+    let diff = if lb == ub {
+        Some(0)
+    } else {
+        int(ub).zip(int(lb)).map(|(u, l)| u - l)
+    }?;
+    let replace = |g: &mut Graph, values: &[ValueId]| {
+        for (&r, &v) in o.results.iter().zip(values) {
+            g.replace_all_uses(r, v);
+        }
+        g.erase_op(op);
+    };
+    if diff <= 0 {
+        g.note(op, "removed: the loop never runs");
+        replace(g, &inits);
+        return Some(touched);
+    }
+    // Without a constant step nothing more is known of the trip count.
+    if int(step)? >= diff {
+        // Runs once: the body moves before the loop, the induction variable is `lb`.
+        let args = g.blocks[body].args.clone();
+        let yielded = g.ops[y].operands.clone();
+        let map = |v: ValueId| match args.iter().position(|&a| a == v) {
+            Some(0) => lb,
+            Some(k) => inits.get(k - 1).copied().unwrap_or(v),
+            None => v,
+        };
+        let results: Vec<ValueId> = yielded.iter().map(|&v| map(v)).collect();
+        for (k, &a) in args.iter().enumerate() {
+            let by = if k == 0 { lb } else { *inits.get(k - 1)? };
+            g.replace_all_uses(a, by);
+        }
+        let moved: Vec<OpId> = g.blocks[body].ops.iter().copied().filter(|&x| x != y).collect();
+        let at = g.position(op);
+        for (i, &m) in moved.iter().enumerate() {
+            g.ops[m].block = at.block;
+            g.blocks[at.block].ops.insert(at.index + i, m);
+        }
+        g.blocks[body].ops.retain(|&x| x == y);
+        g.note(op, "removed: the loop runs once, its body takes its place");
+        replace(g, &results);
+        touched.extend(moved);
+        return Some(touched);
+    }
+    let outside = |v: ValueId| match g.values[v].def {
+        crate::ttgir::graph::Def::Result { op: d, .. } => !g.is_ancestor(op, d),
+        crate::ttgir::graph::Def::Arg { block, .. } => {
+            block != body && g.block_parent_op(block).is_none_or(|p| !g.is_ancestor(op, p))
+        }
+    };
+    if g.blocks[body].ops.len() != 1 || !g.ops[y].operands.iter().all(|&v| outside(v)) {
+        return None;
+    }
+    let yielded = g.ops[y].operands.clone();
+    g.note(op, "removed: the loop only yields values from before it");
+    replace(g, &yielded);
+    Some(touched)
 }
 
 fn yield_of(g: &Graph, for_op: OpId) -> Option<OpId> {
@@ -547,191 +622,4 @@ fn if_unused_results(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     }
     g.erase_op(op);
     Some(vec![new])
-}
-
-/// `v` rounded to the nearest value with `mantissa` fraction bits and exponents from `min_exp`
-/// (subnormals below it), ties to even; `None` past `max`.
-fn round_float(v: f64, mantissa: i32, min_exp: i32, max: f64) -> Option<f64> {
-    if v == 0.0 || !v.is_finite() {
-        return Some(v);
-    }
-    let e = (v.abs().log2().floor() as i32).max(min_exp);
-    let q = 2f64.powi(e - mantissa);
-    let r = (v / q).round_ties_even() * q;
-    (r.abs() <= max).then_some(r)
-}
-
-/// The exact value a float literal denotes in `element` (`f16`, `bf16`, `f32`, `f64`).
-fn exact_in(literal: &str, element: &str) -> Option<f64> {
-    let v: f64 = literal.trim().parse().ok()?;
-    match element {
-        "f16" => round_float(v, 10, -14, 65504.0),
-        "bf16" => round_float(v, 7, -126, 3.3895313892515355e38),
-        "f32" => round_float(v, 23, -126, f64::from(f32::MAX)),
-        "f64" => Some(v),
-        _ => None,
-    }
-}
-
-/// `arith.extf` of a splat float constant: the constant in the wider type (MLIR's folder); the
-/// new constant's literal is the exact value, which every wider float type holds.
-fn fold_extf(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
-    let &src = g.ops[op].operands.first()?;
-    let cst = g.def_op(src)?;
-    if g.ops[cst].name != "arith.constant" || !is_splat_constant(g, cst) {
-        return None;
-    }
-    let text = g.op_text_without_results(cst);
-    let start = text.find("dense<")? + "dense<".len();
-    let end = start + text[start..].find('>')?;
-    let literal = &text[start..end];
-    // Hex literals are bit patterns (infinities, NaNs): left to Triton's own folding.
-    if literal.starts_with("0x") {
-        return None;
-    }
-    let value = exact_in(literal, &g.values[src].ty.element)?;
-    let &res = g.ops[op].results.first()?;
-    let to = g.values[res].ty.clone();
-    if !matches!(to.element.as_str(), "f32" | "f64") || !value.is_finite() {
-        return None;
-    }
-    let mut printed = format!("{value:e}");
-    if !printed.split('e').next().unwrap_or("").contains('.') {
-        printed = printed.replacen('e', ".0e", 1);
-    }
-    let at = g.position(op);
-    let new = g
-        .insert_text(
-            at,
-            "arith.constant",
-            Vec::new(),
-            vec![to],
-            &format!("$r = arith.constant dense<{printed}> : $rt0"),
-        )
-        .ok()?;
-    let r = g.ops[new].results[0];
-    let users: Vec<OpId> = g.uses(res).into_iter().map(|(u, _)| u).collect();
-    replace_op(g, op, &[r]);
-    g.note(new, "folded: a float extension of a constant");
-    let mut touched = vec![new, cst];
-    touched.extend(users);
-    Some(touched)
-}
-
-/// The literal of the constant `v` is, when it is one value (a scalar or a splat): `0`,
-/// `-0.000000e+00`, `1.000000e+00`.
-fn constant_literal(g: &Graph, v: ValueId) -> Option<String> {
-    let cst = g.def_op(v)?;
-    if g.ops[cst].name != "arith.constant" {
-        return None;
-    }
-    let text = g.op_text_without_results(cst);
-    let body = text.strip_prefix("arith.constant ")?;
-    let literal = match body.strip_prefix("dense<") {
-        Some(rest) if is_splat_constant(g, cst) => &rest[..rest.find('>')?],
-        Some(_) => return None,
-        None => &body[..body.find(" : ")?],
-    };
-    Some(literal.trim().to_string())
-}
-
-/// The value of a float literal as MLIR prints it: decimal, or the bit pattern in hex
-/// (`0xFF800000` is -inf in f32, `0xFC00` in f16).
-fn float_literal(literal: &str, element: &str) -> Option<f64> {
-    let Some(hex) = literal.strip_prefix("0x") else {
-        return literal.parse().ok();
-    };
-    let bits = u64::from_str_radix(hex, 16).ok()?;
-    match element {
-        "f64" => Some(f64::from_bits(bits)),
-        "f32" => Some(f64::from(f32::from_bits(u32::try_from(bits).ok()?))),
-        // bf16 is the top half of an f32.
-        "bf16" => Some(f64::from(f32::from_bits(u32::try_from(bits).ok()? << 16))),
-        "f16" => {
-            let b = u16::try_from(bits).ok()?;
-            let sign = if b & 0x8000 != 0 { -1.0 } else { 1.0 };
-            let (exp, frac) = (i32::from((b >> 10) & 0x1f), f64::from(b & 0x3ff));
-            Some(match exp {
-                0 => sign * frac * 2f64.powi(-24),
-                31 if frac == 0.0 => sign * f64::INFINITY,
-                31 => f64::NAN,
-                e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
-            })
-        }
-        _ => None,
-    }
-}
-
-/// MLIR's identity folds of arithmetic, which its greedy rewriter applies wherever it runs:
-/// `x + (-0.0)`, `x - 0.0`, `x * 1.0`, `x / 1.0`, `max(x, -inf)`, `min(x, +inf)`, `x + 0`,
-/// `x - 0`, `x * 1` are `x` (for the commutative ones the constant may be either operand:
-/// MLIR moves it to the right first).
-fn fold_identity(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
-    let o = &g.ops[op];
-    let (&lhs, &rhs, &res) = (o.operands.first()?, o.operands.get(1)?, o.results.first()?);
-    let is = |v: ValueId, want: &dyn Fn(&str) -> bool| constant_literal(g, v).is_some_and(|l| want(&l));
-    let element = g.values[res].ty.element.clone();
-    let element = element.as_str();
-    let float = |want: fn(f64) -> bool| move |l: &str| float_literal(l, element).is_some_and(want);
-    let neg_zero = float(|x| x == 0.0 && x.is_sign_negative());
-    let pos_zero = float(|x| x == 0.0 && x.is_sign_positive());
-    let one = float(|x| x == 1.0);
-    let neg_inf = float(|x| x == f64::NEG_INFINITY);
-    let pos_inf = float(|x| x == f64::INFINITY);
-    let int = |n: i64| move |l: &str| l.parse::<i64>() == Ok(n);
-    let commutative_identity = |want: &dyn Fn(&str) -> bool| {
-        if is(rhs, want) {
-            Some(lhs)
-        } else if is(lhs, want) {
-            Some(rhs)
-        } else {
-            None
-        }
-    };
-    let kept = match o.name.as_str() {
-        "arith.addf" => commutative_identity(&neg_zero),
-        "arith.subf" => is(rhs, &pos_zero).then_some(lhs),
-        "arith.mulf" => commutative_identity(&one),
-        "arith.divf" => is(rhs, &one).then_some(lhs),
-        "arith.maximumf" | "arith.maxnumf" => commutative_identity(&neg_inf),
-        "arith.minimumf" | "arith.minnumf" => commutative_identity(&pos_inf),
-        "arith.addi" => commutative_identity(&int(0)),
-        "arith.muli" => commutative_identity(&int(1)),
-        "arith.subi" => is(rhs, &int(0)).then_some(lhs),
-        _ => None,
-    }?;
-    if g.values[kept].ty != g.values[res].ty {
-        return None;
-    }
-    let mut touched: Vec<OpId> = g.uses(res).into_iter().map(|(u, _)| u).collect();
-    touched.extend(g.def_op(kept));
-    replace_op(g, op, &[kept]);
-    Some(touched)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hex_literals_are_bit_patterns_of_their_type() {
-        assert_eq!(float_literal("0xFF800000", "f32"), Some(f64::NEG_INFINITY));
-        assert_eq!(float_literal("0x7C00", "f16"), Some(f64::INFINITY));
-        assert_eq!(float_literal("0x3C00", "f16"), Some(1.0));
-        assert_eq!(float_literal("0xFF80", "bf16"), Some(f64::NEG_INFINITY));
-        assert_eq!(
-            float_literal("-0.000000e+00", "f32").map(f64::is_sign_negative),
-            Some(true)
-        );
-        assert_eq!(float_literal("0x7F800000", "i32"), None);
-    }
-
-    #[test]
-    fn a_literal_denotes_the_nearest_value_of_its_type() {
-        // MLIR prints f16 0.1 with six digits; the value is the f16 nearest to it.
-        assert_eq!(exact_in("9.997559e-02", "f16"), Some(0.0999755859375));
-        assert_eq!(exact_in("1.000000e+00", "bf16"), Some(1.0));
-        assert_eq!(exact_in("1.0e5", "f16"), None); // past f16's largest finite value
-        assert_eq!(exact_in("0.1", "f32"), Some(f64::from(0.1f32)));
-    }
 }

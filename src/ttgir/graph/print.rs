@@ -31,11 +31,18 @@ pub(super) fn op_text_without_results(g: &Graph, o: OpId) -> String {
     let types = |vs: &[usize]| p.types(vs, op.line).unwrap_or_default();
     match &op.form {
         Form::Template { head, .. } => {
-            let body: Vec<Piece> = head
+            let mut body: Vec<Piece> = head
                 .iter()
                 .skip_while(|x| matches!(x, Piece::Results) || matches!(x, Piece::Text(t) if t == " = "))
                 .cloned()
                 .collect();
+            // A template's `=` may share its text piece with the op's name.
+            if head.first().is_some_and(|x| matches!(x, Piece::Results))
+                && let Some(Piece::Text(t)) = body.first_mut()
+                && let Some(rest) = t.strip_prefix(" = ")
+            {
+                *t = rest.to_string();
+            }
             p.pieces(o, &body).unwrap_or_default()
         }
         Form::Built { .. } => format!(
