@@ -25,15 +25,18 @@ use super::ops::{
     same_operands_and_result_encoding,
 };
 
-/// The candidate layouts of each value, in the order they were found.
+/// The candidate layouts of each value, in the order they were found, and the anchor each
+/// came from.
 #[derive(Default)]
 struct Layouts {
     order: Vec<ValueId>,
     encodings: HashMap<ValueId, Vec<Arc<Encoding>>>,
+    /// (value, layout) → the anchor op it flowed from (`None`: a function argument's layout).
+    origin: HashMap<(ValueId, Arc<Encoding>), Option<OpId>>,
 }
 
 impl Layouts {
-    fn insert(&mut self, v: ValueId, e: Arc<Encoding>) -> bool {
+    fn insert(&mut self, v: ValueId, e: Arc<Encoding>, origin: Option<OpId>) -> bool {
         let list = self.encodings.entry(v).or_insert_with(|| {
             self.order.push(v);
             Vec::new()
@@ -41,8 +44,21 @@ impl Layouts {
         if list.contains(&e) {
             false
         } else {
-            list.push(e);
+            list.push(e.clone());
+            self.origin.insert((v, e), origin);
             true
+        }
+    }
+
+    /// Where `v`'s layout `e` came from: "the anchor at line 12 (tt.load)".
+    fn origin_text(&self, g: &Graph, v: ValueId, e: &Arc<Encoding>) -> String {
+        match self.origin.get(&(v, e.clone())) {
+            Some(Some(op)) if g.ops[*op].line > 0 => {
+                format!("the anchor at line {} ({})", g.ops[*op].line, g.ops[*op].name)
+            }
+            Some(Some(op)) => format!("the anchor {}", g.ops[*op].name),
+            Some(None) => "a function argument".to_string(),
+            None => "its operands' anchors".to_string(),
         }
     }
 
@@ -96,14 +112,14 @@ impl Propagation {
         };
         for &a in &g.blocks[entry].args {
             if let Some(e) = g.encoding(a) {
-                self.layouts.insert(a, e.clone());
+                self.layouts.insert(a, e.clone(), None);
             }
         }
         for op in func_walk(g, f) {
             if is_anchor(g, op) {
                 for &r in &g.ops[op].results {
                     if let Some(e) = g.encoding(r) {
-                        self.layouts.insert(r, e.clone());
+                        self.layouts.insert(r, e.clone(), Some(op));
                     }
                 }
             }
@@ -114,6 +130,7 @@ impl Propagation {
         &mut self,
         g: &Graph,
         values: &[ValueId],
+        src: ValueId,
         info: &[Arc<Encoding>],
         user: OpId,
         changed: &mut Vec<ValueId>,
@@ -130,7 +147,8 @@ impl Propagation {
                     infer_dst(g, user, e)
                 };
                 if let Some(d) = dst {
-                    any |= self.layouts.insert(v, d);
+                    let origin = self.layouts.origin.get(&(src, e.clone())).copied().flatten();
+                    any |= self.layouts.insert(v, d, origin);
                 }
             }
             if any {
@@ -142,6 +160,7 @@ impl Propagation {
     fn propagate_to_users(
         &mut self,
         g: &Graph,
+        src: ValueId,
         info: &[Arc<Encoding>],
         uses: &[(OpId, usize)],
     ) -> Vec<ValueId> {
@@ -154,11 +173,11 @@ impl Propagation {
                     let arg = block_arg(g, user, 0, k - 3 + 1);
                     let res = op.results.get(k - 3).copied();
                     let vals: Vec<ValueId> = arg.into_iter().chain(res).collect();
-                    self.set_encoding(g, &vals, info, user, &mut changed);
+                    self.set_encoding(g, &vals, src, info, user, &mut changed);
                 }
                 "scf.while" => {
                     let vals: Vec<ValueId> = block_arg(g, user, 0, k).into_iter().collect();
-                    self.set_encoding(g, &vals, info, user, &mut changed);
+                    self.set_encoding(g, &vals, src, info, user, &mut changed);
                 }
                 "scf.yield" => {
                     let Some(parent) = g.parent_op(user) else { continue };
@@ -174,7 +193,7 @@ impl Propagation {
                         vals.extend(block_arg(g, parent, 0, k));
                     }
                     if matches!(pname, "scf.for" | "scf.if" | "scf.while") {
-                        self.set_encoding(g, &vals, info, user, &mut changed);
+                        self.set_encoding(g, &vals, src, info, user, &mut changed);
                     }
                 }
                 "scf.condition" => {
@@ -186,11 +205,11 @@ impl Propagation {
                         .into_iter()
                         .chain(g.ops[parent].results.get(k - 1).copied())
                         .collect();
-                    self.set_encoding(g, &vals, info, user, &mut changed);
+                    self.set_encoding(g, &vals, src, info, user, &mut changed);
                 }
                 "tt.gather" if k == 1 && crate::ttgir::attr(&op.attrs, "efficient_layout").is_none() => {
                     let res = op.results.clone();
-                    self.set_encoding(g, &res, info, user, &mut changed);
+                    self.set_encoding(g, &res, src, info, user, &mut changed);
                 }
                 name if same_operands_and_result_encoding(name)
                     || is_elementwise(name)
@@ -206,7 +225,7 @@ impl Propagation {
                     ) =>
                 {
                     let res = op.results.clone();
-                    self.set_encoding(g, &res, info, user, &mut changed);
+                    self.set_encoding(g, &res, src, info, user, &mut changed);
                 }
                 _ => {}
             }
@@ -220,7 +239,7 @@ impl Propagation {
         // Each round adds at least one new (value, layout) pair: bounded by values × layouts.
         while let Some(v) = queue.pop() {
             let info = self.layouts.encodings.get(&v).cloned().unwrap_or_default();
-            let changed = self.propagate_to_users(g, &info, &uses[v]);
+            let changed = self.propagate_to_users(g, v, &info, &uses[v]);
             queue.extend(changed);
         }
     }
@@ -323,15 +342,13 @@ impl Propagation {
                 _ => false,
             });
         if need {
-            if let Some(e) = g.ops[op]
+            if let Some((r, e)) = g.ops[op]
                 .results
                 .iter()
-                .find_map(|&r| self.layouts.picked(r).cloned())
+                .find_map(|&r| self.layouts.picked(r).cloned().map(|e| (r, e)))
             {
-                g.note(
-                    op,
-                    format_args!("rewritten in {e} (the layout its operands' anchors give)"),
-                );
+                let from = self.layouts.origin_text(g, r, &e);
+                g.note(op, format_args!("rewritten in {e}, the layout of {from}"));
             }
             let new = self.rewrite_op(g, op)?;
             return Ok(g.ops[new].regions.clone());

@@ -208,6 +208,8 @@ pub fn run_layout_pass(text: &str, pass: LayoutPass, opts: &LayoutPassOptions) -
 /// }"#;
 /// let (_, log) = run_layout_pass_explained(text, LayoutPass::RemoveLayoutConversions, &LayoutPassOptions::new("gfx942"))?;
 /// assert!(log.iter().any(|l| l.contains("tt.load: anchor")), "{log:?}");
+/// // The add takes the load's layout, and says so.
+/// assert!(log.iter().any(|l| l.contains("arith.addf: rewritten in") && l.contains("the anchor at line 6 (tt.load)")), "{log:?}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn run_layout_pass_explained(
