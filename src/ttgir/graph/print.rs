@@ -31,11 +31,18 @@ pub(super) fn op_text_without_results(g: &Graph, o: OpId) -> String {
     let types = |vs: &[usize]| p.types(vs, op.line).unwrap_or_default();
     match &op.form {
         Form::Template { head, .. } => {
-            let body: Vec<Piece> = head
+            let mut body: Vec<Piece> = head
                 .iter()
                 .skip_while(|x| matches!(x, Piece::Results) || matches!(x, Piece::Text(t) if t == " = "))
                 .cloned()
                 .collect();
+            // A template written in one piece (`$r = arith.constant 0 : $rt0`) keeps the ` = `
+            // at the start of its first text.
+            if let Some(Piece::Text(t)) = body.first_mut()
+                && let Some(rest) = t.strip_prefix(" = ")
+            {
+                *t = rest.to_string();
+            }
             p.pieces(o, &body).unwrap_or_default()
         }
         Form::Built { .. } => format!(
@@ -279,6 +286,15 @@ impl Printer<'_> {
     fn op(&mut self, o: OpId, depth: usize) -> Result<(), TtgirError> {
         let g = self.g;
         let op = &g.ops[o];
+        // MLIR's `scf.if` and `scf.for` print their terminators only when they carry values:
+        // an empty yield there is implicit.
+        if op.name == "scf.yield"
+            && op.operands.is_empty()
+            && g.block_parent_op(op.block)
+                .is_some_and(|p| matches!(g.ops[p].name.as_str(), "scf.if" | "scf.for"))
+        {
+            return Ok(());
+        }
         match &op.form {
             Form::Template { head, tail } => {
                 let h = self.pieces(o, head)?;
