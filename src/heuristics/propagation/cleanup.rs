@@ -10,15 +10,17 @@
 //!   `ttg.local_load` is that op made directly in the convert's layout;
 //! * an op without side effects whose results are unused is erased;
 //! * constants are unique per function and stand at the top of its entry block (MLIR's
-//!   folder: a constant not already in the leading run of constants moves to the front).
+//!   folder: a constant not already in the leading run of constants moves to the front);
+//! * `arith` ops fold as MLIR's folders say, in every pass ([`fold`]);
+//! * at the end of a pass, `scf.for` and `scf.if` are canonicalized ([`scf_cleanup`]).
 
 use std::collections::HashMap;
 
 use crate::encodings::Encoding;
-use crate::ttgir::graph::{Graph, InsertPoint, OpId, ValueId};
+use crate::ttgir::graph::{Graph, OpId, ValueId};
 
-use super::forward::block_arg;
 use super::ops::is_removable_when_unused;
+use super::{fold, scf_cleanup};
 
 /// Most rounds of the greedy rewriter (MLIR's default).
 const MAX_ROUNDS: usize = 10;
@@ -135,7 +137,7 @@ fn use_counts(g: &Graph) -> Vec<usize> {
 }
 
 /// Whether `op` has no effect but its results (region ops: nothing inside has one).
-fn would_be_dead(g: &Graph, op: OpId) -> bool {
+pub(super) fn would_be_dead(g: &Graph, op: OpId) -> bool {
     let o = &g.ops[op];
     match o.name.as_str() {
         "scf.for" | "scf.if" | "scf.while" => o.regions.iter().flatten().all(|&b| {
@@ -199,13 +201,8 @@ fn known_constant(
 
 /// Applies the first pattern that matches `op`; returns the ops it made or changed.
 fn apply(g: &mut Graph, op: OpId, patterns: Patterns) -> Option<Vec<OpId>> {
-    // MLIR's greedy rewriter folds as it goes: a float extension of a constant is a constant.
-    if g.ops[op].name == "arith.extf"
-        && let Some(new) = fold_extf(g, op)
-    {
-        return Some(new);
-    }
-    if let Some(new) = fold_identity(g, op) {
+    // MLIR's greedy rewriter tries the op's folder before its patterns, in every pass.
+    if let Some(new) = fold::fold(g, op) {
         return Some(new);
     }
     match patterns {
@@ -216,14 +213,14 @@ fn apply(g: &mut Graph, op: OpId, patterns: Patterns) -> Option<Vec<OpId>> {
     match g.ops[op].name.as_str() {
         "ttg.convert_layout" => convert_from_convert(g, op),
         "ttg.local_alloc" | "ttg.local_store" | "tt.histogram" => fold_convert_operand(g, op),
-        "scf.for" if patterns == Patterns::Final => for_cleanups(g, op),
-        "scf.if" if patterns == Patterns::Final => if_unused_results(g, op),
+        "scf.for" if patterns == Patterns::Final => scf_cleanup::for_cleanups(g, op),
+        "scf.if" if patterns == Patterns::Final => scf_cleanup::if_cleanups(g, op),
         _ => None,
     }
 }
 
 /// Replaces every use of `op`'s results by `values` and erases it.
-fn replace_op(g: &mut Graph, op: OpId, values: &[ValueId]) {
+pub(super) fn replace_op(g: &mut Graph, op: OpId, values: &[ValueId]) {
     for (k, &r) in g.ops[op].results.clone().iter().enumerate() {
         if let Some(&v) = values.get(k) {
             g.replace_all_uses(r, v);
@@ -302,436 +299,4 @@ fn fold_convert_operand(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     let inner = g.ops[cvt].operands[0];
     g.ops[op].operands[0] = inner;
     Some(vec![op, cvt])
-}
-
-/// The `scf.for` cleanups of the pass's last step: dead iteration arguments (Triton's
-/// `ForOpDeadArgElimination`), then iteration arguments that only pass their value through
-/// (MLIR's `ForOpIterArgsFolder`).
-fn for_cleanups(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
-    if dead_args(g, op) {
-        return Some(vec![op]);
-    }
-    fold_iter_args(g, op)
-}
-
-fn yield_of(g: &Graph, for_op: OpId) -> Option<OpId> {
-    let b = *g.ops[for_op].regions.first()?.first()?;
-    g.blocks[b]
-        .ops
-        .last()
-        .copied()
-        .filter(|&y| g.ops[y].name == "scf.yield")
-}
-
-/// Triton's `ForOpDeadArgElimination`: a loop-carried value nothing outside the chain of the
-/// loop uses is yielded as its own argument (then folded away).
-fn dead_args(g: &mut Graph, op: OpId) -> bool {
-    let Some(y) = yield_of(g, op) else { return false };
-    let n = g.ops[op].results.len();
-    let uses = g.all_uses();
-    let mut alive: Vec<bool> = vec![false; g.values.len()];
-    let mut queue = Vec::new();
-    let inside = |g: &Graph, v: ValueId| match g.values[v].def {
-        crate::ttgir::graph::Def::Result { op: d, .. } => g.is_ancestor(op, d) && d != op,
-        crate::ttgir::graph::Def::Arg { block, .. } => {
-            g.block_parent_op(block).is_some_and(|p| g.is_ancestor(op, p))
-        }
-    };
-    let mark = |v: ValueId, alive: &mut Vec<bool>, queue: &mut Vec<ValueId>, g: &Graph| {
-        if inside(g, v) && !alive[v] {
-            alive[v] = true;
-            queue.push(v);
-        }
-    };
-    for k in 0..n {
-        if !uses[g.ops[op].results[k]].is_empty() {
-            mark(g.ops[y].operands[k], &mut alive, &mut queue, g);
-        }
-    }
-    let live_results = (0..n).filter(|&k| !uses[g.ops[op].results[k]].is_empty()).count();
-    if live_results == n {
-        return false;
-    }
-    let mut body = Vec::new();
-    for region in &g.ops[op].regions {
-        for &b in region {
-            g.walk_block(b, &mut body);
-        }
-    }
-    for &i in &body {
-        let name = g.ops[i].name.as_str();
-        if !matches!(name, "scf.yield" | "scf.for") && !would_be_dead(g, i) {
-            for &v in &g.ops[i].operands.clone() {
-                mark(v, &mut alive, &mut queue, g);
-            }
-        }
-    }
-    while let Some(v) = queue.pop() {
-        match g.values[v].def {
-            crate::ttgir::graph::Def::Result { op: d, index } => match g.ops[d].name.as_str() {
-                "scf.for" => {
-                    if let Some(&init) = g.ops[d].operands.get(3 + index) {
-                        mark(init, &mut alive, &mut queue, g);
-                    }
-                    if let Some(ny) = yield_of(g, d)
-                        && let Some(&yv) = g.ops[ny].operands.get(index)
-                    {
-                        mark(yv, &mut alive, &mut queue, g);
-                    }
-                }
-                "scf.if" => {
-                    mark(g.ops[d].operands[0], &mut alive, &mut queue, g);
-                    for region in g.ops[d].regions.clone() {
-                        if let Some(&b) = region.first()
-                            && let Some(&t) = g.blocks[b].ops.last()
-                            && let Some(&yv) = g.ops[t].operands.get(index)
-                        {
-                            mark(yv, &mut alive, &mut queue, g);
-                        }
-                    }
-                }
-                "scf.while" => return false,
-                _ => {
-                    for &x in &g.ops[d].operands.clone() {
-                        mark(x, &mut alive, &mut queue, g);
-                    }
-                }
-            },
-            crate::ttgir::graph::Def::Arg { block, index } => {
-                if let Some(owner) = g.block_parent_op(block)
-                    && g.ops[owner].name == "scf.for"
-                    && index > 0
-                {
-                    if let Some(oy) = yield_of(g, owner)
-                        && let Some(&yv) = g.ops[oy].operands.get(index - 1)
-                    {
-                        mark(yv, &mut alive, &mut queue, g);
-                    }
-                    if let Some(&init) = g.ops[owner].operands.get(3 + index - 1) {
-                        mark(init, &mut alive, &mut queue, g);
-                    }
-                }
-            }
-        }
-    }
-    let mut changed = false;
-    for k in 0..n {
-        let v = g.ops[y].operands[k];
-        if alive[v] {
-            continue;
-        }
-        let Some(arg) = block_arg(g, op, 0, k + 1) else {
-            continue;
-        };
-        if v == arg {
-            continue;
-        }
-        if !inside(g, v) && v != g.ops[op].operands[3 + k] {
-            continue;
-        }
-        g.ops[y].operands[k] = arg;
-        changed = true;
-    }
-    changed
-}
-
-/// MLIR's `ForOpIterArgsFolder`: an iteration argument whose yield is itself (or its init), or
-/// that nothing uses inside or after the loop, is removed; its result becomes the init.
-fn fold_iter_args(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
-    let y = yield_of(g, op)?;
-    let n = g.ops[op].results.len();
-    let uses = g.all_uses();
-    let mut keep = Vec::new();
-    for k in 0..n {
-        let arg = block_arg(g, op, 0, k + 1)?;
-        let init = g.ops[op].operands[3 + k];
-        let yielded = g.ops[y].operands[k];
-        let forwarded = yielded == arg || yielded == init;
-        let arg_used = uses[arg]
-            .iter()
-            .any(|&(u, _)| !(u == y && g.ops[y].operands[k] == arg && uses[arg].len() == 1));
-        let unused = !arg_used && uses[g.ops[op].results[k]].is_empty();
-        keep.push(!(forwarded || unused && yielded == arg));
-    }
-    if keep.iter().all(|&k| k) {
-        return None;
-    }
-    let o = g.ops[op].clone();
-    let body = o.regions[0][0];
-    let mut operands = o.operands[..3].to_vec();
-    let mut tys = Vec::new();
-    for (k, _) in keep.iter().enumerate().filter(|(_, kept)| **kept) {
-        operands.push(o.operands[3 + k]);
-        tys.push(g.values[o.results[k]].ty.clone());
-    }
-    let at = g.position(op);
-    let new = g.insert_like(op, at, operands, tys.clone());
-    let iv_ty = g.values[g.blocks[body].args[0]].ty.clone();
-    let nb = g.new_block(
-        crate::ttgir::graph::BlockOwner::Op(new),
-        std::iter::once(iv_ty).chain(tys).collect(),
-    );
-    g.ops[new].regions = vec![vec![nb]];
-    g.move_ops(body, nb);
-    let old_args = g.blocks[body].args.clone();
-    g.replace_all_uses(old_args[0], g.blocks[nb].args[0]);
-    let mut j = 0;
-    for (k, &kept) in keep.iter().enumerate() {
-        let init = o.operands[3 + k];
-        if kept {
-            j += 1;
-            g.replace_all_uses(old_args[k + 1], g.blocks[nb].args[j]);
-            g.replace_all_uses(o.results[k], g.ops[new].results[j - 1]);
-        } else {
-            g.replace_all_uses(old_args[k + 1], init);
-            g.replace_all_uses(o.results[k], init);
-        }
-    }
-    let ny = g.blocks[nb].ops.last().copied()?;
-    let kept: Vec<ValueId> = g.ops[ny]
-        .operands
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| keep.get(*k).copied().unwrap_or(true))
-        .map(|(_, &v)| v)
-        .collect();
-    g.ops[ny].operands = kept;
-    g.erase_op(op);
-    Some(vec![new, ny])
-}
-
-/// MLIR's `RemoveUnusedResults` of `scf.if`: results nobody uses are dropped.
-fn if_unused_results(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
-    let uses = g.all_uses();
-    let results = g.ops[op].results.clone();
-    let used: Vec<bool> = results.iter().map(|&r| !uses[r].is_empty()).collect();
-    if used.iter().all(|&u| u) || results.is_empty() {
-        return None;
-    }
-    let o = g.ops[op].clone();
-    let tys = results
-        .iter()
-        .zip(&used)
-        .filter(|(_, u)| **u)
-        .map(|(&r, _)| g.values[r].ty.clone())
-        .collect();
-    let at: InsertPoint = g.position(op);
-    let new = g.insert_like(op, at, o.operands.clone(), tys);
-    let mut regions = Vec::new();
-    for region in &o.regions {
-        let nb = g.new_block(crate::ttgir::graph::BlockOwner::Op(new), Vec::new());
-        if let Some(&b) = region.first() {
-            g.move_ops(b, nb);
-        }
-        if let Some(&y) = g.blocks[nb].ops.last()
-            && g.ops[y].name == "scf.yield"
-        {
-            let kept = g.ops[y]
-                .operands
-                .iter()
-                .zip(&used)
-                .filter(|(_, u)| **u)
-                .map(|(&v, _)| v)
-                .collect();
-            g.ops[y].operands = kept;
-        }
-        regions.push(vec![nb]);
-    }
-    g.ops[new].regions = regions;
-    let mut j = 0;
-    for (k, &r) in results.iter().enumerate() {
-        if used[k] {
-            g.replace_all_uses(r, g.ops[new].results[j]);
-            j += 1;
-        }
-    }
-    g.erase_op(op);
-    Some(vec![new])
-}
-
-/// `v` rounded to the nearest value with `mantissa` fraction bits and exponents from `min_exp`
-/// (subnormals below it), ties to even; `None` past `max`.
-fn round_float(v: f64, mantissa: i32, min_exp: i32, max: f64) -> Option<f64> {
-    if v == 0.0 || !v.is_finite() {
-        return Some(v);
-    }
-    let e = (v.abs().log2().floor() as i32).max(min_exp);
-    let q = 2f64.powi(e - mantissa);
-    let r = (v / q).round_ties_even() * q;
-    (r.abs() <= max).then_some(r)
-}
-
-/// The exact value a float literal denotes in `element` (`f16`, `bf16`, `f32`, `f64`).
-fn exact_in(literal: &str, element: &str) -> Option<f64> {
-    let v: f64 = literal.trim().parse().ok()?;
-    match element {
-        "f16" => round_float(v, 10, -14, 65504.0),
-        "bf16" => round_float(v, 7, -126, 3.3895313892515355e38),
-        "f32" => round_float(v, 23, -126, f64::from(f32::MAX)),
-        "f64" => Some(v),
-        _ => None,
-    }
-}
-
-/// `arith.extf` of a splat float constant: the constant in the wider type (MLIR's folder); the
-/// new constant's literal is the exact value, which every wider float type holds.
-fn fold_extf(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
-    let &src = g.ops[op].operands.first()?;
-    let cst = g.def_op(src)?;
-    if g.ops[cst].name != "arith.constant" || !is_splat_constant(g, cst) {
-        return None;
-    }
-    let text = g.op_text_without_results(cst);
-    let start = text.find("dense<")? + "dense<".len();
-    let end = start + text[start..].find('>')?;
-    let literal = &text[start..end];
-    // Hex literals are bit patterns (infinities, NaNs): left to Triton's own folding.
-    if literal.starts_with("0x") {
-        return None;
-    }
-    let value = exact_in(literal, &g.values[src].ty.element)?;
-    let &res = g.ops[op].results.first()?;
-    let to = g.values[res].ty.clone();
-    if !matches!(to.element.as_str(), "f32" | "f64") || !value.is_finite() {
-        return None;
-    }
-    let mut printed = format!("{value:e}");
-    if !printed.split('e').next().unwrap_or("").contains('.') {
-        printed = printed.replacen('e', ".0e", 1);
-    }
-    let at = g.position(op);
-    let new = g
-        .insert_text(
-            at,
-            "arith.constant",
-            Vec::new(),
-            vec![to],
-            &format!("$r = arith.constant dense<{printed}> : $rt0"),
-        )
-        .ok()?;
-    let r = g.ops[new].results[0];
-    let users: Vec<OpId> = g.uses(res).into_iter().map(|(u, _)| u).collect();
-    replace_op(g, op, &[r]);
-    g.note(new, "folded: a float extension of a constant");
-    let mut touched = vec![new, cst];
-    touched.extend(users);
-    Some(touched)
-}
-
-/// The literal of the constant `v` is, when it is one value (a scalar or a splat): `0`,
-/// `-0.000000e+00`, `1.000000e+00`.
-fn constant_literal(g: &Graph, v: ValueId) -> Option<String> {
-    let cst = g.def_op(v)?;
-    if g.ops[cst].name != "arith.constant" {
-        return None;
-    }
-    let text = g.op_text_without_results(cst);
-    let body = text.strip_prefix("arith.constant ")?;
-    let literal = match body.strip_prefix("dense<") {
-        Some(rest) if is_splat_constant(g, cst) => &rest[..rest.find('>')?],
-        Some(_) => return None,
-        None => &body[..body.find(" : ")?],
-    };
-    Some(literal.trim().to_string())
-}
-
-/// The value of a float literal as MLIR prints it: decimal, or the bit pattern in hex
-/// (`0xFF800000` is -inf in f32, `0xFC00` in f16).
-fn float_literal(literal: &str, element: &str) -> Option<f64> {
-    let Some(hex) = literal.strip_prefix("0x") else {
-        return literal.parse().ok();
-    };
-    let bits = u64::from_str_radix(hex, 16).ok()?;
-    match element {
-        "f64" => Some(f64::from_bits(bits)),
-        "f32" => Some(f64::from(f32::from_bits(u32::try_from(bits).ok()?))),
-        // bf16 is the top half of an f32.
-        "bf16" => Some(f64::from(f32::from_bits(u32::try_from(bits).ok()? << 16))),
-        "f16" => {
-            let b = u16::try_from(bits).ok()?;
-            let sign = if b & 0x8000 != 0 { -1.0 } else { 1.0 };
-            let (exp, frac) = (i32::from((b >> 10) & 0x1f), f64::from(b & 0x3ff));
-            Some(match exp {
-                0 => sign * frac * 2f64.powi(-24),
-                31 if frac == 0.0 => sign * f64::INFINITY,
-                31 => f64::NAN,
-                e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
-            })
-        }
-        _ => None,
-    }
-}
-
-/// MLIR's identity folds of arithmetic, which its greedy rewriter applies wherever it runs:
-/// `x + (-0.0)`, `x - 0.0`, `x * 1.0`, `x / 1.0`, `max(x, -inf)`, `min(x, +inf)`, `x + 0`,
-/// `x - 0`, `x * 1` are `x` (for the commutative ones the constant may be either operand:
-/// MLIR moves it to the right first).
-fn fold_identity(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
-    let o = &g.ops[op];
-    let (&lhs, &rhs, &res) = (o.operands.first()?, o.operands.get(1)?, o.results.first()?);
-    let is = |v: ValueId, want: &dyn Fn(&str) -> bool| constant_literal(g, v).is_some_and(|l| want(&l));
-    let element = g.values[res].ty.element.clone();
-    let element = element.as_str();
-    let float = |want: fn(f64) -> bool| move |l: &str| float_literal(l, element).is_some_and(want);
-    let neg_zero = float(|x| x == 0.0 && x.is_sign_negative());
-    let pos_zero = float(|x| x == 0.0 && x.is_sign_positive());
-    let one = float(|x| x == 1.0);
-    let neg_inf = float(|x| x == f64::NEG_INFINITY);
-    let pos_inf = float(|x| x == f64::INFINITY);
-    let int = |n: i64| move |l: &str| l.parse::<i64>() == Ok(n);
-    let commutative_identity = |want: &dyn Fn(&str) -> bool| {
-        if is(rhs, want) {
-            Some(lhs)
-        } else if is(lhs, want) {
-            Some(rhs)
-        } else {
-            None
-        }
-    };
-    let kept = match o.name.as_str() {
-        "arith.addf" => commutative_identity(&neg_zero),
-        "arith.subf" => is(rhs, &pos_zero).then_some(lhs),
-        "arith.mulf" => commutative_identity(&one),
-        "arith.divf" => is(rhs, &one).then_some(lhs),
-        "arith.maximumf" | "arith.maxnumf" => commutative_identity(&neg_inf),
-        "arith.minimumf" | "arith.minnumf" => commutative_identity(&pos_inf),
-        "arith.addi" => commutative_identity(&int(0)),
-        "arith.muli" => commutative_identity(&int(1)),
-        "arith.subi" => is(rhs, &int(0)).then_some(lhs),
-        _ => None,
-    }?;
-    if g.values[kept].ty != g.values[res].ty {
-        return None;
-    }
-    let mut touched: Vec<OpId> = g.uses(res).into_iter().map(|(u, _)| u).collect();
-    touched.extend(g.def_op(kept));
-    replace_op(g, op, &[kept]);
-    Some(touched)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hex_literals_are_bit_patterns_of_their_type() {
-        assert_eq!(float_literal("0xFF800000", "f32"), Some(f64::NEG_INFINITY));
-        assert_eq!(float_literal("0x7C00", "f16"), Some(f64::INFINITY));
-        assert_eq!(float_literal("0x3C00", "f16"), Some(1.0));
-        assert_eq!(float_literal("0xFF80", "bf16"), Some(f64::NEG_INFINITY));
-        assert_eq!(
-            float_literal("-0.000000e+00", "f32").map(f64::is_sign_negative),
-            Some(true)
-        );
-        assert_eq!(float_literal("0x7F800000", "i32"), None);
-    }
-
-    #[test]
-    fn a_literal_denotes_the_nearest_value_of_its_type() {
-        // MLIR prints f16 0.1 with six digits; the value is the f16 nearest to it.
-        assert_eq!(exact_in("9.997559e-02", "f16"), Some(0.0999755859375));
-        assert_eq!(exact_in("1.000000e+00", "bf16"), Some(1.0));
-        assert_eq!(exact_in("1.0e5", "f16"), None); // past f16's largest finite value
-        assert_eq!(exact_in("0.1", "f32"), Some(f64::from(0.1f32)));
-    }
 }
