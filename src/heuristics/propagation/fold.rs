@@ -8,8 +8,9 @@
 //! zero or one that overflows is not folded.
 //!
 //! Constants are read when they are one value: a scalar or a splat (`dense<0>`). Folding two
-//! constants that are not splats (MLIR folds them element by element) is left out, as is
-//! folding float arithmetic on two constants.
+//! constants that are not splats (MLIR folds them element by element) is left out, as are
+//! folding float arithmetic on two constants and `cmpi`'s own move of a constant to the right
+//! (it also flips the predicate).
 
 use crate::ttgir::graph::{Graph, OpId, ValueId};
 use crate::ttgir::{TypeKind, ValueType};
