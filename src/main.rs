@@ -54,6 +54,12 @@ enum Command {
         after_help = "Examples:\n  linear-layout lower copy '#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]}>' --shape 128x128 --dtype f16 --arch gfx942\n  linear-layout lower convert @kernel.mlir:#blocked @kernel.mlir:#mma --shape 128x128 --dtype f16 --arch gfx950 -o cvt.ll"
     )]
     Lower(cli::lower::Args),
+    /// Compile a TTIR module (tensors without layouts) to an AMDGPU kernel: layouts chosen by
+    /// Triton 3.6's AMD layout pipeline, then lowered as `lower ttgir` lowers.
+    #[command(
+        after_help = "Examples:\n  linear-layout compile kernel.ttir --arch gfx942 --num-warps 4 -o kernel.ll\n  linear-layout compile kernel.ttir --arch gfx950 --emit ttgir --explain"
+    )]
+    Compile(cli::compile::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +71,7 @@ fn main() -> ExitCode {
         Some(Command::Cost(args)) => cli::cost::run(&args).and_then(|text| emit(&text)),
         Some(Command::Targets(args)) => cli::targets::run(&args).and_then(|text| emit(&text)),
         Some(Command::Lower(args)) => cli::lower::run(&args).and_then(|text| emit(&text)),
+        Some(Command::Compile(args)) => cli::compile::run(&args).and_then(|text| emit(&text)),
         Some(Command::Batch) => {
             let stdin = io::stdin();
             let stdout = io::stdout();

@@ -142,3 +142,38 @@ fn lds_copy_prints_one_module_or_one_error_line() {
         "{err}"
     );
 }
+
+#[test]
+fn compile_takes_ttir_to_a_kernel_or_to_ttgir_and_refuses_in_one_line() {
+    let ttir = "tests/fixtures/passes/people/vector_add_256_f32.gfx942.mlir";
+    let text = std::fs::read_to_string(ttir).unwrap();
+    let body = text
+        .split("// ----- stage 0: ttir\n")
+        .nth(1)
+        .and_then(|r| r.split("// ----- stage 1").next())
+        .unwrap();
+    let file = std::env::temp_dir().join(format!("compile-cli-{}.ttir", std::process::id()));
+    std::fs::write(&file, body).unwrap();
+    let path = file.to_str().unwrap();
+    let (ok, out, err) = run(&["compile", path, "--arch", "gfx942"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.matches("define amdgpu_kernel void @add_kernel").count(), 1);
+    let (ok, out, err) = run(&[
+        "compile",
+        path,
+        "--arch",
+        "gfx950",
+        "--num-warps",
+        "1",
+        "--emit",
+        "ttgir",
+        "--explain",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("#ttg.blocked<{sizePerThread = [4]"), "{out}");
+    assert!(err.contains("tt.load: anchor"), "{err}");
+    let (ok, _, err) = run(&["compile", path, "--arch", "gfx942", "--layouts", "greedy"]);
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("unknown layout choice 'greedy'"), "{err}");
+}

@@ -1,5 +1,6 @@
 //! The subcommands of the `linear-layout` command, one module each.
 
+pub mod compile;
 pub mod cost;
 pub mod heuristics;
 pub mod layout_arg;

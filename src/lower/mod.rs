@@ -39,8 +39,10 @@
 //!   emit/   LLVM IR text                interp.rs   execution on the CPU
 //! ```
 //!
-//! [`LowerError`] (`error.rs`) sits under all of them. This module is only the facade: the
-//! public paths (`linear_layout::lower::…`) are re-exports of the stages.
+//! [`LowerError`] (`error.rs`) sits under all of them. [`compile`] (`compile.rs`) sits above
+//! them: it chooses a TTIR module's layouts with the layout passes, then lowers it through
+//! the stages. This module is only the facade: the public paths (`linear_layout::lower::…`)
+//! are re-exports of the stages.
 //!
 //! # Worked example: a copy kernel
 //!
@@ -82,6 +84,7 @@
 //! [`mma::plan_dot`] derives from the three layouts ([`Op::Mma`], executed by the interpreter
 //! from the instructions' own lane layouts) and stores C from the accumulator layout.
 
+mod compile;
 mod emit;
 mod error;
 mod interp;
@@ -89,6 +92,7 @@ mod ir;
 mod plan;
 mod ttgir;
 
+pub use compile::{CompileOptions, Compiled, Layouts, compile};
 pub use emit::emit_llvm;
 pub use error::LowerError;
 pub use interp::{run, run_launch, run_with};

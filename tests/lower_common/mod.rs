@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod people;
+
 use std::path::Path;
 use std::process::Command;
 

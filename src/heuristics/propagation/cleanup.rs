@@ -11,7 +11,8 @@
 //! * an op without side effects whose results are unused is erased;
 //! * constants are unique per function and stand at the top of its entry block (MLIR's
 //!   folder: a constant not already in the leading run of constants moves to the front);
-//! * `arith` ops fold as MLIR's folders say, in every pass ([`fold`]);
+//! * ops fold as MLIR's and Triton's folders say, before any pattern, in every pass
+//!   ([`fold`]);
 //! * at the end of a pass, `scf.for` and `scf.if` are canonicalized ([`scf_cleanup`]).
 
 use std::collections::HashMap;
@@ -19,7 +20,7 @@ use std::collections::HashMap;
 use crate::encodings::Encoding;
 use crate::ttgir::graph::{Graph, OpId, ValueId};
 
-use super::ops::is_removable_when_unused;
+use super::ops::is_removable_op;
 use super::{fold, scf_cleanup};
 
 /// Most rounds of the greedy rewriter (MLIR's default).
@@ -146,7 +147,7 @@ pub(super) fn would_be_dead(g: &Graph, op: OpId) -> bool {
             })
         }),
         "tt.reduce" | "tt.scan" | "tt.map_elementwise" => true,
-        name => o.regions.is_empty() && !o.results.is_empty() && is_removable_when_unused(name),
+        _ => o.regions.is_empty() && !o.results.is_empty() && is_removable_op(g, op),
     }
 }
 
@@ -220,7 +221,7 @@ fn apply(g: &mut Graph, op: OpId, patterns: Patterns) -> Option<Vec<OpId>> {
 }
 
 /// Replaces every use of `op`'s results by `values` and erases it.
-pub(super) fn replace_op(g: &mut Graph, op: OpId, values: &[ValueId]) {
+fn replace_op(g: &mut Graph, op: OpId, values: &[ValueId]) {
     for (k, &r) in g.ops[op].results.clone().iter().enumerate() {
         if let Some(&v) = values.get(k) {
             g.replace_all_uses(r, v);

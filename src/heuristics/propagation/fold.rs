@@ -1,64 +1,116 @@
-//! MLIR's folders of `arith` ops, which its greedy rewriter applies wherever it runs (every
-//! pass's cleanup, not only `canonicalize`).
+//! The folders MLIR's greedy rewriter tries on every op it visits, before any pattern, in every
+//! pass's cleanup (not only `canonicalize`): MLIR's `arith` folders (`ArithOps.cpp`) and
+//! Triton's folders of its own ops. A folder replaces an op by a value it already has, by a new
+//! constant (placed where the op stood; the rewriter's constant step then moves it to the top
+//! of the function or merges it with an equal one), or changes it in place.
 //!
-//! A folder replaces an op by a value it already has (`addi(x, 0)` is `x`), by a new constant
-//! (`subi(3, 1)` is `2`), or changes it in place (`maxsi(1, x)` becomes `maxsi(x, 1)`: a
-//! commutative op takes its constant on the right). The rules are those of MLIR's
-//! `ArithOps.cpp`, with its integer semantics: values wrap at their width, and a division by
-//! zero or one that overflows is not folded.
+//! Triton's ops, on constants that are one value (a scalar or a splat, `dense<0>`):
 //!
-//! Constants are read when they are one value: a scalar or a splat (`dense<0>`). Folding two
-//! constants that are not splats (MLIR folds them element by element) is left out, as are
-//! folding float arithmetic on two constants and `cmpi`'s own move of a constant to the right
-//! (it also flips the predicate).
+//! * `tt.splat`, `tt.expand_dims`, `tt.trans`, `tt.broadcast`, `tt.reshape` of a constant are
+//!   the constant in the result type: `tt.splat %c3 : i32 -> tensor<64xi32>` is `dense<3>`;
+//! * `tt.broadcast %x` and `tt.reshape %x` (without `allow_reorder`) to `%x`'s own type, and
+//!   `tt.fp_to_fp %x` to its own type, are `%x`; `tt.fp_to_fp` of `±0.0` is `±0.0`;
+//! * `tt.make_range {end = 5, start = 4}` is `dense<4>`; `tt.addptr %p, %zero` is `%p`.
+//!
+//! `arith`'s integer ops, values wrapping at their width (`index` is 64 bits):
+//!
+//! * identities: `addi x, 0`, `subi x, 0`, `muli x, 1`, `divsi x, 1` (every division),
+//!   `andi x, -1`, `ori x, 0`, `xori x, 0`, `shli x, 0`, `maxsi x, MIN`, `minui x, MAX`, and
+//!   `maxsi x, x` (every min/max) are `x`; `muli x, 0`, `andi x, 0`, `ori x, -1`,
+//!   `maxsi x, MAX`, `minsi x, MIN`, `maxui x, MAX`, `minui x, 0` are their constant;
+//!   `subi x, x`, `xori x, x`, `remsi x, 1`, `andi x, (xori x, -1)` are `0` and
+//!   `ori x, (xori x, -1)` is `-1`;
+//! * `addi (subi a, b), b`, `subi (addi a, b), b`, `xori (xori a, b), b`, `divsi (muli a, b),
+//!   b` (with `nsw`; `divui` with `nuw`) are `a`; `andi a, (andi a, b)` is `andi a, b`;
+//! * two constants fold: `addi 2147483647, 1 : i32` is `-2147483648`, `ceildivsi 7, 2` is `4`,
+//!   `shrsi -8, 1` is `-4`; a division by zero, `divsi MIN, -1`, a shift by the width or more
+//!   are not folded;
+//! * `cmpi p, x, x` is `true` for `eq`, `sle`, `sge`, `ule`, `uge`, else `false`; two
+//!   constants compare; on `i1`, `cmpi ne, x, false` and `cmpi eq, x, true` are `x`, as is
+//!   `cmpi ne, (extui x : i1), 0`;
+//! * `select c, x, x` and `select true, x, y` are `x`; `select c, true, false` is `c`;
+//!   `select (cmpi ne, a, b), a, b` is `a` (with `eq`: `b`).
+//!
+//! `arith`'s float ops, computed as `APFloat` computes (rounded once to the type; an overflow
+//! is an infinity, written in hex as MLIR writes it):
+//!
+//! * `addf x, -0.0`, `subf x, 0.0`, `mulf x, 1.0`, `divf x, 1.0`, `maximumf x, -inf`,
+//!   `minimumf x, +inf`, `maxnumf x, NaN`, `minnumf x, NaN`, `maximumf x, x` (every
+//!   min/max) are `x`;
+//! * two constants fold: `addf 1.0, 2.0` is `3.0`, `divf 1.0, 0.0` is `+inf`;
+//! * casts of constants: `extf` and `truncf` when the value is exact in the new type
+//!   (`truncf 0.1 : f32 to f16` is not folded), `sitofp` and `uitofp` rounded once, `extsi`,
+//!   `extui` and `trunci` at the widths; `truncf (extf x : f16 to f32) to f16` is `x` and
+//!   `truncf (extf x : f32 to f64) to f16` is `truncf x`.
+//!
+//! A commutative op with a constant on the left and none on the right has them swapped in place
+//! (`maxsi 1, x` becomes `maxsi x, 1`), as MLIR's `Commutative` trait folds, so the rules above
+//! that look right see it.
+//!
+//! Left out: constants that are not one value (MLIR folds them element by element), results
+//! that are NaNs (MLIR writes their payload's bits), `cmpi`'s move of a constant to the right
+//! (it also flips the predicate), folds under fast-math flags, and the other ops' folders
+//! (`negf`, `remf`, `cmpf`, `bitcast`, …).
 
 use crate::ttgir::graph::{Graph, OpId, ValueId};
 use crate::ttgir::{TypeKind, ValueType};
+
+use super::float_attr;
+
+/// A constant that is one value: a scalar, or a splat (every element the same).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Lit {
+    Int(Int),
+    /// A float, exactly the value its type holds (infinities and NaNs included).
+    Float(f64),
+}
 
 /// What a folder makes of an op.
 enum Folded {
     /// The op's result is this existing value.
     Value(ValueId),
-    /// The op's result is this integer constant.
-    Int(Int),
-    /// The op's result is the float constant with this literal (as MLIR prints it).
-    Float(String),
+    /// The op's result is a new constant of its result type holding this.
+    Const(Lit),
     /// The op was changed in place.
     InPlace,
 }
 
-/// Folds `op` if one of MLIR's `arith` folders applies; returns the ops made or changed (the
-/// greedy rewriter looks at them again), `None` if nothing applies.
+/// Folds `op` if one of the folders applies; returns the ops made or changed (the greedy
+/// rewriter looks at them again), `None` if nothing applies.
 pub(super) fn fold(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
-    let name = g.ops[op].name.clone();
-    if !name.starts_with("arith.") || g.ops[op].results.len() != 1 {
+    if g.ops[op].results.len() != 1 {
         return None;
     }
+    let name = g.ops[op].name.clone();
     let folded = match name.as_str() {
-        "arith.extf" => fold_extf(g, op),
-        "arith.truncf" => fold_truncf(g, op),
-        _ => fold_binary(g, op, &name),
+        "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.uitofp" | "arith.extsi" | "arith.extui"
+        | "arith.trunci" => fold_cast(g, op, &name),
+        "arith.select" => fold_select(g, op),
+        n if n.starts_with("arith.") => fold_binary(g, op, n),
+        n if n.starts_with("tt.") => fold_triton(g, op, n),
+        _ => None,
     };
     let folded = folded.or_else(|| move_constant_right(g, op, &name))?;
-    apply(g, op, folded)
+    apply(g, op, &name, folded)
 }
 
 /// Carries a fold out: replaces the op's result and erases it, or notes the in-place change.
-fn apply(g: &mut Graph, op: OpId, folded: Folded) -> Option<Vec<OpId>> {
+fn apply(g: &mut Graph, op: OpId, name: &str, folded: Folded) -> Option<Vec<OpId>> {
     let &res = g.ops[op].results.first()?;
     let ty = g.values[res].ty.clone();
     let value = match folded {
-        Folded::InPlace => return Some(vec![op]),
+        Folded::InPlace => {
+            g.note(op, "folded in place");
+            return Some(vec![op]);
+        }
+        // A folder keeps the type; a value of another type is a graph this code does not
+        // understand, left as it is.
+        Folded::Value(v) if g.values[v].ty != ty => return None,
         Folded::Value(v) => {
-            // A folder keeps the type; a value of another type is a graph this code does not
-            // understand, left as it is.
-            if g.values[v].ty != ty {
-                return None;
-            }
+            g.note(op, "folded: its result is a value already there");
             v
         }
-        Folded::Int(n) => materialize(g, op, &ty, &n.literal())?,
-        Folded::Float(literal) => materialize(g, op, &ty, &literal)?,
+        Folded::Const(lit) => materialize(g, op, name, &ty, lit)?,
     };
     let mut touched: Vec<OpId> = g.uses(res).into_iter().map(|(u, _)| u).collect();
     touched.extend(g.def_op(value));
@@ -70,10 +122,12 @@ fn apply(g: &mut Graph, op: OpId, folded: Folded) -> Option<Vec<OpId>> {
     Some(touched)
 }
 
-/// A new `arith.constant` of `literal` right before `op` (where MLIR's rewriter puts a folded
-/// constant; the next round moves it to the top of the function or merges it with an equal
-/// one). Returns its result.
-fn materialize(g: &mut Graph, op: OpId, ty: &ValueType, literal: &str) -> Option<ValueId> {
+/// A new `arith.constant` of type `ty` holding `lit`, right before `op`; returns its result.
+fn materialize(g: &mut Graph, op: OpId, name: &str, ty: &ValueType, lit: Lit) -> Option<ValueId> {
+    let literal = match lit {
+        Lit::Int(n) => n.literal(),
+        Lit::Float(v) => float_attr::print(v, &ty.element)?,
+    };
     let text = match ty.kind {
         TypeKind::Tensor => format!("$r = arith.constant dense<{literal}> : $rt0"),
         TypeKind::Scalar if ty.element == "i1" => format!("$r = arith.constant {literal}"),
@@ -84,8 +138,91 @@ fn materialize(g: &mut Graph, op: OpId, ty: &ValueType, literal: &str) -> Option
     let new = g
         .insert_text(at, "arith.constant", Vec::new(), vec![ty.clone()], &text)
         .ok()?;
-    g.note(new, format!("folded from a {}", g.ops[op].name));
+    g.note(new, format_args!("folded: the {name} is a constant"));
     g.ops[new].results.first().copied()
+}
+
+/// Triton's folders: constants through shape ops, ops to their own type, size-one ranges,
+/// `addptr p, 0`.
+fn fold_triton(g: &Graph, op: OpId, name: &str) -> Option<Folded> {
+    let o = &g.ops[op];
+    let &res = o.results.first()?;
+    if name == "tt.make_range" {
+        let (start, end) = range_bounds(&g.op_text_without_results(op))?;
+        let bits = int_width(&g.values[res].ty.element)?;
+        return (end == start + 1).then(|| Folded::Const(Lit::Int(Int::new(bits, start))));
+    }
+    let &src = o.operands.first()?;
+    let same_type = g.values[src].ty == g.values[res].ty;
+    let splat = || constant_value(g, src).map(Folded::Const);
+    match name {
+        "tt.splat" | "tt.expand_dims" | "tt.trans" => splat(),
+        "tt.broadcast" | "tt.fp_to_fp" if same_type => Some(Folded::Value(src)),
+        // A reshape that may reorder elements is kept even to its own type.
+        "tt.reshape" if same_type && !g.op_text_without_results(op).contains("allow_reorder") => {
+            Some(Folded::Value(src))
+        }
+        "tt.broadcast" | "tt.reshape" => splat(),
+        "tt.fp_to_fp" => float_constant(g, src)
+            .filter(|&v| v == 0.0)
+            .map(|v| Folded::Const(Lit::Float(v))),
+        "tt.addptr" => int_constant(g, *o.operands.get(1)?)
+            .filter(|n| n.is_zero())
+            .map(|_| Folded::Value(src)),
+        _ => None,
+    }
+}
+
+/// `make_range`'s `start` and `end` from its text (`{end = 1 : i32, start = 0 : i32}`).
+fn range_bounds(text: &str) -> Option<(i128, i128)> {
+    let field = |key: &str| -> Option<i128> {
+        let rest = text.get(text.find(key)? + key.len()..)?.trim_start();
+        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '-'))?;
+        rest.get(..end)?.parse().ok()
+    };
+    Some((field("start =")?, field("end =")?))
+}
+
+/// The cast folders: constants converted, `truncf` of an `extf`.
+fn fold_cast(g: &mut Graph, op: OpId, name: &str) -> Option<Folded> {
+    let (&src, &res) = (g.ops[op].operands.first()?, g.ops[op].results.first()?);
+    let to = g.values[res].ty.element.clone();
+    if name == "arith.truncf"
+        && let Some(folded) = truncf_of_extf(g, op, src, &to)
+    {
+        return Some(folded);
+    }
+    let out = match (name, constant_value(g, src)?) {
+        ("arith.extf" | "arith.truncf", Lit::Float(v)) => Lit::Float(float_attr::exact(v, &to)?),
+        ("arith.sitofp", Lit::Int(n)) => Lit::Float(float_attr::from_int(n.s(), &to)?),
+        ("arith.uitofp", Lit::Int(n)) => Lit::Float(float_attr::from_int(n.u(), &to)?),
+        ("arith.extsi" | "arith.trunci", Lit::Int(n)) => Lit::Int(Int::new(int_width(&to)?, n.s())),
+        ("arith.extui", Lit::Int(n)) => Lit::Int(Int::new(int_width(&to)?, n.u())),
+        _ => return None,
+    };
+    Some(Folded::Const(out))
+}
+
+/// `truncf` of an `extf` (which is exact): the extension's source when it has the result's
+/// type, or a truncation of that source (changed in place) when it is wider than the result.
+fn truncf_of_extf(g: &mut Graph, op: OpId, src: ValueId, to: &str) -> Option<Folded> {
+    let ext = g.def_op(src).filter(|&e| g.ops[e].name == "arith.extf")?;
+    let &inner = g.ops[ext].operands.first()?;
+    let from = g.values[inner].ty.element.clone();
+    let width = |e: &str| match e {
+        "f16" | "bf16" => Some(16),
+        "f32" => Some(32),
+        "f64" => Some(64),
+        _ => None,
+    };
+    if from == to {
+        return Some(Folded::Value(inner));
+    }
+    if width(&from)? > width(to)? {
+        *g.ops[op].operands.first_mut()? = inner;
+        return Some(Folded::InPlace);
+    }
+    None
 }
 
 /// An integer of `bits` bits (1 to 64; `index` is 64), kept as its two's-complement bits.
@@ -167,15 +304,63 @@ fn int_width(element: &str) -> Option<u32> {
     (1..=64).contains(&bits).then_some(bits)
 }
 
-/// The integer `v` is a constant of, when it is one value (a scalar or a splat).
-fn int_constant(g: &Graph, v: ValueId) -> Option<Int> {
-    let bits = int_width(&g.values[v].ty.element)?;
-    let literal = constant_literal(g, v)?;
-    match literal.as_str() {
-        "true" => Some(Int::new(bits, 1)),
-        "false" => Some(Int::new(bits, 0)),
-        l => l.parse::<i128>().ok().map(|n| Int::new(bits, n)),
+/// The value of `v` when it is an `arith.constant` of one value of an integer or float type:
+/// `dense<1>`, `true`, `-0.000000e+00`, `0xFF800000`.
+fn constant_value(g: &Graph, v: ValueId) -> Option<Lit> {
+    let cst = g.def_op(v)?;
+    if g.ops[cst].name != "arith.constant" {
+        return None;
     }
+    let text = g.op_text_without_results(cst);
+    let body = text.strip_prefix("arith.constant ")?;
+    let literal = match body.strip_prefix("dense<") {
+        Some(rest) => rest.get(..rest.find('>')?)?,
+        None => body.split(" : ").next()?,
+    }
+    .trim();
+    // Element lists, strings and attribute dictionaries do not take part.
+    if literal.contains(['[', '"', '{']) {
+        return None;
+    }
+    let element = &g.values[v].ty.element;
+    if let Some(bits) = int_width(element) {
+        let n = match literal {
+            "true" => 1,
+            "false" => 0,
+            l => l.parse().ok()?,
+        };
+        return Some(Lit::Int(Int::new(bits, n)));
+    }
+    float_attr::read(literal, element).map(Lit::Float)
+}
+
+fn int_constant(g: &Graph, v: ValueId) -> Option<Int> {
+    match constant_value(g, v)? {
+        Lit::Int(n) => Some(n),
+        Lit::Float(_) => None,
+    }
+}
+
+fn float_constant(g: &Graph, v: ValueId) -> Option<f64> {
+    match constant_value(g, v)? {
+        Lit::Float(x) => Some(x),
+        Lit::Int(_) => None,
+    }
+}
+
+/// The signed value of `v` when it is an integer constant (scalar or splat): `-1` for
+/// `arith.constant -1 : i32`.
+pub(super) fn int_value(g: &Graph, v: ValueId) -> Option<i128> {
+    int_constant(g, v).map(Int::s)
+}
+
+/// `true` or `false` when `v` is a scalar `i1` constant.
+pub(super) fn bool_constant(g: &Graph, v: ValueId) -> Option<bool> {
+    let ty = &g.values[v].ty;
+    if ty.element != "i1" || !ty.shape.is_empty() {
+        return None;
+    }
+    int_constant(g, v).map(|n| !n.is_zero())
 }
 
 fn is_constant(g: &Graph, v: ValueId) -> bool {
@@ -245,6 +430,8 @@ fn ceil_div_signed(a: Int, b: Int) -> Option<Int> {
 fn fold_constants(name: &str, a: Int, b: Int) -> Option<Int> {
     let bits = a.bits;
     let wrap = |v: i128| Some(Int::new(bits, v));
+    // A shift by the width or more is not folded.
+    let shift = u32::try_from(b.u()).ok().filter(|&s| s < bits);
     match name {
         "arith.addi" => wrap(a.s() + b.s()),
         "arith.subi" => wrap(a.s() - b.s()),
@@ -275,6 +462,9 @@ fn fold_constants(name: &str, a: Int, b: Int) -> Option<Int> {
         "arith.minsi" => wrap(a.s().min(b.s())),
         "arith.maxui" => wrap(a.u().max(b.u())),
         "arith.minui" => wrap(a.u().min(b.u())),
+        "arith.shli" => wrap(a.u() << shift?),
+        "arith.shrui" => wrap(a.u() >> shift?),
+        "arith.shrsi" => wrap(a.s() >> shift?),
         _ => None,
     }
 }
@@ -296,24 +486,33 @@ fn compare(predicate: &str, a: Int, b: Int) -> Option<bool> {
     })
 }
 
-/// `arith.cmpi`: `cmpi(p, x, x)` is true for `eq`, `sle`, `sge`, `ule`, `uge` and false for
-/// the others; two constants compare; `cmpi ne, x, false` and `cmpi eq, x, true` on `i1` are
-/// `x`.
-fn fold_cmpi(g: &Graph, op: OpId, lhs: ValueId, rhs: ValueId) -> Option<Folded> {
+/// The predicate of the `arith.cmpi` `op` (`slt`).
+fn cmpi_predicate(g: &Graph, op: OpId) -> Option<String> {
     let text = g.op_text_without_results(op);
-    let predicate = text
-        .strip_prefix("arith.cmpi ")?
-        .split(',')
-        .next()?
-        .trim()
-        .to_string();
-    let bool_of = |b: bool| Folded::Int(Int::new(1, i128::from(b)));
+    let predicate = text.strip_prefix("arith.cmpi ")?.split(',').next()?.trim();
+    Some(predicate.to_string())
+}
+
+/// `arith.cmpi`'s folder.
+fn fold_cmpi(g: &Graph, op: OpId, lhs: ValueId, rhs: ValueId) -> Option<Folded> {
+    let predicate = cmpi_predicate(g, op)?;
+    let bool_of = |b: bool| Folded::Const(Lit::Int(Int::new(1, i128::from(b))));
     if lhs == rhs {
         let equal_holds = matches!(predicate.as_str(), "eq" | "sle" | "sge" | "ule" | "uge");
         compare(&predicate, Int::new(1, 0), Int::new(1, 0))?;
         return Some(bool_of(equal_holds));
     }
     let r = int_constant(g, rhs);
+    if let Some(r) = r
+        && r.is_zero()
+        && predicate == "ne"
+        && let Some(ext) = g.def_op(lhs)
+        && matches!(g.ops[ext].name.as_str(), "arith.extsi" | "arith.extui")
+        && let Some(&x) = g.ops[ext].operands.first()
+        && g.values[x].ty.element == "i1"
+    {
+        return Some(Folded::Value(x));
+    }
     if g.values[lhs].ty.element == "i1"
         && let Some(r) = r
         && ((r.is_zero() && predicate == "ne") || (r.is_one() && predicate == "eq"))
@@ -322,6 +521,33 @@ fn fold_cmpi(g: &Graph, op: OpId, lhs: ValueId, rhs: ValueId) -> Option<Folded> 
     }
     let (a, b) = (int_constant(g, lhs)?, r?);
     Some(bool_of(compare(&predicate, a, b)?))
+}
+
+/// `arith.select`'s folder.
+fn fold_select(g: &Graph, op: OpId) -> Option<Folded> {
+    let o = &g.ops[op];
+    let (&cond, &t, &f) = (o.operands.first()?, o.operands.get(1)?, o.operands.get(2)?);
+    if t == f {
+        return Some(Folded::Value(t));
+    }
+    if let Some(c) = int_constant(g, cond) {
+        return Some(Folded::Value(if c.is_zero() { f } else { t }));
+    }
+    if int_constant(g, t).is_some_and(|n| n.bits == 1 && n.is_one())
+        && int_constant(g, f).is_some_and(|n| n.bits == 1 && n.is_zero())
+    {
+        return Some(Folded::Value(cond));
+    }
+    let cmp = g.def_op(cond).filter(|&c| g.ops[c].name == "arith.cmpi")?;
+    let (&a, &b) = (g.ops[cmp].operands.first()?, g.ops[cmp].operands.get(1)?);
+    if !((a == t && b == f) || (a == f && b == t)) {
+        return None;
+    }
+    match cmpi_predicate(g, cmp)?.as_str() {
+        "ne" => Some(Folded::Value(t)),
+        "eq" => Some(Folded::Value(f)),
+        _ => None,
+    }
 }
 
 /// The folders of the binary `arith` ops (MLIR's rules, which look for a constant on the
@@ -336,12 +562,12 @@ fn fold_binary(g: &Graph, op: OpId, name: &str) -> Option<Folded> {
         return fold_cmpi(g, op, lhs, rhs);
     }
     if name.ends_with('f') {
-        return fold_float_identity(g, op, name, lhs, rhs);
+        return fold_float_binary(g, op, name, lhs, rhs);
     }
     let r = int_constant(g, rhs);
     let rhs_is = |want: fn(Int) -> bool| r.is_some_and(want);
     let bits = int_width(&g.values[rhs].ty.element)?;
-    let zero = || Some(Folded::Int(Int::new(bits, 0)));
+    let zero = || Some(Folded::Const(Lit::Int(Int::new(bits, 0))));
     let keep = |v: ValueId| Some(Folded::Value(v));
     let special = match name {
         "arith.addi" => {
@@ -385,6 +611,7 @@ fn fold_binary(g: &Graph, op: OpId, name: &str) -> Option<Folded> {
         "arith.divui" => div_of_mul(g, lhs, rhs, "nuw"),
         "arith.divsi" => div_of_mul(g, lhs, rhs, "nsw"),
         "arith.remui" | "arith.remsi" if rhs_is(Int::is_one) => zero(),
+        "arith.shli" | "arith.shrui" | "arith.shrsi" if rhs_is(Int::is_zero) => keep(lhs),
         "arith.andi" => {
             if rhs_is(Int::is_zero) {
                 keep(rhs)
@@ -448,7 +675,52 @@ fn fold_binary(g: &Graph, op: OpId, name: &str) -> Option<Folded> {
         return special;
     }
     let (a, b) = (int_constant(g, lhs)?, r?);
-    fold_constants(name, a, b).map(Folded::Int)
+    fold_constants(name, a, b).map(|n| Folded::Const(Lit::Int(n)))
+}
+
+/// The folders of the binary float ops: the identities on the right, then two constants.
+fn fold_float_binary(g: &Graph, op: OpId, name: &str, lhs: ValueId, rhs: ValueId) -> Option<Folded> {
+    let &res = g.ops[op].results.first()?;
+    let b = float_constant(g, rhs);
+    let identity = match name {
+        "arith.addf" => b.is_some_and(|y| y == 0.0 && y.is_sign_negative()),
+        "arith.subf" => b.is_some_and(|y| y == 0.0 && y.is_sign_positive()),
+        "arith.mulf" | "arith.divf" => b == Some(1.0),
+        "arith.maximumf" => lhs == rhs || b == Some(f64::NEG_INFINITY),
+        "arith.minimumf" => lhs == rhs || b == Some(f64::INFINITY),
+        // maxnum(x, -inf) is not x: a NaN x gives -inf.
+        "arith.maxnumf" | "arith.minnumf" => lhs == rhs || b.is_some_and(f64::is_nan),
+        _ => return None,
+    };
+    if identity {
+        return Some(Folded::Value(lhs));
+    }
+    let (x, y) = (float_constant(g, lhs)?, b?);
+    let v = match name {
+        "arith.addf" => x + y,
+        "arith.subf" => x - y,
+        "arith.mulf" => x * y,
+        "arith.divf" => x / y,
+        _ => min_max(name, x, y)?,
+    };
+    // An f64 holds the exact result of these on narrower floats well enough that one
+    // rounding to the type is APFloat's.
+    let v = float_attr::round_to(v, &g.values[res].ty.element)?;
+    (!v.is_nan()).then_some(Folded::Const(Lit::Float(v)))
+}
+
+/// `maximumf`, `minimumf` (a NaN wins, `-0.0 < +0.0`), `maxnumf`, `minnumf` (a NaN loses; of
+/// two zeros of different signs LLVM's versions differ: not folded) of two constants.
+fn min_max(name: &str, x: f64, y: f64) -> Option<f64> {
+    let max = name.starts_with("arith.max");
+    let nan_loses = name.ends_with("numf");
+    if x.is_nan() || y.is_nan() {
+        return nan_loses.then(|| if x.is_nan() { y } else { x });
+    }
+    if x == 0.0 && y == 0.0 && x.is_sign_negative() != y.is_sign_negative() {
+        return (!nan_loses).then_some(if max { 0.0 } else { -0.0 });
+    }
+    Some(if max { x.max(y) } else { x.min(y) })
 }
 
 /// Whether `name` is a commutative `arith` op (MLIR's `Commutative` trait).
@@ -480,174 +752,13 @@ fn move_constant_right(g: &mut Graph, op: OpId, name: &str) -> Option<Folded> {
     if !is_commutative(name) {
         return None;
     }
-    let operands = &mut g.ops[op].operands;
+    let operands = &g.ops[op].operands;
     let (&lhs, &rhs) = (operands.first()?, operands.get(1)?);
     if operands.len() != 2 || !is_constant(g, lhs) || is_constant(g, rhs) {
         return None;
     }
     g.ops[op].operands.swap(0, 1);
     Some(Folded::InPlace)
-}
-
-/// The float identities of MLIR's folders: `x + (-0.0)`, `x - 0.0`, `x * 1.0`, `x / 1.0`,
-/// `max(x, -inf)`, `min(x, +inf)` are `x`.
-fn fold_float_identity(g: &Graph, op: OpId, name: &str, lhs: ValueId, rhs: ValueId) -> Option<Folded> {
-    let &res = g.ops[op].results.first()?;
-    let element = g.values[res].ty.element.as_str();
-    let value = constant_literal(g, rhs).and_then(|l| float_literal(&l, element))?;
-    let identity = match name {
-        "arith.addf" => value == 0.0 && value.is_sign_negative(),
-        "arith.subf" => value == 0.0 && value.is_sign_positive(),
-        "arith.mulf" | "arith.divf" => value == 1.0,
-        "arith.maximumf" | "arith.maxnumf" => value == f64::NEG_INFINITY,
-        "arith.minimumf" | "arith.minnumf" => value == f64::INFINITY,
-        _ => false,
-    };
-    identity.then_some(Folded::Value(lhs))
-}
-
-/// `v` rounded to the nearest value with `mantissa` fraction bits and exponents from `min_exp`
-/// (subnormals below it), ties to even; `None` past `max`.
-fn round_float(v: f64, mantissa: i32, min_exp: i32, max: f64) -> Option<f64> {
-    if v == 0.0 || !v.is_finite() {
-        return Some(v);
-    }
-    let e = (v.abs().log2().floor() as i32).max(min_exp);
-    let q = 2f64.powi(e - mantissa);
-    let r = (v / q).round_ties_even() * q;
-    (r.abs() <= max).then_some(r)
-}
-
-/// The value `v` rounds to in `element` (`f16`, `bf16`, `f32`, `f64`).
-fn round_to(v: f64, element: &str) -> Option<f64> {
-    match element {
-        "f16" => round_float(v, 10, -14, 65504.0),
-        "bf16" => round_float(v, 7, -126, 3.3895313892515355e38),
-        "f32" => round_float(v, 23, -126, f64::from(f32::MAX)),
-        "f64" => Some(v),
-        _ => None,
-    }
-}
-
-/// The exact value a decimal float literal denotes in `element`.
-fn exact_in(literal: &str, element: &str) -> Option<f64> {
-    round_to(literal.trim().parse().ok()?, element)
-}
-
-/// The literal MLIR prints for the finite float `v` of type `element`: seven significant
-/// digits in exponent form (`1.000000e+00`, `-2.500000e-01`). `None` when that form does not
-/// read back as `v` (MLIR then prints a longer form, not produced here).
-fn print_float(v: f64, element: &str) -> Option<String> {
-    if !v.is_finite() {
-        return None;
-    }
-    let text = format!("{v:.6e}");
-    let (mantissa, exp) = text.split_once('e')?;
-    let exp: i32 = exp.parse().ok()?;
-    let sign = if exp < 0 { '-' } else { '+' };
-    let printed = format!("{mantissa}e{sign}{:02}", exp.unsigned_abs());
-    let back = exact_in(&printed, element)?;
-    (back == v && back.is_sign_negative() == v.is_sign_negative()).then_some(printed)
-}
-
-/// The value of the float constant `v`, with its element type, when it is one decimal value
-/// (hex literals are bit patterns of infinities and NaNs: not folded here).
-fn float_constant(g: &Graph, v: ValueId) -> Option<(f64, String)> {
-    let literal = constant_literal(g, v)?;
-    if literal.starts_with("0x") {
-        return None;
-    }
-    let element = g.values[v].ty.element.clone();
-    Some((exact_in(&literal, &element)?, element))
-}
-
-/// `arith.extf` of a float constant: the constant in the wider type (exact, as every wider
-/// float type holds the value): `extf(dense<1.0> : f16)` is `dense<1.000000e+00> : f32`.
-fn fold_extf(g: &Graph, op: OpId) -> Option<Folded> {
-    let &src = g.ops[op].operands.first()?;
-    let (value, _) = float_constant(g, src)?;
-    let &res = g.ops[op].results.first()?;
-    print_float(value, &g.values[res].ty.element).map(Folded::Float)
-}
-
-/// `arith.truncf`: of an `extf`, the extension's source when it has the result's type
-/// (`truncf(extf(x : f16) : f32) : f16` is `x`), or a truncation of that source when it is
-/// wider than the result (changed in place); of a constant, the constant in the narrower type
-/// when it holds the value exactly (`truncf(dense<0.0> : f32)` is `dense<0.000000e+00> :
-/// f16`; `0.1` is not folded).
-fn fold_truncf(g: &mut Graph, op: OpId) -> Option<Folded> {
-    let &src = g.ops[op].operands.first()?;
-    let &res = g.ops[op].results.first()?;
-    let to = g.values[res].ty.element.clone();
-    if let Some(ext) = g.def_op(src)
-        && g.ops[ext].name == "arith.extf"
-        && let Some(&inner) = g.ops[ext].operands.first()
-    {
-        let width = |e: &str| match e {
-            "f16" | "bf16" => Some(16),
-            "f32" => Some(32),
-            "f64" => Some(64),
-            _ => None,
-        };
-        let from = g.values[inner].ty.element.clone();
-        // Every extension this code meets (f16/bf16 to f32/f64, f32 to f64) is exact.
-        if width(&from)? > width(&to)? {
-            g.ops[op].operands[0] = inner;
-            return Some(Folded::InPlace);
-        }
-        if from == to {
-            return Some(Folded::Value(inner));
-        }
-    }
-    let (value, _) = float_constant(g, src)?;
-    if round_to(value, &to)? != value {
-        return None;
-    }
-    print_float(value, &to).map(Folded::Float)
-}
-
-/// The literal of the constant `v` is, when it is one value (a scalar or a splat): `0`,
-/// `true`, `-0.000000e+00`, `1.000000e+00`.
-pub(super) fn constant_literal(g: &Graph, v: ValueId) -> Option<String> {
-    let cst = g.def_op(v)?;
-    if g.ops[cst].name != "arith.constant" {
-        return None;
-    }
-    let text = g.op_text_without_results(cst);
-    let body = text.strip_prefix("arith.constant ")?;
-    let literal = match body.strip_prefix("dense<") {
-        Some(rest) if !rest.starts_with('[') && !rest.starts_with('"') => &rest[..rest.find('>')?],
-        Some(_) => return None,
-        None => body.split(" : ").next()?,
-    };
-    Some(literal.trim().to_string())
-}
-
-/// The value of a float literal as MLIR prints it: decimal, or the bit pattern in hex
-/// (`0xFF800000` is -inf in f32, `0xFC00` in f16).
-fn float_literal(literal: &str, element: &str) -> Option<f64> {
-    let Some(hex) = literal.strip_prefix("0x") else {
-        return literal.parse().ok();
-    };
-    let bits = u64::from_str_radix(hex, 16).ok()?;
-    match element {
-        "f64" => Some(f64::from_bits(bits)),
-        "f32" => Some(f64::from(f32::from_bits(u32::try_from(bits).ok()?))),
-        // bf16 is the top half of an f32.
-        "bf16" => Some(f64::from(f32::from_bits(u32::try_from(bits).ok()? << 16))),
-        "f16" => {
-            let b = u16::try_from(bits).ok()?;
-            let sign = if b & 0x8000 != 0 { -1.0 } else { 1.0 };
-            let (exp, frac) = (i32::from((b >> 10) & 0x1f), f64::from(b & 0x3ff));
-            Some(match exp {
-                0 => sign * frac * 2f64.powi(-24),
-                31 if frac == 0.0 => sign * f64::INFINITY,
-                31 => f64::NAN,
-                e => sign * (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
-            })
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]
@@ -672,12 +783,18 @@ mod tests {
             fold_constants("arith.subi", i32c(0), i32c(1)).map(Int::s),
             Some(-1)
         );
+        assert_eq!(Int::new(8, 255).s(), -1);
+        assert_eq!(Int::new(8, -1).u(), 255);
         assert_eq!(Int::new(1, 1).literal(), "true");
         assert_eq!(Int::new(64, -1).literal(), "-1");
+        assert_eq!(
+            range_bounds("tt.make_range {end = 1 : i32, start = 0 : i32} : tensor<1xi32>"),
+            Some((0, 1))
+        );
     }
 
     #[test]
-    fn division_by_zero_and_overflow_are_not_folded() {
+    fn division_by_zero_overflow_and_wide_shifts_are_not_folded() {
         for name in [
             "arith.divsi",
             "arith.divui",
@@ -696,10 +813,13 @@ mod tests {
         assert_eq!(fold_constants("arith.ceildivsi", min, i32c(-2)), None);
         // MIN % -1 is 0, no overflow.
         assert_eq!(fold_constants("arith.remsi", min, i32c(-1)), Some(i32c(0)));
+        assert_eq!(fold_constants("arith.shli", i32c(1), i32c(32)), None);
+        assert_eq!(fold_constants("arith.shli", i32c(1), i32c(-1)), None);
+        assert_eq!(fold_constants("arith.shli", i32c(1), i32c(31)), Some(min));
     }
 
     #[test]
-    fn divisions_round_as_named() {
+    fn divisions_and_shifts_round_as_named() {
         let f = |name, a, b| fold_constants(name, i32c(a), i32c(b)).map(Int::s);
         assert_eq!(f("arith.divsi", -7, 2), Some(-3));
         assert_eq!(f("arith.ceildivsi", 7, 2), Some(4));
@@ -715,6 +835,8 @@ mod tests {
         assert_eq!(f("arith.ceildivui", 7, 2), Some(4));
         assert_eq!(f("arith.maxui", -1, 2), Some(-1));
         assert_eq!(f("arith.maxsi", -1, 2), Some(2));
+        assert_eq!(f("arith.shrsi", -8, 1), Some(-4));
+        assert_eq!(f("arith.shrui", -8, 28), Some(15));
     }
 
     #[test]
@@ -725,43 +847,25 @@ mod tests {
     }
 
     #[test]
-    fn floats_print_as_mlir_does() {
-        assert_eq!(print_float(0.0, "f16").as_deref(), Some("0.000000e+00"));
-        assert_eq!(print_float(-0.0, "f32").as_deref(), Some("-0.000000e+00"));
+    fn float_min_max_follow_llvm() {
         assert_eq!(
-            print_float(0.0999755859375, "f16").as_deref(),
-            Some("9.997559e-02")
-        );
-        assert_eq!(print_float(1e10, "f32").as_deref(), Some("1.000000e+10"));
-        // 0.1 in f64 needs more digits than the short form has.
-        assert_eq!(print_float(0.1 + 1e-12, "f64"), None);
-    }
-
-    #[test]
-    fn hex_literals_are_bit_patterns_of_their_type() {
-        assert_eq!(float_literal("0xFF800000", "f32"), Some(f64::NEG_INFINITY));
-        assert_eq!(float_literal("0x7C00", "f16"), Some(f64::INFINITY));
-        assert_eq!(float_literal("0x3C00", "f16"), Some(1.0));
-        assert_eq!(float_literal("0xFF80", "bf16"), Some(f64::NEG_INFINITY));
-        assert_eq!(
-            float_literal("-0.000000e+00", "f32").map(f64::is_sign_negative),
+            min_max("arith.maximumf", -0.0, 0.0).map(f64::is_sign_positive),
             Some(true)
         );
-        assert_eq!(float_literal("0x7F800000", "i32"), None);
-    }
-
-    #[test]
-    fn a_literal_denotes_the_nearest_value_of_its_type() {
-        // MLIR prints f16 0.1 with six digits; the value is the f16 nearest to it.
-        assert_eq!(exact_in("9.997559e-02", "f16"), Some(0.0999755859375));
-        assert_eq!(exact_in("1.000000e+00", "bf16"), Some(1.0));
-        assert_eq!(exact_in("1.0e5", "f16"), None); // past f16's largest finite value
-        assert_eq!(exact_in("0.1", "f32"), Some(f64::from(0.1f32)));
+        assert_eq!(
+            min_max("arith.minimumf", 0.0, -0.0).map(f64::is_sign_negative),
+            Some(true)
+        );
+        assert!(min_max("arith.maximumf", f64::NAN, 1.0).is_none_or(f64::is_nan));
+        assert_eq!(min_max("arith.maxnumf", f64::NAN, 1.0), Some(1.0));
+        assert_eq!(min_max("arith.minnumf", -0.0, 0.0), None);
+        assert_eq!(min_max("arith.minnumf", 2.0, -3.0), Some(-3.0));
     }
 
     fn module(body: &str) -> Graph {
-        let text =
-            format!("module {{\n  tt.func @k(%x: i32, %y: i1, %f: f32) {{\n{body}\n    tt.return\n  }}\n}}");
+        let text = format!(
+            "module {{\n  tt.func @k(%x: i32, %y: i1, %f: f32, %p: !tt.ptr<f32>) {{\n{body}\n    tt.return\n  }}\n}}"
+        );
         Graph::parse(&text).expect("test module parses")
     }
 
@@ -784,14 +888,13 @@ mod tests {
     #[test]
     fn identities_keep_the_other_operand() {
         let mut g = module(
-            "    %c1 = arith.constant 1 : i32\n    %d = arith.ceildivsi %x, %c1 : i32\n    tt.store %d, %d : i32",
+            "    %c1 = arith.constant 1 : i32\n    %d = arith.ceildivsi %x, %c1 : i32\n    %m = arith.constant -0.000000e+00 : f32\n    %a = arith.addf %f, %m : f32\n    %s = arith.select %y, %d, %d : i32\n    tt.store %s, %a : i32",
         );
-        assert!(fold_named(&mut g, "arith.ceildivsi").is_some());
+        for name in ["arith.ceildivsi", "arith.addf", "arith.select"] {
+            assert!(fold_named(&mut g, name).is_some(), "{name}");
+        }
         let out = g.print().unwrap();
-        assert!(
-            !out.contains("ceildivsi") && out.contains("tt.store %x, %x"),
-            "{out}"
-        );
+        assert!(out.contains("tt.store %x, %f"), "{out}");
     }
 
     #[test]
@@ -807,21 +910,40 @@ mod tests {
     }
 
     #[test]
-    fn truncf_folds_only_exact_constants() {
+    fn casts_of_constants_fold_exactly() {
         let mut g = module(
-            "    %z = arith.constant dense<0.000000e+00> : tensor<4xf32>\n    %t = arith.truncf %z : tensor<4xf32> to tensor<4xf16>\n    %p = arith.constant dense<1.000000e-01> : tensor<4xf32>\n    %u = arith.truncf %p : tensor<4xf32> to tensor<4xf16>\n    tt.store %t, %u : tensor<4xf16>",
+            "    %z = arith.constant dense<0.000000e+00> : tensor<4xf32>\n    %t = arith.truncf %z : tensor<4xf32> to tensor<4xf16>\n    %p = arith.constant dense<1.000000e-01> : tensor<4xf32>\n    %u = arith.truncf %p : tensor<4xf32> to tensor<4xf16>\n    %i = arith.constant dense<0xFC00> : tensor<4xf16>\n    %e = arith.extf %i : tensor<4xf16> to tensor<4xf32>\n    %c = arith.constant dense<16777217> : tensor<4xi32>\n    %s = arith.sitofp %c : tensor<4xi32> to tensor<4xf32>\n    tt.store %t, %u, %e, %s : tensor<4xf16>",
         );
-        let truncs: Vec<OpId> = g
+        let casts: Vec<OpId> = g
             .walk()
             .into_iter()
-            .filter(|&o| g.ops[o].name == "arith.truncf")
+            .filter(|&o| g.ops[o].name != "arith.constant" && g.ops[o].name.starts_with("arith."))
             .collect();
-        assert!(fold(&mut g, truncs[0]).is_some());
-        assert!(fold(&mut g, truncs[1]).is_none());
+        let folded: Vec<bool> = casts.iter().map(|&o| fold(&mut g, o).is_some()).collect();
+        assert_eq!(folded, [true, false, true, true]);
         let out = g.print().unwrap();
-        assert!(
-            out.contains("arith.constant dense<0.000000e+00> : tensor<4xf16>"),
-            "{out}"
+        for text in [
+            "arith.constant dense<0.000000e+00> : tensor<4xf16>",
+            "arith.constant dense<0xFF800000> : tensor<4xf32>",
+            // 16777217 rounds to 2^24, which MLIR writes in hex (its long form, 16777216, has
+            // no '.').
+            "arith.constant dense<0x4B800000> : tensor<4xf32>",
+        ] {
+            assert!(out.contains(text), "{text} in {out}");
+        }
+    }
+
+    #[test]
+    fn triton_ops_fold_splat_constants() {
+        let mut g = module(
+            "    %c3 = arith.constant 3 : i32\n    %s = tt.splat %c3 : i32 -> tensor<8xi32>\n    %r = tt.make_range {end = 6 : i32, start = 5 : i32} : tensor<1xi32>\n    %z = arith.constant 0 : i32\n    %q = tt.addptr %p, %z : !tt.ptr<f32>, i32\n    tt.store %q, %s, %r : tensor<8xi32>",
         );
+        for name in ["tt.splat", "tt.make_range", "tt.addptr"] {
+            assert!(fold_named(&mut g, name).is_some(), "{name}");
+        }
+        let out = g.print().unwrap();
+        assert!(out.contains("arith.constant dense<3> : tensor<8xi32>"), "{out}");
+        assert!(out.contains("arith.constant dense<5> : tensor<1xi32>"), "{out}");
+        assert!(out.contains("tt.store %p,"), "{out}");
     }
 }

@@ -46,10 +46,12 @@
 
 mod cleanup;
 mod coalesce_rewrite;
+mod conditionals;
 mod dot_operands;
 mod duplication;
 mod epilogue;
 mod f32_dot;
+mod float_attr;
 mod fold;
 mod forward;
 mod fuse_loops;

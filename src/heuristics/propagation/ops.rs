@@ -101,8 +101,8 @@ pub(crate) fn infer_dst(g: &Graph, op: OpId, enc: &Arc<Encoding>) -> Option<Arc<
             _ => None,
         },
         "tt.trans" => trans(enc, &g.values[g.ops[op].operands[0]].ty.shape, &order(g, op)?),
-        "tt.join" => join(enc),
-        "tt.split" => split(enc),
+        "tt.join" => join(enc, &g.values[g.ops[op].operands[0]].ty.shape),
+        "tt.split" => split(enc, &g.values[g.ops[op].operands[0]].ty.shape),
         "tt.reshape" if attr(&g.ops[op].attrs, "allow_reorder").is_none() => {
             let o = &g.ops[op];
             super::reshape::infer_reshape(
@@ -142,8 +142,8 @@ pub(crate) fn infer_src(g: &Graph, op: OpId, enc: &Arc<Encoding>) -> Option<Arc<
             }
             trans(enc, &g.values[g.ops[op].results[0]].ty.shape, &inverse)
         }
-        "tt.join" => split(enc),
-        "tt.split" => join(enc),
+        "tt.join" => split(enc, &g.values[g.ops[op].results[0]].ty.shape),
+        "tt.split" => join(enc, &g.values[g.ops[op].results[0]].ty.shape),
         "tt.reshape" if attr(&g.ops[op].attrs, "allow_reorder").is_none() => {
             let o = &g.ops[op];
             super::reshape::infer_reshape(
@@ -202,11 +202,28 @@ pub(crate) fn trans(enc: &Arc<Encoding>, shape: &[u64], order: &[u32]) -> Option
     linear_encoding(&t)
 }
 
-/// `tt.join` of two tensors in a blocked layout: two elements per thread along a new, fastest
-/// dimension (Triton's `inferDefaultJoinOpEncoding` for `#blocked`).
-fn join(enc: &Arc<Encoding>) -> Option<Arc<Encoding>> {
+/// The layout of `tt.join` of two tensors of `shape` in `enc` (Triton's
+/// `inferDefaultJoinOpEncoding`): a slice along the new last dimension whose parent splits back
+/// into it gives that parent; a blocked layout takes two elements per thread along a new,
+/// fastest dimension; any other layout becomes linear with the new dimension in its first
+/// register bit (`[16]` in `#linear<{register = [[1]]…}>` joins to `register = [[0, 1], [1, 0]]…`).
+fn join(enc: &Arc<Encoding>, shape: &[u64]) -> Option<Arc<Encoding>> {
+    let rank = shape.len();
+    if let Encoding::Slice(s) = &**enc
+        && s.dim as usize == rank
+    {
+        let mut joined = shape.to_vec();
+        joined.push(2);
+        let same = split(&s.parent, &joined).is_some_and(|back| {
+            let (a, b) = (back.to_linear_layout(shape), enc.to_linear_layout(shape));
+            a.is_ok() && a.ok() == b.ok()
+        });
+        if same {
+            return Some(s.parent.clone());
+        }
+    }
     let Encoding::Blocked(b) = &**enc else {
-        return None;
+        return join_linear(enc, shape);
     };
     if !b.cga_layout.is_empty() {
         return None;
@@ -220,19 +237,22 @@ fn join(enc: &Arc<Encoding>) -> Option<Arc<Encoding>> {
     Some(Arc::new(Encoding::Blocked(t)))
 }
 
-/// `tt.split` of a blocked layout holding the last dimension's two elements in each thread:
-/// that dimension dropped (Triton's `inferSplitOpEncoding` for `#blocked`).
-fn split(enc: &Arc<Encoding>) -> Option<Arc<Encoding>> {
-    let Encoding::Blocked(b) = &**enc else {
-        return None;
+/// The layout of the halves `tt.split` makes of a tensor of `shape` (last dimension 2) in `enc`
+/// (Triton's `inferSplitOpEncoding`): a blocked layout holding the last dimension's two
+/// elements in each thread drops that dimension; any other layout whose registers hold that
+/// dimension's bit becomes linear without it (register bases with the bit dropped, the rest
+/// halved along it).
+fn split(enc: &Arc<Encoding>, shape: &[u64]) -> Option<Arc<Encoding>> {
+    let simple = |b: &crate::encodings::Blocked| {
+        b.size_per_thread.last() == Some(&2)
+            && b.threads_per_warp.last() == Some(&1)
+            && b.warps_per_cta.last() == Some(&1)
+            && b.cga_layout.is_empty()
     };
-    let simple = b.size_per_thread.last() == Some(&2)
-        && b.threads_per_warp.last() == Some(&1)
-        && b.warps_per_cta.last() == Some(&1)
-        && b.cga_layout.is_empty();
-    if !simple {
-        return None;
-    }
+    let b = match &**enc {
+        Encoding::Blocked(b) if simple(b) => b,
+        _ => return split_linear(enc, shape),
+    };
     let last = u32::try_from(b.order.len().checked_sub(1)?).ok()?;
     let mut t = b.clone();
     t.size_per_thread.pop();
@@ -240,6 +260,84 @@ fn split(enc: &Arc<Encoding>) -> Option<Arc<Encoding>> {
     t.warps_per_cta.pop();
     t.order.retain(|&d| d != last);
     Some(Arc::new(Encoding::Blocked(t)))
+}
+
+/// The bases of `ll` per in-dim, each as coordinates in `rank` dimensions (`dimK` at `K`).
+fn bases_by_dim(ll: &crate::linear::LinearLayout, rank: usize) -> Option<Vec<(String, Vec<Vec<i64>>)>> {
+    let outs: Vec<usize> = ll
+        .out_dim_names()
+        .map(|n| n.as_str().strip_prefix("dim").and_then(|d| d.parse().ok()))
+        .collect::<Option<_>>()?;
+    let mut all = Vec::new();
+    for name in ll.in_dim_names() {
+        let mut vs = Vec::new();
+        for b in ll.bases(name.as_str()).ok()? {
+            let mut c = vec![0i64; rank];
+            for (k, &d) in outs.iter().enumerate() {
+                *c.get_mut(d)? = i64::try_from(*b.get(k)?).ok()?;
+            }
+            vs.push(c);
+        }
+        all.push((name.as_str().to_string(), vs));
+    }
+    Some(all)
+}
+
+/// A `#ttg.linear` encoding from bases per in-dim over a tensor of `shape`.
+fn linear_from(bases: Vec<(String, Vec<Vec<i64>>)>, shape: &[u64]) -> Option<Arc<Encoding>> {
+    let outs: Vec<(String, i64)> = shape
+        .iter()
+        .enumerate()
+        .map(|(d, &n)| Some((format!("dim{d}"), i64::try_from(n).ok()?)))
+        .collect::<Option<_>>()?;
+    let ll = crate::linear::LinearLayout::from_bases(bases, outs, false).ok()?;
+    linear_encoding(&ll)
+}
+
+/// [`join`] of a layout that is neither a matching slice nor blocked: the new last dimension is
+/// the first register bit.
+fn join_linear(enc: &Arc<Encoding>, shape: &[u64]) -> Option<Arc<Encoding>> {
+    let rank = shape.len();
+    let ll = enc.to_linear_layout(shape).ok()?;
+    let mut bases = bases_by_dim(&ll, rank + 1)?;
+    let mut bit = vec![0i64; rank + 1];
+    *bit.last_mut()? = 1;
+    match bases.iter_mut().find(|(n, _)| n == "register") {
+        Some((_, r)) => r.insert(0, bit),
+        None => bases.insert(0, ("register".to_string(), vec![bit])),
+    }
+    let mut joined = shape.to_vec();
+    joined.push(2);
+    linear_from(bases, &joined)
+}
+
+/// [`split`] of a layout that is not a simple blocked one: register bases along the last
+/// dimension go, every other basis is halved along it; `None` when no register holds it.
+fn split_linear(enc: &Arc<Encoding>, shape: &[u64]) -> Option<Arc<Encoding>> {
+    let (&last, rest) = shape.split_last()?;
+    if last != 2 {
+        return None;
+    }
+    let ll = enc.to_linear_layout(shape).ok()?;
+    let axis = rest.len();
+    let mut found = false;
+    let mut bases = Vec::new();
+    for (name, vs) in bases_by_dim(&ll, shape.len())? {
+        let mut kept = Vec::new();
+        for mut b in vs {
+            if name == "register" && b.get(axis) == Some(&1) {
+                found = true;
+                continue;
+            }
+            b.truncate(axis);
+            kept.push(b);
+        }
+        bases.push((name, kept));
+    }
+    if !found {
+        return None;
+    }
+    linear_from(bases, rest)
 }
 
 /// The `#ttg.linear` encoding of a distributed layout whose out-dims are `dim0`, `dim1`, ….
@@ -378,6 +476,15 @@ pub(crate) fn is_free_convert(g: &Graph, op: OpId) -> bool {
         return false;
     };
     classify(&s, &d).is_ok_and(|c| matches!(c.kind, ConversionKind::Noop | ConversionKind::Register))
+}
+
+/// [`is_removable_when_unused`] for one op: inline assembly and external functions marked
+/// `pure` have no effect either (`tt.elementwise_inline_asm … {pure = true}`).
+pub(crate) fn is_removable_op(g: &Graph, op: OpId) -> bool {
+    let name = g.ops[op].name.as_str();
+    is_removable_when_unused(name)
+        || (matches!(name, "tt.elementwise_inline_asm" | "tt.extern_elementwise")
+            && g.op_text_without_results(op).contains("pure = true"))
 }
 
 /// Ops without side effects (or only reads) whose results are unused are dead (MLIR's

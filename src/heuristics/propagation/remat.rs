@@ -27,9 +27,9 @@ use super::ops::{can_be_remat, can_fold_into_conversion, infer_src, is_free_conv
 
 /// An ordered set of values with their layouts (Triton's `SetVector` + `DenseMap`).
 #[derive(Default, Clone)]
-struct Slice {
-    values: Vec<ValueId>,
-    layout: HashMap<ValueId, Arc<Encoding>>,
+pub(super) struct Slice {
+    pub(super) values: Vec<ValueId>,
+    pub(super) layout: HashMap<ValueId, Arc<Encoding>>,
 }
 
 impl Slice {
@@ -53,7 +53,7 @@ impl Slice {
 }
 
 /// The state of one function's rematerialisation.
-struct Remat {
+pub(super) struct Remat {
     /// (value, encoding) → a value already computing it in that encoding.
     mapping: HashMap<(ValueId, Arc<Encoding>), ValueId>,
     mapped: HashMap<ValueId, Arc<Encoding>>,
@@ -183,7 +183,7 @@ impl Remat {
     }
 
     /// Triton's `getRematerializableSlice`: a backward slice whose every op may be recomputed.
-    fn remat_slice(
+    pub(super) fn remat_slice(
         &self,
         g: &Graph,
         user: OpId,
@@ -206,7 +206,7 @@ impl Remat {
     }
 
     /// Recomputes `slice` in its layouts and replaces the convert `cvt` by the result.
-    fn rewrite_slice(
+    pub(super) fn rewrite_slice(
         &mut self,
         g: &mut Graph,
         slice: &mut Slice,
@@ -634,12 +634,17 @@ pub(super) fn backward(g: &mut Graph, f: usize) -> Result<bool, PassError> {
 }
 
 /// The hoists of the pass's third step on function `f`: converts move above extensions and
-/// broadcasts (a smaller tensor to convert), then converts into MMA dot operands move up to
-/// the loads feeding them (over element-wise ops and views), each step with its own state as
-/// in Triton.
+/// broadcasts (a smaller tensor to convert), then into the one branch of an `scf.if` in a loop
+/// whose value cannot be recomputed (see [`super::conditionals`]), then converts into MMA dot
+/// operands move up to the loads feeding them (over element-wise ops and views), each step
+/// with its own state as in Triton.
 pub(super) fn hoist(g: &mut Graph, f: usize) -> Result<(), PassError> {
     type Step = fn(&mut Remat, &mut Graph, OpId) -> Result<(), PassError>;
-    let steps: [Step; 2] = [Remat::hoist_over_ext, Remat::hoist_dot_operand];
+    let steps: [Step; 3] = [
+        Remat::hoist_over_ext,
+        Remat::hoist_into_conditionals,
+        Remat::hoist_dot_operand,
+    ];
     for step in steps {
         let mut r = Remat::new();
         let converts: Vec<OpId> = func_walk(g, f)
@@ -667,7 +672,7 @@ pub(super) fn hoist(g: &mut Graph, f: usize) -> Result<(), PassError> {
 /// effects, broadcasts, converts, views).
 fn no_data_movement(g: &Graph, op: OpId) -> bool {
     let name = g.ops[op].name.as_str();
-    (super::ops::is_elementwise(name) && super::ops::is_removable_when_unused(name))
+    (super::ops::is_elementwise(name) && super::ops::is_removable_op(g, op))
         || matches!(
             name,
             "tt.broadcast"

@@ -3,6 +3,8 @@
 //!
 //! * a loop-carried value nothing uses is dropped, as is one that only passes its value
 //!   through: `scf.for … iter_args(%a = %x) { scf.yield %a }` gives `%x`;
+//! * a loop that never runs gives its inits, one that runs once is its body, one that only
+//!   yields values from before it gives them: `scf.for %i = %c0 to %c0 …` gives its inits;
 //! * an `scf.if` on a constant condition is the branch it takes;
 //! * an `scf.if` result yielding values defined outside the `if` is an `arith.select` before
 //!   it (the same value on both sides is that value);
@@ -11,26 +13,32 @@
 use crate::ttgir::graph::{BlockOwner, Def, Graph, InsertPoint, OpId, ValueId};
 
 use super::cleanup::would_be_dead;
-use super::fold::constant_literal;
+use super::fold::{bool_constant, int_value};
 use super::forward::block_arg;
 
 /// The `scf.for` cleanups of the pass's last step: dead iteration arguments (Triton's
-/// `ForOpDeadArgElimination`), then iteration arguments that only pass their value through
-/// (MLIR's `ForOpIterArgsFolder`).
+/// `ForOpDeadArgElimination`), iteration arguments that only pass their value through (MLIR's
+/// `ForOpIterArgsFolder`), then loops whose trip count makes them trivial.
 pub(super) fn for_cleanups(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     if dead_args(g, op) {
         return Some(vec![op]);
     }
-    fold_iter_args(g, op)
+    fold_iter_args(g, op).or_else(|| trivial_loop(g, op))
 }
 
+/// The `scf.yield` of the loop `for_op`, when the loop is well formed: as many inits, block
+/// arguments after the induction variable and yielded values as results.
 fn yield_of(g: &Graph, for_op: OpId) -> Option<OpId> {
-    let b = *g.ops[for_op].regions.first()?.first()?;
-    g.blocks[b]
+    let o = &g.ops[for_op];
+    let b = *o.regions.first()?.first()?;
+    let n = o.results.len();
+    let y = g.blocks[b]
         .ops
         .last()
         .copied()
-        .filter(|&y| g.ops[y].name == "scf.yield")
+        .filter(|&y| g.ops[y].name == "scf.yield")?;
+    (o.operands.len() == 3 + n && g.blocks[b].args.len() == 1 + n && g.ops[y].operands.len() == n)
+        .then_some(y)
 }
 
 /// Triton's `ForOpDeadArgElimination`: a loop-carried value nothing outside the chain of the
@@ -88,7 +96,9 @@ fn dead_args(g: &mut Graph, op: OpId) -> bool {
                     }
                 }
                 "scf.if" => {
-                    mark(g.ops[d].operands[0], &mut alive, &mut queue, g);
+                    if let Some(&cond) = g.ops[d].operands.first() {
+                        mark(cond, &mut alive, &mut queue, g);
+                    }
                     for region in g.ops[d].regions.clone() {
                         if let Some(&b) = region.first()
                             && let Some(&t) = g.blocks[b].ops.last()
@@ -203,6 +213,85 @@ fn fold_iter_args(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     g.ops[ny].operands = kept;
     g.erase_op(op);
     Some(vec![new, ny])
+}
+
+/// MLIR's `SimplifyTrivialLoops`: a loop that never runs (equal bounds, or constant bounds
+/// with `ub <= lb`) gives its inits; one that runs once (constant `step >= ub - lb`) is its body
+/// with the induction variable `lb`; one that runs at least once and only yields values from
+/// before it gives those values.
+///
+/// ```text
+/// %r = scf.for %i = %c0 to %c5 step %c1 iter_args(%a = %x) -> (i32) { scf.yield %y : i32 }
+/// ```
+///
+/// is `%y`.
+fn trivial_loop(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
+    let o = g.ops[op].clone();
+    let (lb, ub, step) = (*o.operands.first()?, *o.operands.get(1)?, *o.operands.get(2)?);
+    let inits = o.operands.get(3..)?.to_vec();
+    let y = yield_of(g, op)?;
+    let body = g.ops[y].block;
+    let mut touched: Vec<OpId> = o.operands.iter().filter_map(|&v| g.def_op(v)).collect();
+    for &r in &o.results {
+        touched.extend(g.uses(r).into_iter().map(|(u, _)| u));
+    }
+    let int = |v: ValueId| int_value(g, v);
+    let diff = if lb == ub {
+        Some(0)
+    } else {
+        int(ub).zip(int(lb)).map(|(u, l)| u - l)
+    }?;
+    let replace = |g: &mut Graph, values: &[ValueId]| {
+        for (&r, &v) in o.results.iter().zip(values) {
+            g.replace_all_uses(r, v);
+        }
+        g.erase_op(op);
+    };
+    if diff <= 0 {
+        g.note(op, "removed: the loop never runs");
+        replace(g, &inits);
+        return Some(touched);
+    }
+    // Without a constant step nothing more is known of the trip count.
+    if int(step)? >= diff {
+        // Runs once: the body moves before the loop, the induction variable is `lb`.
+        let args = g.blocks[body].args.clone();
+        let yielded = g.ops[y].operands.clone();
+        let map = |v: ValueId| match args.iter().position(|&a| a == v) {
+            Some(0) => lb,
+            Some(k) => inits.get(k - 1).copied().unwrap_or(v),
+            None => v,
+        };
+        let results: Vec<ValueId> = yielded.iter().map(|&v| map(v)).collect();
+        for (k, &a) in args.iter().enumerate() {
+            let by = if k == 0 { lb } else { *inits.get(k - 1)? };
+            g.replace_all_uses(a, by);
+        }
+        let moved: Vec<OpId> = g.blocks[body].ops.iter().copied().filter(|&x| x != y).collect();
+        let at = g.position(op);
+        for (i, &m) in moved.iter().enumerate() {
+            g.ops[m].block = at.block;
+            g.blocks[at.block].ops.insert(at.index + i, m);
+        }
+        g.blocks[body].ops.retain(|&x| x == y);
+        g.note(op, "removed: the loop runs once, its body takes its place");
+        replace(g, &results);
+        touched.extend(moved);
+        return Some(touched);
+    }
+    let outside = |v: ValueId| match g.values[v].def {
+        Def::Result { op: d, .. } => !g.is_ancestor(op, d),
+        Def::Arg { block, .. } => {
+            block != body && g.block_parent_op(block).is_none_or(|p| !g.is_ancestor(op, p))
+        }
+    };
+    if g.blocks[body].ops.len() != 1 || !g.ops[y].operands.iter().all(|&v| outside(v)) {
+        return None;
+    }
+    let yielded = g.ops[y].operands.clone();
+    g.note(op, "removed: the loop only yields values from before it");
+    replace(g, &yielded);
+    Some(touched)
 }
 
 /// MLIR's `scf.if` canonicalizations, the first that applies, in MLIR's order:
@@ -383,14 +472,7 @@ fn inline_before(g: &mut Graph, b: usize, op: OpId) -> Vec<ValueId> {
 /// `else`.
 fn static_condition(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     let &cond = g.ops[op].operands.first()?;
-    if g.values[cond].ty.element != "i1" || !g.values[cond].ty.shape.is_empty() {
-        return None;
-    }
-    let taken = match constant_literal(g, cond)?.as_str() {
-        "true" => 0,
-        "false" => 1,
-        _ => return None,
-    };
+    let taken = if bool_constant(g, cond)? { 0 } else { 1 };
     let results = g.ops[op].results.clone();
     let mut touched: Vec<OpId> = results
         .iter()
@@ -422,18 +504,6 @@ fn drop_unused_results(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     let new = rebuild_if(g, op, &used);
     g.erase_op(op);
     Some(vec![new])
-}
-
-/// The `true`/`false` an `i1` scalar constant `v` holds.
-fn bool_constant(g: &Graph, v: ValueId) -> Option<bool> {
-    if g.values[v].ty.element != "i1" || !g.values[v].ty.shape.is_empty() {
-        return None;
-    }
-    match constant_literal(g, v)?.as_str() {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
-    }
 }
 
 /// MLIR's `ReplaceIfYieldWithConditionOrValue`: a used result yielding the same value on both

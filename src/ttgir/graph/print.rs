@@ -37,8 +37,9 @@ pub(super) fn op_text_without_results(g: &Graph, o: OpId) -> String {
                 .cloned()
                 .collect();
             // A template written in one piece (`$r = arith.constant 0 : $rt0`) keeps the ` = `
-            // at the start of its first text.
-            if let Some(Piece::Text(t)) = body.first_mut()
+            // at the start of the text that follows its results.
+            if head.first().is_some_and(|x| matches!(x, Piece::Results))
+                && let Some(Piece::Text(t)) = body.first_mut()
                 && let Some(rest) = t.strip_prefix(" = ")
             {
                 *t = rest.to_string();

@@ -1,0 +1,143 @@
+//! The whole compiler: a tile program in, layouts chosen, AMDGPU code out.
+//!
+//! `lower ttgir` needs TTGIR in which every layout is already chosen. [`compile`] starts one
+//! step earlier, from TTIR as Triton's `make_ttir` leaves it — tensors without layouts — and
+//! runs the three stages in a row:
+//!
+//! ```text
+//!   TTIR ──layouts──▶ TTGIR ──ttgir front──▶ Program ──emit──▶ LLVM IR
+//!         (heuristics::propagation)   (lower::ttgir)     (lower::emit)
+//! ```
+//!
+//! [`Layouts::Triton`] picks the layouts Triton 3.6 picks: its AMD layout pipeline at
+//! `num_stages = 1` as the crate implements it (coalescing, layout propagation, matrix
+//! instructions, the epilogue, data duplication, and on gfx942 the in-thread transpose), so the
+//! code is comparable with Triton's own at `num_stages = 1`. A TTGIR module with layouts
+//! goes through the same passes from its layouts (coalescing and the matrix instructions
+//! choose their anchors again; the propagation starts from what the module says).
+//!
+//! A vector add of 256 f32 (TTIR: no layouts) becomes a kernel of one 128-bit load per input
+//! and one store per thread:
+//!
+//! ```
+//! use linear_layout::lower::{compile, CompileOptions};
+//! use linear_layout::target::Target;
+//! let ttir = r#"
+//! module {
+//!   tt.func public @add(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
+//!     %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+//!     %px = tt.splat %x : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+//!     %ax = tt.addptr %px, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+//!     %py = tt.splat %y : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+//!     %ay = tt.addptr %py, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+//!     %a = tt.load %ax : tensor<256x!tt.ptr<f32>>
+//!     %b = tt.load %ay : tensor<256x!tt.ptr<f32>>
+//!     %s = arith.addf %a, %b : tensor<256xf32>
+//!     tt.store %ay, %s : tensor<256x!tt.ptr<f32>>
+//!     tt.return
+//!   }
+//! }"#;
+//! let out = compile(ttir, Target::by_name("gfx942")?, &CompileOptions::new(1))?;
+//! assert!(out.ttgir.contains("sizePerThread = [4]"), "{}", out.ttgir); // coalesced: 4 × f32
+//! assert!(out.kernel.llvm_ir()?.contains("@llvm.amdgcn.raw.ptr.buffer.load.v4"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::heuristics::propagation::{LayoutPass, LayoutPassOptions, run_layout_pass_explained};
+use crate::target::Target;
+use crate::ttgir::Module;
+
+use super::error::LowerError;
+use super::ir::Kernel;
+use super::ttgir::ttgir_kernel;
+
+/// How [`compile`] chooses layouts.
+///
+/// ```
+/// use linear_layout::lower::Layouts;
+/// assert_eq!("triton".parse::<Layouts>(), Ok(Layouts::Triton));
+/// assert_eq!(Layouts::Triton.to_string(), "triton");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layouts {
+    /// Triton 3.6's AMD layout pipeline at `num_stages = 1`, as the crate reproduces it.
+    Triton,
+}
+
+impl FromStr for Layouts {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "triton" => Ok(Layouts::Triton),
+            other => Err(format!("unknown layout choice '{other}' (expected triton)")),
+        }
+    }
+}
+
+impl fmt::Display for Layouts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Layouts::Triton => "triton",
+        })
+    }
+}
+
+/// What [`compile`] needs beyond the module and the target.
+///
+/// ```
+/// use linear_layout::lower::{CompileOptions, Layouts};
+/// let o = CompileOptions::new(8);
+/// assert_eq!((o.num_warps, o.layouts), (8, Layouts::Triton));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Warps of the kernel (Triton's `num_warps`), for a TTIR module.
+    pub num_warps: u32,
+    /// How layouts are chosen.
+    pub layouts: Layouts,
+}
+
+impl CompileOptions {
+    /// `num_warps` warps, Triton's layouts.
+    pub fn new(num_warps: u32) -> CompileOptions {
+        CompileOptions {
+            num_warps,
+            layouts: Layouts::Triton,
+        }
+    }
+}
+
+/// A compiled kernel: the TTGIR with the layouts chosen, what each layout pass changed and why,
+/// and the kernel.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The module with its layouts, as TTGIR Triton's parser reads.
+    pub ttgir: String,
+    /// The layout passes' changes, one line each, with their reasons.
+    pub changes: Vec<String>,
+    /// The kernel ([`Kernel::llvm_ir`] emits it, [`run`](super::run) executes it).
+    pub kernel: Kernel,
+}
+
+/// Compiles `text` — TTIR without layouts, or TTGIR — for `target`: layouts chosen as
+/// `opts.layouts` says, then lowered as `lower ttgir` lowers (see the module docs). An error
+/// names the stage, the op and its line.
+pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Result<Compiled, LowerError> {
+    let mut pass_opts = LayoutPassOptions::new(target.name);
+    pass_opts.num_warps = opts.num_warps;
+    let (ttgir, changes) = match opts.layouts {
+        Layouts::Triton => run_layout_pass_explained(text, LayoutPass::Pipeline, &pass_opts)
+            .map_err(|e| LowerError::new(format!("layouts: {e}")))?,
+    };
+    let module = Module::parse(&ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
+    let kernel = ttgir_kernel(&module, target)?;
+    Ok(Compiled {
+        ttgir,
+        changes,
+        kernel,
+    })
+}
