@@ -51,6 +51,7 @@ mod dot_operands;
 mod duplication;
 mod epilogue;
 mod f32_dot;
+mod float_attr;
 mod fold;
 mod forward;
 mod fuse_loops;
@@ -62,6 +63,7 @@ mod ops;
 mod pipeline;
 mod remat;
 mod reshape;
+mod scf_cleanup;
 mod to_ttgpuir;
 
 pub use coalesce_rewrite::coalesce;
@@ -308,10 +310,12 @@ pub fn hoist_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
 }
 
 /// MLIR's `canonicalize` as far as the layout pipeline needs it, on `g`: the greedy
-/// rewriter's dead-op removal and constant uniquing, the convert canonicalizations, dead and
-/// pass-through loop arguments, unused branch results. (MLIR's canonicalizer also folds
-/// arithmetic on constants and runs every dialect's own patterns; the layout pipeline's input
-/// is canonical already, so what is left to do here is what the layout passes leave behind.)
+/// rewriter's dead-op removal, constant uniquing and `arith` folding, the convert
+/// canonicalizations, the `scf.for` and `scf.if` canonicalizations (dead and pass-through loop
+/// arguments; branches on constants, results that are selects or plain values, unused
+/// results). (MLIR's canonicalizer also runs every dialect's other patterns; the layout
+/// pipeline's input is canonical already, so what is left to do here is what the layout
+/// passes leave behind.)
 ///
 /// ```
 /// use linear_layout::heuristics::propagation::canonicalize;

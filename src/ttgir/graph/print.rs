@@ -36,7 +36,8 @@ pub(super) fn op_text_without_results(g: &Graph, o: OpId) -> String {
                 .skip_while(|x| matches!(x, Piece::Results) || matches!(x, Piece::Text(t) if t == " = "))
                 .cloned()
                 .collect();
-            // A template's `=` may share its text piece with the op's name.
+            // A template written in one piece (`$r = arith.constant 0 : $rt0`) keeps the ` = `
+            // at the start of the text that follows its results.
             if head.first().is_some_and(|x| matches!(x, Piece::Results))
                 && let Some(Piece::Text(t)) = body.first_mut()
                 && let Some(rest) = t.strip_prefix(" = ")
@@ -286,6 +287,15 @@ impl Printer<'_> {
     fn op(&mut self, o: OpId, depth: usize) -> Result<(), TtgirError> {
         let g = self.g;
         let op = &g.ops[o];
+        // MLIR's `scf.if` and `scf.for` print their terminators only when they carry values:
+        // an empty yield there is implicit.
+        if op.name == "scf.yield"
+            && op.operands.is_empty()
+            && g.block_parent_op(op.block)
+                .is_some_and(|p| matches!(g.ops[p].name.as_str(), "scf.if" | "scf.for"))
+        {
+            return Ok(());
+        }
         match &op.form {
             Form::Template { head, tail } => {
                 let h = self.pieces(o, head)?;
