@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use linear_layout::lower::{CompileOptions, Compiled, compile};
 use linear_layout::target::Target;
-use lower_common::people::{DIR, cases, check, expected, stem};
-use lower_common::{llc, metadata, total};
+use lower_common::llc;
+use lower_common::people::{cases, check, expected, row, stem};
 use serde_json::Value as Json;
 
 /// The TTIR of a case's kernel and its warps, from the layout-pass fixtures.
@@ -83,35 +83,4 @@ fn people_kernels_compile_from_ttir_and_run_right() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(done.len() >= 140, "only {} kernels compiled", done.len());
-}
-
-/// A table row: our counts from `asm` beside Triton's for the same kernel and arch.
-fn row(case: &Json, asm: &str) -> String {
-    let (kernel, arch) = (stem(case), case["arch"].as_str().unwrap().to_string());
-    let ours = format!(
-        "{} | {} | {}",
-        total(asm),
-        metadata(asm, ".vgpr_count:"),
-        metadata(asm, ".amdhsa_group_segment_fixed_size")
-    );
-    let Ok(triton_asm) = std::fs::read_to_string(format!("{DIR}/{kernel}.{arch}.amdgcn")) else {
-        let o: Vec<&str> = ours.split(" | ").collect();
-        return format!(
-            "| {kernel} | {arch} | {} | – | {} | – | {} | – |",
-            o[0], o[1], o[2]
-        );
-    };
-    let counts: Json =
-        serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/triton-counts.{arch}.json")).unwrap())
-            .unwrap();
-    let theirs = &counts["kernels"][&kernel];
-    format!(
-        "| {kernel} | {arch} | {} | {} | {} | {} | {} | {} |",
-        total(asm),
-        total(&triton_asm),
-        metadata(asm, ".vgpr_count:"),
-        theirs["vgpr_count"],
-        metadata(asm, ".amdhsa_group_segment_fixed_size"),
-        theirs["lds_bytes"]
-    )
 }

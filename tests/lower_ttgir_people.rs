@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 use linear_layout::lower::{Kernel, ttgir_kernel};
 use linear_layout::target::Target;
 use linear_layout::ttgir::Module;
-use lower_common::people::{DIR, cases, check, expected, stem};
-use lower_common::{compile, llc, metadata, total};
+use lower_common::people::{DIR, cases, check, expected, row, stem};
+use lower_common::{compile, llc};
 use serde_json::Value as Json;
 
 /// Kernels (file stems) the lowering refuses today, with the start of the refusal.
@@ -33,33 +33,6 @@ fn lower(case: &Json) -> Result<Kernel, String> {
     let m = Module::parse(&std::fs::read_to_string(&file).unwrap()).map_err(|e| e.to_string())?;
     let t = Target::by_name(case["arch"].as_str().unwrap()).unwrap();
     ttgir_kernel(&m, t).map_err(|e| e.to_string())
-}
-
-/// A table row: our counts from `asm` beside Triton's for the same kernel and arch (a dash
-/// where Triton's code generation fails on the kernel: `refusals.txt`).
-fn row(case: &Json, asm: &str) -> String {
-    let (kernel, arch) = (stem(case), case["arch"].as_str().unwrap().to_string());
-    let Ok(triton_asm) = std::fs::read_to_string(format!("{DIR}/{kernel}.{arch}.amdgcn")) else {
-        return format!(
-            "| {kernel} | {arch} | {} | – | {} | – | {} | – |",
-            total(asm),
-            metadata(asm, ".vgpr_count:"),
-            metadata(asm, ".amdhsa_group_segment_fixed_size")
-        );
-    };
-    let counts: Json =
-        serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/triton-counts.{arch}.json")).unwrap())
-            .unwrap();
-    let theirs = &counts["kernels"][&kernel];
-    format!(
-        "| {kernel} | {arch} | {} | {} | {} | {} | {} | {} |",
-        total(asm),
-        total(&triton_asm),
-        metadata(asm, ".vgpr_count:"),
-        theirs["vgpr_count"],
-        metadata(asm, ".amdhsa_group_segment_fixed_size"),
-        theirs["lds_bytes"]
-    )
 }
 
 #[test]

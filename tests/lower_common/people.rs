@@ -9,6 +9,8 @@ use linear_layout::lower::numeric::{decode, encode};
 use linear_layout::lower::{Kernel, Launch, run_launch};
 use serde_json::Value as Json;
 
+use super::{metadata, total};
+
 /// The fixtures' directory.
 pub const DIR: &str = "tests/fixtures/lower/ttgir-people";
 
@@ -140,4 +142,31 @@ pub fn check(case: &Json, k: &Kernel, data: &Json) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A table row: our counts from `asm` beside Triton's for the same kernel and arch (a dash
+/// where Triton's code generation fails on the kernel: `refusals.txt`).
+pub fn row(case: &Json, asm: &str) -> String {
+    let (kernel, arch) = (stem(case), case["arch"].as_str().unwrap().to_string());
+    let Ok(triton_asm) = std::fs::read_to_string(format!("{DIR}/{kernel}.{arch}.amdgcn")) else {
+        return format!(
+            "| {kernel} | {arch} | {} | – | {} | – | {} | – |",
+            total(asm),
+            metadata(asm, ".vgpr_count:"),
+            metadata(asm, ".amdhsa_group_segment_fixed_size")
+        );
+    };
+    let counts: Json =
+        serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/triton-counts.{arch}.json")).unwrap())
+            .unwrap();
+    let theirs = &counts["kernels"][&kernel];
+    format!(
+        "| {kernel} | {arch} | {} | {} | {} | {} | {} | {} |",
+        total(asm),
+        total(&triton_asm),
+        metadata(asm, ".vgpr_count:"),
+        theirs["vgpr_count"],
+        metadata(asm, ".amdhsa_group_segment_fixed_size"),
+        theirs["lds_bytes"]
+    )
 }
