@@ -172,6 +172,7 @@ fn compile_takes_ttir_to_a_kernel_or_to_ttgir_and_refuses_in_one_line() {
     assert!(ok, "{err}");
     assert!(out.contains("#ttg.blocked<{sizePerThread = [4]"), "{out}");
     assert!(err.contains("tt.load: anchor"), "{err}");
+    assert!(err.contains("conversions left: 0"), "{err}");
     let (ok, _, err) = run(&["compile", path, "--arch", "gfx942", "--layouts", "greedy"]);
     assert!(!ok);
     assert_eq!(err.lines().count(), 1, "{err}");

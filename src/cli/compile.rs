@@ -24,7 +24,8 @@ pub struct Args {
     /// layouts, as TTGIR Triton's parser reads.
     #[arg(long, default_value = "llvm", value_parser = ["llvm", "ttgir"])]
     pub emit: String,
-    /// Also print what each layout pass changed and why (on standard error).
+    /// Also print what each layout pass changed and why, and the conversions left with their
+    /// prices (on standard error).
     #[arg(long)]
     pub explain: bool,
     /// Write the output to FILE instead of standard output.
@@ -52,6 +53,10 @@ pub fn run(args: &Args) -> Result<String, String> {
     if args.explain {
         for line in &out.changes {
             eprintln!("{line}");
+        }
+        eprintln!("conversions left: {}", out.conversions.len());
+        for c in &out.conversions {
+            eprintln!("  {c}");
         }
     }
     let text = match args.emit.as_str() {

@@ -39,6 +39,7 @@
 //! }"#;
 //! let out = compile(ttir, Target::by_name("gfx942")?, &CompileOptions::new(1))?;
 //! assert!(out.ttgir.contains("sizePerThread = [4]"), "{}", out.ttgir); // coalesced: 4 × f32
+//! assert!(out.conversions.is_empty()); // one layout for the whole kernel
 //! assert!(out.kernel.llvm_ir()?.contains("@llvm.amdgcn.raw.ptr.buffer.load.v4"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -46,9 +47,10 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::heuristics::convert::{ConvertCost, convert_cost};
 use crate::heuristics::propagation::{LayoutPass, LayoutPassOptions, run_layout_pass_explained};
 use crate::target::Target;
-use crate::ttgir::Module;
+use crate::ttgir::{Module, ValueType, element_bits};
 
 use super::error::LowerError;
 use super::ir::Kernel;
@@ -112,15 +114,92 @@ impl CompileOptions {
 }
 
 /// A compiled kernel: the TTGIR with the layouts chosen, what each layout pass changed and why,
-/// and the kernel.
+/// the conversions the layouts leave with their prices, and the kernel.
 #[derive(Clone, Debug)]
 pub struct Compiled {
     /// The module with its layouts, as TTGIR Triton's parser reads.
     pub ttgir: String,
     /// The layout passes' changes, one line each, with their reasons.
     pub changes: Vec<String>,
+    /// Every `ttg.convert_layout` left in the module, priced on the target.
+    pub conversions: Vec<PricedConversion>,
     /// The kernel ([`Kernel::llvm_ir`] emits it, [`run`](super::run) executes it).
     pub kernel: Kernel,
+}
+
+/// A conversion the chosen layouts leave in the kernel, and what it costs under the crate's
+/// model (the plan the lowering emits for it).
+///
+/// ```
+/// use linear_layout::encodings::Encoding;
+/// use linear_layout::heuristics::convert::convert_cost;
+/// use linear_layout::lower::PricedConversion;
+/// use linear_layout::target::Target;
+/// let from = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 2], warpsPerCTA = [1, 1], order = [1, 0]}>";
+/// let to = "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [64, 1], warpsPerCTA = [1, 1], order = [1, 0]}>";
+/// let (a, b): (Encoding, Encoding) = (from.parse()?, to.parse()?);
+/// let (a, b) = (a.to_linear_layout(&[64, 2])?, b.to_linear_layout(&[64, 2])?);
+/// let cost = convert_cost(&a, &b, 32, Target::by_name("gfx942")?)?;
+/// let c = PricedConversion { line: 13, from: from.into(), to: to.into(), cost };
+/// assert!(c.to_string().starts_with("line 13: #ttg.blocked"));
+/// assert!(c.to_string().contains(": shuffle, "));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct PricedConversion {
+    /// Its 1-based line in [`Compiled::ttgir`].
+    pub line: usize,
+    /// The source layout, as written.
+    pub from: String,
+    /// The destination layout, as written.
+    pub to: String,
+    /// The price: kind, instructions per thread, LDS bytes, cycles.
+    pub cost: ConvertCost,
+}
+
+impl fmt::Display for PricedConversion {
+    /// One line: `line 12: #blocked -> #mma: lds, 24 instructions, 8192 LDS bytes, ~310 cycles`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let instructions: u64 = self.cost.instructions.values().sum();
+        write!(
+            f,
+            "line {}: {} -> {}: {}, {instructions} instructions, {} LDS bytes, ~{} cycles",
+            self.line, self.from, self.to, self.cost.kind, self.cost.lds_bytes, self.cost.cycles
+        )
+    }
+}
+
+/// Prices every `ttg.convert_layout` of `module` on `target`.
+fn price_conversions(module: &Module, target: &Target) -> Result<Vec<PricedConversion>, LowerError> {
+    let layout = |ty: &ValueType| -> Result<_, LowerError> {
+        let e = ty
+            .encoding
+            .as_ref()
+            .ok_or_else(|| LowerError::new("a convert_layout of a value without a layout"))?;
+        let ll = e
+            .to_linear_layout(&ty.shape)
+            .map_err(|err| LowerError::new(err.to_string()))?;
+        Ok((e.to_string(), ll))
+    };
+    let mut out = Vec::new();
+    for op in module.ops.iter().filter(|o| o.name == "ttg.convert_layout") {
+        let (Some(&src), Some(&dst)) = (op.operands.first(), op.results.first()) else {
+            continue;
+        };
+        let (src, dst) = (&module.values[src].ty, &module.values[dst].ty);
+        let ((from, a), (to, b)) = (layout(src)?, layout(dst)?);
+        // Pointers move as 64-bit values.
+        let bits = element_bits(&src.element).unwrap_or(64);
+        let cost = convert_cost(&a, &b, bits, target)
+            .map_err(|e| LowerError::new(format!("line {}: ttg.convert_layout: {}", op.line, e.message())))?;
+        out.push(PricedConversion {
+            line: op.line,
+            from,
+            to,
+            cost,
+        });
+    }
+    Ok(out)
 }
 
 /// Compiles `text` — TTIR without layouts, or TTGIR — for `target`: layouts chosen as
@@ -134,10 +213,12 @@ pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Re
             .map_err(|e| LowerError::new(format!("layouts: {e}")))?,
     };
     let module = Module::parse(&ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
+    let conversions = price_conversions(&module, target)?;
     let kernel = ttgir_kernel(&module, target)?;
     Ok(Compiled {
         ttgir,
         changes,
+        conversions,
         kernel,
     })
 }

@@ -92,7 +92,7 @@ mod ir;
 mod plan;
 mod ttgir;
 
-pub use compile::{CompileOptions, Compiled, Layouts, compile};
+pub use compile::{CompileOptions, Compiled, Layouts, PricedConversion, compile};
 pub use emit::emit_llvm;
 pub use error::LowerError;
 pub use interp::{run, run_launch, run_with};
