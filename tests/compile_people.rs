@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use linear_layout::lower::{CompileOptions, Compiled, compile};
 use linear_layout::target::Target;
 use lower_common::llc;
-use lower_common::people::{cases, check, expected, row, stem};
+use lower_common::people::{assembled_row, cases, check, expected, print_table, stem};
 use serde_json::Value as Json;
 
 /// The TTIR of a case's kernel and its warps, from the layout-pass fixtures.
@@ -65,22 +65,20 @@ fn people_kernels_compile_from_ttir_and_run_right() {
         if let Some(llc) = llc
             && !done.contains_key(&file)
         {
-            let ir = c.kernel.llvm_ir().map_err(|e| e.to_string());
-            let name = format!("compiled_{}", file.replace('.', "_"));
-            match ir.and_then(|ir| lower_common::compile(llc, &ir, c.kernel.target, &dir, &name)) {
-                Ok(asm) => rows.push(row(&case, &asm)),
+            match assembled_row(
+                llc,
+                &c.kernel,
+                &case,
+                &dir,
+                &format!("compiled_{}", file.replace('.', "_")),
+            ) {
+                Ok(r) => rows.push(r),
                 Err(e) => failures.push(format!("{file}: {e}")),
             }
         }
         done.insert(file, ());
     }
-    println!(
-        "| kernel | arch | ours: total | Triton: total | ours: VGPRs | Triton: VGPRs | ours: LDS bytes | Triton: LDS bytes |"
-    );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
-    for r in &rows {
-        println!("{r}");
-    }
+    print_table(&rows);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(done.len() >= 140, "only {} kernels compiled", done.len());
 }

@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 use linear_layout::lower::{Kernel, ttgir_kernel};
 use linear_layout::target::Target;
 use linear_layout::ttgir::Module;
-use lower_common::people::{DIR, cases, check, expected, row, stem};
-use lower_common::{compile, llc};
+use lower_common::llc;
+use lower_common::people::{DIR, assembled_row, cases, check, expected, print_table, stem};
 use serde_json::Value as Json;
 
 /// Kernels (file stems) the lowering refuses today, with the start of the refusal.
@@ -67,22 +67,14 @@ fn people_kernels_lower_run_right_and_pass_llc() {
         if let Some(llc) = llc
             && !lowered.contains_key(&file)
         {
-            let ir = k.llvm_ir().map_err(|e| e.to_string());
-            let name = file.replace('.', "_");
-            match ir.and_then(|ir| compile(llc, &ir, k.target, &dir, &name)) {
-                Ok(asm) => rows.push(row(&case, &asm)),
+            match assembled_row(llc, &k, &case, &dir, &file.replace('.', "_")) {
+                Ok(r) => rows.push(r),
                 Err(e) => failures.push(format!("{file}: {e}")),
             }
         }
         lowered.insert(file, ());
     }
-    println!(
-        "| kernel | arch | ours: total | Triton: total | ours: VGPRs | Triton: VGPRs | ours: LDS bytes | Triton: LDS bytes |"
-    );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
-    for r in &rows {
-        println!("{r}");
-    }
+    print_table(&rows);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(!lowered.is_empty(), "no kernel lowered");
 }

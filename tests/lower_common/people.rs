@@ -170,3 +170,27 @@ pub fn row(case: &Json, asm: &str) -> String {
         theirs["lds_bytes"]
     )
 }
+
+/// The kernel compiled with llc into `dir` (as `name`) and its table row.
+pub fn assembled_row(
+    llc: &str,
+    k: &Kernel,
+    case: &Json,
+    dir: &std::path::Path,
+    name: &str,
+) -> Result<String, String> {
+    let ir = k.llvm_ir().map_err(|e| e.to_string())?;
+    let asm = super::compile(llc, &ir, k.target, dir, name)?;
+    Ok(row(case, &asm))
+}
+
+/// Prints the table of `rows` under its header (BENCHMARKS.md's form).
+pub fn print_table(rows: &[String]) {
+    println!(
+        "| kernel | arch | ours: total | Triton: total | ours: VGPRs | Triton: VGPRs | ours: LDS bytes | Triton: LDS bytes |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        println!("{r}");
+    }
+}
