@@ -194,6 +194,10 @@ pub(super) fn split_top<'s>(s: &'s str, sep: &str) -> Vec<(usize, &'s str)> {
 /// The first top-level occurrence of `sep` in `s` at or after byte `from` (outside brackets and
 /// string literals; the `>` of an arrow closes nothing).
 fn top_level(s: &str, from: usize, sep: &str) -> Option<usize> {
+    // Most lines do not hold the separator at all: a plain search says so without the scan.
+    if !s.get(from..)?.contains(sep) {
+        return None;
+    }
     let b = s.as_bytes();
     let first = *sep.as_bytes().first()?;
     let mut depth: i64 = 0;
