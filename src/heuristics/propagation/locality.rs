@@ -49,6 +49,7 @@ use super::PassError;
 use super::cleanup;
 use super::duplication::order_per_dim;
 use super::ops::int_attr;
+use super::remat::replace_for_with_new_signature;
 
 /// Triton 3.6's `tritongpu-optimize-thread-locality` on `g`, in place; see the
 /// [module docs](self). On an error `g` is left as it was.
@@ -637,7 +638,11 @@ fn accumulate_in_thread(g: &mut Graph, p: &Plan) -> Result<(), PassError> {
     let new_init = g.ops[cst].results[0];
 
     // The loop with one more iteration argument; the body moves into it.
-    let new_for = replace_for_with_new_signature(g, for_op, new_init);
+    let mut replacements = Vec::new();
+    let new_for = replace_for_with_new_signature(g, for_op, &[new_init], &mut replacements);
+    for (old, now) in replacements {
+        g.replace_all_uses(old, now);
+    }
     let body = g.ops[new_for].regions[0][0];
     let new_arg = *g.blocks[body].args.last().unwrap_or(&new_init);
 
@@ -713,27 +718,4 @@ fn accumulate_in_thread(g: &mut Graph, p: &Plan) -> Result<(), PassError> {
     g.ops[user].operands[k] = total_res;
     g.erase_op(for_op);
     Ok(())
-}
-
-/// Triton's `replaceForOpWithNewSignature`: a loop like `op` with `extra` as one more
-/// iteration argument, `op`'s body moved into it and `op`'s results replaced by its own.
-fn replace_for_with_new_signature(g: &mut Graph, op: OpId, extra: ValueId) -> OpId {
-    let mut operands = g.ops[op].operands.clone();
-    operands.push(extra);
-    let tys = operands[3..].iter().map(|&v| g.values[v].ty.clone()).collect();
-    let at = g.position(op);
-    let new = g.insert_like(op, at, operands, tys);
-    let body = g.ops[op].regions[0][0];
-    g.ops[op].regions.clear();
-    g.blocks[body].owner = crate::ttgir::graph::BlockOwner::Op(new);
-    let ty = g.values[extra].ty.clone();
-    let index = g.blocks[body].args.len();
-    let arg = g.new_value(ty, Def::Arg { block: body, index });
-    g.blocks[body].args.push(arg);
-    g.ops[new].regions = vec![vec![body]];
-    for k in 0..g.ops[op].results.len() {
-        let (old, now) = (g.ops[op].results[k], g.ops[new].results[k]);
-        g.replace_all_uses(old, now);
-    }
-    new
 }

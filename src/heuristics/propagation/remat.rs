@@ -553,7 +553,7 @@ fn func_of(g: &Graph, op: OpId) -> usize {
 
 /// Triton's `replaceForOpWithNewSignature`: a loop with more iteration arguments, the body
 /// moved into it; the old results' replacements are recorded, not applied.
-fn replace_for_with_new_signature(
+pub(super) fn replace_for_with_new_signature(
     g: &mut Graph,
     op: OpId,
     extra: &[ValueId],
