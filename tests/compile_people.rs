@@ -1,19 +1,21 @@
 //! `lower::compile` on the kernels as people write them: each kernel's TTIR (as Triton's
-//! `make_ttir` leaves it, `tests/fixtures/passes/people/`), its layouts chosen as Triton
-//! 3.6 chooses them, lowered, and run in the interpreter over every workgroup of its cases'
-//! grids against `expected.py` (`tests/fixtures/lower/ttgir-people/`); llc-22 accepts each
-//! kernel. With `--nocapture` it prints each kernel's instructions, VGPRs and LDS bytes beside
-//! Triton's own compile of the same source (its default options).
+//! `make_ttir` leaves it, `tests/fixtures/passes/people/`), its layouts chosen both ways —
+//! as Triton 3.6 chooses them and by cost — lowered, and run in the interpreter over every
+//! workgroup of its cases' grids against `expected.py` (`tests/fixtures/lower/ttgir-people/`);
+//! llc-22 accepts each kernel, and the cost mode's kernel never costs more than Triton's
+//! layouts under the model. With `--nocapture` it prints, per kernel, both modes' instructions
+//! beside Triton's own compile of the same source (its default options), the model's cycles
+//! and the conversions each mode leaves.
 
 #[path = "lower_common/mod.rs"]
 mod lower_common;
 
 use std::collections::BTreeMap;
 
-use linear_layout::lower::{CompileOptions, Compiled, compile};
+use linear_layout::lower::{CompileOptions, Compiled, Layouts, compile};
 use linear_layout::target::Target;
-use lower_common::llc;
-use lower_common::people::{assembled_row, cases, check, expected, print_table, stem};
+use lower_common::people::{DIR, cases, check, expected, stem};
+use lower_common::{llc, metadata, total};
 use serde_json::Value as Json;
 
 /// The TTIR of a case's kernel and its warps, from the layout-pass fixtures.
@@ -34,14 +36,24 @@ fn ttir(case: &Json) -> (String, u32) {
     (body.to_string(), warps)
 }
 
-fn compiled(case: &Json) -> Result<Compiled, String> {
+fn compiled(case: &Json, layouts: Layouts) -> Result<Compiled, String> {
     let (text, warps) = ttir(case);
     let target = Target::by_name(case["arch"].as_str().unwrap()).unwrap();
-    compile(&text, target, &CompileOptions::new(warps)).map_err(|e| e.to_string())
+    let opts = CompileOptions {
+        layouts,
+        ..CompileOptions::new(warps)
+    };
+    compile(&text, target, &opts).map_err(|e| format!("{layouts}: {e}"))
+}
+
+/// Instructions of the kernel's assembly (llc-22 into `dir`).
+fn assembled(llc: &str, c: &Compiled, dir: &std::path::Path, name: &str) -> Result<String, String> {
+    let ir = c.kernel.llvm_ir().map_err(|e| e.to_string())?;
+    lower_common::compile(llc, &ir, c.kernel.target, dir, name)
 }
 
 #[test]
-fn people_kernels_compile_from_ttir_and_run_right() {
+fn people_kernels_compile_from_ttir_both_ways_and_run_right() {
     let expected = expected();
     let llc = llc();
     let dir = std::env::temp_dir().join(format!("ll-compile-{}", std::process::id()));
@@ -51,34 +63,73 @@ fn people_kernels_compile_from_ttir_and_run_right() {
     let mut rows = Vec::new();
     for case in cases() {
         let id = case["id"].as_str().unwrap().to_string();
-        let c = match compiled(&case) {
-            Ok(c) => c,
+        let both = compiled(&case, Layouts::Triton).and_then(|t| Ok((t, compiled(&case, Layouts::Cost)?)));
+        let (triton, cost) = match both {
+            Ok(b) => b,
             Err(e) => {
                 failures.push(format!("{id}: {e}"));
                 continue;
             }
         };
-        if let Err(e) = check(&case, &c.kernel, &expected[&id]) {
-            failures.push(format!("{id}: {e}"));
+        for (mode, c) in [("triton", &triton), ("cost", &cost)] {
+            if let Err(e) = check(&case, &c.kernel, &expected[&id]) {
+                failures.push(format!("{id} ({mode}): {e}"));
+            }
+        }
+        if cost.cost.cycles > triton.cost.cycles || cost.cost.instructions > triton.cost.instructions {
+            failures.push(format!(
+                "{id}: the cost mode's {} against Triton's layouts' {}",
+                cost.cost, triton.cost
+            ));
         }
         let file = case["file"].as_str().unwrap().to_string();
         if let Some(llc) = llc
             && !done.contains_key(&file)
         {
-            match assembled_row(
-                llc,
-                &c.kernel,
-                &case,
-                &dir,
-                &format!("compiled_{}", file.replace('.', "_")),
-            ) {
-                Ok(r) => rows.push(r),
+            let name = file.replace('.', "_");
+            let asm = assembled(llc, &triton, &dir, &format!("triton_{name}"))
+                .and_then(|t| Ok((t, assembled(llc, &cost, &dir, &format!("cost_{name}"))?)));
+            match asm {
+                Ok((t, c)) => rows.push(row(&case, (&triton, &t), (&cost, &c))),
                 Err(e) => failures.push(format!("{file}: {e}")),
             }
         }
         done.insert(file, ());
     }
-    print_table(&rows);
+    println!(
+        "| kernel | arch | `--layouts triton` | `--layouts cost` | Triton | model cycles (triton → cost) | converts (triton → cost) | LDS bytes (cost / Triton) |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        println!("{r}");
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(done.len() >= 140, "only {} kernels compiled", done.len());
+}
+
+/// A kernel's row: the instructions of both modes and of Triton's own compile (when Triton
+/// compiles it), the model's cycles and the conversions left, the LDS of each.
+fn row(case: &Json, (triton, triton_asm): (&Compiled, &str), (cost, cost_asm): (&Compiled, &str)) -> String {
+    let (kernel, arch) = (stem(case), case["arch"].as_str().unwrap().to_string());
+    let theirs = std::fs::read_to_string(format!("{DIR}/{kernel}.{arch}.amdgcn")).ok();
+    let counts: Option<Json> = std::fs::read_to_string(format!("{DIR}/triton-counts.{arch}.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let their_lds = counts.as_ref().map_or("–".to_string(), |c| {
+        c["kernels"][&kernel]["lds_bytes"].to_string()
+    });
+    format!(
+        "| {kernel} | {arch} | {} | {} | {} | {} → {} | {} → {} | {} / {} |",
+        total(triton_asm),
+        total(cost_asm),
+        theirs
+            .as_deref()
+            .map_or("–".to_string(), |a| total(a).to_string()),
+        triton.cost.cycles,
+        cost.cost.cycles,
+        triton.conversions.len(),
+        cost.conversions.len(),
+        metadata(cost_asm, ".amdhsa_group_segment_fixed_size"),
+        their_lds,
+    )
 }

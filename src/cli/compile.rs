@@ -17,15 +17,18 @@ pub struct Args {
     /// Warps of the kernel (Triton's `num_warps`).
     #[arg(long, default_value_t = 4)]
     pub num_warps: u32,
-    /// How layouts are chosen: `triton` (Triton 3.6's AMD layout pipeline at num_stages 1).
-    #[arg(long, default_value = "triton")]
+    /// How layouts are chosen: `cost` (Triton's layouts, then each conversion they leave
+    /// weighed against recomputing its source or sinking its users, by the price of the code)
+    /// or `triton` (Triton 3.6's AMD layout pipeline at num_stages 1).
+    #[arg(long, default_value = "cost", value_parser = ["cost", "triton"])]
     pub layouts: String,
     /// `llvm`: the kernel as LLVM IR for amdgcn-amd-amdhsa; `ttgir`: the module with its
     /// layouts, as TTGIR Triton's parser reads.
     #[arg(long, default_value = "llvm", value_parser = ["llvm", "ttgir"])]
     pub emit: String,
-    /// Also print what each layout pass changed and why, and the conversions left with their
-    /// prices (on standard error).
+    /// Also print what each layout pass changed and why, what the cost mode weighed per
+    /// conversion, the conversions left with their prices and the kernel's price (on standard
+    /// error).
     #[arg(long)]
     pub explain: bool,
     /// Write the output to FILE instead of standard output.
@@ -54,10 +57,17 @@ pub fn run(args: &Args) -> Result<String, String> {
         for line in &out.changes {
             eprintln!("{line}");
         }
+        if !out.choices.is_empty() {
+            eprintln!("layouts weighed per conversion of Triton's layouts:");
+            for c in &out.choices {
+                eprintln!("  {c}");
+            }
+        }
         eprintln!("conversions left: {}", out.conversions.len());
         for c in &out.conversions {
             eprintln!("  {c}");
         }
+        eprintln!("kernel: {} (LDS budget {} bytes)", out.cost, target.lds_bytes);
     }
     let text = match args.emit.as_str() {
         "ttgir" => out.ttgir,

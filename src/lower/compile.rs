@@ -50,23 +50,30 @@ use std::str::FromStr;
 use crate::heuristics::convert::{ConvertCost, convert_cost};
 use crate::heuristics::propagation::{LayoutPass, LayoutPassOptions, run_layout_pass_explained};
 use crate::target::Target;
+use crate::ttgir::graph::Graph;
 use crate::ttgir::{Module, ValueType, element_bits};
 
+use super::choose::{LayoutChoice, choose, price};
+use super::cost::KernelCost;
 use super::error::LowerError;
 use super::ir::Kernel;
-use super::ttgir::ttgir_kernel;
 
 /// How [`compile`] chooses layouts.
 ///
 /// ```
 /// use linear_layout::lower::Layouts;
 /// assert_eq!("triton".parse::<Layouts>(), Ok(Layouts::Triton));
-/// assert_eq!(Layouts::Triton.to_string(), "triton");
+/// assert_eq!(Layouts::Cost.to_string(), "cost");
+/// assert!("fast".parse::<Layouts>().is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layouts {
     /// Triton 3.6's AMD layout pipeline at `num_stages = 1`, as the crate reproduces it.
     Triton,
+    /// Triton's layouts, then every conversion they leave weighed against recomputing its
+    /// source or sinking its users, by the price of the code each implies (see
+    /// [`LayoutChoice`]); never costlier than [`Layouts::Triton`] under the model.
+    Cost,
 }
 
 impl FromStr for Layouts {
@@ -75,7 +82,10 @@ impl FromStr for Layouts {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "triton" => Ok(Layouts::Triton),
-            other => Err(format!("unknown layout choice '{other}' (expected triton)")),
+            "cost" => Ok(Layouts::Cost),
+            other => Err(format!(
+                "unknown layout choice '{other}' (expected cost or triton)"
+            )),
         }
     }
 }
@@ -84,6 +94,7 @@ impl fmt::Display for Layouts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Layouts::Triton => "triton",
+            Layouts::Cost => "cost",
         })
     }
 }
@@ -93,7 +104,7 @@ impl fmt::Display for Layouts {
 /// ```
 /// use linear_layout::lower::{CompileOptions, Layouts};
 /// let o = CompileOptions::new(8);
-/// assert_eq!((o.num_warps, o.layouts), (8, Layouts::Triton));
+/// assert_eq!((o.num_warps, o.layouts), (8, Layouts::Cost));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompileOptions {
@@ -104,11 +115,11 @@ pub struct CompileOptions {
 }
 
 impl CompileOptions {
-    /// `num_warps` warps, Triton's layouts.
+    /// `num_warps` warps, layouts chosen by cost.
     pub fn new(num_warps: u32) -> CompileOptions {
         CompileOptions {
             num_warps,
-            layouts: Layouts::Triton,
+            layouts: Layouts::Cost,
         }
     }
 }
@@ -123,6 +134,11 @@ pub struct Compiled {
     pub changes: Vec<String>,
     /// Every `ttg.convert_layout` left in the module, priced on the target.
     pub conversions: Vec<PricedConversion>,
+    /// What [`Layouts::Cost`] weighed for each conversion Triton's layouts leave (empty for
+    /// [`Layouts::Triton`]).
+    pub choices: Vec<LayoutChoice>,
+    /// The kernel's price under the model ([`kernel_cost`](super::kernel_cost)).
+    pub cost: KernelCost,
     /// The kernel ([`Kernel::llvm_ir`] emits it, [`run`](super::run) executes it).
     pub kernel: Kernel,
 }
@@ -208,17 +224,26 @@ fn price_conversions(module: &Module, target: &Target) -> Result<Vec<PricedConve
 pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Result<Compiled, LowerError> {
     let mut pass_opts = LayoutPassOptions::new(target.name);
     pass_opts.num_warps = opts.num_warps;
-    let (ttgir, changes) = match opts.layouts {
-        Layouts::Triton => run_layout_pass_explained(text, LayoutPass::Pipeline, &pass_opts)
-            .map_err(|e| LowerError::new(format!("layouts: {e}")))?,
+    let (ttgir, mut changes) = run_layout_pass_explained(text, LayoutPass::Pipeline, &pass_opts)
+        .map_err(|e| LowerError::new(format!("layouts: {e}")))?;
+    let graph = Graph::parse(&ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
+    let triton = price(&graph, target)?;
+    let (priced, choices) = match opts.layouts {
+        Layouts::Triton => (triton, Vec::new()),
+        Layouts::Cost => {
+            let (chosen, priced, choices) = choose(graph, triton, target)?;
+            changes.extend(chosen.log);
+            (priced, choices)
+        }
     };
-    let module = Module::parse(&ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
+    let module = Module::parse(&priced.ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
     let conversions = price_conversions(&module, target)?;
-    let kernel = ttgir_kernel(&module, target)?;
     Ok(Compiled {
-        ttgir,
+        ttgir: priced.ttgir,
         changes,
         conversions,
-        kernel,
+        choices,
+        cost: priced.cost,
+        kernel: priced.kernel,
     })
 }

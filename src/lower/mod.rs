@@ -84,7 +84,9 @@
 //! [`mma::plan_dot`] derives from the three layouts ([`Op::Mma`], executed by the interpreter
 //! from the instructions' own lane layouts) and stores C from the accumulator layout.
 
+mod choose;
 mod compile;
+mod cost;
 mod emit;
 mod error;
 mod interp;
@@ -92,7 +94,9 @@ mod ir;
 mod plan;
 mod ttgir;
 
+pub use choose::{EXACT_COMBINATIONS, LayoutChoice};
 pub use compile::{CompileOptions, Compiled, Layouts, PricedConversion, compile};
+pub use cost::{KernelCost, UNKNOWN_TRIPS, kernel_cost};
 pub use emit::emit_llvm;
 pub use error::LowerError;
 pub use interp::{run, run_launch, run_with};

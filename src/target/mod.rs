@@ -107,6 +107,15 @@ pub struct CostConstants {
     pub bpermute_cycles: u32,
     /// Cycles of one DPP / permlane move (a VALU op).
     pub permlane_cycles: u32,
+    /// Bytes of the cache line a vector memory access is served in (CDNA3 and RDNA3: 128-byte
+    /// vector L1 / L0 lines; CDNA3 and RDNA3 ISA and white papers).
+    pub global_line_bytes: u32,
+    /// Cycles the vector memory path spends per cache line a wave's access touches (CDNA: the
+    /// L1 returns 64 B per clock, 2 per line; RDNA3: the L0 returns 128 B per clock, 1 per line;
+    /// estimates from the white papers' bandwidths). A wave whose lanes touch more lines — a
+    /// strided, uncoalesced access — costs more: what makes a coalesced layout worth a
+    /// conversion.
+    pub global_line_cycles: u32,
 }
 
 /// One GPU architecture as data.

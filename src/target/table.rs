@@ -114,6 +114,8 @@ const CDNA_COSTS: CostConstants = CostConstants {
     barrier_cycles: 40,
     bpermute_cycles: 8,
     permlane_cycles: 4,
+    global_line_bytes: 128,
+    global_line_cycles: 2,
 };
 const RDNA_COSTS: CostConstants = CostConstants {
     valu_issue_cycles: 1,
@@ -122,6 +124,8 @@ const RDNA_COSTS: CostConstants = CostConstants {
     barrier_cycles: 40,
     bpermute_cycles: 4,
     permlane_cycles: 1,
+    global_line_bytes: 128,
+    global_line_cycles: 1,
 };
 
 /// Triton 3.6's generic bank model (Gluon's `bank_conflicts`): not a GPU; the wave size comes from the layout.

@@ -59,6 +59,7 @@ mod in_thread_transpose;
 mod licm;
 mod locality;
 mod matmul_rewrite;
+mod moves;
 mod ops;
 mod pipeline;
 mod remat;
@@ -75,6 +76,7 @@ pub use in_thread_transpose::in_thread_transpose;
 pub use licm::licm;
 pub use locality::optimize_thread_locality;
 pub use matmul_rewrite::accelerate_matmul;
+pub use moves::{LayoutMove, apply_layout_move, layout_moves};
 pub use pipeline::{LayoutPass, LayoutPassOptions, PIPELINE, run_layout_pass, run_layout_pass_explained};
 
 use std::fmt;

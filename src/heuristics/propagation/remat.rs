@@ -58,14 +58,26 @@ pub(super) struct Remat {
     mapping: HashMap<(ValueId, Arc<Encoding>), ValueId>,
     mapped: HashMap<ValueId, Arc<Encoding>>,
     to_delete: Vec<OpId>,
+    /// Whether loads Triton keeps as anchors may be recomputed too (the cost mode's
+    /// [`super::moves`]: a load made directly in the layout its users want).
+    loads_move: bool,
 }
 
 impl Remat {
-    fn new() -> Remat {
+    pub(super) fn new() -> Remat {
         Remat {
             mapping: HashMap::new(),
             mapped: HashMap::new(),
             to_delete: Vec::new(),
+            loads_move: false,
+        }
+    }
+
+    /// A state whose slices may recompute any load (see [`Remat::loads_move`]).
+    pub(super) fn moving_loads() -> Remat {
+        Remat {
+            loads_move: true,
+            ..Remat::new()
         }
     }
 
@@ -78,7 +90,7 @@ impl Remat {
         self.mapping.get(&(v, enc.clone())).copied()
     }
 
-    fn cleanup(&mut self, g: &mut Graph) {
+    pub(super) fn cleanup(&mut self, g: &mut Graph) {
         for &op in self.to_delete.iter().rev() {
             if !g.ops[op].erased {
                 g.erase_op(op);
@@ -198,6 +210,7 @@ impl Remat {
         for &v in &s.values {
             if let Some(d) = g.def_op(v)
                 && !can_be_remat(g, d)
+                && !(self.loads_move && g.ops[d].name == "tt.load")
             {
                 return None;
             }
