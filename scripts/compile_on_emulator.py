@@ -4,15 +4,20 @@ emulator, against the same references as the lowering of Triton's own TTGIR.
 
     PATH=<dir with clang>:$PATH TINYGRAD_SRC=<patched tinygrad> \
       python3 scripts/compile_on_emulator.py [--binary target/release/linear-layout] [--only SUBSTR]
+        [--layouts cost|triton] [--json FILE]
 
 For each case of tests/fixtures/lower/ttgir-people/cases.json: the kernel's TTIR (stage 0 of
 tests/fixtures/passes/people/<kernel>.<arch>.mlir, with its warps) goes through
-`linear-layout compile --emit ttgir` (Triton's layouts, chosen by the crate) into a scratch
-directory, beside a copy of the case list, its references (refs.py) and Triton's own AMDGCN of
-the kernel; then ../shared/tools/emulate/check_ttgir.py lowers, runs and compares each there, and
-counts instructions beside Triton's.
+`linear-layout compile --emit ttgir --layouts L` into a scratch directory, beside a copy of the
+case list, its references (refs.py) and Triton's own AMDGCN of the kernel; then
+../shared/tools/emulate/check_ttgir.py lowers, runs and compares each there, and counts
+instructions beside Triton's: in the code, and executed per wave against what Triton's own code
+object executes on the same emulator (`triton-executed.json`, measured with `check_ttgir.py
+--triton`). `--json FILE` writes each case's status, instructions and instructions executed
+per wave.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -39,10 +44,19 @@ def main():
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "linear-layout"))
     ap.add_argument("--emulate", default=os.path.join(ROOT, "..", "shared", "tools", "emulate"))
     ap.add_argument("--only", default="")
+    ap.add_argument("--layouts", default="cost", choices=["cost", "triton"])
+    ap.add_argument("--json", help="write each case's status and counts to this file")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="compiled-people-")
-    for name in ("cases.json", "refs.py"):
-        shutil.copy(os.path.join(PEOPLE_LOWER, name), work)
+    shutil.copy(os.path.join(PEOPLE_LOWER, "refs.py"), work)
+    cases = json.load(open(os.path.join(PEOPLE_LOWER, "cases.json")))
+    executed = os.path.join(PEOPLE_LOWER, "triton-executed.json")
+    if os.path.exists(executed):
+        theirs = json.load(open(executed))["default"]
+        for case in cases:
+            if case["id"] in theirs:
+                case["triton_executed"] = theirs[case["id"]]
+    json.dump(cases, open(os.path.join(work, "cases.json"), "w"), indent=1)
     compiled = 0
     for name in sorted(os.listdir(PEOPLE_LOWER)):
         if not name.endswith(".ttgir"):
@@ -53,7 +67,8 @@ def main():
         with open(src, "w") as f:
             f.write(text)
         out = subprocess.run([args.binary, "compile", src, "--arch", arch, "--num-warps", str(warps),
-                              "--emit", "ttgir", "-o", os.path.join(work, name)], capture_output=True, text=True)
+                              "--layouts", args.layouts, "--emit", "ttgir", "-o", os.path.join(work, name)],
+                             capture_output=True, text=True)
         if out.returncode != 0:
             print(f"{name}: compile failed: {out.stderr.strip()}")
             continue
@@ -66,7 +81,26 @@ def main():
            "--cases", os.path.join(work, "cases.json"), "--references", os.path.join(work, "refs.py")]
     if args.only:
         cmd += ["--only", args.only]
-    sys.exit(subprocess.run(cmd).returncode)
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    sys.stdout.write(run.stdout)
+    sys.stderr.write(run.stderr)
+    if args.json:
+        json.dump(results(run.stdout), open(args.json, "w"), indent=1)
+    sys.exit(run.returncode)
+
+
+def results(report):
+    """Per case id: status, instructions (ours/Triton's) and instructions executed per wave, from
+    check_ttgir.py's report."""
+    out = {}
+    for line in report.splitlines():
+        m = re.match(r"^(people/\S+)\s+(ok|WRONG|FAIL)\s+(\S*)\s+(.*)$", line)
+        if not m:
+            continue
+        run = re.search(r"(\d+) instructions run per wave", m.group(4))
+        out[m.group(1)] = {"status": m.group(2), "total": m.group(3),
+                           "executed": int(run.group(1)) if run else None}
+    return out
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ with Triton 3.6.0 (the oracle's Python, CPU only, explicit HIP targets) and writ
 TTGIR, AMDGCN and code objects next to the lowering tests, with the emulator cases that run them:
 
     ../shared/oracle/oracle-python scripts/people_ttgir.py [--out tests/fixtures/lower/ttgir-people]
+        [--num-stages N]
 
 Each kernel is compiled as its usual launch would compile it: the arguments specialised the way
 Triton's JIT specialises a launch with torch tensors on a HIP device (pointers 16-byte aligned and
@@ -1478,6 +1479,9 @@ def main():
                                                   "fixtures", "lower", "ttgir-people"))
     ap.add_argument("--arch", action="append")
     ap.add_argument("--only")
+    ap.add_argument("--num-stages", type=int,
+                    help="compile every kernel with this num_stages instead of its launch's (the yardstick of "
+                         "`linear-layout compile`, whose layouts are Triton's at num_stages 1)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     all_cases, refusals = [], []
@@ -1488,6 +1492,8 @@ def main():
         counts = {}
         for name, fn, cex, opts, launches, *variant in cases():
             variant = dict(variant[0]) if variant else {}
+            if args.num_stages is not None:
+                opts = dict(opts, num_stages=args.num_stages)
             if args.only and args.only not in name or arch not in variant.pop("archs", [arch]):
                 continue
             sig, cexs, attrs, kinds = specialise(fn, launches[0][1], cex, backend)
