@@ -4,8 +4,9 @@
 //! workgroup of its cases' grids against `expected.py` (`tests/fixtures/lower/ttgir-people/`);
 //! llc-22 accepts each kernel, and the cost mode's kernel never costs more than Triton's
 //! layouts under the model. With `--nocapture` it prints, per kernel, both modes' instructions
-//! beside Triton's own compile of the same source (its default options), the model's cycles
-//! and the conversions each mode leaves.
+//! beside Triton's own compile of the same source (at num_stages 1, from
+//! `triton-executed.json`, and with its default options), the model's cycles and the
+//! conversions each mode leaves.
 
 #[path = "lower_common/mod.rs"]
 mod lower_common;
@@ -97,9 +98,9 @@ fn people_kernels_compile_from_ttir_both_ways_and_run_right() {
         done.insert(file, ());
     }
     println!(
-        "| kernel | arch | `--layouts triton` | `--layouts cost` | Triton | model cycles (triton → cost) | converts (triton → cost) | LDS bytes (cost / Triton) |"
+        "| kernel | arch | `--layouts triton` | `--layouts cost` | Triton, num_stages 1 | Triton, default | model cycles (triton → cost) | converts (triton → cost) | LDS bytes (cost / Triton ns1 / Triton) |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
         println!("{r}");
     }
@@ -118,10 +119,18 @@ fn row(case: &Json, (triton, triton_asm): (&Compiled, &str), (cost, cost_asm): (
     let their_lds = counts.as_ref().map_or("–".to_string(), |c| {
         c["kernels"][&kernel]["lds_bytes"].to_string()
     });
+    // Triton at num_stages 1 (scripts/triton_executed.py), where Triton compiles the kernel.
+    let stages_1: Option<Json> = std::fs::read_to_string(format!("{DIR}/triton-executed.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Json>(&t).ok())
+        .map(|j| j["num_stages_1_counts"][format!("{kernel}.{arch}")].clone())
+        .filter(|c| !c.is_null());
+    let field = |c: &Option<Json>, key: &str| c.as_ref().map_or("–".to_string(), |c| c[key].to_string());
     format!(
-        "| {kernel} | {arch} | {} | {} | {} | {} → {} | {} → {} | {} / {} |",
+        "| {kernel} | {arch} | {} | {} | {} | {} | {} → {} | {} → {} | {} / {} / {} |",
         total(triton_asm),
         total(cost_asm),
+        field(&stages_1, "total"),
         theirs
             .as_deref()
             .map_or("–".to_string(), |a| total(a).to_string()),
@@ -130,6 +139,7 @@ fn row(case: &Json, (triton, triton_asm): (&Compiled, &str), (cost, cost_asm): (
         triton.conversions.len(),
         cost.conversions.len(),
         metadata(cost_asm, ".amdhsa_group_segment_fixed_size"),
+        field(&stages_1, "lds_bytes"),
         their_lds,
     )
 }
