@@ -1062,3 +1062,73 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
         llc_accepts(&k, &format!("widened_{arch}"));
     }
 }
+
+/// 16-bit float atomic adds of two consecutive elements a thread holds go to their 32-bit word
+/// as one packed add (a `<2 x half>` atomic: `global_atomic_pk_add_f16` where the target has it,
+/// one compare-and-swap loop on gfx1100), even under a mask that splits a pair (`n` odd): the
+/// masked half adds −0.0, memory past `n` stays as it was, and each old value is its own
+/// element's.
+#[test]
+fn half_atomic_adds_go_two_to_a_word() {
+    // f16 codes of 0, 1, 2, 3, 4.
+    const CODES: [u16; 5] = [0x0000, 0x3C00, 0x4000, 0x4200, 0x4400];
+    for (arch, lanes) in [("gfx942", 64u64), ("gfx1100", 32)] {
+        let len = 2 * lanes * 4;
+        let text = format!(
+            r#"
+#l = #ttg.blocked<{{sizePerThread = [2], threadsPerWarp = [{lanes}], warpsPerCTA = [4], order = [0]}}>
+module attributes {{"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @add_half(%x: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}, %out: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}, %old: !tt.ptr<f16> {{tt.divisibility = 16 : i32}}, %n: i32) {{
+    %cB = arith.constant {len} : i32
+    %pid = tt.get_program_id x : i32
+    %start = arith.muli %pid, %cB : i32
+    %r = tt.make_range {{end = {len} : i32, start = 0 : i32}} : tensor<{len}xi32, #l>
+    %s = tt.splat %start : i32 -> tensor<{len}xi32, #l>
+    %offs = arith.addi %s, %r : tensor<{len}xi32, #l>
+    %ns = tt.splat %n : i32 -> tensor<{len}xi32, #l>
+    %m = arith.cmpi slt, %offs, %ns : tensor<{len}xi32, #l>
+    %xs = tt.splat %x : !tt.ptr<f16> -> tensor<{len}x!tt.ptr<f16>, #l>
+    %xp = tt.addptr %xs, %offs : tensor<{len}x!tt.ptr<f16>, #l>, tensor<{len}xi32, #l>
+    %v = tt.load %xp, %m : tensor<{len}x!tt.ptr<f16>, #l>
+    %os = tt.splat %out : !tt.ptr<f16> -> tensor<{len}x!tt.ptr<f16>, #l>
+    %op = tt.addptr %os, %offs : tensor<{len}x!tt.ptr<f16>, #l>, tensor<{len}xi32, #l>
+    %before = tt.atomic_rmw fadd, acq_rel, gpu, %op, %v, %m : (tensor<{len}x!tt.ptr<f16>, #l>, tensor<{len}xf16, #l>, tensor<{len}xi1, #l>) -> tensor<{len}xf16, #l>
+    %ws = tt.splat %old : !tt.ptr<f16> -> tensor<{len}x!tt.ptr<f16>, #l>
+    %wp = tt.addptr %ws, %offs : tensor<{len}x!tt.ptr<f16>, #l>, tensor<{len}xi32, #l>
+    tt.store %wp, %before, %m : tensor<{len}x!tt.ptr<f16>, #l>
+    tt.return
+  }}
+}}
+"#
+        );
+        let k = lower(&text, arch);
+        // One packed atomic per pair of registers.
+        assert_eq!(k.program.op_counts()["global_atomic"], 1, "{arch}");
+        let total = 2 * len as usize;
+        let halves = |v: &[u16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+        let before: Vec<u16> = (0..total).map(|i| CODES[i % 4]).collect();
+        for n in [total, total - 1, len as usize + 3] {
+            let mut buffers = vec![
+                halves(&vec![CODES[1]; total]),
+                halves(&before),
+                vec![0; 2 * total],
+            ];
+            for w in 0..2 {
+                let launch = Launch {
+                    scalars: vec![n as u64],
+                    workgroup: [w, 0, 0],
+                    grid: [2, 1, 1],
+                };
+                run_launch(&k.program, &mut buffers, &launch).unwrap();
+            }
+            let half = |b: &[u8], i: usize| u16::from_le_bytes([b[2 * i], b[2 * i + 1]]);
+            for i in 0..total {
+                let want = if i < n { CODES[i % 4 + 1] } else { before[i] };
+                assert_eq!(half(&buffers[1], i), want, "{arch}, n = {n}: out[{i}]");
+                let old = if i < n { before[i] } else { 0 };
+                assert_eq!(half(&buffers[2], i), old, "{arch}, n = {n}: old[{i}]");
+            }
+        }
+        llc_accepts(&k, &format!("add_half_{arch}"));
+    }
+}

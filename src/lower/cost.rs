@@ -158,7 +158,12 @@ impl Pricer<'_> {
                 dst, buffer, offset, ..
             } => one(issue + self.lines(offset, *buffer, dst.len())),
             Op::GlobalStore { src, buffer, offset } => one(issue + self.lines(offset, *buffer, src.len())),
-            Op::GlobalAtomic { buffer, offset, .. } => one(issue + self.lines(offset, *buffer, 1)),
+            Op::GlobalAtomic {
+                buffer,
+                offset,
+                neighbour,
+                ..
+            } => one(issue + self.lines(offset, *buffer, 1 + usize::from(neighbour.is_some()))),
             Op::GlobalLoadToLds {
                 buffer,
                 offset,

@@ -465,6 +465,7 @@ fn exec(
                 offset,
                 kind,
                 ty,
+                neighbour,
                 ..
             } => {
                 let b = p
@@ -473,32 +474,43 @@ fn exec(
                     .ok_or_else(|| LowerError::new("no such buffer"))?;
                 let (bits, w) = (b.element_bits, (b.element_bits / 8) as usize);
                 let firsts = offset.eval_all_in(threads, &r.env);
+                // The elements each thread updates: (operand, old value's destination, live);
+                // a pair's two, or one.
+                let mut elements = vec![(*src, *dst, offset.predicate)];
+                if let Some(n) = neighbour {
+                    elements.push((n.src, n.dst, n.predicate));
+                }
                 for (t, first) in firsts.into_iter().enumerate() {
-                    let live = offset.predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
                     let index = offset
                         .index
                         .map_or(0, |i| s.get(i, t) as u32 as i32 as i64 as u64);
-                    let Some(at) = first.filter(|_| live).map(|f| f.wrapping_add(index)) else {
-                        if let Some(d) = dst {
-                            s.set(*d, t, 0);
+                    for (k, &(value, old_to, predicate)) in elements.iter().enumerate() {
+                        let live = predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
+                        let Some(at) = first
+                            .filter(|_| live)
+                            .map(|f| f.wrapping_add(index).wrapping_add(k as u64))
+                        else {
+                            if let Some(d) = old_to {
+                                s.set(d, t, 0);
+                            }
+                            continue;
+                        };
+                        if at >= r.limits[*buffer] {
+                            return err(format!(
+                                "thread {t}'s atomic reaches element {at} of {} ({} elements)",
+                                b.name, r.limits[*buffer]
+                            ));
                         }
-                        continue;
-                    };
-                    if at >= r.limits[*buffer] {
-                        return err(format!(
-                            "thread {t}'s atomic reaches element {at} of {} ({} elements)",
-                            b.name, r.limits[*buffer]
-                        ));
-                    }
-                    let range = at as usize * w..(at as usize + 1) * w;
-                    let old = read_le(&buffers[*buffer][range.clone()]);
-                    let c = cmp.map_or(0, |c| s.get(c, t));
-                    let new = kind
-                        .apply(ty, bits, old, s.get(*src, t), c)
-                        .ok_or_else(|| LowerError::new(format!("an atomic {kind:?} of {ty}")))?;
-                    buffers[*buffer][range].copy_from_slice(&new.to_le_bytes()[..w]);
-                    if let Some(d) = dst {
-                        s.set(*d, t, old);
+                        let range = at as usize * w..(at as usize + 1) * w;
+                        let old = read_le(&buffers[*buffer][range.clone()]);
+                        let c = cmp.map_or(0, |c| s.get(c, t));
+                        let new = kind
+                            .apply(ty, bits, old, s.get(value, t), c)
+                            .ok_or_else(|| LowerError::new(format!("an atomic {kind:?} of {ty}")))?;
+                        buffers[*buffer][range].copy_from_slice(&new.to_le_bytes()[..w]);
+                        if let Some(d) = old_to {
+                            s.set(d, t, old);
+                        }
                     }
                 }
             }

@@ -102,9 +102,9 @@ pub use error::LowerError;
 pub use interp::{run, run_launch, run_with};
 pub use ir::numeric;
 pub use ir::{
-    ArithOp, AtomicKind, AtomicOrdering, AtomicPath, AtomicScope, BranchCondition, Buffer, CarriedUniform,
-    CarriedValue, Cmp, Condition, Derived, DppCtrl, Extent, GlobalOffset, Kernel, Launch, Op, Predicate,
-    Program, Scalar, ShiftTerm, SwapKind, Uniform, UniformInput, UniformOp, Value, XorMap,
+    ArithOp, AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, BranchCondition, Buffer,
+    CarriedUniform, CarriedValue, Cmp, Condition, Derived, DppCtrl, Extent, GlobalOffset, Kernel, Launch, Op,
+    Predicate, Program, Scalar, ShiftTerm, SwapKind, Uniform, UniformInput, UniformOp, Value, XorMap,
 };
 pub use plan::Dtype;
 pub use plan::convert::convert_kernel;

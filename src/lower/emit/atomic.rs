@@ -6,7 +6,9 @@
 
 use super::{Emitter, llvm_number};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{AtomicKind, AtomicOrdering, AtomicPath, AtomicScope, GlobalOffset, Value};
+use crate::lower::ir::{
+    AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, GlobalOffset, Value,
+};
 
 impl Emitter<'_> {
     pub(super) fn atomic(
@@ -106,11 +108,43 @@ impl Emitter<'_> {
     /// (0 where skipped).
     fn global_atomic(
         &mut self,
-        (buffer, off, soff): (usize, &str, &str),
+        at: (usize, &str, &str),
         (t, value): (&str, &str),
         cmp: Option<String>,
         kind: AtomicKind,
         scope: AtomicScope,
+    ) -> Result<String, LowerError> {
+        let sync = scope.llvm();
+        let zero = if t.starts_with('i') { "0" } else { "0.0" };
+        self.guarded(at, (t, zero), |e, address, wide| {
+            let old = e.tmp();
+            match (kind.llvm_rmw(), cmp) {
+                (Some(_), _) if kind == AtomicKind::FAdd && (t == "half" || t == "bfloat") => {
+                    e.packed_half_add((address, wide), (t, value), &old, sync)
+                }
+                (Some(op), _) => e.line(&format!(
+                    "{old} = atomicrmw {op} ptr addrspace(1) {address}, {t} {value}{sync} monotonic"
+                )),
+                (None, Some(c)) => {
+                    let pair = e.tmp();
+                    e.line(&format!(
+                        "{pair} = cmpxchg ptr addrspace(1) {address}, {t} {c}, {t} {value}{sync} monotonic monotonic"
+                    ));
+                    e.line(&format!("{old} = extractvalue {{ {t}, i1 }} {pair}, 0"));
+                }
+                (None, None) => return Err(LowerError::new("a compare-and-swap without its comparand")),
+            }
+            Ok(old)
+        })
+    }
+
+    /// `body` (given the address and the 64-bit byte offset) in a branch taken where buffer
+    /// `buffer`'s byte `off + soff` lies inside it; its result of type `t`, `zero` where not.
+    fn guarded(
+        &mut self,
+        (buffer, off, soff): (usize, &str, &str),
+        (t, zero): (&str, &str),
+        body: impl FnOnce(&mut Self, &str, &str) -> Result<String, LowerError>,
     ) -> Result<String, LowerError> {
         let b = self
             .p
@@ -132,33 +166,90 @@ impl Emitter<'_> {
         self.line(&format!(
             "{address} = getelementptr i8, ptr addrspace(1) %{name}, i64 {wide}"
         ));
-        let old = self.tmp();
-        let sync = scope.llvm();
-        match (kind.llvm_rmw(), cmp) {
-            (Some(_), _) if kind == AtomicKind::FAdd && (t == "half" || t == "bfloat") => {
-                self.packed_half_add((&address, &wide), (t, value), &old, sync)
-            }
-            (Some(op), _) => self.line(&format!(
-                "{old} = atomicrmw {op} ptr addrspace(1) {address}, {t} {value}{sync} monotonic"
-            )),
-            (None, Some(c)) => {
-                let pair = self.tmp();
-                self.line(&format!(
-                    "{pair} = cmpxchg ptr addrspace(1) {address}, {t} {c}, {t} {value}{sync} monotonic monotonic"
-                ));
-                self.line(&format!("{old} = extractvalue {{ {t}, i1 }} {pair}, 0"));
-            }
-            (None, None) => return Err(LowerError::new("a compare-and-swap without its comparand")),
-        }
+        let old = body(self, &address, &wide)?;
         let acted = self.block.clone();
         self.line(&format!("br label %{join}"));
         self.start_block(&join);
         let r = self.tmp();
-        let zero = if t.starts_with('i') { "0" } else { "0.0" };
         self.line(&format!(
             "{r} = phi {t} [ {old}, %{acted} ], [ {zero}, %{before} ]"
         ));
         Ok(r)
+    }
+
+    /// A packed pair (see [`AtomicNeighbour`]): the even element `src` and its neighbour added
+    /// to the aligned word at `offset` in one `<2 x half>` (or `bfloat`) atomic add, a masked
+    /// half adding −0.0; each half's old value (0 where masked).
+    pub(super) fn atomic_pair(
+        &mut self,
+        (dst, src, n): (Option<Value>, Value, &AtomicNeighbour),
+        (buffer, offset): (usize, &GlobalOffset),
+        (ty, ordering, scope): (&str, AtomicOrdering, AtomicScope),
+    ) -> Result<(), LowerError> {
+        let t = llvm_number(ty)?.to_string();
+        let pair_t = format!("<2 x {t}>");
+        let minus_zero = if t == "half" { "0xH8000" } else { "0xR8000" };
+        let unmasked = GlobalOffset {
+            predicate: None,
+            ..offset.clone()
+        };
+        let (mut off, soff) = self.global_offset(&unmasked, 2)?;
+        let low = offset.predicate.map(|p| self.val(p)).transpose()?;
+        let high = n.predicate.map(|p| self.val(p)).transpose()?;
+        if let (Some(a), Some(b)) = (&low, &high) {
+            let any = self.tmp();
+            self.line(&format!("{any} = or i1 {a}, {b}"));
+            let r = self.tmp();
+            self.line(&format!("{r} = select i1 {any}, i32 {off}, i32 -2147483648"));
+            off = r;
+        }
+        let mut pair = "poison".to_string();
+        for (lane, (v, live)) in [(src, &low), (n.src, &high)].into_iter().enumerate() {
+            let x = self.val(v)?;
+            let mut value = self.tmp();
+            self.line(&format!("{value} = bitcast i16 {x} to {t}"));
+            if let Some(p) = live {
+                let kept = self.tmp();
+                self.line(&format!("{kept} = select i1 {p}, {t} {value}, {t} {minus_zero}"));
+                value = kept;
+            }
+            let next = self.tmp();
+            self.line(&format!(
+                "{next} = insertelement {pair_t} {pair}, {t} {value}, i32 {lane}"
+            ));
+            pair = next;
+        }
+        if matches!(ordering, AtomicOrdering::Release | AtomicOrdering::AcqRel) {
+            self.line(&format!("fence{} release", scope.llvm()));
+        }
+        let sync = scope.llvm();
+        let both = self.guarded(
+            (buffer, &off, &soff),
+            (&pair_t, "zeroinitializer"),
+            |e, address, _| {
+                let old = e.tmp();
+                e.line(&format!(
+                "{old} = atomicrmw fadd ptr addrspace(1) {address}, {pair_t} {pair}{sync} monotonic, align 4"
+            ));
+                Ok(old)
+            },
+        )?;
+        if matches!(ordering, AtomicOrdering::Acquire | AtomicOrdering::AcqRel) {
+            self.line(&format!("fence{} acquire", scope.llvm()));
+        }
+        for (lane, (d, live)) in [(dst, &low), (n.dst, &high)].into_iter().enumerate() {
+            let Some(d) = d else { continue };
+            let half = self.tmp();
+            self.line(&format!("{half} = extractelement {pair_t} {both}, i32 {lane}"));
+            let bits = self.tmp();
+            self.line(&format!("{bits} = bitcast {t} {half} to i16"));
+            let d = self.define(d)?;
+            match live {
+                Some(p) => self.line(&format!("{d} = select i1 {p}, i16 {bits}, i16 0")),
+                None => self.line(&format!("{d} = add i16 0, {bits}")),
+            }
+        }
+        Ok(())
     }
 }
 

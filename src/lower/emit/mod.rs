@@ -516,11 +516,15 @@ impl Emitter<'_> {
                 ordering,
                 scope,
                 path,
-            } => self.atomic(
-                (*dst, *src, *cmp),
-                (*buffer, offset, *path),
-                (*kind, ty, *ordering, *scope),
-            )?,
+                neighbour,
+            } => match neighbour {
+                Some(n) => self.atomic_pair((*dst, *src, n), (*buffer, offset), (ty, *ordering, *scope))?,
+                None => self.atomic(
+                    (*dst, *src, *cmp),
+                    (*buffer, offset, *path),
+                    (*kind, ty, *ordering, *scope),
+                )?,
+            },
             Op::LdsWrite { src, address } => {
                 let (v, t) = self.gather(src)?;
                 let align = (src.len() as u32 * self.p.value_bits(src[0]) / 8).max(1);

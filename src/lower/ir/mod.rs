@@ -59,8 +59,8 @@ pub use kernel::Kernel;
 pub use predicate::Predicate;
 pub(crate) use program::walk;
 pub use program::{
-    BranchCondition, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op, Program, Scalar,
-    SwapKind, Value,
+    AtomicNeighbour, BranchCondition, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op,
+    Program, Scalar, SwapKind, Value,
 };
 pub(crate) use uniform::Env;
 pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput, UniformOp};

@@ -388,6 +388,26 @@ impl BranchCondition {
     }
 }
 
+/// The odd element of a packed pair [`Op::GlobalAtomic`] updates with its even one: one
+/// `<2 x half>` add of the aligned 32-bit word instead of two (a masked half adds −0.0, which
+/// leaves every number as it is; a masked pair does nothing).
+///
+/// ```
+/// use linear_layout::lower::{AtomicNeighbour, Value};
+/// let n = AtomicNeighbour { src: Value(3), dst: None, predicate: Some(Value(4)) };
+/// assert_eq!(n.src, Value(3));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AtomicNeighbour {
+    /// Its operand.
+    pub src: Value,
+    /// Its old value (`None`: unused).
+    pub dst: Option<Value>,
+    /// Its own predicate (the pair's offset bounds both elements alike; its predicate is the
+    /// even element's).
+    pub predicate: Option<Value>,
+}
+
 /// One operation, executed by every thread of the workgroup.
 ///
 /// ```
@@ -701,6 +721,9 @@ pub enum Op {
         scope: AtomicScope,
         /// Through the buffer's resource or at a global address.
         path: AtomicPath,
+        /// The element after this one in memory, updated by the same instruction (a packed
+        /// 16-bit float add of an aligned pair: this element is the even one).
+        neighbour: Option<AtomicNeighbour>,
     },
     /// `dst` = scalar argument `index`'s bits ([`Program::scalars`]), as wide as its type, in
     /// every thread: a float argument (`sm_scale`, `eps`) or a narrow integer.
@@ -770,7 +793,11 @@ impl Op {
                 .chain(results.iter().map(|r| r[0]))
                 .collect(),
             Op::PermlaneSwap { dst, .. } => dst.to_vec(),
-            Op::GlobalAtomic { dst, .. } => dst.iter().copied().collect(),
+            Op::GlobalAtomic { dst, neighbour, .. } => dst
+                .iter()
+                .chain(neighbour.as_ref().and_then(|n| n.dst.as_ref()))
+                .copied()
+                .collect(),
             Op::GlobalStore { .. }
             | Op::LdsWrite { .. }
             | Op::LdsAtomicAdd { .. }

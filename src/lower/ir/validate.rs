@@ -1,7 +1,7 @@
 //! What makes a [`Program`] well formed: the checks every back end relies on before it emits or
 //! runs one, and the uniform inputs each op reads (which the checks and loop-slot pruning share).
 
-use super::atomic::AtomicKind;
+use super::atomic::{AtomicKind, AtomicPath};
 use super::numeric;
 use super::program::{Op, Program, Scalar, Value, walk};
 use super::uniform::{Condition, Extent, UniformInput};
@@ -76,6 +76,7 @@ impl Program {
                     cmp,
                     buffer,
                     offset,
+                    neighbour,
                     ..
                 } => (
                     dst.iter()
@@ -84,6 +85,12 @@ impl Program {
                         .chain(&offset.index)
                         .chain(&offset.predicate)
                         .copied()
+                        .chain(
+                            neighbour
+                                .iter()
+                                .flat_map(|n| [Some(n.src), n.dst, n.predicate])
+                                .flatten(),
+                        )
                         .collect(),
                     Some(*buffer),
                 ),
@@ -370,18 +377,32 @@ impl Program {
                 src,
                 cmp,
                 buffer,
+                offset,
                 kind,
                 ty,
                 path,
+                neighbour,
                 ..
             } => {
                 let bits = element_bits(ty);
+                // A pair: a 16-bit float add at a global address, both halves of one width.
+                let pair = neighbour.as_ref().is_none_or(|n| {
+                    *kind == AtomicKind::FAdd
+                        && *path == AtomicPath::Global
+                        && bits == 16
+                        && offset.index.is_none()
+                        && widths(&[n.src], bits)
+                        && widths(n.dst.as_slice(), bits)
+                        && widths(n.predicate.as_slice(), 1)
+                        && n.dst.is_some() == dst.is_some()
+                });
                 kind.applies_to(ty, *path)
                     && self.buffers.get(*buffer).is_some_and(|b| b.element_bits == bits)
                     && widths(&[*src], bits)
                     && widths(dst.as_slice(), bits)
                     && cmp.is_some() == (*kind == AtomicKind::Cas)
                     && widths(cmp.as_slice(), bits)
+                    && pair
             }
             Op::Arith { op, ty, dst, src } => {
                 let bits = numeric::bits(ty);

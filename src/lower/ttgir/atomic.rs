@@ -22,7 +22,8 @@
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{
-    AtomicKind, AtomicOrdering, AtomicPath, AtomicScope, Op as ProgramOp, Predicate, Value, XorMap,
+    AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, Extent, Op as ProgramOp, Predicate,
+    Value, XorMap,
 };
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{AttrValue, Op, attr};
@@ -104,9 +105,22 @@ impl Lowering<'_> {
         let first_holder = self.first_holder(&s);
         let used = op.results.first().is_some_and(|&r| self.users[r] > 0);
         let distinct = s.distinct_mask();
+        // The pointers' AxisInfo: runs of at least two consecutive elements, the first of
+        // each 4-byte aligned.
+        let aligned_pairs = self
+            .axis
+            .get(op.operands[0])
+            .and_then(Option::as_ref)
+            .is_some_and(|i| i.alignment(i.contiguity.len().saturating_sub(1), 2) >= 2);
+        let paired = kind == AtomicKind::FAdd
+            && path == AtomicPath::Global
+            && matches!(ty, "f16" | "bf16")
+            && aligned_pairs
+            && pairs_registers(&s, &addressing);
+        let skipped = |r: usize| r & distinct != r || (paired && r & 1 == 1);
         // The elements of one op are not ordered among themselves: the release orders what
         // came before the first of them, the acquire what comes after the last.
-        let acting = (0..s.registers()).filter(|&r| r & distinct == r).count();
+        let acting = (0..s.registers()).filter(|&r| !skipped(r)).count();
         let ordering_of = |k: usize| {
             let release = k == 0 && matches!(ordering, AtomicOrdering::Release | AtomicOrdering::AcqRel);
             let acquire =
@@ -126,24 +140,27 @@ impl Lowering<'_> {
                 old.push(old[kept]);
                 continue;
             }
-            let mut offset = s.strided_offset(r, &addressing);
-            if let Some(first) = first_holder {
-                offset.predicate = Some(match offset.predicate {
-                    None => first,
-                    Some(p) => {
-                        let (zero, both) = (self.p.value(1), self.p.value(1));
-                        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
-                        self.p.ops.push(ProgramOp::Select {
-                            dst: both,
-                            cond: p,
-                            a: first,
-                            b: zero,
-                        });
-                        both
-                    }
-                });
+            if paired && r & 1 == 1 {
+                // Updated with its even neighbour, whose old values came first.
+                continue;
             }
+            let mut offset = s.strided_offset(r, &addressing);
+            offset.predicate = self.holder_predicate(first_holder, offset.predicate);
             let dst = used.then(|| self.p.value(self.p.value_bits(values[r])));
+            let neighbour = if paired {
+                let predicate = s.strided_offset(r + 1, &addressing).predicate;
+                Some(AtomicNeighbour {
+                    src: values[r + 1],
+                    dst: used.then(|| self.p.value(self.p.value_bits(values[r + 1]))),
+                    predicate: self.holder_predicate(first_holder, predicate),
+                })
+            } else {
+                None
+            };
+            old.push(dst.unwrap_or(values[r]));
+            if let Some(n) = &neighbour {
+                old.push(n.dst.unwrap_or(n.src));
+            }
             self.p.ops.push(ProgramOp::GlobalAtomic {
                 dst,
                 src: values[r],
@@ -155,9 +172,9 @@ impl Lowering<'_> {
                 ordering: ordering_of(issued),
                 scope,
                 path,
+                neighbour,
             });
             issued += 1;
-            old.push(dst.unwrap_or(values[r]));
         }
         if used {
             if first_holder.is_some() {
@@ -177,6 +194,28 @@ impl Lowering<'_> {
     /// `values` as the first holder of each element has them, in every thread holding it: each
     /// thread writes its own to its LDS slot, a barrier, and each reads the slot of the thread
     /// whose broadcast bits are zero (the one whose atomic ran).
+    /// An element's predicate combined with the first holder's (`first`, where the layout
+    /// broadcasts): the element acts in the first thread holding it only.
+    fn holder_predicate(&mut self, first: Option<Value>, predicate: Option<Value>) -> Option<Value> {
+        let Some(first) = first else {
+            return predicate;
+        };
+        Some(match predicate {
+            None => first,
+            Some(p) => {
+                let (zero, both) = (self.p.value(1), self.p.value(1));
+                self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
+                self.p.ops.push(ProgramOp::Select {
+                    dst: both,
+                    cond: p,
+                    a: first,
+                    b: zero,
+                });
+                both
+            }
+        })
+    }
+
     fn broadcast_first_holder(&mut self, s: &Dist, values: &[Value]) -> Result<Vec<Value>, LowerError> {
         let threads = 1u64 << s.thread.len();
         let (slots, size) = super::reduce::slot_regions(&self.p, values, threads);
@@ -240,4 +279,25 @@ impl Lowering<'_> {
         });
         Some(dst)
     }
+}
+
+/// Whether each even register's element and the next register's are one aligned pair of
+/// the pointers' runs of two (which their AxisInfo proves), bounded alike: register bit 0 steps
+/// one element along the last dimension, every other register and thread column an even
+/// number of elements there (so each even register sits at the start of a run), and that
+/// dimension's bound (if any) is even.
+fn pairs_registers(s: &Dist, a: &crate::lower::plan::dist::Addressing) -> bool {
+    let (Some(&step), Some(d)) = (s.reg.first(), s.dim_bits.len().checked_sub(1)) else {
+        return false;
+    };
+    let even = |e: &Extent| match *e {
+        Extent::Elements(k) => k % 2 == 0,
+        Extent::Scalar { times, .. } => times % 2 == 0,
+    };
+    (0..=d).all(|k| s.coord(step, k) == u64::from(k == d))
+        && s.reg[1..]
+            .iter()
+            .chain(&s.thread)
+            .all(|&c| s.coord(c, d) % 2 == 0)
+        && a.bounds.get(d).is_some_and(|b| b.as_ref().is_none_or(even))
 }
