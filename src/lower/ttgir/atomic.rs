@@ -291,13 +291,13 @@ fn pairs_registers(s: &Dist, a: &crate::lower::plan::dist::Addressing) -> bool {
         return false;
     };
     let even = |e: &Extent| match *e {
-        Extent::Elements(k) => k % 2 == 0,
-        Extent::Scalar { times, .. } => times % 2 == 0,
+        Extent::Elements(k) => k.is_multiple_of(2),
+        Extent::Scalar { times, .. } => times.is_multiple_of(2),
     };
     (0..=d).all(|k| s.coord(step, k) == u64::from(k == d))
         && s.reg[1..]
             .iter()
             .chain(&s.thread)
-            .all(|&c| s.coord(c, d) % 2 == 0)
+            .all(|&c| s.coord(c, d).is_multiple_of(2))
         && a.bounds.get(d).is_some_and(|b| b.as_ref().is_none_or(even))
 }
