@@ -173,6 +173,11 @@ fn compile_takes_ttir_to_a_kernel_or_to_ttgir_and_refuses_in_one_line() {
     assert!(out.contains("#ttg.blocked<{sizePerThread = [4]"), "{out}");
     assert!(err.contains("tt.load: anchor"), "{err}");
     assert!(err.contains("conversions left: 0"), "{err}");
+    assert!(err.contains("kernel: ~"), "{err}");
+    let (ok, triton, err) = run(&["compile", path, "--arch", "gfx942", "--layouts", "triton"]);
+    assert!(ok, "{err}");
+    let (_, cost, _) = run(&["compile", path, "--arch", "gfx942"]);
+    assert_eq!(triton, cost, "one layout for the whole kernel: nothing to weigh");
     let (ok, _, err) = run(&["compile", path, "--arch", "gfx942", "--layouts", "greedy"]);
     assert!(!ok);
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -20,7 +20,7 @@ pub struct Args {
     /// How layouts are chosen: `cost` (Triton's layouts, then each conversion they leave
     /// weighed against recomputing its source or sinking its users, by the price of the code)
     /// or `triton` (Triton 3.6's AMD layout pipeline at num_stages 1).
-    #[arg(long, default_value = "cost", value_parser = ["cost", "triton"])]
+    #[arg(long, default_value = "cost")]
     pub layouts: String,
     /// `llvm`: the kernel as LLVM IR for amdgcn-amd-amdhsa; `ttgir`: the module with its
     /// layouts, as TTGIR Triton's parser reads.
