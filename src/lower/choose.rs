@@ -14,7 +14,8 @@
 //!
 //! The assignment is exact — every combination priced — when a kernel has at most
 //! [`EXACT_COMBINATIONS`] of them; past that, moves are taken greedily, the cheapest single
-//! move at a time while one lowers the cost (a local optimum, documented as such).
+//! move at a time while one lowers the cost (a local optimum, documented as such), and at most
+//! [`MAX_PRICED_KERNELS`] kernels are priced in all.
 //!
 //! A reduction's result stored through a conversion (argmax of 16 rows, one row per
 //! register): Triton converts the 16 maxima to a blocked layout through LDS before storing;
@@ -78,6 +79,15 @@ use super::ttgir::ttgir_kernel;
 /// assert_eq!(linear_layout::lower::EXACT_COMBINATIONS, 81); // four converts, three ways each
 /// ```
 pub const EXACT_COMBINATIONS: usize = 81;
+
+/// Most kernels lowered and priced for one compile: past it the search keeps the cheapest found
+/// (the greedy search lowers a number of kernels quadratic in the conversions).
+///
+/// ```
+/// use linear_layout::lower::{EXACT_COMBINATIONS, MAX_PRICED_KERNELS};
+/// assert!(MAX_PRICED_KERNELS > EXACT_COMBINATIONS); // the exact search always completes
+/// ```
+pub const MAX_PRICED_KERNELS: usize = 512;
 
 /// What the cost mode weighed for one conversion of Triton's layouts: each way it can go, with
 /// the kernel's price when that way is taken alone (the others kept), and the way chosen in the
@@ -180,11 +190,17 @@ struct Search<'a> {
     target: &'static Target,
     cache: HashMap<String, Result<KernelCost, String>>,
     best: Option<(Vec<(OpId, LayoutMove)>, KernelCost)>,
+    /// Kernels lowered so far (bounded by [`MAX_PRICED_KERNELS`]).
+    priced: usize,
 }
 
 impl Search<'_> {
     /// Prices Triton's layouts with `moves` applied, keeping the cheapest.
     fn try_moves(&mut self, moves: Vec<(OpId, LayoutMove)>) -> Result<KernelCost, String> {
+        if self.priced >= MAX_PRICED_KERNELS {
+            return Err(format!("not priced: {MAX_PRICED_KERNELS} kernels priced already"));
+        }
+        self.priced += 1;
         let h = with_moves(self.triton, &moves).ok_or_else(|| "the move does not apply".to_string())?;
         let text = h.print().map_err(|e| e.to_string())?;
         let target = self.target;
@@ -221,6 +237,7 @@ pub(super) fn choose(
         target,
         cache: HashMap::new(),
         best: None,
+        priced: 0,
     };
     // Each move alone, for the explanation (and as the greedy search's first round).
     let mut choices = Vec::new();

@@ -8,11 +8,12 @@
 //!
 //! | op | cycles |
 //! |---|---|
-//! | global load, store, atomic | `valu_issue + lines · global_line_cycles`, `lines` the distinct `global_line_bytes` lines the wave's lanes touch |
+//! | global load, store, atomic | `valu_issue + lines · global_line_cycles`, `lines` the distinct `global_line_bytes` lines the wave's lanes touch; plus a `valu_issue` select per mask |
 //! | LDS read, write | `valu_issue + wavefronts · lds_cycles_per_wavefront`, a wavefront per `4 · lds_banks` bytes the wave moves |
 //! | barrier | `barrier_cycles + lds_latency_cycles` (the reads after it wait for the writes before it) |
 //! | `ds_bpermute` | `bpermute_cycles` |
 //! | DPP, permlane | `permlane_cycles` |
+//! | packing, unpacking 16-bit halves | 0 (absorbed by the instructions around them) |
 //! | any other instruction | `valu_issue` |
 //!
 //! A loop's body counts once per iteration when its bounds are constants, [`UNKNOWN_TRIPS`]
@@ -153,23 +154,25 @@ impl Pricer<'_> {
                 (c0 + c1, n0 + n1)
             }
             Op::LdsWindow { ops, .. } => self.ops(ops),
-            Op::Argument { .. } | Op::UniformValue { .. } => (0, 0),
+            // Register reinterpretations: absorbed by the instructions around them (16-bit
+            // halves are read and written in place).
+            Op::Argument { .. } | Op::UniformValue { .. } | Op::Pack { .. } | Op::Unpack { .. } => (0, 0),
             Op::GlobalLoad {
                 dst, buffer, offset, ..
-            } => one(issue + self.lines(offset, *buffer, dst.len())),
-            Op::GlobalStore { src, buffer, offset } => one(issue + self.lines(offset, *buffer, src.len())),
+            } => self.global(offset, *buffer, dst.len()),
+            Op::GlobalStore { src, buffer, offset } => self.global(offset, *buffer, src.len()),
             Op::GlobalAtomic {
                 buffer,
                 offset,
                 neighbour,
                 ..
-            } => one(issue + self.lines(offset, *buffer, 1 + usize::from(neighbour.is_some()))),
+            } => self.global(offset, *buffer, 1 + usize::from(neighbour.is_some())),
             Op::GlobalLoadToLds {
                 buffer,
                 offset,
                 elements,
                 ..
-            } => one(issue + self.lines(offset, *buffer, *elements as usize)),
+            } => self.global(offset, *buffer, *elements as usize),
             Op::LdsWrite { src: v, .. }
             | Op::LdsRead { dst: v, .. }
             | Op::LdsReadTransposed { dst: v, .. } => {
@@ -185,6 +188,19 @@ impl Pricer<'_> {
             }
             _ => one(issue),
         }
+    }
+
+    /// A global access of `elements` consecutive elements per lane: its issue, its lines, and
+    /// the select that sends a masked lane's offset past the buffer (one per mask kind).
+    fn global(&self, offset: &GlobalOffset, buffer: usize, elements: usize) -> (u64, u64) {
+        let issue = u64::from(self.target.costs.valu_issue_cycles);
+        let masks = u64::from(offset.predicate.is_some())
+            + u64::from(offset.bounds.iter().any(Option::is_some))
+            + offset.when.len() as u64;
+        (
+            issue * (1 + masks) + self.lines(offset, buffer, elements),
+            1 + masks,
+        )
     }
 
     /// LDS wavefronts of a DS instruction moving `bytes_per_lane` on every lane.

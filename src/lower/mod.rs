@@ -94,7 +94,7 @@ mod ir;
 mod plan;
 mod ttgir;
 
-pub use choose::{EXACT_COMBINATIONS, LayoutChoice};
+pub use choose::{EXACT_COMBINATIONS, LayoutChoice, MAX_PRICED_KERNELS};
 pub use compile::{CompileOptions, Compiled, Layouts, PricedConversion, compile};
 pub use cost::{KernelCost, UNKNOWN_TRIPS, kernel_cost};
 pub use emit::emit_llvm;
