@@ -10,9 +10,10 @@
 //!   behind it are made in it directly, loads included (a load in its user's layout: narrower or
 //!   more scattered accesses instead of the round trip through shared memory).
 //! * [`LayoutMove::Sink`] — the *source* layout moves down: the users that follow their
-//!   operands' layout (element-wise ops, loads, stores, atomics) take the source layout, and
-//!   their other operands are converted, then rematerialised as Triton does (a pointer tensor
-//!   made of a splat and a range costs nothing to make again).
+//!   operands' layout (element-wise ops, loads, stores, atomics) take the source layout, views
+//!   it crosses (a reshape, a transpose, a split) what it becomes through them, and their other
+//!   operands are converted, then rematerialised as Triton does (a pointer tensor made of a
+//!   splat and a range costs nothing to make again).
 //!
 //! ```text
 //!   %s = tt.reduce … : #slice               %s = tt.reduce … : #slice
@@ -68,7 +69,7 @@ use crate::encodings::Encoding;
 use crate::ttgir::graph::{Graph, OpId, ValueId};
 
 use super::forward::func_walk;
-use super::ops::is_elementwise;
+use super::ops::{infer_dst, is_elementwise};
 use super::remat::Remat;
 use super::{MAX_REMAT_ROUNDS, PassError, bounded, cleanup, rematerialise};
 
@@ -132,7 +133,7 @@ pub fn layout_moves(g: &Graph) -> Vec<(OpId, LayoutMove)> {
             }
             if !matches!(*to, Encoding::DotOperand(_))
                 && !matches!(*from, Encoding::DotOperand(_))
-                && !sink_region(g, dst).is_empty()
+                && !sink_region(g, dst, &from).is_empty()
             {
                 out.push((cvt, LayoutMove::Sink));
             }
@@ -210,42 +211,76 @@ fn follows(g: &Graph, op: OpId, shape: &[u64], enc: &Arc<Encoding>) -> bool {
             .all(|&v| !g.is_tensor(v) || (g.values[v].ty.shape == shape && g.encoding(v) == Some(enc)))
 }
 
-/// The ops [`LayoutMove::Sink`] rewrites: those following `v`'s layout from its users on, in
-/// walk order.
-fn sink_region(g: &Graph, v: ValueId) -> Vec<OpId> {
-    let Some(enc) = g.encoding(v).cloned() else {
-        return Vec::new();
-    };
-    let shape = g.values[v].ty.shape.clone();
-    let mut region: HashSet<OpId> = HashSet::new();
-    let mut stack = vec![v];
-    while let Some(x) = stack.pop() {
+/// An op [`LayoutMove::Sink`] rewrites: the layout its tensor operands take and the one its
+/// tensor results get.
+struct Sunk {
+    op: OpId,
+    operands: Arc<Encoding>,
+    results: Arc<Encoding>,
+}
+
+/// Views whose result layout follows their one tensor operand's (Triton's `inferDstEncoding`).
+fn is_view(name: &str) -> bool {
+    matches!(name, "tt.reshape" | "tt.trans" | "tt.split" | "tt.expand_dims")
+}
+
+/// The ops [`LayoutMove::Sink`] rewrites when `v` takes the layout `to`: those following their
+/// operands' layout from `v`'s users on — element-wise ops, loads, stores, atomics, and views
+/// the layout crosses (a reshape, a transpose, a split) — in walk order, each with its layouts.
+fn sink_region(g: &Graph, v: ValueId, to: &Arc<Encoding>) -> Vec<Sunk> {
+    let mut layouts: HashMap<OpId, (Arc<Encoding>, Arc<Encoding>)> = HashMap::new();
+    let mut stack = vec![(v, to.clone())];
+    while let Some((x, new)) = stack.pop() {
+        let Some(old) = g.encoding(x).cloned() else {
+            continue;
+        };
+        let shape = g.values[x].ty.shape.clone();
         for (u, _) in g.uses(x) {
-            if !region.contains(&u) && follows(g, u, &shape, &enc) {
-                region.insert(u);
-                stack.extend(g.ops[u].results.iter().copied().filter(|&r| g.is_tensor(r)));
+            if layouts.contains_key(&u) {
+                continue;
+            }
+            let o = &g.ops[u];
+            let result = if follows(g, u, &shape, &old) {
+                Some(new.clone())
+            } else if is_view(&o.name) && o.operands.iter().filter(|&&w| g.is_tensor(w)).count() == 1 {
+                infer_dst(g, u, &new)
+            } else {
+                None
+            };
+            let Some(result) = result else { continue };
+            layouts.insert(u, (new.clone(), result.clone()));
+            stack.extend(
+                o.results
+                    .iter()
+                    .filter(|&&r| g.is_tensor(r))
+                    .map(|&r| (r, result.clone())),
+            );
+        }
+    }
+    let mut out = Vec::new();
+    for f in 0..g.funcs.len() {
+        for op in func_walk(g, f) {
+            if let Some((operands, results)) = layouts.remove(&op) {
+                out.push(Sunk {
+                    op,
+                    operands,
+                    results,
+                });
             }
         }
     }
-    let mut ops: Vec<OpId> = Vec::new();
-    for f in 0..g.funcs.len() {
-        ops.extend(func_walk(g, f).into_iter().filter(|o| region.contains(o)));
-    }
-    ops
+    out
 }
 
 /// [`LayoutMove::Sink`]: the users following the convert's result are made again in its
-/// source layout; operands from outside the region are converted to it, results used outside
-/// converted back.
+/// source layout (views in what it becomes through them); operands from outside the region
+/// are converted to the layout an op takes, results used outside converted back.
 fn sink(g: &mut Graph, cvt: OpId) -> Result<bool, PassError> {
     let (src, dst) = (g.ops[cvt].operands[0], g.ops[cvt].results[0]);
     let Some(from) = g.encoding(src).cloned() else {
         return Ok(false);
     };
-    let Some(to) = g.encoding(dst).cloned() else {
-        return Ok(false);
-    };
-    let region = sink_region(g, dst);
+    let region = sink_region(g, dst, &from);
     if region.is_empty() {
         return Ok(false);
     }
@@ -256,18 +291,20 @@ fn sink(g: &mut Graph, cvt: OpId) -> Result<bool, PassError> {
             region.len()
         ),
     );
-    let in_region: HashSet<OpId> = region.iter().copied().collect();
+    let in_region: HashSet<OpId> = region.iter().map(|s| s.op).collect();
     let mut map: HashMap<ValueId, ValueId> = HashMap::from([(dst, src)]);
-    for &op in &region {
+    for sunk in &region {
+        let op = sunk.op;
         let mut operands = Vec::new();
         for v in g.ops[op].operands.clone() {
-            let new = match map.get(&v) {
-                Some(&m) => m,
-                None if g.is_tensor(v) => {
+            let mapped = map.get(&v).copied();
+            let new = match mapped {
+                Some(m) if !g.is_tensor(m) || g.encoding(m) == Some(&sunk.operands) => m,
+                _ if g.is_tensor(v) => {
                     let at = g.position(op);
-                    g.insert_convert(at, v, from.clone())
+                    g.insert_convert(at, mapped.unwrap_or(v), sunk.operands.clone())
                 }
-                None => v,
+                _ => v,
             };
             operands.push(new);
         }
@@ -277,7 +314,7 @@ fn sink(g: &mut Graph, cvt: OpId) -> Result<bool, PassError> {
             .map(|&r| {
                 let mut t = g.values[r].ty.clone();
                 if g.is_tensor(r) {
-                    t.encoding = Some(from.clone());
+                    t.encoding = Some(sunk.results.clone());
                 }
                 t
             })
@@ -295,19 +332,20 @@ fn sink(g: &mut Graph, cvt: OpId) -> Result<bool, PassError> {
             if outside.is_empty() {
                 continue;
             }
-            let back = if g.is_tensor(r) {
-                let at = g.position(op);
-                g.insert_convert(at, nr, to.clone())
-            } else {
-                nr
+            let back = match g.encoding(r).cloned() {
+                Some(old) if g.is_tensor(r) => {
+                    let at = g.position(op);
+                    g.insert_convert(at, nr, old)
+                }
+                _ => nr,
             };
             for (u, k) in outside {
                 g.ops[u].operands[k] = back;
             }
         }
     }
-    for &op in region.iter().rev() {
-        g.erase_op(op);
+    for sunk in region.iter().rev() {
+        g.erase_op(sunk.op);
     }
     if g.uses(dst).is_empty() {
         g.erase_op(cvt);
