@@ -4,8 +4,9 @@
 //! choice is never costlier than Triton's layouts under the model.
 //!
 //! The kernels: a tile of `R × C` f32 loaded in a blocked layout `#a`, converted to another
-//! blocked layout `#b`, squared and stored — or summed along its rows and the sums stored from
-//! a 1-D layout `#c`; the layouts, the shape and the input are drawn at random.
+//! blocked layout `#b`, squared and stored — or squared, transposed and stored, or summed along
+//! its rows and the sums stored from a 1-D layout `#c`; the layouts, the shape and the input
+//! are drawn at random.
 
 use linear_layout::heuristics::propagation::{apply_layout_move, layout_moves};
 use linear_layout::lower::{Launch, kernel_cost, run_launch, ttgir_kernel};
@@ -29,17 +30,48 @@ impl Rng {
     }
 }
 
-/// A random 2-D blocked layout of 64 lanes and 4 warps.
-fn blocked(r: &mut Rng) -> String {
-    let (a, b) = (1 << r.below(3), 1 << r.below(3));
-    let t = 1 << r.below(7);
-    let w = 1 << r.below(3);
-    let order = if r.below(2) == 0 { "[1, 0]" } else { "[0, 1]" };
-    format!(
-        "#ttg.blocked<{{sizePerThread = [{a}, {b}], threadsPerWarp = [{t}, {}], warpsPerCTA = [{w}, {}], order = {order}}}>",
-        64 / t,
-        4 / w
-    )
+/// A 2-D blocked layout of 64 lanes and 4 warps: per thread, lane and warp splits along dim 0
+/// (the rest along dim 1), and whether dim 1 is the fastest.
+#[derive(Clone, Copy)]
+struct Blocked {
+    size: [u64; 2],
+    lanes0: u64,
+    warps0: u64,
+    dim1_fastest: bool,
+}
+
+impl Blocked {
+    fn random(r: &mut Rng) -> Blocked {
+        Blocked {
+            size: [1 << r.below(3), 1 << r.below(3)],
+            lanes0: 1 << r.below(7),
+            warps0: 1 << r.below(3),
+            dim1_fastest: r.below(2) == 0,
+        }
+    }
+
+    /// The layout of the transposed tensor (what `tt.trans` with order [1, 0] gives).
+    fn transposed(self) -> Blocked {
+        Blocked {
+            size: [self.size[1], self.size[0]],
+            lanes0: 64 / self.lanes0,
+            warps0: 4 / self.warps0,
+            dim1_fastest: !self.dim1_fastest,
+        }
+    }
+
+    fn text(self) -> String {
+        let order = if self.dim1_fastest { "[1, 0]" } else { "[0, 1]" };
+        format!(
+            "#ttg.blocked<{{sizePerThread = [{}, {}], threadsPerWarp = [{}, {}], warpsPerCTA = [{}, {}], order = {order}}}>",
+            self.size[0],
+            self.size[1],
+            self.lanes0,
+            64 / self.lanes0,
+            self.warps0,
+            4 / self.warps0
+        )
+    }
 }
 
 /// The element offsets `row · cols + col` of an `rows × cols` tile in layout `l`, as ops
@@ -64,7 +96,8 @@ fn offsets(name: &str, l: &str, rows: u64, cols: u64) -> String {
 /// A generated kernel: `@k(%x, %y)` reading the tile from `x` and writing `y`.
 fn kernel(r: &mut Rng) -> (String, u64, u64) {
     let (rows, cols) = (4 << r.below(4), 16 << r.below(4));
-    let (a, b) = (blocked(r), blocked(r));
+    let (a, b) = (Blocked::random(r).text(), Blocked::random(r));
+    let (b, bt) = (b.text(), b.transposed().text());
     let t = |l: &str| format!("tensor<{rows}x{cols}xf32, {l}>");
     let p = |l: &str| format!("tensor<{rows}x{cols}x!tt.ptr<f32>, {l}>");
     let i = |l: &str| format!("tensor<{rows}x{cols}xi32, {l}>");
@@ -80,7 +113,24 @@ fn kernel(r: &mut Rng) -> (String, u64, u64) {
         ta = t(&a),
         tb = t(&b)
     );
-    let outputs = if r.below(2) == 0 {
+    let variant = r.below(3);
+    let outputs = if variant == 2 {
+        // Transposed: y[c·rows + r] = x[r·cols + c]².
+        body += &offsets("t", &bt, cols, rows);
+        body += &format!(
+            "    %sq = arith.mulf %w, %w : {tb}
+    %tr = tt.trans %sq {{order = array<i32: 1, 0>}} : {tb} -> {tt}
+    %py = tt.splat %y : !tt.ptr<f32> -> {pt}
+    %ay = tt.addptr %py, %o_t : {pt}, {it}
+    tt.store %ay, %tr : {pt}
+",
+            tb = t(&b),
+            tt = format!("tensor<{cols}x{rows}xf32, {bt}>"),
+            pt = format!("tensor<{cols}x{rows}x!tt.ptr<f32>, {bt}>"),
+            it = format!("tensor<{cols}x{rows}xi32, {bt}>"),
+        );
+        rows * cols
+    } else if variant == 0 {
         body += &offsets("b", &b, rows, cols);
         body += &format!(
             "    %sq = arith.mulf %w, %w : {tb}
