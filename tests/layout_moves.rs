@@ -117,6 +117,9 @@ fn kernel(r: &mut Rng) -> (String, u64, u64) {
     let outputs = if variant == 2 {
         // Transposed: y[c·rows + r] = x[r·cols + c]².
         body += &offsets("t", &bt, cols, rows);
+        let tt = format!("tensor<{cols}x{rows}xf32, {bt}>");
+        let pt = format!("tensor<{cols}x{rows}x!tt.ptr<f32>, {bt}>");
+        let it = format!("tensor<{cols}x{rows}xi32, {bt}>");
         body += &format!(
             "    %sq = arith.mulf %w, %w : {tb}
     %tr = tt.trans %sq {{order = array<i32: 1, 0>}} : {tb} -> {tt}
@@ -125,9 +128,6 @@ fn kernel(r: &mut Rng) -> (String, u64, u64) {
     tt.store %ay, %tr : {pt}
 ",
             tb = t(&b),
-            tt = format!("tensor<{cols}x{rows}xf32, {bt}>"),
-            pt = format!("tensor<{cols}x{rows}x!tt.ptr<f32>, {bt}>"),
-            it = format!("tensor<{cols}x{rows}xi32, {bt}>"),
         );
         rows * cols
     } else if variant == 0 {
