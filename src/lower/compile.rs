@@ -12,9 +12,11 @@
 //! [`Layouts::Triton`] picks the layouts Triton 3.6 picks: its AMD layout pipeline at
 //! `num_stages = 1` as the crate implements it (coalescing, layout propagation, matrix
 //! instructions, the epilogue, data duplication, and on gfx942 the in-thread transpose), so the
-//! code is comparable with Triton's own at `num_stages = 1`. A TTGIR module with layouts
-//! goes through the same passes from its layouts (coalescing and the matrix instructions
-//! choose their anchors again; the propagation starts from what the module says).
+//! code is comparable with Triton's own at `num_stages = 1`. A TTGIR module with layouts has
+//! them taken off first ([`strip_layouts`]) and every layout is chosen anew for its warps; a
+//! module that already uses shared memory or target ops (past the layout passes) keeps its
+//! layouts as the passes' start instead (coalescing and the matrix instructions choose their
+//! anchors again; the propagation starts from what the module says).
 //!
 //! A vector add of 256 f32 (TTIR: no layouts) becomes a kernel of one 128-bit load per input
 //! and one store per thread:
@@ -48,7 +50,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::heuristics::convert::{ConvertCost, convert_cost};
-use crate::heuristics::propagation::{LayoutPass, LayoutPassOptions, run_layout_pass_explained};
+use crate::heuristics::propagation::{
+    LayoutPass, LayoutPassOptions, run_layout_pass_explained, strip_layouts,
+};
 use crate::target::Target;
 use crate::ttgir::graph::Graph;
 use crate::ttgir::{Module, ValueType, element_bits};
@@ -224,8 +228,23 @@ fn price_conversions(module: &Module, target: &Target) -> Result<Vec<PricedConve
 pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Result<Compiled, LowerError> {
     let mut pass_opts = LayoutPassOptions::new(target.name);
     pass_opts.num_warps = opts.num_warps;
-    let (ttgir, mut changes) = run_layout_pass_explained(text, LayoutPass::Pipeline, &pass_opts)
+    let mut input = std::borrow::Cow::Borrowed(text);
+    let mut stripped = None;
+    if let Ok(mut g) = Graph::parse(text)
+        && g.values.iter().any(|v| v.ty.encoding.is_some())
+        && strip_layouts(&mut g)
+    {
+        // A TTGIR module: its layouts are chosen anew, for its own warps.
+        pass_opts.num_warps = g.num_warps;
+        input = std::borrow::Cow::Owned(g.print().map_err(|e| LowerError::new(format!("layouts: {e}")))?);
+        stripped = Some(format!(
+            "the module's layouts taken off: every layout chosen anew for its {} warps",
+            g.num_warps
+        ));
+    }
+    let (ttgir, mut changes) = run_layout_pass_explained(&input, LayoutPass::Pipeline, &pass_opts)
         .map_err(|e| LowerError::new(format!("layouts: {e}")))?;
+    changes.splice(0..0, stripped);
     let graph = Graph::parse(&ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
     let triton = price(&graph, target)?;
     let (priced, choices) = match opts.layouts {

@@ -65,6 +65,7 @@ mod pipeline;
 mod remat;
 mod reshape;
 mod scf_cleanup;
+mod strip;
 mod to_ttgpuir;
 
 pub use coalesce_rewrite::coalesce;
@@ -78,6 +79,7 @@ pub use locality::optimize_thread_locality;
 pub use matmul_rewrite::accelerate_matmul;
 pub use moves::{LayoutMove, apply_layout_move, layout_moves};
 pub use pipeline::{LayoutPass, LayoutPassOptions, PIPELINE, run_layout_pass, run_layout_pass_explained};
+pub use strip::strip_layouts;
 
 use std::fmt;
 
