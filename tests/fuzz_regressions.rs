@@ -251,6 +251,18 @@ fn layout_seeds() -> Vec<Vec<u8>> {
     seeds
 }
 
+/// The people kernels' TTIR (stage 0 of their stage files).
+fn compile_seeds() -> Vec<Vec<u8>> {
+    spread(&mlir_files("passes/people"), 24)
+        .into_iter()
+        .filter_map(|file| {
+            let text = std::fs::read_to_string(file).expect("mlir");
+            let body = text.split("// ----- stage 0: ttir\n").nth(1)?.split("// ----- stage 1").next()?;
+            Some(body.as_bytes().to_vec())
+        })
+        .collect()
+}
+
 fn show_seeds() -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     for (i, c) in fixture_lines("views/cases.jsonl").iter().enumerate() {
@@ -427,7 +439,7 @@ fn lower_seeds() -> Vec<Vec<u8>> {
 fn write_seeds() {
     let dir = root().join("fuzz/seeds");
     let _ = std::fs::remove_dir_all(&dir);
-    let all: [(&str, Vec<Vec<u8>>); 7] = [
+    let all: [(&str, Vec<Vec<u8>>); 8] = [
         ("batch_line", batch_seeds()),
         ("encoding_text", encoding_seeds()),
         ("ttgir_passes", ttgir_seeds()),
@@ -435,6 +447,7 @@ fn write_seeds() {
         ("show", show_seeds()),
         ("convert_cost", convert_seeds()),
         ("lower", lower_seeds()),
+        ("compile", compile_seeds()),
     ];
     for (target, seeds) in all {
         let d = dir.join(target);

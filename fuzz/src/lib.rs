@@ -11,6 +11,8 @@
 //! * `layout_passes`: a rewriting layout pass either refuses (an error) or prints a module
 //!   that the crate's reader reads back, and running it again on that module succeeds;
 //! * `show`, `convert_cost`: nothing beyond returning;
+//! * `compile`: `lower::compile` answers (a kernel or an error) in both layout modes, and the
+//!   cost mode's kernel never costs more than Triton's layouts' under the model;
 //! * `lower`: a kernel that is generated passes [`Program::validate`](linear_layout::lower::Program::validate),
 //!   has LLVM IR, and run by the interpreter computes `out = in` and (a conversion) every
 //!   destination register as the destination layout places it.
@@ -44,6 +46,7 @@ pub const TARGETS_BY_NAME: &[(&str, Body)] = &[
     ("show", show),
     ("convert_cost", convert_cost),
     ("lower", lower),
+    ("compile", compile),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -686,6 +689,37 @@ pub fn layout_passes(data: &[u8]) {
                 panic!("{name} printed a module the reader refuses: {e}\n{out}");
             }
             let _ = run_layout_pass(&out, pass, &opts);
+        }
+    }
+}
+
+/// Fuzz target `compile`: a module's text through `lower::compile` for gfx942 and gfx1100 in
+/// both layout modes (see the module docs for the law).
+pub fn compile(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    if Module::parse(&text).is_err() {
+        return;
+    }
+    for arch in ["gfx942", "gfx1100"] {
+        let Ok(target) = Target::by_name(arch) else { continue };
+        let triton = lower::CompileOptions {
+            layouts: lower::Layouts::Triton,
+            ..lower::CompileOptions::new(4)
+        };
+        let (Ok(t), Ok(c)) = (
+            lower::compile(&text, target, &triton),
+            lower::compile(&text, target, &lower::CompileOptions::new(4)),
+        ) else {
+            continue;
+        };
+        assert!(
+            c.cost.cycles <= t.cost.cycles && c.cost.instructions <= t.cost.instructions,
+            "{arch}: the cost mode's {} against Triton's layouts' {}",
+            c.cost,
+            t.cost
+        );
+        if let Err(e) = c.kernel.program.validate() {
+            panic!("{arch}: a compiled program is invalid: {e}");
         }
     }
 }
