@@ -257,7 +257,11 @@ fn compile_seeds() -> Vec<Vec<u8>> {
         .into_iter()
         .filter_map(|file| {
             let text = std::fs::read_to_string(file).expect("mlir");
-            let body = text.split("// ----- stage 0: ttir\n").nth(1)?.split("// ----- stage 1").next()?;
+            let body = text
+                .split("// ----- stage 0: ttir\n")
+                .nth(1)?
+                .split("// ----- stage 1")
+                .next()?;
             Some(body.as_bytes().to_vec())
         })
         .collect()

@@ -701,7 +701,9 @@ pub fn compile(data: &[u8]) {
         return;
     }
     for arch in ["gfx942", "gfx1100"] {
-        let Ok(target) = Target::by_name(arch) else { continue };
+        let Ok(target) = Target::by_name(arch) else {
+            continue;
+        };
         let triton = lower::CompileOptions {
             layouts: lower::Layouts::Triton,
             ..lower::CompileOptions::new(4)
