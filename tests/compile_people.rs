@@ -98,9 +98,9 @@ fn people_kernels_compile_from_ttir_both_ways_and_run_right() {
         done.insert(file, ());
     }
     println!(
-        "| kernel | arch | `--layouts triton` | `--layouts cost` | Triton, num_stages 1 | Triton, default | model cycles (triton → cost) | converts (triton → cost) | LDS bytes (cost / Triton ns1 / Triton) |"
+        "| kernel | arch | `--layouts triton` | `--layouts cost` | Triton, num_stages 1 | Triton, default | model cycles (triton → cost) | converts (triton → cost) | VGPRs (cost / Triton ns1 / Triton) | LDS bytes (cost / Triton ns1 / Triton) |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
         println!("{r}");
     }
@@ -116,9 +116,12 @@ fn row(case: &Json, (triton, triton_asm): (&Compiled, &str), (cost, cost_asm): (
     let counts: Option<Json> = std::fs::read_to_string(format!("{DIR}/triton-counts.{arch}.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
-    let their_lds = counts.as_ref().map_or("–".to_string(), |c| {
-        c["kernels"][&kernel]["lds_bytes"].to_string()
-    });
+    let theirs_of = |key: &str| {
+        counts
+            .as_ref()
+            .map_or("–".to_string(), |c| c["kernels"][&kernel][key].to_string())
+    };
+    let (their_vgprs, their_lds) = (theirs_of("vgpr_count"), theirs_of("lds_bytes"));
     // Triton at num_stages 1 (scripts/triton_executed.py), where Triton compiles the kernel.
     let stages_1: Option<Json> = std::fs::read_to_string(format!("{DIR}/triton-executed.json"))
         .ok()
@@ -127,7 +130,7 @@ fn row(case: &Json, (triton, triton_asm): (&Compiled, &str), (cost, cost_asm): (
         .filter(|c| !c.is_null());
     let field = |c: &Option<Json>, key: &str| c.as_ref().map_or("–".to_string(), |c| c[key].to_string());
     format!(
-        "| {kernel} | {arch} | {} | {} | {} | {} | {} → {} | {} → {} | {} / {} / {} |",
+        "| {kernel} | {arch} | {} | {} | {} | {} | {} → {} | {} → {} | {} / {} / {} | {} / {} / {} |",
         total(triton_asm),
         total(cost_asm),
         field(&stages_1, "total"),
@@ -138,6 +141,9 @@ fn row(case: &Json, (triton, triton_asm): (&Compiled, &str), (cost, cost_asm): (
         cost.cost.cycles,
         triton.conversions.len(),
         cost.conversions.len(),
+        metadata(cost_asm, ".vgpr_count:"),
+        field(&stages_1, "vgpr_count"),
+        their_vgprs,
         metadata(cost_asm, ".amdhsa_group_segment_fixed_size"),
         field(&stages_1, "lds_bytes"),
         their_lds,
