@@ -136,6 +136,21 @@ impl Lowering<'_> {
         if op.operands.len() != arith.operands() {
             return fail(op, format!("takes {} operands", arith.operands()));
         }
+        // Every element-wise operation here keeps its operands' element type.
+        let result_element = &self.m.values[r].ty.element;
+        if let Some(&v) = op
+            .operands
+            .iter()
+            .find(|&&v| self.m.values[v].ty.element != *result_element)
+        {
+            return fail(
+                op,
+                format!(
+                    "an operand of {} for a result of {result_element}",
+                    self.m.values[v].ty.element
+                ),
+            );
+        }
         let mut layout = None;
         let mut args: Vec<Vec<Value>> = Vec::new();
         for &v in &op.operands {
