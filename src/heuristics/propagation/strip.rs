@@ -37,6 +37,26 @@ use crate::ttgir::graph::{Graph, Item};
 
 /// Takes every layout off `g` (see the [module docs](self)); false, leaving `g` as it is, when
 /// the module has ops beyond distributed layouts.
+///
+/// ```
+/// use linear_layout::heuristics::propagation::strip_layouts;
+/// use linear_layout::ttgir::graph::Graph;
+/// // Shared memory: a decision beyond layouts, kept.
+/// let text = r#"
+/// #a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+/// #s = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+/// module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+///   tt.func @k() {
+///     %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #a>
+///     %m = ttg.local_alloc %r : (tensor<64xi32, #a>) -> !ttg.memdesc<64xi32, #s, #ttg.shared_memory>
+///     tt.return
+///   }
+/// }"#;
+/// let mut g = Graph::parse(text)?;
+/// assert!(!strip_layouts(&mut g));
+/// assert!(g.print()?.contains("#a"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn strip_layouts(g: &mut Graph) -> bool {
     let live = g.walk();
     let beyond_layouts = live.iter().any(|&op| {
