@@ -87,7 +87,7 @@ pub const EXACT_COMBINATIONS: usize = 81;
 /// use linear_layout::lower::{EXACT_COMBINATIONS, MAX_PRICED_KERNELS};
 /// assert!(MAX_PRICED_KERNELS > EXACT_COMBINATIONS); // the exact search always completes
 /// ```
-pub const MAX_PRICED_KERNELS: usize = 512;
+pub const MAX_PRICED_KERNELS: usize = 160;
 
 /// What the cost mode weighed for one conversion of Triton's layouts: each way it can go, with
 /// the kernel's price when that way is taken alone (the others kept), and the way chosen in the

@@ -222,29 +222,54 @@ fn price_conversions(module: &Module, target: &Target) -> Result<Vec<PricedConve
     Ok(out)
 }
 
+/// `text` without its layouts and its warps, when it is TTGIR whose layouts can be taken off
+/// ([`strip_layouts`]).
+fn layout_free(text: &str) -> Option<(String, u32)> {
+    let mut g = Graph::parse(text).ok()?;
+    if !g.values.iter().any(|v| v.ty.encoding.is_some()) || !strip_layouts(&mut g) {
+        return None;
+    }
+    Some((g.print().ok()?, g.num_warps))
+}
+
 /// Compiles `text` — TTIR without layouts, or TTGIR — for `target`: layouts chosen as
 /// `opts.layouts` says, then lowered as `lower ttgir` lowers (see the module docs). An error
 /// names the stage, the op and its line.
 pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Result<Compiled, LowerError> {
     let mut pass_opts = LayoutPassOptions::new(target.name);
     pass_opts.num_warps = opts.num_warps;
-    let mut input = std::borrow::Cow::Borrowed(text);
-    let mut stripped = None;
-    if let Ok(mut g) = Graph::parse(text)
-        && g.values.iter().any(|v| v.ty.encoding.is_some())
-        && strip_layouts(&mut g)
-    {
-        // A TTGIR module: its layouts are chosen anew, for its own warps.
-        pass_opts.num_warps = g.num_warps;
-        input = std::borrow::Cow::Owned(g.print().map_err(|e| LowerError::new(format!("layouts: {e}")))?);
-        stripped = Some(format!(
-            "the module's layouts taken off: every layout chosen anew for its {} warps",
-            g.num_warps
-        ));
-    }
-    let (ttgir, mut changes) = run_layout_pass_explained(&input, LayoutPass::Pipeline, &pass_opts)
-        .map_err(|e| LowerError::new(format!("layouts: {e}")))?;
-    changes.splice(0..0, stripped);
+    let keep = |opts: &LayoutPassOptions| {
+        run_layout_pass_explained(text, LayoutPass::Pipeline, opts)
+            .map_err(|e| LowerError::new(format!("layouts: {e}")))
+    };
+    let (ttgir, mut changes) = match layout_free(text) {
+        // A TTGIR module: its layouts are chosen anew, for its own warps; where that fails,
+        // its layouts are the passes' start.
+        Some((free, warps)) => {
+            let mut anew = pass_opts.clone();
+            anew.num_warps = warps;
+            match run_layout_pass_explained(&free, LayoutPass::Pipeline, &anew) {
+                Ok((ttgir, mut changes)) => {
+                    changes.insert(
+                        0,
+                        format!(
+                            "the module's layouts taken off: every layout chosen anew for its {warps} warps"
+                        ),
+                    );
+                    (ttgir, changes)
+                }
+                Err(e) => {
+                    let (ttgir, mut changes) = keep(&pass_opts)?;
+                    changes.insert(
+                        0,
+                        format!("the module's layouts kept: choosing them anew failed ({e})"),
+                    );
+                    (ttgir, changes)
+                }
+            }
+        }
+        None => keep(&pass_opts)?,
+    };
     let graph = Graph::parse(&ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
     let triton = price(&graph, target)?;
     let (priced, choices) = match opts.layouts {
