@@ -25,6 +25,9 @@ fn the_tour_shows_amd_layouts_both_views_costs_and_pictures() {
         "blocked -> MFMA 32x32 on gfx942: lds",
         "blocked -> MFMA 32x32 on gfx950: lds",
         "so the data must cross warps",
+        "--layouts triton: 1 conversion(s) left",
+        "--layouts cost: 0 conversion(s) left",
+        "chosen: sink",
     ] {
         assert!(text.contains(needle), "tour lacks {needle:?}");
     }

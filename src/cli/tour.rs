@@ -1,6 +1,7 @@
 //! `linear-layout` with no arguments: a tour on built-in AMD examples — the layouts of a
 //! matmul as Triton's TTGIR names them, shown in both views, the cost of converting between
-//! them on gfx942 and gfx950, and pictures written to a folder.
+//! them on gfx942 and gfx950, a small tile program compiled with Triton's layouts and with
+//! layouts chosen by cost, and pictures written to a folder.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ const DEFAULT_TOUR_TARGETS: [&str; 2] = ["gfx942", "gfx950"];
 use linear_layout::encodings::Encoding;
 use linear_layout::heuristics::convert::convert_cost;
 use linear_layout::linear::LinearLayout;
+use linear_layout::lower::{CompileOptions, Layouts, compile};
 use linear_layout::target::Target;
 use linear_layout::view::{self, PictureOptions};
 
@@ -37,6 +39,34 @@ fn layout(text: &str, shape: &[u64]) -> Result<LinearLayout, String> {
 fn dot(op: u32, parent: &str) -> String {
     format!("#ttg.dot_op<{{opIdx = {op}, parent = {parent}, kWidth = 8}}>")
 }
+
+/// A tile program without layouts (TTIR): each of 16 rows of 128 f32 reduced to its maximum,
+/// the maxima stored — what the compile step of the tour chooses layouts for.
+const ROW_MAX: &str = r#"module {
+  tt.func public @row_max(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %out: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
+    %cols = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %c = tt.expand_dims %cols {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+    %rows = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %r = tt.expand_dims %rows {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+    %c128 = arith.constant dense<128> : tensor<16x1xi32>
+    %ro = arith.muli %r, %c128 : tensor<16x1xi32>
+    %rb = tt.broadcast %ro : tensor<16x1xi32> -> tensor<16x128xi32>
+    %cb = tt.broadcast %c : tensor<1x128xi32> -> tensor<16x128xi32>
+    %o = arith.addi %rb, %cb : tensor<16x128xi32>
+    %px = tt.splat %x : !tt.ptr<f32> -> tensor<16x128x!tt.ptr<f32>>
+    %ax = tt.addptr %px, %o : tensor<16x128x!tt.ptr<f32>>, tensor<16x128xi32>
+    %v = tt.load %ax : tensor<16x128x!tt.ptr<f32>>
+    %m = "tt.reduce"(%v) <{axis = 1 : i32}> ({
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.maxnumf %a, %b : f32
+      tt.reduce.return %s : f32
+    }) : (tensor<16x128xf32>) -> tensor<16xf32>
+    %po = tt.splat %out : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+    %ao = tt.addptr %po, %rows : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+    tt.store %ao, %m : tensor<16x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
 
 /// Where the pictures go: a folder in the system's temporary directory.
 fn picture_dir() -> PathBuf {
@@ -143,6 +173,29 @@ pub fn run() -> Result<String, String> {
         out.push('\n');
     }
 
+    let _ = writeln!(
+        out,
+        "A tile program without layouts (16 row maxima of a 16x128 f32 tile, stored), compiled for gfx942:\n"
+    );
+    let gfx942 = Target::by_name("gfx942")?;
+    for layouts in [Layouts::Triton, Layouts::Cost] {
+        let opts = CompileOptions {
+            layouts,
+            ..CompileOptions::new(4)
+        };
+        let c = compile(ROW_MAX, gfx942, &opts).map_err(|e| e.to_string())?;
+        let _ = writeln!(
+            out,
+            "--layouts {layouts}: {} conversion(s) left; the kernel {}",
+            c.conversions.len(),
+            c.cost
+        );
+        for choice in &c.choices {
+            let _ = writeln!(out, "  weighed: {choice}");
+        }
+    }
+    out.push('\n');
+
     let dir = picture_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut pictures = vec![
@@ -182,7 +235,8 @@ pub fn run() -> Result<String, String> {
     let _ = writeln!(
         out,
         "\nNext: `linear-layout show LAYOUT --shape 128x64`, `linear-layout cost SRC DST --shape 128x128 --arch all`, \
-         `linear-layout batch` (JSON lines); `linear-layout --help` for everything."
+         `linear-layout compile KERNEL.ttir --arch gfx942 --explain`, `linear-layout batch` (JSON lines); \
+         `linear-layout --help` for everything."
     );
     Ok(out)
 }
