@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 /// The targets the tour prices its conversions on (a default of the command, not a fact).
 const DEFAULT_TOUR_TARGETS: [&str; 2] = ["gfx942", "gfx950"];
+/// The target the tour compiles its tile program for (a default of the command).
+const DEFAULT_COMPILE_TARGET: &str = DEFAULT_TOUR_TARGETS[0];
 
 use linear_layout::encodings::Encoding;
 use linear_layout::heuristics::convert::convert_cost;
@@ -175,15 +177,15 @@ pub fn run() -> Result<String, String> {
 
     let _ = writeln!(
         out,
-        "A tile program without layouts (16 row maxima of a 16x128 f32 tile, stored), compiled for gfx942:\n"
+        "A tile program without layouts (16 row maxima of a 16x128 f32 tile, stored), compiled for {DEFAULT_COMPILE_TARGET}:\n"
     );
-    let gfx942 = Target::by_name("gfx942")?;
+    let target = Target::by_name(DEFAULT_COMPILE_TARGET)?;
     for layouts in [Layouts::Triton, Layouts::Cost] {
         let opts = CompileOptions {
             layouts,
             ..CompileOptions::new(4)
         };
-        let c = compile(ROW_MAX, gfx942, &opts).map_err(|e| e.to_string())?;
+        let c = compile(ROW_MAX, target, &opts).map_err(|e| e.to_string())?;
         let _ = writeln!(
             out,
             "--layouts {layouts}: {} conversion(s) left; the kernel {}",
@@ -235,7 +237,7 @@ pub fn run() -> Result<String, String> {
     let _ = writeln!(
         out,
         "\nNext: `linear-layout show LAYOUT --shape 128x64`, `linear-layout cost SRC DST --shape 128x128 --arch all`, \
-         `linear-layout compile KERNEL.ttir --arch gfx942 --explain`, `linear-layout batch` (JSON lines); \
+         `linear-layout compile KERNEL.ttir --arch {DEFAULT_COMPILE_TARGET} --explain`, `linear-layout batch` (JSON lines); \
          `linear-layout --help` for everything."
     );
     Ok(out)
