@@ -1132,3 +1132,56 @@ module attributes {{"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = {lanes} 
         llc_accepts(&k, &format!("add_half_{arch}"));
     }
 }
+
+/// A load every thread makes of the same unmasked element (`tl.load(ids + pid)`) is a plain
+/// global load in the LLVM IR, which LLVM turns into a scalar load (`s_load_dword`) where nothing
+/// before it writes the buffer: the value then lives in scalar registers, as Triton's does.
+#[test]
+fn a_uniform_unmasked_load_is_a_scalar_load() {
+    let text = r#"
+#l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @row_of(%ids: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %out: !tt.ptr<i32> {tt.divisibility = 16 : i32}) {
+    %pid = tt.get_program_id x : i32
+    %p = tt.addptr %ids, %pid : !tt.ptr<i32>, i32
+    %id = tt.load %p : !tt.ptr<i32>
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
+    %s = tt.splat %id : i32 -> tensor<64xi32, #l>
+    %v = arith.addi %s, %r : tensor<64xi32, #l>
+    %c64 = arith.constant 64 : i32
+    %base = arith.muli %pid, %c64 : i32
+    %b = tt.splat %base : i32 -> tensor<64xi32, #l>
+    %o = arith.addi %b, %r : tensor<64xi32, #l>
+    %os = tt.splat %out : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #l>
+    %op = tt.addptr %os, %o : tensor<64x!tt.ptr<i32>, #l>, tensor<64xi32, #l>
+    tt.store %op, %v : tensor<64x!tt.ptr<i32>, #l>
+    tt.return
+  }
+}
+"#;
+    let k = lower(text, "gfx942");
+    let ir = k.llvm_ir().unwrap();
+    assert!(ir.contains("= load i32, ptr addrspace(1)"), "{ir}");
+    let ids: Vec<u32> = vec![7, 100, 9];
+    let mut buffers = vec![words(&ids), vec![0; 4 * 64 * 3]];
+    for w in 0..3 {
+        let launch = Launch {
+            scalars: vec![],
+            workgroup: [w, 0, 0],
+            grid: [3, 1, 1],
+        };
+        run_launch(&k.program, &mut buffers, &launch).unwrap();
+    }
+    for w in 0..3 {
+        for i in 0..64 {
+            assert_eq!(word(&buffers[1], 64 * w + i), ids[w] + i as u32, "out[{w}][{i}]");
+        }
+    }
+    if let Some(llc) = llc() {
+        let dir = std::env::temp_dir().join(format!("ll-general-uniform-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let asm = compile(llc, &ir, k.target, &dir, "uniform_load").unwrap();
+        assert!(asm.contains("s_load_dword "), "{asm}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
