@@ -1172,9 +1172,9 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
         };
         run_launch(&k.program, &mut buffers, &launch).unwrap();
     }
-    for w in 0..3 {
+    for (w, &id) in ids.iter().enumerate() {
         for i in 0..64 {
-            assert_eq!(word(&buffers[1], 64 * w + i), ids[w] + i as u32, "out[{w}][{i}]");
+            assert_eq!(word(&buffers[1], 64 * w + i), id + i as u32, "out[{w}][{i}]");
         }
     }
     if let Some(llc) = llc() {
