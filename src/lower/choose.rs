@@ -138,9 +138,10 @@ impl fmt::Display for LayoutChoice {
     }
 }
 
-/// A priced kernel: its TTGIR, the kernel and its price.
+/// A priced kernel: its TTGIR (text and module), the kernel and its price.
 pub(super) struct Priced {
     pub(super) ttgir: String,
+    pub(super) module: Module,
     pub(super) kernel: Kernel,
     pub(super) cost: KernelCost,
 }
@@ -157,7 +158,12 @@ pub(super) fn price(g: &Graph, target: &'static Target) -> Result<Priced, LowerE
             cost.lds_bytes, target.lds_bytes, target.name
         )));
     }
-    Ok(Priced { ttgir, kernel, cost })
+    Ok(Priced {
+        ttgir,
+        module,
+        kernel,
+        cost,
+    })
 }
 
 /// The converts of `g` and the moves each may take, in walk order.

@@ -280,8 +280,7 @@ pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Re
             (priced, choices)
         }
     };
-    let module = Module::parse(&priced.ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
-    let conversions = price_conversions(&module, target)?;
+    let conversions = price_conversions(&priced.module, target)?;
     Ok(Compiled {
         ttgir: priced.ttgir,
         changes,
