@@ -188,6 +188,9 @@ fn with_moves(g: &Graph, moves: &[(OpId, LayoutMove)]) -> Option<Graph> {
     Some(h)
 }
 
+/// A combination of moves, each on its convert, applied in order.
+type Moves = Vec<(OpId, LayoutMove)>;
+
 /// The search's state: the kernels priced so far (by their text) and the cheapest set of
 /// moves cheaper than Triton's layouts.
 struct Search<'a> {
@@ -195,7 +198,8 @@ struct Search<'a> {
     base: KernelCost,
     target: &'static Target,
     cache: HashMap<String, Result<KernelCost, String>>,
-    best: Option<(Vec<(OpId, LayoutMove)>, KernelCost)>,
+    /// The cheapest combination so far: its moves, its graph and its priced kernel.
+    best: Option<(Moves, Graph, Priced)>,
     /// Kernels lowered so far (bounded by [`MAX_PRICED_KERNELS`]).
     priced: usize,
 }
@@ -209,23 +213,24 @@ impl Search<'_> {
         self.priced += 1;
         let h = with_moves(self.triton, &moves).ok_or_else(|| "the move does not apply".to_string())?;
         let text = h.print().map_err(|e| e.to_string())?;
-        let target = self.target;
-        let cost = self
-            .cache
-            .entry(text)
-            .or_insert_with(|| price(&h, target).map(|p| p.cost).map_err(|e| e.to_string()))
-            .clone();
-        if let Ok(c) = &cost
-            && improves(c, &self.base)
-            && self.best.as_ref().is_none_or(|(_, b)| rank(c) < rank(b))
+        if let Some(cost) = self.cache.get(&text) {
+            // Priced before: kept then if it was the cheapest.
+            return cost.clone();
+        }
+        let priced = price(&h, self.target).map_err(|e| e.to_string());
+        let cost = priced.as_ref().map(|p| p.cost).map_err(Clone::clone);
+        self.cache.insert(text, cost.clone());
+        if let Ok(p) = priced
+            && improves(&p.cost, &self.base)
+            && self.best_cost().is_none_or(|b| rank(&p.cost) < rank(&b))
         {
-            self.best = Some((moves, *c));
+            self.best = Some((moves, h, p));
         }
         cost
     }
 
     fn best_cost(&self) -> Option<KernelCost> {
-        self.best.as_ref().map(|(_, c)| *c)
+        self.best.as_ref().map(|(_, _, p)| p.cost)
     }
 }
 
@@ -298,7 +303,7 @@ pub(super) fn choose(
     } else {
         // Greedy: extend the best set by one move while that lowers the cost.
         for _ in 0..per_convert.len() {
-            let Some((taken, before)) = search.best.clone() else {
+            let Some((taken, before)) = search.best.as_ref().map(|(m, _, p)| (m.clone(), p.cost)) else {
                 break;
             };
             for (cvt, mvs) in &per_convert {
@@ -317,15 +322,12 @@ pub(super) fn choose(
             }
         }
     }
-    let Some((moves, _)) = search.best else {
+    let Some((moves, g, priced)) = search.best else {
         return Ok((triton, base, choices));
     };
     for (choice, (cvt, _)) in choices.iter_mut().zip(&per_convert) {
         choice.chosen = moves.iter().find(|(c, _)| c == cvt).map(|&(_, m)| m);
     }
-    let g = with_moves(&triton, &moves)
-        .ok_or_else(|| LowerError::new("layouts: a chosen move no longer applies"))?;
-    let priced = price(&g, target)?;
     Ok((g, priced, choices))
 }
 
