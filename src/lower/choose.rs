@@ -65,8 +65,8 @@ use std::fmt;
 
 use crate::heuristics::propagation::{LayoutMove, apply_layout_move, layout_moves};
 use crate::target::Target;
-use crate::ttgir::Module;
 use crate::ttgir::graph::{Graph, OpId};
+use crate::ttgir::{Module, op_place};
 
 use super::cost::{KernelCost, kernel_cost};
 use super::error::LowerError;
@@ -103,7 +103,7 @@ pub const MAX_PRICED_KERNELS: usize = 160;
 ///     options: vec![(None, Ok(KernelCost { cycles: 300, instructions: 40, lds_bytes: 512 })), (Some(LayoutMove::Sink), Ok(KernelCost { cycles: 120, instructions: 30, lds_bytes: 0 }))],
 ///     chosen: Some(LayoutMove::Sink),
 /// };
-/// assert_eq!(c.to_string(), "line 12: #a -> #b: keep ~300 cycles (512 LDS bytes), sink ~120 cycles (0 LDS bytes); chosen: sink");
+/// assert_eq!(c.to_string(), "line 12: ttg.convert_layout: #a -> #b: keep ~300 cycles (512 LDS bytes), sink ~120 cycles (0 LDS bytes); chosen: sink");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutChoice {
@@ -122,7 +122,13 @@ pub struct LayoutChoice {
 
 impl fmt::Display for LayoutChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {} -> {}: ", self.line, self.from, self.to)?;
+        write!(
+            f,
+            "{}: {} -> {}: ",
+            op_place(self.line, "ttg.convert_layout"),
+            self.from,
+            self.to
+        )?;
         for (k, (mv, cost)) in self.options.iter().enumerate() {
             if k > 0 {
                 f.write_str(", ")?;
@@ -148,8 +154,9 @@ pub(super) struct Priced {
 
 /// Lowers and prices `g`; an error when it cannot be lowered or its LDS exceeds the target's.
 pub(super) fn price(g: &Graph, target: &'static Target) -> Result<Priced, LowerError> {
-    let ttgir = g.print().map_err(|e| LowerError::new(format!("layouts: {e}")))?;
-    let module = Module::parse(&ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
+    let (ttgir, module) = g
+        .print_module()
+        .map_err(|e| LowerError::new(format!("layouts: {e}")))?;
     let kernel = ttgir_kernel(&module, target)?;
     let cost = kernel_cost(&kernel);
     if cost.lds_bytes > target.lds_bytes {

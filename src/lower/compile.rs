@@ -50,12 +50,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::heuristics::convert::{ConvertCost, convert_cost};
-use crate::heuristics::propagation::{
-    LayoutPass, LayoutPassOptions, run_layout_pass_explained, strip_layouts,
-};
+use crate::heuristics::propagation::{LayoutPassOptions, layout_pipeline, strip_layouts};
 use crate::target::Target;
 use crate::ttgir::graph::Graph;
-use crate::ttgir::{Module, ValueType, element_bits};
+use crate::ttgir::{Module, ValueType, element_bits, op_place};
 
 use super::choose::{LayoutChoice, choose, price};
 use super::cost::KernelCost;
@@ -178,13 +176,18 @@ pub struct PricedConversion {
 }
 
 impl fmt::Display for PricedConversion {
-    /// One line: `line 12: #blocked -> #mma: lds, 24 instructions, 8192 LDS bytes, ~310 cycles`.
+    /// One line: `line 12: ttg.convert_layout: #blocked -> #mma: lds, 24 instructions, 8192 LDS bytes, ~310 cycles`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let instructions: u64 = self.cost.instructions.values().sum();
         write!(
             f,
-            "line {}: {} -> {}: {}, {instructions} instructions, {} LDS bytes, ~{} cycles",
-            self.line, self.from, self.to, self.cost.kind, self.cost.lds_bytes, self.cost.cycles
+            "{}: {} -> {}: {}, {instructions} instructions, {} LDS bytes, ~{} cycles",
+            op_place(self.line, "ttg.convert_layout"),
+            self.from,
+            self.to,
+            self.cost.kind,
+            self.cost.lds_bytes,
+            self.cost.cycles
         )
     }
 }
@@ -210,8 +213,13 @@ fn price_conversions(module: &Module, target: &Target) -> Result<Vec<PricedConve
         let ((from, a), (to, b)) = (layout(src)?, layout(dst)?);
         // Pointers move as 64-bit values.
         let bits = element_bits(&src.element).unwrap_or(64);
-        let cost = convert_cost(&a, &b, bits, target)
-            .map_err(|e| LowerError::new(format!("line {}: ttg.convert_layout: {}", op.line, e.message())))?;
+        let cost = convert_cost(&a, &b, bits, target).map_err(|e| {
+            LowerError::new(format!(
+                "{}: {}",
+                op_place(op.line, "ttg.convert_layout"),
+                e.message()
+            ))
+        })?;
         out.push(PricedConversion {
             line: op.line,
             from,
@@ -222,55 +230,57 @@ fn price_conversions(module: &Module, target: &Target) -> Result<Vec<PricedConve
     Ok(out)
 }
 
-/// `text` without its layouts and its warps, when it is TTGIR whose layouts can be taken off
-/// ([`strip_layouts`]).
-fn layout_free(text: &str) -> Option<(String, u32)> {
-    let mut g = Graph::parse(text).ok()?;
-    if !g.values.iter().any(|v| v.ty.encoding.is_some()) || !strip_layouts(&mut g) {
-        return None;
-    }
-    Some((g.print().ok()?, g.num_warps))
-}
-
 /// Compiles `text` — TTIR without layouts, or TTGIR — for `target`: layouts chosen as
 /// `opts.layouts` says, then lowered as `lower ttgir` lowers (see the module docs). An error
-/// names the stage, the op and its line.
+/// names the stage, the op and the line of `text` it was read from.
 pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Result<Compiled, LowerError> {
     let mut pass_opts = LayoutPassOptions::new(target.name);
     pass_opts.num_warps = opts.num_warps;
-    let keep = |opts: &LayoutPassOptions| {
-        run_layout_pass_explained(text, LayoutPass::Pipeline, opts)
-            .map_err(|e| LowerError::new(format!("layouts: {e}")))
+    let layouts_error = |e: &dyn fmt::Display| LowerError::new(format!("layouts: {e}"));
+    let (read, module) = Graph::parse_with_module(text).map_err(|e| layouts_error(&e))?;
+    let keep = || -> Result<Graph, LowerError> {
+        let mut g = read.clone();
+        layout_pipeline(&mut g, &module, &pass_opts).map_err(|e| layouts_error(&e))?;
+        Ok(g)
     };
-    let (ttgir, mut changes) = match layout_free(text) {
+    let mut stripped = read.clone();
+    let has_layouts = read.values.iter().any(|v| v.ty.encoding.is_some());
+    let mut graph = if has_layouts && strip_layouts(&mut stripped) {
         // A TTGIR module: its layouts are chosen anew, for its own warps; where that fails,
         // its layouts are the passes' start.
-        Some((free, warps)) => {
-            let mut anew = pass_opts.clone();
-            anew.num_warps = warps;
-            match run_layout_pass_explained(&free, LayoutPass::Pipeline, &anew) {
-                Ok((ttgir, mut changes)) => {
-                    changes.insert(
-                        0,
-                        format!(
-                            "the module's layouts taken off: every layout chosen anew for its {warps} warps"
-                        ),
-                    );
-                    (ttgir, changes)
-                }
-                Err(e) => {
-                    let (ttgir, mut changes) = keep(&pass_opts)?;
-                    changes.insert(
-                        0,
-                        format!("the module's layouts kept: choosing them anew failed ({e})"),
-                    );
-                    (ttgir, changes)
-                }
+        let mut anew = pass_opts.clone();
+        anew.num_warps = stripped.num_warps;
+        let warps = stripped.num_warps;
+        let chosen = stripped
+            .read_again()
+            .map_err(|e| layouts_error(&e))
+            .and_then(|(mut g, m)| {
+                layout_pipeline(&mut g, &m, &anew).map_err(|e| layouts_error(&e))?;
+                // Layouts that do not fit the module's warps do not read back.
+                g.print_module().map_err(|e| layouts_error(&e))?;
+                Ok(g)
+            });
+        match chosen {
+            Ok(mut g) => {
+                g.log.insert(
+                    0,
+                    format!("the module's layouts taken off: every layout chosen anew for its {warps} warps"),
+                );
+                g
+            }
+            Err(e) => {
+                let mut g = keep()?;
+                g.log.insert(
+                    0,
+                    format!("the module's layouts kept: choosing them anew failed ({e})"),
+                );
+                g
             }
         }
-        None => keep(&pass_opts)?,
+    } else {
+        keep()?
     };
-    let graph = Graph::parse(&ttgir).map_err(|e| LowerError::new(format!("layouts: {e}")))?;
+    let mut changes = std::mem::take(&mut graph.log);
     let triton = price(&graph, target)?;
     let (priced, choices) = match opts.layouts {
         Layouts::Triton => (triton, Vec::new()),

@@ -412,7 +412,8 @@ pub struct Op {
     pub parent: Option<usize>,
     /// The function it belongs to.
     pub func: usize,
-    /// 1-based source line.
+    /// 1-based source line (0 for an op the layout passes made, in a module read back from
+    /// their output: see [`Graph::print_module`](crate::ttgir::graph::Graph::print_module)).
     pub line: usize,
     /// Whether the reader has no rule for this op (its results are opaque).
     pub opaque: bool,
@@ -545,5 +546,21 @@ impl Module {
             }
         }
         u
+    }
+}
+
+/// Where an op is, for a message: `line 12: tt.load`, or `tt.load (made by the layout passes)`
+/// for an op with no source line.
+///
+/// ```
+/// use linear_layout::ttgir::op_place;
+/// assert_eq!(op_place(12, "tt.load"), "line 12: tt.load");
+/// assert_eq!(op_place(0, "ttg.convert_layout"), "ttg.convert_layout (made by the layout passes)");
+/// ```
+pub fn op_place(line: usize, name: &str) -> String {
+    if line == 0 {
+        format!("{name} (made by the layout passes)")
+    } else {
+        format!("line {line}: {name}")
     }
 }

@@ -78,7 +78,9 @@ pub use licm::licm;
 pub use locality::optimize_thread_locality;
 pub use matmul_rewrite::accelerate_matmul;
 pub use moves::{LayoutMove, apply_layout_move, layout_moves};
-pub use pipeline::{LayoutPass, LayoutPassOptions, PIPELINE, run_layout_pass, run_layout_pass_explained};
+pub use pipeline::{
+    LayoutPass, LayoutPassOptions, PIPELINE, layout_pipeline, run_layout_pass, run_layout_pass_explained,
+};
 pub use strip::strip_layouts;
 
 use std::fmt;

@@ -219,7 +219,7 @@ pub fn run_layout_pass_explained(
 ) -> Result<(String, Vec<String>), PassError> {
     let (mut g, m) = Graph::parse_with_module(text).map_err(read_error)?;
     if pass == LayoutPass::Pipeline {
-        pipeline(&mut g, &m, opts)?;
+        layout_pipeline(&mut g, &m, opts)?;
     } else {
         apply(&mut g, Some(&m), pass, opts)?;
     }
@@ -259,9 +259,7 @@ fn apply(
             let m = match m {
                 Some(m) => m,
                 None => {
-                    let (mut g2, m2) =
-                        Graph::parse_with_module(&g.print().map_err(read_error)?).map_err(read_error)?;
-                    g2.log = std::mem::take(&mut g.log);
+                    let (g2, m2) = g.read_again().map_err(read_error)?;
                     *g = g2;
                     fresh = m2;
                     &fresh
@@ -291,8 +289,23 @@ fn apply(
 
 /// The whole pipeline on one graph: the conversion to TTGIR when the module has no layouts yet,
 /// then [`PIPELINE`], then, on the targets where Triton runs it (the target table's
-/// `triton_in_thread_transpose`), the in-thread transpose and a last propagation.
-fn pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), PassError> {
+/// `triton_in_thread_transpose`), the in-thread transpose and a last propagation. `m` is the
+/// reader's module of the graph's text (ids agree: [`Graph::parse_with_module`]). Each op
+/// keeps the line it was read from through the passes (0 for the ops they make), so what a
+/// later stage says of an op names the line its author wrote.
+///
+/// ```
+/// use linear_layout::heuristics::propagation::{layout_pipeline, LayoutPassOptions};
+/// use linear_layout::ttgir::graph::Graph;
+/// let text = "\nmodule {\n  tt.func @k(%p: !tt.ptr<f32>) {\n    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>\n    %s = tt.splat %p : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>\n    %q = tt.addptr %s, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>\n    %x = tt.load %q : tensor<256x!tt.ptr<f32>>\n    tt.store %q, %x : tensor<256x!tt.ptr<f32>>\n    tt.return\n  }\n}\n";
+/// let (mut g, m) = Graph::parse_with_module(text)?;
+/// layout_pipeline(&mut g, &m, &LayoutPassOptions::new("gfx942"))?;
+/// let load = g.find_op("tt.load").unwrap();
+/// assert!(g.value(g.op(load).results[0]).ty.encoding.is_some()); // a layout chosen
+/// assert_eq!(g.op(load).line, 7); // the line the load was read from
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn layout_pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), PassError> {
     let mut unchanged = Some(m);
     if !m.values.iter().any(|v| v.ty.encoding.is_some()) {
         apply(g, None, LayoutPass::ConvertToTtgpuir, opts)?;

@@ -109,9 +109,10 @@ impl Lowering<'_> {
     fn lower_ops(&mut self, ops: &[usize]) -> Result<(), LowerError> {
         for &i in ops {
             if !self.op(i)? {
+                let op = &self.m.ops[i];
                 return Err(LowerError::new(format!(
-                    "line {}: a return inside a region is not lowered",
-                    self.m.ops[i].line
+                    "{}: a return inside a region is not lowered",
+                    crate::ttgir::op_place(op.line, &op.name)
                 )));
             }
         }

@@ -16,7 +16,7 @@ use crate::lower::plan::dist::Dist;
 use crate::lower::plan::fma::fma_dot;
 use crate::lower::plan::matmul::{chain, instruction_for};
 use crate::lower::plan::mma::plan_dot;
-use crate::ttgir::{AttrValue, Op, ValueDef};
+use crate::ttgir::{AttrValue, Op, ValueDef, op_place};
 
 /// The instruction table's name of a float or integer element type.
 pub(super) fn numeric_type(name: &str) -> Option<&'static str> {
@@ -480,6 +480,25 @@ impl Lowering<'_> {
         self.define(op, Sym::Data { layout, values })
     }
 
+    /// `tt.bitcast` of a pointer or a tensor of pointers to another pointee of the same size
+    /// in memory (`!tt.ptr<f32>` → `!tt.ptr<i32>` for an atomic on a float's bits,
+    /// `!tt.ptr<i1>` → `!tt.ptr<i8>` for booleans, which take a byte each): the same addresses,
+    /// read as the new type by the accesses through them.
+    pub(super) fn pointer_bitcast(&mut self, op: &Op) -> Result<(), LowerError> {
+        let bytes = |v: usize| self.m.values[v].ty.pointee_bits().map(|b| b.div_ceil(8));
+        match (bytes(op.operands[0]), bytes(op.results[0])) {
+            (Some(from), Some(to)) if from == to => self.define(op, self.operand(op, 0)?.clone()),
+            (from, to) => fail(
+                op,
+                format!(
+                    "reinterprets a pointer to {}-byte elements as one to {}-byte elements: not lowered",
+                    from.unwrap_or(0),
+                    to.unwrap_or(0)
+                ),
+            ),
+        }
+    }
+
     /// `tt.dot`: the chain of matrix instructions of the result's MFMA / WMMA layout, or
     /// multiply-adds in registers where the result is blocked ([`fma_dot`]).
     pub(super) fn dot(&mut self, op: &Op) -> Result<(), LowerError> {
@@ -533,7 +552,7 @@ impl Lowering<'_> {
                 to,
                 self.target.wave_size,
             )
-            .map_err(|e| LowerError::new(format!("line {}: {}: {e}", op.line, op.name)))?;
+            .map_err(|e| LowerError::new(format!("{}: {e}", op_place(op.line, &op.name))))?;
             return self.define_data(op, lc, values);
         }
         let instr = instruction_for(&encoding, &ab, &acc_ty, self.target)?;

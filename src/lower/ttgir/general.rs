@@ -52,7 +52,7 @@ use crate::lower::ir::{
     ArithOp, Cmp, Condition, Extent, Op as ProgramOp, Predicate, Uniform, UniformInput, Value, XorMap,
 };
 use crate::lower::plan::dist::Dist;
-use crate::ttgir::Op;
+use crate::ttgir::{Op, op_place};
 
 /// The comparison of a uniform [`Condition`] as a per-thread [`Predicate`].
 fn predicate_of(cmp: Cmp) -> Predicate {
@@ -310,7 +310,7 @@ impl Lowering<'_> {
     pub(super) fn compare_registers(&mut self, op: &Op) -> Result<(), LowerError> {
         let keyword = op.keyword.as_deref().unwrap_or("");
         let pred = Predicate::parse(keyword)
-            .map_err(|e| LowerError::new(format!("line {}: {}: {e}", op.line, op.name)))?;
+            .map_err(|e| LowerError::new(format!("{}: {e}", op_place(op.line, &op.name))))?;
         let element = self.m.values[op.operands[0]].ty.element.clone();
         let Some(ty) = super::data::numeric_type(&element) else {
             return fail(op, format!("comparisons of {element} are not lowered"));

@@ -94,7 +94,7 @@ use super::plan::check_target;
 use crate::linear::LinearLayout;
 use crate::target::Target;
 use crate::ttgir::axisinfo::{AxisInfo, analyze};
-use crate::ttgir::{AttrValue, Module, Op, TypeKind, attr};
+use crate::ttgir::{AttrValue, Module, Op, TypeKind, attr, op_place};
 use memory::Pending;
 use shared::{LdsBuffer, SharedTile};
 
@@ -181,7 +181,10 @@ struct Lowering<'a> {
 }
 
 fn fail<T>(op: &Op, what: impl std::fmt::Display) -> Result<T, LowerError> {
-    Err(LowerError::new(format!("line {}: {}: {what}", op.line, op.name)))
+    Err(LowerError::new(format!(
+        "{}: {what}",
+        op_place(op.line, &op.name)
+    )))
 }
 
 /// The operands and results (at least) an op the lowering handles has.
@@ -319,7 +322,7 @@ impl Lowering<'_> {
             return fail(op, format!("{} has no encoding", self.m.values[v].name));
         };
         enc.to_linear_layout(&ty.shape)
-            .map_err(|e| LowerError::new(format!("line {}: {}: {e}", op.line, op.name)))
+            .map_err(|e| LowerError::new(format!("{}: {e}", op_place(op.line, &op.name))))
     }
 
     /// The layout of a scalar every thread holds: one register, no dimension, every lane and
@@ -367,7 +370,7 @@ impl Lowering<'_> {
                 e
             } else {
                 let op = &self.m.ops[i];
-                LowerError::new(format!("line {}: {}: {}", op.line, op.name, e.message()))
+                LowerError::new(format!("{}: {}", op_place(op.line, &op.name), e.message()))
             }
         })
     }
@@ -509,6 +512,9 @@ impl Lowering<'_> {
             | "arith.fptoui" | "arith.extsi" | "arith.extui" | "arith.trunci" | "tt.fp_to_fp" => {
                 self.convert_numbers(op)?
             }
+            "tt.bitcast" if self.m.values[op.operands[0]].ty.pointee().is_some() => {
+                self.pointer_bitcast(op)?
+            }
             "tt.bitcast" | "arith.bitcast" => self.bitcast(op)?,
             // Every other element-wise op: its operands in registers, whatever they are.
             name if data::arith_op(name).is_some() => {
@@ -605,7 +611,8 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
             l.p.buffers.push(Buffer {
                 name,
                 elements: None,
-                element_bits: bits,
+                // Booleans take a byte each in memory (Triton reads them through `!tt.ptr<i8>`).
+                element_bits: bits.max(8),
             });
         } else {
             let Some(&ty) = Scalar::TYPES.iter().find(|&&t| t == value.ty.element) else {

@@ -781,7 +781,7 @@ impl Graph {
     /// ```
     pub fn note(&mut self, op: OpId, what: impl std::fmt::Display) {
         let o = &self.ops[op];
-        let line = format!("line {}: {}: {what}", o.line, o.name);
+        let line = format!("{}: {what}", super::op_place(o.line, &o.name));
         self.log.push(line);
     }
 
@@ -796,7 +796,51 @@ impl Graph {
     /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
     /// ```
     pub fn print(&self) -> Result<String, TtgirError> {
-        print::print(self)
+        Ok(print::print(self)?.0)
+    }
+
+    /// Prints the module and reads it back as the reader's [`Module`], each op keeping the
+    /// line it had in the text this graph was first read from (0 for ops a pass made): what a
+    /// later stage reports about an op names the line a person wrote.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let mut g = Graph::parse("// a comment\nmodule {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    tt.return\n  }\n}")?;
+    /// let (_, m) = g.print_module()?;
+    /// assert_eq!(m.ops[0].line, 4); // printed on line 3, written on line 4
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub fn print_module(&self) -> Result<(String, Module), TtgirError> {
+        let (text, sources) = print::print(self)?;
+        let mut m = Module::parse(&text)?;
+        for op in &mut m.ops {
+            op.line = source_line(&sources, op.line);
+        }
+        Ok((text, m))
+    }
+
+    /// The graph printed and read again (with the reader's [`Module`] of the same text, ids
+    /// agreeing), each op keeping the line it had in the text this graph was first read from;
+    /// the log goes with it.
+    ///
+    /// ```
+    /// use linear_layout::ttgir::graph::Graph;
+    /// let g = Graph::parse("\n\nmodule {\n  tt.func @f(%a: i32) {\n    %b = arith.addi %a, %a : i32\n    tt.return\n  }\n}")?;
+    /// let (again, _) = g.read_again()?;
+    /// assert_eq!(again.op(again.find_op("arith.addi").unwrap()).line, 5);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub fn read_again(&self) -> Result<(Graph, Module), TtgirError> {
+        let (text, sources) = print::print(self)?;
+        let (mut g, mut m) = Graph::parse_with_module(&text)?;
+        for op in &mut g.ops {
+            op.line = source_line(&sources, op.line);
+        }
+        for op in &mut m.ops {
+            op.line = source_line(&sources, op.line);
+        }
+        g.log = self.log.clone();
+        Ok((g, m))
     }
 
     /// Sets the module attribute `name` to `value`, written as MLIR writes it (`4 : i32`,
@@ -908,4 +952,13 @@ fn with_module_attr(line: &str, name: &str, value: &str) -> Option<String> {
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     let dict: Vec<String> = entries.into_iter().map(|(_, e)| e).collect();
     Some(format!("{head}{{{}}}{tail}", dict.join(", ")))
+}
+
+/// The source line of what was printed on `printed` (1-based), 0 when no source op wrote it.
+fn source_line(sources: &[usize], printed: usize) -> usize {
+    printed
+        .checked_sub(1)
+        .and_then(|k| sources.get(k))
+        .copied()
+        .unwrap_or(0)
 }

@@ -26,6 +26,8 @@ pub(super) fn op_text_without_results(g: &Graph, o: OpId) -> String {
         g,
         out: String::new(),
         aliases: Vec::new(),
+        sources: Vec::new(),
+        current: 0,
     };
     let op = &g.ops[o];
     let types = |vs: &[usize]| p.types(vs, op.line).unwrap_or_default();
@@ -56,26 +58,47 @@ pub(super) fn op_text_without_results(g: &Graph, o: OpId) -> String {
     }
 }
 
-pub(super) fn print(g: &Graph) -> Result<String, TtgirError> {
+/// The module's text and, per line of it, the source line of the op printed there (0 for
+/// lines no source op wrote: module text, headers, ops a pass made).
+pub(super) fn print(g: &Graph) -> Result<(String, Vec<usize>), TtgirError> {
     let mut p = Printer {
         g,
         out: String::new(),
         aliases: g.aliases.iter().map(|(k, e)| (k.as_str(), e)).collect(),
+        sources: Vec::new(),
+        current: 0,
     };
     p.aliases.sort_by(|a, b| a.0.cmp(b.0));
     for item in &g.items {
         match item {
-            Item::Text(t) => p.out.push_str(t),
+            Item::Text(t) => {
+                p.out.push_str(t);
+                p.sources.extend(t.matches('\n').map(|_| 0));
+            }
             Item::Func(f) => p.func(*f)?,
         }
     }
-    Ok(p.out)
+    Ok((p.out, p.sources))
+}
+
+/// The values whose types an op's syntax writes, in order, for the ops that write fewer types
+/// than they have values: `tt.dot %a, %b, %c : A * B -> D` (the accumulator has the result's
+/// type).
+fn written_types(name: &str) -> Option<&'static [Slot]> {
+    match name {
+        "tt.dot" => Some(&[Slot::Operand(0), Slot::Operand(1), Slot::Result(0)]),
+        _ => None,
+    }
 }
 
 struct Printer<'g> {
     g: &'g Graph,
     out: String,
     aliases: Vec<(&'g str, &'g std::sync::Arc<crate::encodings::Encoding>)>,
+    /// Per line written so far, the source line of the op that wrote it.
+    sources: Vec<usize>,
+    /// The source line of the op being printed (0 outside ops).
+    current: usize,
 }
 
 impl Printer<'_> {
@@ -85,6 +108,8 @@ impl Printer<'_> {
         }
         self.out.push_str(text);
         self.out.push('\n');
+        self.sources.extend(text.matches('\n').map(|_| self.current));
+        self.sources.push(self.current);
     }
 
     fn func(&mut self, f: usize) -> Result<(), TtgirError> {
@@ -272,8 +297,21 @@ impl Printer<'_> {
         }
         let written = |p: &Piece| matches!(p, Piece::Type(x) if x == t);
         let k = pieces[..i].iter().filter(|p| written(p)).count();
-        if pieces.iter().filter(|p| written(p)).count() == slots.len() {
+        let count = pieces.iter().filter(|p| written(p)).count();
+        if count == slots.len() {
             return Ok(Some(slots[k]));
+        }
+        // A syntax that writes fewer types than the op has values: the written ones, in order.
+        if let Some(written_slots) = written_types(&op.name) {
+            let typed: Vec<&ValueType> = written_slots
+                .iter()
+                .filter(|s| op.original.iter().any(|(slot, orig)| slot == *s && orig == t))
+                .filter_map(|s| self.slot_value(o, *s))
+                .map(|v| &self.g.values[v].ty)
+                .collect();
+            if typed.len() == count {
+                return Ok(Some(typed[k]));
+            }
         }
         Err(err(
             op.line,
@@ -285,6 +323,13 @@ impl Printer<'_> {
     }
 
     fn op(&mut self, o: OpId, depth: usize) -> Result<(), TtgirError> {
+        let outer = std::mem::replace(&mut self.current, self.g.ops[o].line);
+        let printed = self.op_lines(o, depth);
+        self.current = outer;
+        printed
+    }
+
+    fn op_lines(&mut self, o: OpId, depth: usize) -> Result<(), TtgirError> {
         let g = self.g;
         let op = &g.ops[o];
         // MLIR's `scf.if` and `scf.for` print their terminators only when they carry values:

@@ -1,0 +1,297 @@
+//! `lower::compile` on constructs of kernels as people write them, each a small TTIR module in
+//! the form Triton's `make_ttir` leaves it (no layouts): compiled for a 64-lane and a 32-lane
+//! target, run in the interpreter over several workgroups against a reference, and accepted by
+//! llc-22. What the compiler refuses, it refuses naming the line the author wrote.
+
+mod lower_common;
+
+use linear_layout::lower::{CompileOptions, Kernel, Launch, compile, run_launch};
+use linear_layout::target::Target;
+use lower_common::{compile as assemble, llc};
+
+const ARCHS: [&str; 2] = ["gfx942", "gfx1100"];
+
+fn compiled(text: &str, arch: &str) -> Kernel {
+    let target = Target::by_name(arch).unwrap();
+    let k = compile(text, target, &CompileOptions::new(4))
+        .unwrap_or_else(|e| panic!("{arch}: {e}"))
+        .kernel;
+    if let Some(llc) = llc() {
+        let dir = std::env::temp_dir().join(format!("ll-constructs-{arch}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assemble(llc, &k.llvm_ir().unwrap(), k.target, &dir, "k").unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    k
+}
+
+/// Runs `k` over a grid of `grid` workgroups along x.
+fn run(k: &Kernel, buffers: &mut [Vec<u8>], scalars: &[u64], grid: u32) {
+    for wg in 0..grid {
+        let launch = Launch {
+            scalars: scalars.to_vec(),
+            workgroup: [wg, 0, 0],
+            grid: [grid, 1, 1],
+        };
+        run_launch(&k.program, buffers, &launch).unwrap_or_else(|e| panic!("{}: {e}", k.target.name));
+    }
+}
+
+fn words(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn word(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap())
+}
+
+/// A refusal names the line of the input the op was read from, though the layout passes print
+/// and read the module again (here after a preamble of location aliases, as Triton prints TTIR
+/// with its debug locations).
+#[test]
+fn a_refusal_names_the_line_the_author_wrote() {
+    let text = r#"#loc = loc("k.py":1:0)
+#loc1 = loc("x"(#loc))
+module {
+  tt.func public @k(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32> loc(#loc)
+    %p = tt.splat %x : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>> loc(#loc)
+    %q = tt.addptr %p, %r : tensor<64x!tt.ptr<f32>>, tensor<64xi32> loc(#loc)
+    %v = tt.load %q : tensor<64x!tt.ptr<f32>> loc(#loc)
+    tt.print " v: " {hex = false, isSigned = array<i32: 0>} : %v : tensor<64xf32> loc(#loc)
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+"#;
+    for arch in ARCHS {
+        let e = compile(text, Target::by_name(arch).unwrap(), &CompileOptions::new(4))
+            .err()
+            .unwrap_or_else(|| panic!("{arch}: device printing compiled"));
+        assert!(e.to_string().starts_with("line 9: tt.print: "), "{arch}: {e}");
+    }
+}
+
+/// The f16 value of a small integer (exact in f16), as bits.
+fn f16_of(v: i32) -> u16 {
+    if v == 0 {
+        return 0;
+    }
+    let (sign, m) = (u16::from(v < 0) << 15, v.unsigned_abs());
+    let e = 31 - m.leading_zeros();
+    sign | ((e + 15) as u16) << 10 | ((m << (10 - e)) & 0x3ff) as u16
+}
+
+/// `tl.dot(a, b, out_dtype=tl.float16)`: an f16 accumulator, which the matrix units lack — the
+/// product accumulates in f32 and is rounded to f16 once (as Triton's accelerate-matmul does).
+/// Small integers keep every sum exact.
+#[test]
+fn a_dot_with_an_f16_result() {
+    // `make_ttir` of the kernel: `c = tl.dot(a, b, out_dtype=tl.float16)` on 32×32 tiles.
+    let text = r#"module {
+  tt.func public @dot_f16_out_kernel(%a_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %b_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %c_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}) attributes {noinline = false} {
+    %c = arith.constant dense<0.000000e+00> : tensor<32x32xf16>
+    %cst = arith.constant dense<32> : tensor<32x1xi32>
+    %rm = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+    %a = tt.expand_dims %rm {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+    %a_0 = arith.muli %a, %cst : tensor<32x1xi32>
+    %a_1 = tt.splat %a_ptr : !tt.ptr<f16> -> tensor<32x1x!tt.ptr<f16>>
+    %a_2 = tt.addptr %a_1, %a_0 : tensor<32x1x!tt.ptr<f16>>, tensor<32x1xi32>
+    %a_3 = tt.expand_dims %rm {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+    %a_4 = tt.broadcast %a_2 : tensor<32x1x!tt.ptr<f16>> -> tensor<32x32x!tt.ptr<f16>>
+    %a_5 = tt.broadcast %a_3 : tensor<1x32xi32> -> tensor<32x32xi32>
+    %a_6 = tt.addptr %a_4, %a_5 : tensor<32x32x!tt.ptr<f16>>, tensor<32x32xi32>
+    %a_7 = tt.load %a_6 : tensor<32x32x!tt.ptr<f16>>
+    %b = tt.splat %b_ptr : !tt.ptr<f16> -> tensor<32x1x!tt.ptr<f16>>
+    %b_8 = tt.addptr %b, %a_0 : tensor<32x1x!tt.ptr<f16>>, tensor<32x1xi32>
+    %b_9 = tt.broadcast %b_8 : tensor<32x1x!tt.ptr<f16>> -> tensor<32x32x!tt.ptr<f16>>
+    %b_10 = tt.addptr %b_9, %a_5 : tensor<32x32x!tt.ptr<f16>>, tensor<32x32xi32>
+    %b_11 = tt.load %b_10 : tensor<32x32x!tt.ptr<f16>>
+    %c_12 = tt.dot %a_7, %b_11, %c, inputPrecision = tf32 : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf16>
+    %0 = tt.splat %c_ptr : !tt.ptr<f16> -> tensor<32x1x!tt.ptr<f16>>
+    %1 = tt.addptr %0, %a_0 : tensor<32x1x!tt.ptr<f16>>, tensor<32x1xi32>
+    %2 = tt.broadcast %1 : tensor<32x1x!tt.ptr<f16>> -> tensor<32x32x!tt.ptr<f16>>
+    %3 = tt.addptr %2, %a_5 : tensor<32x32x!tt.ptr<f16>>, tensor<32x32xi32>
+    tt.store %3, %c_12 : tensor<32x32x!tt.ptr<f16>>
+    tt.return
+  }
+}"#;
+    let a: Vec<i32> = (0..32 * 32).map(|i| (i * 7 % 9) - 4).collect();
+    let b: Vec<i32> = (0..32 * 32).map(|i| (i * 5 % 7) - 3).collect();
+    let halves = |v: &[i32]| -> Vec<u8> { v.iter().flat_map(|&x| f16_of(x).to_le_bytes()).collect() };
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![halves(&a), halves(&b), vec![0; 32 * 32 * 2]];
+        run(&k, &mut buffers, &[], 1);
+        for i in 0..32 {
+            for j in 0..32 {
+                let want: i32 = (0..32).map(|t| a[i * 32 + t] * b[t * 32 + j]).sum();
+                let got =
+                    u16::from_le_bytes([buffers[2][2 * (i * 32 + j)], buffers[2][2 * (i * 32 + j) + 1]]);
+                assert_eq!(got, f16_of(want), "{arch}: c[{i}][{j}]");
+            }
+        }
+    }
+}
+
+/// `tl.atomic_max` / `tl.atomic_min` of floats: Triton's TTIR reinterprets the pointer as one to
+/// `i32` (`tt.bitcast` of a tensor of pointers) and takes a signed max of the non-negative
+/// values' bits and an unsigned min of the negative ones' (or the reverse for min). Four slots,
+/// two workgroups, a masked tail; values `offs - 100`, negative and positive.
+#[test]
+fn atomic_max_and_min_of_floats_through_integer_pointers() {
+    // `make_ttir` of `tl.atomic_max(p_f32 + offs % 4, offs.to(tl.float32) - 100.0, mask=offs < n)`
+    // (BLOCK 128; the other arguments unused).
+    let max = r#"module {
+  tt.func public @atomic_one_kernel(%p_i32: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %p_f32: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %p_i64: !tt.ptr<i64> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %p_bf16: !tt.ptr<bf16> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %p_f64: !tt.ptr<f64> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %out_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<true> : tensor<128xi1>
+    %cst_0 = arith.constant dense<0> : tensor<128xi32>
+    %cst_1 = arith.constant dense<31> : tensor<128xi32>
+    %cst_2 = arith.constant dense<1.000000e+02> : tensor<128xf32>
+    %slot = arith.constant dense<4> : tensor<128xi32>
+    %c128_i32 = arith.constant 128 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_3 = arith.muli %offs, %c128_i32 : i32
+    %offs_4 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %offs_5 = tt.splat %offs_3 : i32 -> tensor<128xi32>
+    %offs_6 = arith.addi %offs_5, %offs_4 : tensor<128xi32>
+    %mask = tt.splat %n : i32 -> tensor<128xi32>
+    %mask_7 = arith.cmpi slt, %offs_6, %mask : tensor<128xi32>
+    %slot_8 = arith.remsi %offs_6, %slot : tensor<128xi32>
+    %0 = tt.splat %p_f32 : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %slot_8 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %2 = arith.sitofp %offs_6 : tensor<128xi32> to tensor<128xf32>
+    %3 = arith.subf %2, %cst_2 : tensor<128xf32>
+    %4 = tt.bitcast %3 : tensor<128xf32> -> tensor<128xi32>
+    %5 = tt.bitcast %1 : tensor<128x!tt.ptr<f32>> -> tensor<128x!tt.ptr<i32>>
+    %6 = arith.shrui %4, %cst_1 : tensor<128xi32>
+    %7 = arith.cmpi ne, %6, %cst_0 : tensor<128xi32>
+    %8 = arith.xori %7, %cst : tensor<128xi1>
+    %9 = arith.andi %mask_7, %8 : tensor<128xi1>
+    %10 = tt.atomic_rmw max, acq_rel, gpu, %5, %4, %9 : (tensor<128x!tt.ptr<i32>>, tensor<128xi32>, tensor<128xi1>) -> tensor<128xi32>
+    %11 = arith.andi %mask_7, %7 : tensor<128xi1>
+    %12 = tt.atomic_rmw umin, acq_rel, gpu, %5, %4, %11 : (tensor<128x!tt.ptr<i32>>, tensor<128xi32>, tensor<128xi1>) -> tensor<128xi32>
+    tt.return
+  }
+}"#;
+    // The same with `tl.atomic_min`.
+    let min = r#"module {
+  tt.func public @atomic_one_kernel(%p_i32: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %p_f32: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %p_i64: !tt.ptr<i64> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %p_bf16: !tt.ptr<bf16> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %p_f64: !tt.ptr<f64> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %out_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<true> : tensor<128xi1>
+    %cst_0 = arith.constant dense<0> : tensor<128xi32>
+    %cst_1 = arith.constant dense<31> : tensor<128xi32>
+    %cst_2 = arith.constant dense<1.000000e+02> : tensor<128xf32>
+    %slot = arith.constant dense<4> : tensor<128xi32>
+    %c128_i32 = arith.constant 128 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_3 = arith.muli %offs, %c128_i32 : i32
+    %offs_4 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %offs_5 = tt.splat %offs_3 : i32 -> tensor<128xi32>
+    %offs_6 = arith.addi %offs_5, %offs_4 : tensor<128xi32>
+    %mask = tt.splat %n : i32 -> tensor<128xi32>
+    %mask_7 = arith.cmpi slt, %offs_6, %mask : tensor<128xi32>
+    %slot_8 = arith.remsi %offs_6, %slot : tensor<128xi32>
+    %0 = tt.splat %p_f32 : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %slot_8 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %2 = arith.sitofp %offs_6 : tensor<128xi32> to tensor<128xf32>
+    %3 = arith.subf %2, %cst_2 : tensor<128xf32>
+    %4 = tt.bitcast %3 : tensor<128xf32> -> tensor<128xi32>
+    %5 = tt.bitcast %1 : tensor<128x!tt.ptr<f32>> -> tensor<128x!tt.ptr<i32>>
+    %6 = arith.shrui %4, %cst_1 : tensor<128xi32>
+    %7 = arith.cmpi ne, %6, %cst_0 : tensor<128xi32>
+    %8 = arith.xori %7, %cst : tensor<128xi1>
+    %9 = arith.andi %mask_7, %8 : tensor<128xi1>
+    %10 = tt.atomic_rmw min, acq_rel, gpu, %5, %4, %9 : (tensor<128x!tt.ptr<i32>>, tensor<128xi32>, tensor<128xi1>) -> tensor<128xi32>
+    %11 = arith.andi %mask_7, %7 : tensor<128xi1>
+    %12 = tt.atomic_rmw umax, acq_rel, gpu, %5, %4, %11 : (tensor<128x!tt.ptr<i32>>, tensor<128xi32>, tensor<128xi1>) -> tensor<128xi32>
+    tt.return
+  }
+}"#;
+    let n = 200u32;
+    let values = || (0..n).map(|o| o as f32 - 100.0);
+    for arch in ARCHS {
+        let extremes: [(&str, f32, fn(f32, f32) -> f32); 2] =
+            [(max, f32::NEG_INFINITY, f32::max), (min, f32::INFINITY, f32::min)];
+        for (text, start, pick) in extremes {
+            let k = compiled(text, arch);
+            let mut buffers = vec![
+                vec![0; 4],
+                words(&[start.to_bits(); 4]),
+                vec![0; 8],
+                vec![0; 2],
+                vec![0; 8],
+                vec![0; 4],
+            ];
+            run(&k, &mut buffers, &[u64::from(n)], 2);
+            for slot in 0..4 {
+                let want = values()
+                    .enumerate()
+                    .filter(|(o, _)| o % 4 == slot)
+                    .fold(start, |a, (_, v)| pick(a, v));
+                assert_eq!(
+                    f32::from_bits(word(&buffers[1], slot)),
+                    want,
+                    "{arch}: slot {slot}"
+                );
+            }
+        }
+    }
+}
+
+/// Booleans in memory (`torch.bool`): Triton's TTIR reads and writes them through pointers
+/// reinterpreted as `!tt.ptr<i8>`, a byte each.
+#[test]
+fn boolean_tensors_load_and_store_a_byte_each() {
+    // `make_ttir` of: `keep = tl.load(m_ptr + offs, mask=mask, other=False)`,
+    // `tl.store(y_ptr + offs, tl.where(keep, x, 0.), mask=mask)`, `tl.store(flag_ptr + offs, x > 0, mask=mask)`.
+    let text = r#"module {
+  tt.func public @bool_mask_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %m_ptr: !tt.ptr<i1> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %flag_ptr: !tt.ptr<i1> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<0.000000e+00> : tensor<256xf32>
+    %cst_0 = arith.constant dense<0> : tensor<256xi8>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_1 = arith.muli %offs, %c256_i32 : i32
+    %offs_2 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_3 = tt.splat %offs_1 : i32 -> tensor<256xi32>
+    %offs_4 = arith.addi %offs_3, %offs_2 : tensor<256xi32>
+    %mask = tt.splat %n : i32 -> tensor<256xi32>
+    %mask_5 = arith.cmpi slt, %offs_4, %mask : tensor<256xi32>
+    %keep = tt.splat %m_ptr : !tt.ptr<i1> -> tensor<256x!tt.ptr<i1>>
+    %keep_6 = tt.addptr %keep, %offs_4 : tensor<256x!tt.ptr<i1>>, tensor<256xi32>
+    %keep_7 = tt.bitcast %keep_6 : tensor<256x!tt.ptr<i1>> -> tensor<256x!tt.ptr<i8>>
+    %keep_8 = tt.load %keep_7, %mask_5, %cst_0 : tensor<256x!tt.ptr<i8>>
+    %keep_9 = arith.cmpi ne, %keep_8, %cst_0 : tensor<256xi8>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x_10 = tt.addptr %x, %offs_4 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x_11 = tt.load %x_10, %mask_5, %cst : tensor<256x!tt.ptr<f32>>
+    %0 = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs_4 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %2 = arith.select %keep_9, %x_11, %cst : tensor<256xi1>, tensor<256xf32>
+    tt.store %1, %2, %mask_5 : tensor<256x!tt.ptr<f32>>
+    %3 = tt.splat %flag_ptr : !tt.ptr<i1> -> tensor<256x!tt.ptr<i1>>
+    %4 = tt.addptr %3, %offs_4 : tensor<256x!tt.ptr<i1>>, tensor<256xi32>
+    %5 = arith.cmpf ogt, %x_11, %cst : tensor<256xf32>
+    %6 = tt.bitcast %4 : tensor<256x!tt.ptr<i1>> -> tensor<256x!tt.ptr<i8>>
+    %7 = arith.extui %5 : tensor<256xi1> to tensor<256xi8>
+    tt.store %6, %7, %mask_5 : tensor<256x!tt.ptr<i8>>
+    tt.return
+  }
+}"#;
+    let n = 300usize;
+    let keep: Vec<u8> = (0..512).map(|i| u8::from(i % 3 == 0)).collect();
+    let x: Vec<f32> = (0..512).map(|i| (i as f32 - 150.0) * 0.5).collect();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let xs: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+        let mut buffers = vec![words(&xs), keep.clone(), vec![0; 512 * 4], vec![7; 512]];
+        run(&k, &mut buffers, &[n as u64], 2);
+        for i in 0..512 {
+            let (y, flag) = (f32::from_bits(word(&buffers[2], i)), buffers[3][i]);
+            if i < n {
+                assert_eq!(y, if keep[i] == 1 { x[i] } else { 0.0 }, "{arch}: y[{i}]");
+                assert_eq!(flag, u8::from(x[i] > 0.0), "{arch}: flag[{i}]");
+            } else {
+                assert_eq!((y, flag), (0.0, 7), "{arch}: {i} is past n");
+            }
+        }
+    }
+}
