@@ -5,6 +5,8 @@
 
 mod lower_common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use linear_layout::lower::{CompileOptions, Kernel, Launch, compile, run_launch};
 use linear_layout::target::Target;
 use lower_common::{compile as assemble, llc};
@@ -17,7 +19,10 @@ fn compiled(text: &str, arch: &str) -> Kernel {
         .unwrap_or_else(|e| panic!("{arch}: {e}"))
         .kernel;
     if let Some(llc) = llc() {
-        let dir = std::env::temp_dir().join(format!("ll-constructs-{arch}-{}", std::process::id()));
+        // One directory per kernel: the tests run in parallel.
+        static KERNELS: AtomicUsize = AtomicUsize::new(0);
+        let id = KERNELS.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("ll-constructs-{arch}-{}-{id}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         assemble(llc, &k.llvm_ir().unwrap(), k.target, &dir, "k").unwrap_or_else(|e| panic!("{arch}: {e}"));
         let _ = std::fs::remove_dir_all(&dir);
