@@ -300,3 +300,48 @@ fn boolean_tensors_load_and_store_a_byte_each() {
         }
     }
 }
+
+/// `tl.debug_barrier()` between a store and loads of what other threads stored, through a
+/// reversed index (`BLOCK - 1 - offs`: a negative coefficient, computed in registers).
+#[test]
+fn a_debug_barrier_orders_global_memory_and_reversed_indices_load() {
+    // `make_ttir` of: `tl.store(y_ptr + offs, tl.load(x_ptr + offs))`, `tl.debug_barrier()`,
+    // `tl.store(x_ptr + offs, tl.load(y_ptr + BLOCK - 1 - offs))` (BLOCK 128).
+    let text = r#"module {
+  tt.func public @barrier_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}) attributes {noinline = false} {
+    %c127_i32 = arith.constant 127 : i32
+    %cst = arith.constant dense<0> : tensor<128xi32>
+    %offs = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %x_0 = tt.addptr %x, %offs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x_1 = tt.load %x_0 : tensor<128x!tt.ptr<f32>>
+    %0 = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    tt.store %1, %x_1 : tensor<128x!tt.ptr<f32>>
+    gpu.barrier
+    %2 = tt.addptr %y_ptr, %c127_i32 : !tt.ptr<f32>, i32
+    %3 = tt.splat %2 : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %4 = arith.subi %cst, %offs : tensor<128xi32>
+    %5 = tt.addptr %3, %4 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %6 = tt.load %5 : tensor<128x!tt.ptr<f32>>
+    tt.store %x_0, %6 : tensor<128x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let x: Vec<u32> = (0..128).map(|i| i * 7 + 3).collect();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        assert!(
+            k.llvm_ir()
+                .unwrap()
+                .contains("fence syncscope(\"workgroup\") release\n"),
+            "{arch}: no fence for global memory"
+        );
+        let mut buffers = vec![words(&x), vec![0; 128 * 4]];
+        run(&k, &mut buffers, &[], 1);
+        for i in 0..128 {
+            assert_eq!(word(&buffers[1], i), x[i], "{arch}: y[{i}]");
+            assert_eq!(word(&buffers[0], i), x[127 - i], "{arch}: x[{i}]");
+        }
+    }
+}

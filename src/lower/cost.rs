@@ -181,7 +181,9 @@ impl Pricer<'_> {
                 one(issue + self.wavefronts(bytes))
             }
             Op::LdsReadIndexed { .. } | Op::LdsAtomicAdd { .. } => one(issue + self.wavefronts(4)),
-            Op::Barrier => one(u64::from(costs.barrier_cycles) + u64::from(costs.lds_latency_cycles)),
+            Op::Barrier | Op::WorkgroupBarrier => {
+                one(u64::from(costs.barrier_cycles) + u64::from(costs.lds_latency_cycles))
+            }
             Op::Bpermute { .. } => one(u64::from(costs.bpermute_cycles)),
             Op::Dpp { .. } | Op::PermlaneX16 { .. } | Op::PermlaneSwap { .. } => {
                 one(u64::from(costs.permlane_cycles))

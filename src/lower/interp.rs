@@ -614,7 +614,7 @@ fn exec(
                     s.lds_write(t, a, &data)?;
                 }
             }
-            Op::Barrier => {
+            Op::Barrier | Op::WorkgroupBarrier => {
                 if !r.in_flight.is_empty() {
                     return err(
                         "a barrier passes while direct-to-LDS loads are in flight (no wait before it)"

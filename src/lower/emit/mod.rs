@@ -615,6 +615,13 @@ impl Emitter<'_> {
                 self.line("call void @llvm.amdgcn.s.barrier()");
                 self.line("fence syncscope(\"workgroup\") acquire, !mmra !0");
             }
+            Op::WorkgroupBarrier => {
+                self.decls
+                    .insert("declare void @llvm.amdgcn.s.barrier()".to_string());
+                self.line("fence syncscope(\"workgroup\") release");
+                self.line("call void @llvm.amdgcn.s.barrier()");
+                self.line("fence syncscope(\"workgroup\") acquire");
+            }
             Op::Bpermute { dst, src, lane } => {
                 let a = self.xor_map(&lane.shifted(2));
                 let s = self.val(*src)?;

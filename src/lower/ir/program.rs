@@ -503,6 +503,10 @@ pub enum Op {
     WaitDirectLoads,
     /// Workgroup barrier with LDS release/acquire fences around it.
     Barrier,
+    /// Workgroup barrier that orders every memory access (global memory and LDS) of the
+    /// workgroup's threads before it before every one after it (`tl.debug_barrier()`):
+    /// release/acquire fences of the workgroup scope for all address spaces around it.
+    WorkgroupBarrier,
     /// `ds_bpermute_b32`: `dst` = `src` of lane `lane` of the same wave (a 32-bit value).
     Bpermute {
         /// Result (32 bits).
@@ -803,7 +807,8 @@ impl Op {
             | Op::LdsAtomicAdd { .. }
             | Op::GlobalLoadToLds { .. }
             | Op::WaitDirectLoads
-            | Op::Barrier => Vec::new(),
+            | Op::Barrier
+            | Op::WorkgroupBarrier => Vec::new(),
         }
     }
 }
@@ -935,7 +940,7 @@ impl Program {
         self.ops
             .iter()
             .rev()
-            .take_while(|op| !matches!(op, Op::Barrier))
+            .take_while(|op| !matches!(op, Op::Barrier | Op::WorkgroupBarrier))
             .any(|op| self.touches(op, reads, (lo, hi)))
     }
 
@@ -1001,6 +1006,7 @@ impl Program {
                 Op::GlobalLoadToLds { .. } => "global_load_lds",
                 Op::WaitDirectLoads => "wait_direct_loads",
                 Op::Barrier => "barrier",
+                Op::WorkgroupBarrier => "workgroup_barrier",
                 Op::Bpermute { .. } => "bpermute",
                 Op::Dpp { .. } => "dpp",
                 Op::PermlaneX16 { .. } => "permlanex16",

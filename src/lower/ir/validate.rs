@@ -102,7 +102,7 @@ impl Program {
                     offset.index.iter().chain(&offset.predicate).copied().collect(),
                     Some(*buffer),
                 ),
-                Op::WaitDirectLoads | Op::Barrier => (Vec::new(), None),
+                Op::WaitDirectLoads | Op::Barrier | Op::WorkgroupBarrier => (Vec::new(), None),
                 Op::Bpermute { dst, src, .. } | Op::Dpp { dst, src, .. } | Op::PermlaneX16 { dst, src } => {
                     (vec![*dst, *src], None)
                 }

@@ -948,7 +948,7 @@ fn loop_edge_fences<'o>(
         }
     };
     let until_barrier = |ops: &mut dyn Iterator<Item = &ProgramOp>| {
-        ops.take_while(|o| !matches!(o, ProgramOp::Barrier))
+        ops.take_while(|o| !matches!(o, ProgramOp::Barrier | ProgramOp::WorkgroupBarrier))
             .find_map(kind)
     };
     let first = until_barrier(&mut ops.clone());

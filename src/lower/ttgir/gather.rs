@@ -189,6 +189,54 @@ impl Lowering<'_> {
         if parts.coef.len() != rank {
             return fail(op, "an address operand of another rank than the result");
         }
+        self.coefficients_in_registers(op, v, parts)
+    }
+
+    /// An address whose coefficient along some coordinate is no stride the access can take
+    /// (negative, as in a reversed `BLOCK - 1 - offs`; a product of two arguments): those
+    /// coordinates' terms join the address's data part, computed in registers of the
+    /// operand's layout; the others stay affine.
+    fn coefficients_in_registers(
+        &mut self,
+        op: &Op,
+        v: usize,
+        mut parts: AddressParts,
+    ) -> Result<AddressParts, LowerError> {
+        if parts.coef.iter().all(|k| k.extent().is_some()) {
+            return Ok(parts);
+        }
+        let layout = self.layout(op, v)?;
+        let dist = Dist::of(&layout, self.target.wave_size)?;
+        let moved: Vec<Uniform> = parts
+            .coef
+            .iter_mut()
+            .map(|k| match k.extent() {
+                Some(_) => Uniform::default(),
+                None => std::mem::take(k),
+            })
+            .collect();
+        let terms = self.affine_registers(op, &dist, &Uniform::default(), &moved, 32)?;
+        let index = match parts.data.take() {
+            None => terms,
+            Some((data_layout, values)) => {
+                let values = match (data_layout, values.len()) {
+                    (_, 1) => vec![values[0]; terms.len()],
+                    (Some(l), _) if *l == layout => values,
+                    _ => {
+                        return fail(
+                            op,
+                            "the address's data part is in another layout than its pointers",
+                        );
+                    }
+                };
+                terms
+                    .into_iter()
+                    .zip(values)
+                    .map(|(t, x)| self.binary(ArithOp::Add, "i32", t, x))
+                    .collect()
+            }
+        };
+        parts.data = Some((Some(Box::new(layout)), index));
         Ok(parts)
     }
 

@@ -147,7 +147,7 @@ impl Lowering<'_> {
     }
 
     /// `a op b` in a fresh register as wide as `a`.
-    fn binary(&mut self, op: ArithOp, ty: &'static str, a: Value, b: Value) -> Value {
+    pub(super) fn binary(&mut self, op: ArithOp, ty: &'static str, a: Value, b: Value) -> Value {
         let dst = self.p.value(self.p.value_bits(a));
         self.p.ops.push(ProgramOp::Arith {
             op,
@@ -160,7 +160,7 @@ impl Lowering<'_> {
 
     /// `constant + Σ coordinate_d · coef[d]` per register of `dist`, in `bits`-bit integers
     /// (narrower ones computed in 32 bits and truncated: the same bits, as integers wrap).
-    fn affine_registers(
+    pub(super) fn affine_registers(
         &mut self,
         op: &Op,
         dist: &Dist,

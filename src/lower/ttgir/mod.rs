@@ -229,7 +229,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         "arith.select" => (3, 1),
         "scf.for" => (3, 0),
         "scf.if" => (1, 0),
-        "scf.while" => (0, 0),
+        "scf.while" | "gpu.barrier" => (0, 0),
         "tt.store" => (2, 0),
         "amdg.buffer_store" => (3, 0),
         "tt.dot" | "tt.dot_scaled" => (3, 1),
@@ -523,6 +523,9 @@ impl Lowering<'_> {
                 }
             }
             "tt.clampf" => self.clampf(op)?,
+            // `tl.debug_barrier()`: every thread's memory accesses before it precede every
+            // one after it, in global memory too.
+            "gpu.barrier" => self.p.ops.push(super::ir::Op::WorkgroupBarrier),
             "tt.print" | "tt.assert" => {
                 return fail(
                     op,
