@@ -345,3 +345,124 @@ fn a_debug_barrier_orders_global_memory_and_reversed_indices_load() {
         }
     }
 }
+
+/// The device library's functions people call through `libdevice` that the crate computes:
+/// `pow` (a negative base to an integer power, a fractional power), `log1p` and `expm1` near 0
+/// (where `log(1 + x)` and `exp(x) - 1` lose every digit), `copysign`.
+#[test]
+fn library_pow_log1p_expm1_and_copysign() {
+    // `make_ttir` of: `ax = tl.abs(x) + 0.25`, `small = x * 2⁻¹⁰`; stored: `pow(x, 3.0)`,
+    // `pow(ax, 1.5)`, `log1p(small)`, `expm1(small)`, `pow(-ax, 2.0)`, `copysign(ax, x)`.
+    let text = r#"module {
+  tt.func public @math_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y1: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y2: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y3: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y4: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y5: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y6: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<2.000000e+00> : tensor<256xf32>
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<256xf32>
+    %cst_1 = arith.constant dense<1.500000e+00> : tensor<256xf32>
+    %cst_2 = arith.constant dense<3.000000e+00> : tensor<256xf32>
+    %small = arith.constant dense<9.765625E-4> : tensor<256xf32>
+    %ax = arith.constant dense<2.500000e-01> : tensor<256xf32>
+    %x = arith.constant dense<1.000000e+00> : tensor<256xf32>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_3 = arith.muli %offs, %c256_i32 : i32
+    %offs_4 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_5 = tt.splat %offs_3 : i32 -> tensor<256xi32>
+    %offs_6 = arith.addi %offs_5, %offs_4 : tensor<256xi32>
+    %mask = tt.splat %n : i32 -> tensor<256xi32>
+    %mask_7 = arith.cmpi slt, %offs_6, %mask : tensor<256xi32>
+    %x_8 = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x_9 = tt.addptr %x_8, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x_10 = tt.load %x_9, %mask_7, %x : tensor<256x!tt.ptr<f32>>
+    %ax_11 = math.absf %x_10 : tensor<256xf32>
+    %ax_12 = arith.addf %ax_11, %ax : tensor<256xf32>
+    %small_13 = arith.mulf %x_10, %small : tensor<256xf32>
+    %0 = tt.splat %y1 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %2 = tt.extern_elementwise %x_10, %cst_2 {libname = "", libpath = "", pure = true, symbol = "__ocml_pow_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %1, %2, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %3 = tt.splat %y2 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %4 = tt.addptr %3, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %5 = tt.extern_elementwise %ax_12, %cst_1 {libname = "", libpath = "", pure = true, symbol = "__ocml_pow_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %4, %5, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %6 = tt.splat %y3 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %7 = tt.addptr %6, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %8 = tt.extern_elementwise %small_13 {libname = "", libpath = "", pure = true, symbol = "__ocml_log1p_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %7, %8, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %9 = tt.splat %y4 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %10 = tt.addptr %9, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %11 = tt.extern_elementwise %small_13 {libname = "", libpath = "", pure = true, symbol = "__ocml_expm1_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %10, %11, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %12 = tt.splat %y5 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %13 = tt.addptr %12, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %14 = arith.subf %cst_0, %ax_12 : tensor<256xf32>
+    %15 = tt.extern_elementwise %14, %cst {libname = "", libpath = "", pure = true, symbol = "__ocml_pow_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %13, %15, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %16 = tt.splat %y6 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %17 = tt.addptr %16, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %18 = tt.extern_elementwise %ax_12, %x_10 {libname = "", libpath = "", pure = true, symbol = "__ocml_copysign_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %17, %18, %mask_7 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let n = 1000usize;
+    let x: Vec<f32> = (0..1024).map(|i| ((i * 37 % 129) as f32 - 64.0) * 0.25).collect();
+    let want = |i: usize| -> [f64; 6] {
+        let (v, ax) = (f64::from(x[i]), f64::from(x[i].abs() + 0.25));
+        let small = v / 1024.0;
+        [
+            v.powi(3),
+            ax.powf(1.5),
+            small.ln_1p(),
+            small.exp_m1(),
+            ax * ax,
+            ax.copysign(v),
+        ]
+    };
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let xs: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+        let mut buffers = vec![words(&xs)];
+        buffers.extend((0..6).map(|_| vec![0; 1024 * 4]));
+        run(&k, &mut buffers, &[n as u64], 4);
+        for i in 0..n {
+            for (out, w) in want(i).into_iter().enumerate() {
+                let got = f64::from(f32::from_bits(word(&buffers[out + 1], i)));
+                assert!(
+                    (got - w).abs() <= 1e-6 * w.abs().max(1e-30),
+                    "{arch}: output {out} at {i}: {got} vs {w}"
+                );
+            }
+        }
+    }
+}
+
+/// A scalar accumulated in a loop and stored as a scalar (`acc += tl.load(x_ptr + i)`,
+/// `tl.store(y_ptr, acc)`): the loop's result is one register every thread holds.
+#[test]
+fn a_scalar_accumulated_in_a_loop_is_stored() {
+    // `make_ttir` of: `acc = 0.0; for i in range(n): acc += tl.load(x_ptr + i)`, `tl.store(y_ptr, acc)`.
+    let text = r#"module {
+  tt.func public @scalar_only_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %n: i32) attributes {noinline = false} {
+    %acc = arith.constant 0.000000e+00 : f32
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %acc_0 = scf.for %i = %c0_i32 to %n step %c1_i32 iter_args(%acc_1 = %acc) -> (f32)  : i32 {
+      %acc_2 = tt.addptr %x_ptr, %i : !tt.ptr<f32>, i32
+      %acc_3 = tt.load %acc_2 : !tt.ptr<f32>
+      %acc_4 = arith.addf %acc_1, %acc_3 : f32
+      scf.yield %acc_4 : f32
+    }
+    tt.store %y_ptr, %acc_0 : !tt.ptr<f32>
+    tt.return
+  }
+}"#;
+    let x: Vec<f32> = (0..40).map(|i| i as f32 * 0.5 - 3.0).collect();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let xs: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+        let mut buffers = vec![words(&xs), vec![0; 4]];
+        run(&k, &mut buffers, &[37], 1);
+        let want: f32 = x[..37].iter().sum();
+        assert_eq!(f32::from_bits(word(&buffers[1], 0)), want, "{arch}");
+    }
+}

@@ -169,11 +169,16 @@ impl Emitter<'_> {
                 | ArithOp::Cos
                 | ArithOp::Erf
                 | ArithOp::Tanh
+                | ArithOp::Log1p
+                | ArithOp::Expm1
+                | ArithOp::Pow
         );
         if transcendental && (t == "half" || t == "bfloat") {
-            let x = &args[0];
-            let wide = self.compute(|r| format!("{r} = fpext {t} {x} to float"));
-            let y = self.float_op(op, "float", &[wide])?;
+            let wide: Vec<String> = args
+                .iter()
+                .map(|x| self.compute(|r| format!("{r} = fpext {t} {x} to float")))
+                .collect();
+            let y = self.float_op(op, "float", &wide)?;
             return Ok(self.compute(|r| format!("{r} = fptrunc float {y} to {t}")));
         }
         let (a, b) = (args[0].as_str(), args.get(1).map_or("", String::as_str));
@@ -237,6 +242,10 @@ impl Emitter<'_> {
                 self.line(&format!("{r} = fdiv afn {t} {}, {s}", literal_of(t, 1.0)));
             }
             ArithOp::Erf => return self.erf(t, a),
+            ArithOp::CopySign => self.intrinsic(&r, "copysign", t, &[a, b]),
+            ArithOp::Log1p => return self.log1p(t, a),
+            ArithOp::Expm1 => return self.expm1(t, a),
+            ArithOp::Pow => return self.pow(t, a, b),
             other => {
                 return Err(LowerError::new(format!(
                     "{other:?} of floats is not an operation"
@@ -281,6 +290,70 @@ impl Emitter<'_> {
     }
 
     /// `erf(x)`: the series below 1, the Abramowitz–Stegun form above (see [`ArithOp::eval`]).
+    /// `ln(1 + x)`: `u = 1 + x`; `x` itself where `u` rounds to 1 (or `x` is +∞), else
+    /// `ln(u) · x / (u − 1)`, whose quotient undoes the rounding of `u`.
+    fn log1p(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
+        let one = literal_of(t, 1.0);
+        let u = self.compute(|r| format!("{r} = fadd {t} {x}, {one}"));
+        let d = self.compute(|r| format!("{r} = fsub {t} {u}, {one}"));
+        let l = self.float_op(ArithOp::Log, t, &[u.clone()])?;
+        let q = self.compute(|r| format!("{r} = fdiv {t} {x}, {d}"));
+        let near = self.compute(|r| format!("{r} = fmul {t} {l}, {q}"));
+        let exact = self.compute(|r| format!("{r} = fcmp oeq {t} {d}, {}", literal_of(t, 0.0)));
+        let inf = self.compute(|r| format!("{r} = fcmp oeq {t} {x}, {}", literal_of(t, f64::INFINITY)));
+        let itself = self.compute(|r| format!("{r} = or i1 {exact}, {inf}"));
+        Ok(self.compute(|r| format!("{r} = select i1 {itself}, {t} {x}, {t} {near}")))
+    }
+
+    /// `eˣ − 1`: `u = eˣ`; `x` itself where `u` rounds to 1, −1 where `u − 1` is −1, `u`
+    /// where it is +∞, else `(u − 1) · x / ln(u)`.
+    fn expm1(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
+        let one = literal_of(t, 1.0);
+        let u = self.float_op(ArithOp::Exp, t, &[x.to_string()])?;
+        let d = self.compute(|r| format!("{r} = fsub {t} {u}, {one}"));
+        let l = self.float_op(ArithOp::Log, t, &[u.clone()])?;
+        let q = self.compute(|r| format!("{r} = fdiv {t} {x}, {l}"));
+        let near = self.compute(|r| format!("{r} = fmul {t} {d}, {q}"));
+        let minus_one = literal_of(t, -1.0);
+        let bottom = self.compute(|r| format!("{r} = fcmp oeq {t} {d}, {minus_one}"));
+        let low = self.compute(|r| format!("{r} = select i1 {bottom}, {t} {minus_one}, {t} {near}"));
+        let top = self.compute(|r| format!("{r} = fcmp oeq {t} {u}, {}", literal_of(t, f64::INFINITY)));
+        let high = self.compute(|r| format!("{r} = select i1 {top}, {t} {u}, {t} {low}"));
+        let exact = self.compute(|r| format!("{r} = fcmp oeq {t} {d}, {}", literal_of(t, 0.0)));
+        Ok(self.compute(|r| format!("{r} = select i1 {exact}, {t} {x}, {t} {high}")))
+    }
+
+    /// `xʸ = 2^(y · log₂|x|)`, negated for a negative `x` and an odd integer `y`, NaN for a
+    /// negative `x` and a `y` that is no integer, 1 for `y = 0` or `x = 1` (NaN inputs too).
+    fn pow(&mut self, t: &str, x: &str, y: &str) -> Result<String, LowerError> {
+        let (zero, half, one) = (literal_of(t, 0.0), literal_of(t, 0.5), literal_of(t, 1.0));
+        let ax = self.tmp();
+        self.intrinsic(&ax, "fabs", t, &[x]);
+        let l = self.float_op(ArithOp::Log2, t, &[ax])?;
+        let p = self.compute(|r| format!("{r} = fmul {t} {y}, {l}"));
+        let e = self.float_op(ArithOp::Exp2, t, &[p])?;
+        let yi = self.tmp();
+        self.intrinsic(&yi, "trunc", t, &[y]);
+        let integer = self.compute(|r| format!("{r} = fcmp oeq {t} {yi}, {y}"));
+        let h = self.compute(|r| format!("{r} = fmul {t} {y}, {half}"));
+        let hi = self.tmp();
+        self.intrinsic(&hi, "trunc", t, &[&h]);
+        let odd_half = self.compute(|r| format!("{r} = fcmp une {t} {hi}, {h}"));
+        let odd = self.compute(|r| format!("{r} = and i1 {integer}, {odd_half}"));
+        let negative = self.compute(|r| format!("{r} = fcmp olt {t} {x}, {zero}"));
+        let flip = self.compute(|r| format!("{r} = and i1 {negative}, {odd}"));
+        let ne = self.compute(|r| format!("{r} = fneg {t} {e}"));
+        let signed = self.compute(|r| format!("{r} = select i1 {flip}, {t} {ne}, {t} {e}"));
+        let fraction = self.compute(|r| format!("{r} = xor i1 {integer}, true"));
+        let undefined = self.compute(|r| format!("{r} = and i1 {negative}, {fraction}"));
+        let nan = literal_of(t, f64::NAN);
+        let real = self.compute(|r| format!("{r} = select i1 {undefined}, {t} {nan}, {t} {signed}"));
+        let y0 = self.compute(|r| format!("{r} = fcmp oeq {t} {y}, {zero}"));
+        let x1 = self.compute(|r| format!("{r} = fcmp oeq {t} {x}, {one}"));
+        let unit = self.compute(|r| format!("{r} = or i1 {y0}, {x1}"));
+        Ok(self.compute(|r| format!("{r} = select i1 {unit}, {t} {one}, {t} {real}")))
+    }
+
     fn erf(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
         let a = self.tmp();
         self.intrinsic(&a, "fabs", t, &[x]);

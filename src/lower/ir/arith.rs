@@ -111,6 +111,16 @@ pub enum ArithOp {
     Tanh,
     /// `a · b + c`, rounded once.
     Fma,
+    /// `|a|` with the sign of `b`.
+    CopySign,
+    /// `ln(1 + a)`, accurate near 0 (`ln(u) · a / (u − 1)` with `u = 1 + a`: the rounding of
+    /// `u` cancels).
+    Log1p,
+    /// `eᵃ − 1`, accurate near 0 (`(u − 1) · a / ln(u)` with `u = eᵃ`).
+    Expm1,
+    /// `aᵇ`: `2^(b · log₂|a|)`, negative for a negative `a` and an odd integer `b`, NaN for a
+    /// negative `a` and a `b` that is no integer, 1 for `b = 0` or `a = 1`.
+    Pow,
 }
 
 /// Coefficients of `erf(x) = x · Σ cₙ (x²)ⁿ` for `|x| ≤ 1`: `cₙ = 2/√π · (−1)ⁿ / (n! (2n+1))`,
@@ -164,7 +174,7 @@ impl ArithOp {
         use ArithOp::*;
         match self {
             Neg | Abs | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Erf | Floor | Ceil | Trunc
-            | Round | Rint | Tanh => 1,
+            | Round | Rint | Tanh | Log1p | Expm1 => 1,
             Fma => 3,
             _ => 2,
         }
@@ -190,9 +200,11 @@ impl ArithOp {
             Add | Sub | Mul | Div | RemS | Max | Min | Abs => float || int,
             DivU | RemU | MaxU | MinU | Shl | ShrS | ShrU => int,
             MulHiU => ty == "i32" || ty == "i64",
-            Neg | Maximum | Minimum | Sqrt | Floor | Ceil | Trunc | Round | Rint | Fma => float,
+            Neg | Maximum | Minimum | Sqrt | Floor | Ceil | Trunc | Round | Rint | Fma | CopySign => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
-            Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Erf | Tanh => float && ty != "f64",
+            Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow => {
+                float && ty != "f64"
+            }
         }
     }
 
@@ -284,6 +296,10 @@ impl ArithOp {
             Rint => x.round_ties_even(),
             Tanh => x.tanh(),
             Fma => x.mul_add(y, z),
+            CopySign => x.copysign(y),
+            Log1p => x.ln_1p(),
+            Expm1 => x.exp_m1(),
+            Pow => x.powf(y),
             _ => return None,
         };
         if ty == "f64" {

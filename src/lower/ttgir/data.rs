@@ -73,6 +73,10 @@ pub(super) fn arith_op(name: &str) -> Option<ArithOp> {
 /// The element-wise operation of a `tt.extern_elementwise` call into the device library
 /// (`__ocml_tanh_f32`, …), where the crate computes the same function itself.
 pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
+    // Triton's own `exp` for HIP (`libdevice.fast_expf`): `v_exp_f32` of `x · log₂e`.
+    if symbol == "__triton_hip_fast_expf" {
+        return Some(ArithOp::Exp);
+    }
     let name = symbol.strip_prefix("__ocml_")?;
     let name = ["_f16", "_f32", "_f64"]
         .iter()
@@ -98,6 +102,12 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
         "fmax" => ArithOp::Max,
         "fmin" => ArithOp::Min,
         "fma" => ArithOp::Fma,
+        "nearbyint" => ArithOp::Rint,
+        "fmod" => ArithOp::RemS,
+        "copysign" => ArithOp::CopySign,
+        "log1p" => ArithOp::Log1p,
+        "expm1" => ArithOp::Expm1,
+        "pow" => ArithOp::Pow,
         _ => return None,
     })
 }

@@ -497,7 +497,11 @@ impl Lowering<'_> {
                 self.p.ops.push(ProgramOp::Constant { dst, bits: b });
                 dst
             }
-            _ => return fail(op, "stores a scalar that is not in a register or uniform"),
+            // A scalar in registers by another road (a loop's result): one register.
+            _ => match self.typed_data(op, data)? {
+                (_, values) if values.len() == 1 => values[0],
+                _ => return fail(op, "stores a scalar held in more than one register"),
+            },
         };
         if self.p.value_bits(value) != bits {
             return fail(op, "stores a value of another width than its type");
