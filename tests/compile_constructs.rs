@@ -466,3 +466,75 @@ fn a_scalar_accumulated_in_a_loop_is_stored() {
         assert_eq!(f32::from_bits(word(&buffers[1], 0)), want, "{arch}");
     }
 }
+
+/// The device library's classifications (`libdevice.isnan`, `isinf`, `signbit`): an `i32` 1 or
+/// 0 per element, NaNs of either sign, infinities, −0.0.
+#[test]
+fn library_classifications_of_floats() {
+    // `make_ttir` of: storing `libdevice.isnan(x)`, `libdevice.isinf(x)`, `libdevice.signbit(x)`
+    // (BLOCK 128).
+    let text = r#"module {
+  tt.func public @classify_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %nan_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %inf_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %sign_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<0> : tensor<128xi32>
+    %c128_i32 = arith.constant 128 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_0 = arith.muli %offs, %c128_i32 : i32
+    %offs_1 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %offs_2 = tt.splat %offs_0 : i32 -> tensor<128xi32>
+    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<128xi32>
+    %mask = tt.splat %n : i32 -> tensor<128xi32>
+    %mask_4 = arith.cmpi slt, %offs_3, %mask : tensor<128xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %x_5 = tt.addptr %x, %offs_3 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x_6 = tt.load %x_5, %mask_4 : tensor<128x!tt.ptr<f32>>
+    %0 = tt.splat %nan_ptr : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>>
+    %1 = tt.addptr %0, %offs_3 : tensor<128x!tt.ptr<i32>>, tensor<128xi32>
+    %2 = tt.extern_elementwise %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_isnan_f32"} : (tensor<128xf32>) -> tensor<128xi32>
+    %3 = arith.cmpi ne, %2, %cst : tensor<128xi32>
+    %4 = arith.extui %3 : tensor<128xi1> to tensor<128xi32>
+    tt.store %1, %4, %mask_4 : tensor<128x!tt.ptr<i32>>
+    %5 = tt.splat %inf_ptr : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>>
+    %6 = tt.addptr %5, %offs_3 : tensor<128x!tt.ptr<i32>>, tensor<128xi32>
+    %7 = tt.extern_elementwise %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_isinf_f32"} : (tensor<128xf32>) -> tensor<128xi32>
+    %8 = arith.cmpi ne, %7, %cst : tensor<128xi32>
+    %9 = arith.extui %8 : tensor<128xi1> to tensor<128xi32>
+    tt.store %6, %9, %mask_4 : tensor<128x!tt.ptr<i32>>
+    %10 = tt.splat %sign_ptr : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>>
+    %11 = tt.addptr %10, %offs_3 : tensor<128x!tt.ptr<i32>>, tensor<128xi32>
+    %12 = tt.extern_elementwise %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_signbit_f32"} : (tensor<128xf32>) -> tensor<128xi32>
+    tt.store %11, %12, %mask_4 : tensor<128x!tt.ptr<i32>>
+    tt.return
+  }
+}"#;
+    let special = [
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -0.0,
+        0.0,
+        f32::MIN_POSITIVE,
+        -1.5,
+        f32::MAX,
+    ];
+    let x: Vec<f32> = (0..256)
+        .map(|i| {
+            if i % 3 == 0 {
+                special[i % special.len()]
+            } else {
+                i as f32 - 100.0
+            }
+        })
+        .collect();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let xs: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+        let mut buffers = vec![words(&xs), vec![0; 1024], vec![0; 1024], vec![0; 1024]];
+        run(&k, &mut buffers, &[256], 2);
+        for (i, v) in x.iter().enumerate() {
+            let got = [word(&buffers[1], i), word(&buffers[2], i), word(&buffers[3], i)];
+            let want = [v.is_nan(), v.is_infinite(), v.is_sign_negative()].map(u32::from);
+            assert_eq!(got, want, "{arch}: {v} at {i}");
+        }
+    }
+}

@@ -10,7 +10,7 @@
 use super::{Lowering, Sym, fail};
 use crate::encodings::Encoding;
 use crate::lower::error::LowerError;
-use crate::lower::ir::{ArithOp, Op as ProgramOp, Value};
+use crate::lower::ir::{ArithOp, Op as ProgramOp, Predicate, Value};
 use crate::lower::plan::convert;
 use crate::lower::plan::dist::Dist;
 use crate::lower::plan::fma::fma_dot;
@@ -108,6 +108,27 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
         "log1p" => ArithOp::Log1p,
         "expm1" => ArithOp::Expm1,
         "pow" => ArithOp::Pow,
+        _ => return None,
+    })
+}
+
+/// A classification of `f32` numbers the device library answers with an `i32` 1 or 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FloatClass {
+    /// `__ocml_isnan_f32`.
+    Nan,
+    /// `__ocml_isinf_f32`.
+    Infinite,
+    /// `__ocml_signbit_f32`: the sign bit (−0.0 and negative NaNs too).
+    SignBit,
+}
+
+/// The classification a device-library symbol computes, if it is one.
+pub(super) fn library_class(symbol: &str) -> Option<FloatClass> {
+    Some(match symbol {
+        "__ocml_isnan_f32" => FloatClass::Nan,
+        "__ocml_isinf_f32" => FloatClass::Infinite,
+        "__ocml_signbit_f32" => FloatClass::SignBit,
         _ => return None,
     })
 }
@@ -488,6 +509,58 @@ impl Lowering<'_> {
         }
         let (layout, values) = self.typed_data(op, op.operands[0])?;
         self.define(op, Sym::Data { layout, values })
+    }
+
+    /// A device-library classification of `f32` elements (`isnan`, `isinf`, `signbit`), as
+    /// integer tests of their bits: 1 or 0 in an `i32` per element.
+    pub(super) fn classify(&mut self, op: &Op, class: FloatClass) -> Result<(), LowerError> {
+        let (x, r) = (op.operands[0], op.results[0]);
+        if self.m.values[x].ty.element != "f32" || self.bits(op, r)? != 32 {
+            return fail(op, "classifies f32 elements into i32 ones only");
+        }
+        let (layout, values) = self.typed_data(op, x)?;
+        let constant = |p: &mut crate::lower::ir::Program, bits: u64| {
+            let dst = p.value(32);
+            p.ops.push(ProgramOp::Constant { dst, bits });
+            dst
+        };
+        let (magnitude, infinity) = (
+            constant(&mut self.p, 0x7fff_ffff),
+            constant(&mut self.p, 0x7f80_0000),
+        );
+        let sign_shift = constant(&mut self.p, 31);
+        let mut out = Vec::with_capacity(values.len());
+        for v in values {
+            let result = match class {
+                FloatClass::SignBit => self.binary(ArithOp::ShrU, "i32", v, sign_shift),
+                FloatClass::Nan | FloatClass::Infinite => {
+                    let m = self.binary(ArithOp::And, "i32", v, magnitude);
+                    let pred = if class == FloatClass::Nan {
+                        Predicate::Ugt
+                    } else {
+                        Predicate::Eq
+                    };
+                    let hit = self.p.value(1);
+                    self.p.ops.push(ProgramOp::Compare {
+                        pred,
+                        ty: "i32",
+                        dst: hit,
+                        a: m,
+                        b: infinity,
+                    });
+                    let wide = self.p.value(32);
+                    self.p.ops.push(ProgramOp::Convert {
+                        dst: vec![wide],
+                        src: vec![hit],
+                        from: "u1",
+                        to: "i32",
+                    });
+                    wide
+                }
+            };
+            out.push(result);
+        }
+        self.define_data(op, *layout, out)
     }
 
     /// `tt.bitcast` of a pointer or a tensor of pointers to another pointee of the same size

@@ -538,8 +538,11 @@ impl Lowering<'_> {
                     Some(AttrValue::Str(s) | AttrValue::Raw(s)) => s.trim_matches('"').to_string(),
                     _ => String::new(),
                 };
-                match data::library_op(&symbol) {
-                    Some(arith) if op.operands.len() == arith.operands() => self.elementwise(op, arith)?,
+                match (data::library_op(&symbol), data::library_class(&symbol)) {
+                    (Some(arith), _) if op.operands.len() == arith.operands() => {
+                        self.elementwise(op, arith)?
+                    }
+                    (None, Some(class)) if op.operands.len() == 1 => self.classify(op, class)?,
                     _ => {
                         return fail(
                             op,
