@@ -107,7 +107,8 @@ pub const MAX_PRICED_KERNELS: usize = 160;
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutChoice {
-    /// The convert's 1-based line in the module with Triton's layouts.
+    /// The line of the compiled input the convert was read from (0 for one the layout passes
+    /// made).
     pub line: usize,
     /// Its source layout.
     pub from: String,

@@ -159,13 +159,14 @@ pub struct Compiled {
 /// let (a, b) = (a.to_linear_layout(&[64, 2])?, b.to_linear_layout(&[64, 2])?);
 /// let cost = convert_cost(&a, &b, 32, Target::by_name("gfx942")?)?;
 /// let c = PricedConversion { line: 13, from: from.into(), to: to.into(), cost };
-/// assert!(c.to_string().starts_with("line 13: #ttg.blocked"));
+/// assert!(c.to_string().starts_with("line 13: ttg.convert_layout: #ttg.blocked"));
 /// assert!(c.to_string().contains(": shuffle, "));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct PricedConversion {
-    /// Its 1-based line in [`Compiled::ttgir`].
+    /// The line of the compiled input the convert was read from (0 for one the layout passes
+    /// made, as most are).
     pub line: usize,
     /// The source layout, as written.
     pub from: String,
