@@ -538,3 +538,65 @@ fn library_classifications_of_floats() {
         }
     }
 }
+
+/// The device library's `tan` (`sin / cos`) and `hypot` (no square overflows: `3e30` and `4e30`
+/// give `5e30`).
+#[test]
+fn library_tan_and_hypot() {
+    // `make_ttir` of: storing `libdevice.tan(x * 0.09)` and `libdevice.hypot(x, y)` (BLOCK 256).
+    let text = r#"module {
+  tt.func public @trig_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %t_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %h_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<9.000000e-02> : tensor<256xf32>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_0 = arith.muli %offs, %c256_i32 : i32
+    %offs_1 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_2 = tt.splat %offs_0 : i32 -> tensor<256xi32>
+    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<256xi32>
+    %mask = tt.splat %n : i32 -> tensor<256xi32>
+    %mask_4 = arith.cmpi slt, %offs_3, %mask : tensor<256xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x_5 = tt.addptr %x, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x_6 = tt.load %x_5, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %y = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %y_7 = tt.addptr %y, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %y_8 = tt.load %y_7, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %0 = tt.splat %t_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %2 = arith.mulf %x_6, %cst : tensor<256xf32>
+    %3 = tt.extern_elementwise %2 {libname = "", libpath = "", pure = true, symbol = "__ocml_tan_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %1, %3, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %4 = tt.splat %h_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %5 = tt.addptr %4, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %6 = tt.extern_elementwise %x_6, %y_8 {libname = "", libpath = "", pure = true, symbol = "__ocml_hypot_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %5, %6, %mask_4 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let x: Vec<f32> = (0..512).map(|i| ((i * 37 % 129) as f32 - 64.0) * 0.25).collect();
+    let mut y: Vec<f32> = (0..512).map(|i| ((i * 11 % 61) as f32 - 30.0) * 0.5).collect();
+    let mut x = x;
+    (x[5], y[5], x[6], y[6], x[7], y[7]) = (3e30, 4e30, 0.0, 0.0, f32::NEG_INFINITY, f32::NAN);
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let bits = |v: &[f32]| -> Vec<u32> { v.iter().map(|f| f.to_bits()).collect() };
+        let mut buffers = vec![words(&bits(&x)), words(&bits(&y)), vec![0; 2048], vec![0; 2048]];
+        run(&k, &mut buffers, &[500], 2);
+        for i in 0..500 {
+            let tan = f64::from(x[i] * 0.09f32).tan();
+            let hypot = f64::from(x[i]).hypot(f64::from(y[i]));
+            let (got_tan, got_hypot) = (
+                f32::from_bits(word(&buffers[2], i)),
+                f32::from_bits(word(&buffers[3], i)),
+            );
+            if i != 5 && i != 7 {
+                assert!(
+                    (f64::from(got_tan) - tan).abs() <= 1e-6 * tan.abs().max(1.0),
+                    "{arch}: tan at {i}: {got_tan} vs {tan}"
+                );
+            }
+            let close = f64::from(got_hypot) == hypot || (f64::from(got_hypot) - hypot).abs() <= 1e-6 * hypot;
+            assert!(close, "{arch}: hypot at {i}: {got_hypot} vs {hypot}");
+        }
+    }
+}

@@ -41,16 +41,8 @@ const REFUSED: &[(&str, &str)] = &[
         "__ocml_atan2_f32: a device-library function the crate does not compute",
     ),
     (
-        "unary_ld_hypot_256_f32",
-        "__ocml_hypot_f32: a device-library function the crate does not compute",
-    ),
-    (
         "unary_ld_ilogb_256_f32",
         "__ocml_ilogb_f32: a device-library function the crate does not compute",
-    ),
-    (
-        "unary_ld_tan_256_f32",
-        "__ocml_tan_f32: a device-library function the crate does not compute",
     ),
 ];
 

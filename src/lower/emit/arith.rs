@@ -172,6 +172,8 @@ impl Emitter<'_> {
                 | ArithOp::Log1p
                 | ArithOp::Expm1
                 | ArithOp::Pow
+                | ArithOp::Tan
+                | ArithOp::Hypot
         );
         if transcendental && (t == "half" || t == "bfloat") {
             let wide: Vec<String> = args
@@ -246,6 +248,14 @@ impl Emitter<'_> {
             ArithOp::Log1p => return self.log1p(t, a),
             ArithOp::Expm1 => return self.expm1(t, a),
             ArithOp::Pow => return self.pow(t, a, b),
+            ArithOp::Tan => {
+                let (s, c) = (
+                    self.float_op(ArithOp::Sin, t, &[a.to_string()])?,
+                    self.float_op(ArithOp::Cos, t, &[a.to_string()])?,
+                );
+                return Ok(self.compute(|r| format!("{r} = fdiv {t} {s}, {c}")));
+            }
+            ArithOp::Hypot => return self.hypot(t, a, b),
             other => {
                 return Err(LowerError::new(format!(
                     "{other:?} of floats is not an operation"
@@ -352,6 +362,33 @@ impl Emitter<'_> {
         let x1 = self.compute(|r| format!("{r} = fcmp oeq {t} {x}, {one}"));
         let unit = self.compute(|r| format!("{r} = or i1 {y0}, {x1}"));
         Ok(self.compute(|r| format!("{r} = select i1 {unit}, {t} {one}, {t} {real}")))
+    }
+
+    /// `√(x² + y²)`: `m · √(1 + (n/m)²)` with `m`, `n` the larger and smaller magnitude (no
+    /// square overflows or underflows); 0 where both are 0, +∞ where either is infinite (a NaN
+    /// beside it too).
+    fn hypot(&mut self, t: &str, x: &str, y: &str) -> Result<String, LowerError> {
+        let (ax, ay) = (self.tmp(), self.tmp());
+        self.intrinsic(&ax, "fabs", t, &[x]);
+        self.intrinsic(&ay, "fabs", t, &[y]);
+        let (m, n) = (self.tmp(), self.tmp());
+        self.intrinsic(&m, "maxnum", t, &[&ax, &ay]);
+        self.intrinsic(&n, "minnum", t, &[&ax, &ay]);
+        let q = self.compute(|r| format!("{r} = fdiv {t} {n}, {m}"));
+        let one = literal_of(t, 1.0);
+        let s = self.tmp();
+        self.intrinsic(&s, "fma", t, &[&q, &q, &one]);
+        let root = self.float_op(ArithOp::Sqrt, t, &[s])?;
+        let h = self.compute(|r| format!("{r} = fmul {t} {m}, {root}"));
+        let zero = self.compute(|r| format!("{r} = fcmp oeq {t} {m}, {}", literal_of(t, 0.0)));
+        let finite = self.compute(|r| format!("{r} = select i1 {zero}, {t} {}, {t} {h}", literal_of(t, 0.0)));
+        let inf = literal_of(t, f64::INFINITY);
+        let (xi, yi) = (
+            self.compute(|r| format!("{r} = fcmp oeq {t} {ax}, {inf}")),
+            self.compute(|r| format!("{r} = fcmp oeq {t} {ay}, {inf}")),
+        );
+        let either = self.compute(|r| format!("{r} = or i1 {xi}, {yi}"));
+        Ok(self.compute(|r| format!("{r} = select i1 {either}, {t} {inf}, {t} {finite}")))
     }
 
     fn erf(&mut self, t: &str, x: &str) -> Result<String, LowerError> {

@@ -121,6 +121,11 @@ pub enum ArithOp {
     /// `aᵇ`: `2^(b · log₂|a|)`, negative for a negative `a` and an odd integer `b`, NaN for a
     /// negative `a` and a `b` that is no integer, 1 for `b = 0` or `a = 1`.
     Pow,
+    /// The tangent, `sin a / cos a`.
+    Tan,
+    /// `√(a² + b²)` without overflow or underflow on the way: `m · √(1 + (n/m)²)` with
+    /// `m = max(|a|, |b|)`, `n = min(|a|, |b|)`; +∞ when either is infinite.
+    Hypot,
 }
 
 /// Coefficients of `erf(x) = x · Σ cₙ (x²)ⁿ` for `|x| ≤ 1`: `cₙ = 2/√π · (−1)ⁿ / (n! (2n+1))`,
@@ -174,7 +179,7 @@ impl ArithOp {
         use ArithOp::*;
         match self {
             Neg | Abs | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Erf | Floor | Ceil | Trunc
-            | Round | Rint | Tanh | Log1p | Expm1 => 1,
+            | Round | Rint | Tanh | Log1p | Expm1 | Tan => 1,
             Fma => 3,
             _ => 2,
         }
@@ -202,7 +207,7 @@ impl ArithOp {
             MulHiU => ty == "i32" || ty == "i64",
             Neg | Maximum | Minimum | Sqrt | Floor | Ceil | Trunc | Round | Rint | Fma | CopySign => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
-            Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow => {
+            Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot => {
                 float && ty != "f64"
             }
         }
@@ -300,6 +305,8 @@ impl ArithOp {
             Log1p => x.ln_1p(),
             Expm1 => x.exp_m1(),
             Pow => x.powf(y),
+            Tan => x.tan(),
+            Hypot => x.hypot(y),
             _ => return None,
         };
         if ty == "f64" {

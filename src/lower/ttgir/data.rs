@@ -108,6 +108,8 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
         "log1p" => ArithOp::Log1p,
         "expm1" => ArithOp::Expm1,
         "pow" => ArithOp::Pow,
+        "tan" => ArithOp::Tan,
+        "hypot" => ArithOp::Hypot,
         _ => return None,
     })
 }
