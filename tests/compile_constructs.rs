@@ -600,3 +600,76 @@ fn library_tan_and_hypot() {
         }
     }
 }
+
+/// The device library's inverse trigonometry (Triton's tutorial on external functions calls
+/// `libdevice.asin`): `asin` and `acos` over [−1, 1] (and NaN past it), `atan`, `atan2` in
+/// every quadrant and on the axes; `tl.sin` beside them.
+#[test]
+fn library_inverse_trigonometry() {
+    // `make_ttir` of: `u = x * 0.0625`; storing `libdevice.asin(u)`, `libdevice.acos(u)`,
+    // `libdevice.atan(x)`, `libdevice.atan2(y, x)`, `tl.sin(x)` (BLOCK 256).
+    let text = r#"module {
+  tt.func public @inverse_trig_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o1: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o2: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o3: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o4: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o5: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %u = arith.constant dense<6.250000e-02> : tensor<256xf32>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_0 = arith.muli %offs, %c256_i32 : i32
+    %offs_1 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_2 = tt.splat %offs_0 : i32 -> tensor<256xi32>
+    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<256xi32>
+    %mask = tt.splat %n : i32 -> tensor<256xi32>
+    %mask_4 = arith.cmpi slt, %offs_3, %mask : tensor<256xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x_5 = tt.addptr %x, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x_6 = tt.load %x_5, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %y = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %y_7 = tt.addptr %y, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %y_8 = tt.load %y_7, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %u_9 = arith.mulf %x_6, %u : tensor<256xf32>
+    %0 = tt.splat %o1 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %2 = tt.extern_elementwise %u_9 {libname = "", libpath = "", pure = true, symbol = "__ocml_asin_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %1, %2, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %3 = tt.splat %o2 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %4 = tt.addptr %3, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %5 = tt.extern_elementwise %u_9 {libname = "", libpath = "", pure = true, symbol = "__ocml_acos_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %4, %5, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %6 = tt.splat %o3 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %7 = tt.addptr %6, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %8 = tt.extern_elementwise %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_atan_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %7, %8, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %9 = tt.splat %o4 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %10 = tt.addptr %9, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %11 = tt.extern_elementwise %y_8, %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_atan2_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %10, %11, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %12 = tt.splat %o5 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %13 = tt.addptr %12, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %14 = math.sin %x_6 : tensor<256xf32>
+    tt.store %13, %14, %mask_4 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let mut x: Vec<f32> = (0..512).map(|i| ((i * 37 % 129) as f32 - 64.0) * 0.25).collect();
+    let mut y: Vec<f32> = (0..512).map(|i| ((i * 11 % 61) as f32 - 30.0) * 0.5).collect();
+    (x[3], y[3], x[4], y[4], x[5], y[5], x[6], y[6]) = (0.0, 2.0, 0.0, -2.0, -0.0, 0.0, 17.0, 1.0);
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let bits = |v: &[f32]| -> Vec<u32> { v.iter().map(|f| f.to_bits()).collect() };
+        let mut buffers = vec![words(&bits(&x)), words(&bits(&y))];
+        buffers.extend((0..5).map(|_| vec![0; 2048]));
+        run(&k, &mut buffers, &[500], 2);
+        for i in 0..500 {
+            let (u, xi, yi) = (f64::from(x[i] * 0.0625f32), f64::from(x[i]), f64::from(y[i]));
+            let want = [u.asin(), u.acos(), xi.atan(), yi.atan2(xi), xi.sin()];
+            for (out, w) in want.into_iter().enumerate() {
+                let got = f64::from(f32::from_bits(word(&buffers[out + 2], i)));
+                let close =
+                    got == w || (w.is_nan() && got.is_nan()) || (got - w).abs() <= 1e-6 * w.abs().max(1.0);
+                assert!(
+                    close,
+                    "{arch}: output {out} at {i} (x {xi}, y {yi}): {got} vs {w}"
+                );
+            }
+        }
+    }
+}

@@ -33,14 +33,6 @@ const REFUSED: &[(&str, &str)] = &[
         "the instruction table has no f32 → f32 instruction",
     ),
     (
-        "unary_ld_asin_256_f32",
-        "__ocml_asin_f32: a device-library function the crate does not compute",
-    ),
-    (
-        "unary_ld_atan2_256_f32",
-        "__ocml_atan2_f32: a device-library function the crate does not compute",
-    ),
-    (
         "unary_ld_ilogb_256_f32",
         "__ocml_ilogb_f32: a device-library function the crate does not compute",
     ),

@@ -14,7 +14,7 @@
 
 use super::{Emitter, llvm_number, llvm_suffix};
 use crate::lower::error::LowerError;
-use crate::lower::ir::arith::{ERF_SERIES, ERF_TAIL};
+use crate::lower::ir::arith::{ASIN_POLY, ATAN_POLY, ERF_SERIES, ERF_TAIL};
 use crate::lower::ir::{ArithOp, Value};
 
 /// An LLVM float literal (the hexadecimal form LLVM prints for doubles, exact for every type).
@@ -24,6 +24,15 @@ fn float_literal(x: f64) -> String {
 
 /// A float literal of LLVM type `t`: `f32` constants must be exactly representable, so the
 /// value is rounded to `f32` first.
+/// The integer type as wide as float type `t`.
+fn int_of(t: &str) -> &'static str {
+    match t {
+        "double" => "i64",
+        "half" | "bfloat" => "i16",
+        _ => "i32",
+    }
+}
+
 fn literal_of(t: &str, x: f64) -> String {
     if t == "double" {
         float_literal(x)
@@ -174,6 +183,10 @@ impl Emitter<'_> {
                 | ArithOp::Pow
                 | ArithOp::Tan
                 | ArithOp::Hypot
+                | ArithOp::Asin
+                | ArithOp::Acos
+                | ArithOp::Atan
+                | ArithOp::Atan2
         );
         if transcendental && (t == "half" || t == "bfloat") {
             let wide: Vec<String> = args
@@ -256,6 +269,10 @@ impl Emitter<'_> {
                 return Ok(self.compute(|r| format!("{r} = fdiv {t} {s}, {c}")));
             }
             ArithOp::Hypot => return self.hypot(t, a, b),
+            ArithOp::Asin => return self.asin(t, a),
+            ArithOp::Acos => return self.acos(t, a),
+            ArithOp::Atan => return self.atan(t, a),
+            ArithOp::Atan2 => return self.atan2(t, a, b),
             other => {
                 return Err(LowerError::new(format!(
                     "{other:?} of floats is not an operation"
@@ -389,6 +406,141 @@ impl Emitter<'_> {
         );
         let either = self.compute(|r| format!("{r} = or i1 {xi}, {yi}"));
         Ok(self.compute(|r| format!("{r} = select i1 {either}, {t} {inf}, {t} {finite}")))
+    }
+
+    /// `c₀·zⁿ + … + cₙ` by Horner's rule with fused multiply-adds.
+    fn polynomial(&mut self, t: &str, z: &str, coefficients: &[f64]) -> String {
+        let mut acc = literal_of(t, coefficients[0]);
+        for &c in &coefficients[1..] {
+            let r = self.tmp();
+            self.intrinsic(&r, "fma", t, &[&acc, z, &literal_of(t, c)]);
+            acc = r;
+        }
+        acc
+    }
+
+    /// `x + x·z·P(z)` for a reduced argument `x` with `z = x²`.
+    fn odd_series(&mut self, t: &str, x: &str, z: &str, coefficients: &[f64]) -> String {
+        let p = self.polynomial(t, z, coefficients);
+        let xz = self.compute(|r| format!("{r} = fmul {t} {x}, {z}"));
+        let r = self.tmp();
+        self.intrinsic(&r, "fma", t, &[&xz, &p, x]);
+        r
+    }
+
+    /// `asin(x)`, `x` of magnitude at most ½ or not: see [`ArithOp::Asin`].
+    fn asin(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
+        let a = self.tmp();
+        self.intrinsic(&a, "fabs", t, &[x]);
+        let half = literal_of(t, 0.5);
+        let large = self.compute(|r| format!("{r} = fcmp ogt {t} {a}, {half}"));
+        // Above ½: asin(a) = π/2 − 2·asin(s), s = √((1 − a)/2) ≤ ½.
+        let d = self.compute(|r| format!("{r} = fsub {t} {}, {a}", literal_of(t, 1.0)));
+        let zl = self.compute(|r| format!("{r} = fmul {t} {d}, {half}"));
+        let s = self.float_op(ArithOp::Sqrt, t, &[zl.clone()])?;
+        let zs = self.compute(|r| format!("{r} = fmul {t} {a}, {a}"));
+        let u = self.compute(|r| format!("{r} = select i1 {large}, {t} {s}, {t} {a}"));
+        let z = self.compute(|r| format!("{r} = select i1 {large}, {t} {zl}, {t} {zs}"));
+        let v = self.odd_series(t, &u, &z, &ASIN_POLY);
+        let twice = self.compute(|r| format!("{r} = fadd {t} {v}, {v}"));
+        let folded = self.compute(|r| {
+            format!(
+                "{r} = fsub {t} {}, {twice}",
+                literal_of(t, std::f64::consts::FRAC_PI_2)
+            )
+        });
+        let m = self.compute(|r| format!("{r} = select i1 {large}, {t} {folded}, {t} {v}"));
+        let out = self.tmp();
+        self.intrinsic(&out, "copysign", t, &[&m, x]);
+        Ok(out)
+    }
+
+    /// `acos(x)`: see [`ArithOp::Acos`].
+    fn acos(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
+        let (half, one) = (literal_of(t, 0.5), literal_of(t, 1.0));
+        let a = self.tmp();
+        self.intrinsic(&a, "fabs", t, &[x]);
+        let large = self.compute(|r| format!("{r} = fcmp ogt {t} {a}, {half}"));
+        let negative = self.compute(|r| format!("{r} = fcmp olt {t} {x}, {}", literal_of(t, 0.0)));
+        // Near ±1: s = √((1 − |x|)/2), acos = 2·asin(s) (x > 0) or π − 2·asin(s) (x < 0).
+        let d = self.compute(|r| format!("{r} = fsub {t} {one}, {a}"));
+        let zl = self.compute(|r| format!("{r} = fmul {t} {d}, {half}"));
+        let s = self.float_op(ArithOp::Sqrt, t, &[zl])?;
+        let arg = self.compute(|r| format!("{r} = select i1 {large}, {t} {s}, {t} {x}"));
+        let w = self.asin(t, &arg)?;
+        let twice = self.compute(|r| format!("{r} = fadd {t} {w}, {w}"));
+        let from_pi =
+            self.compute(|r| format!("{r} = fsub {t} {}, {twice}", literal_of(t, std::f64::consts::PI)));
+        let edge = self.compute(|r| format!("{r} = select i1 {negative}, {t} {from_pi}, {t} {twice}"));
+        let middle = self.compute(|r| {
+            format!(
+                "{r} = fsub {t} {}, {w}",
+                literal_of(t, std::f64::consts::FRAC_PI_2)
+            )
+        });
+        Ok(self.compute(|r| format!("{r} = select i1 {large}, {t} {edge}, {t} {middle}")))
+    }
+
+    /// `atan(x)`: see [`ArithOp::Atan`].
+    fn atan(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
+        let one = literal_of(t, 1.0);
+        let a = self.tmp();
+        self.intrinsic(&a, "fabs", t, &[x]);
+        // tan(3π/8) and tan(π/8).
+        let high =
+            self.compute(|r| format!("{r} = fcmp ogt {t} {a}, {}", literal_of(t, 2.414_213_562_373_095)));
+        let mid = self.compute(|r| {
+            format!(
+                "{r} = fcmp ogt {t} {a}, {}",
+                literal_of(t, 0.414_213_562_373_095_1)
+            )
+        });
+        let inv = self.compute(|r| format!("{r} = fdiv {t} {}, {a}", literal_of(t, -1.0)));
+        let num = self.compute(|r| format!("{r} = fsub {t} {a}, {one}"));
+        let den = self.compute(|r| format!("{r} = fadd {t} {a}, {one}"));
+        let ratio = self.compute(|r| format!("{r} = fdiv {t} {num}, {den}"));
+        let mid_or_small = self.compute(|r| format!("{r} = select i1 {mid}, {t} {ratio}, {t} {a}"));
+        let u = self.compute(|r| format!("{r} = select i1 {high}, {t} {inv}, {t} {mid_or_small}"));
+        let base_mid = literal_of(t, std::f64::consts::FRAC_PI_4);
+        let base_high = literal_of(t, std::f64::consts::FRAC_PI_2);
+        let zero = literal_of(t, 0.0);
+        let base_low = self.compute(|r| format!("{r} = select i1 {mid}, {t} {base_mid}, {t} {zero}"));
+        let base = self.compute(|r| format!("{r} = select i1 {high}, {t} {base_high}, {t} {base_low}"));
+        let z = self.compute(|r| format!("{r} = fmul {t} {u}, {u}"));
+        let v = self.odd_series(t, &u, &z, &ATAN_POLY);
+        let m = self.compute(|r| format!("{r} = fadd {t} {base}, {v}"));
+        let out = self.tmp();
+        self.intrinsic(&out, "copysign", t, &[&m, x]);
+        Ok(out)
+    }
+
+    /// `atan2(y, x)`: see [`ArithOp::Atan2`].
+    fn atan2(&mut self, t: &str, y: &str, x: &str) -> Result<String, LowerError> {
+        let zero = literal_of(t, 0.0);
+        let q = self.compute(|r| format!("{r} = fdiv {t} {y}, {x}"));
+        let base = self.atan(t, &q)?;
+        let pi = self.tmp();
+        self.intrinsic(&pi, "copysign", t, &[&literal_of(t, std::f64::consts::PI), y]);
+        let turned = self.compute(|r| format!("{r} = fadd {t} {base}, {pi}"));
+        let left = self.compute(|r| format!("{r} = fcmp olt {t} {x}, {zero}"));
+        let off_axis = self.compute(|r| format!("{r} = select i1 {left}, {t} {turned}, {t} {base}"));
+        // On the y axis: ±π/2; at the origin a signed zero or ±π by the sign of x.
+        let half_pi = self.tmp();
+        self.intrinsic(
+            &half_pi,
+            "copysign",
+            t,
+            &[&literal_of(t, std::f64::consts::FRAC_PI_2), y],
+        );
+        let x_bits = self.compute(|r| format!("{r} = bitcast {t} {x} to {}", int_of(t)));
+        let x_negative = self.compute(|r| format!("{r} = icmp slt {} {x_bits}, 0", int_of(t)));
+        let zero_y = self.tmp();
+        self.intrinsic(&zero_y, "copysign", t, &[&zero, y]);
+        let origin = self.compute(|r| format!("{r} = select i1 {x_negative}, {t} {pi}, {t} {zero_y}"));
+        let y_zero = self.compute(|r| format!("{r} = fcmp oeq {t} {y}, {zero}"));
+        let on_axis = self.compute(|r| format!("{r} = select i1 {y_zero}, {t} {origin}, {t} {half_pi}"));
+        let x_zero = self.compute(|r| format!("{r} = fcmp oeq {t} {x}, {zero}"));
+        Ok(self.compute(|r| format!("{r} = select i1 {x_zero}, {t} {on_axis}, {t} {off_axis}")))
     }
 
     fn erf(&mut self, t: &str, x: &str) -> Result<String, LowerError> {

@@ -126,7 +126,37 @@ pub enum ArithOp {
     /// `√(a² + b²)` without overflow or underflow on the way: `m · √(1 + (n/m)²)` with
     /// `m = max(|a|, |b|)`, `n = min(|a|, |b|)`; +∞ when either is infinite.
     Hypot,
+    /// The arcsine: `a + a·z·P(z)` with `z = a²` up to ½, `π/2 − 2·asin(√((1 − |a|)/2))`
+    /// above (Cephes' single-precision polynomial, within a few ulp).
+    Asin,
+    /// The arccosine: `π/2 − asin(a)` up to ½ in magnitude, `2·asin(√((1 − a)/2))` above,
+    /// `π − 2·asin(√((1 + a)/2))` below −½ (no cancellation near ±1).
+    Acos,
+    /// The arctangent: reduced to `|a| ≤ tan(π/8)` (`π/4` plus the arctangent of
+    /// `(a − 1)/(a + 1)`, or `π/2` plus that of `−1/a`), then a polynomial in `a²`.
+    Atan,
+    /// `atan2(a, b)`: the angle of `(b, a)`, `atan(a/b)` moved by `±π` for a negative `b`,
+    /// `±π/2` for `b = 0` (a signed zero for `a = 0`).
+    Atan2,
 }
+
+/// `asin(x) = x + x·z·P(z)`, `z = x²`, for `|x| ≤ ½` (Cephes `asinf`), highest degree first.
+pub(crate) const ASIN_POLY: [f64; 5] = [
+    4.216_319_904_8e-2,
+    2.418_131_104_9e-2,
+    4.547_002_599_8e-2,
+    7.495_300_268_6e-2,
+    1.666_675_242_2e-1,
+];
+
+/// `atan(x) = x + x·z·P(z)`, `z = x²`, for `|x| ≤ tan(π/8)` (Cephes `atanf`), highest degree
+/// first.
+pub(crate) const ATAN_POLY: [f64; 4] = [
+    8.053_744_495_38e-2,
+    -1.387_768_560_32e-1,
+    1.997_771_064_78e-1,
+    -3.333_294_915_39e-1,
+];
 
 /// Coefficients of `erf(x) = x · Σ cₙ (x²)ⁿ` for `|x| ≤ 1`: `cₙ = 2/√π · (−1)ⁿ / (n! (2n+1))`,
 /// the Maclaurin series cut after 11 terms (the rest is below 10⁻⁹).
@@ -179,7 +209,7 @@ impl ArithOp {
         use ArithOp::*;
         match self {
             Neg | Abs | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Erf | Floor | Ceil | Trunc
-            | Round | Rint | Tanh | Log1p | Expm1 | Tan => 1,
+            | Round | Rint | Tanh | Log1p | Expm1 | Tan | Asin | Acos | Atan => 1,
             Fma => 3,
             _ => 2,
         }
@@ -207,9 +237,8 @@ impl ArithOp {
             MulHiU => ty == "i32" || ty == "i64",
             Neg | Maximum | Minimum | Sqrt | Floor | Ceil | Trunc | Round | Rint | Fma | CopySign => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
-            Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot => {
-                float && ty != "f64"
-            }
+            Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot
+            | Asin | Acos | Atan | Atan2 => float && ty != "f64",
         }
     }
 
@@ -307,6 +336,10 @@ impl ArithOp {
             Pow => x.powf(y),
             Tan => x.tan(),
             Hypot => x.hypot(y),
+            Asin => x.asin(),
+            Acos => x.acos(),
+            Atan => x.atan(),
+            Atan2 => x.atan2(y),
             _ => return None,
         };
         if ty == "f64" {

@@ -110,6 +110,10 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
         "pow" => ArithOp::Pow,
         "tan" => ArithOp::Tan,
         "hypot" => ArithOp::Hypot,
+        "asin" => ArithOp::Asin,
+        "acos" => ArithOp::Acos,
+        "atan" => ArithOp::Atan,
+        "atan2" => ArithOp::Atan2,
         _ => return None,
     })
 }
