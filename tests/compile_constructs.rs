@@ -673,3 +673,118 @@ fn library_inverse_trigonometry() {
         }
     }
 }
+
+/// Scatters through offsets loaded from memory: a store and a float atomic add at `y + d[i]`,
+/// the offsets loaded in the load's layout and stored through in another (a conversion of the
+/// address's data part), on one, two and four warps.
+#[test]
+fn scatters_through_loaded_offsets() {
+    // `d = tl.load(dst_ptr + r)`; `tl.store(y_ptr + d, tl.load(x_ptr + r))` (256 elements).
+    let store = r#"module {
+  tt.func public @k(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %dst_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}) {
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x5 = tt.addptr %x, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x6 = tt.load %x5 : tensor<256x!tt.ptr<f32>>
+    %d = tt.splat %dst_ptr : !tt.ptr<i32> -> tensor<256x!tt.ptr<i32>>
+    %d8 = tt.addptr %d, %r : tensor<256x!tt.ptr<i32>>, tensor<256xi32>
+    %d9 = tt.load %d8 : tensor<256x!tt.ptr<i32>>
+    %2 = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %3 = tt.addptr %2, %d9 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    tt.store %3, %x6 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    // The same with `tl.atomic_add(y_ptr + d, x)`.
+    let atomic = r#"module {
+  tt.func public @k(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %dst_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}) {
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x5 = tt.addptr %x, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x6 = tt.load %x5 : tensor<256x!tt.ptr<f32>>
+    %d = tt.splat %dst_ptr : !tt.ptr<i32> -> tensor<256x!tt.ptr<i32>>
+    %d8 = tt.addptr %d, %r : tensor<256x!tt.ptr<i32>>, tensor<256xi32>
+    %d9 = tt.load %d8 : tensor<256x!tt.ptr<i32>>
+    %2 = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %3 = tt.addptr %2, %d9 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %o = tt.atomic_rmw fadd, relaxed, gpu, %3, %x6 : (tensor<256x!tt.ptr<f32>>, tensor<256xf32>) -> tensor<256xf32>
+    tt.return
+  }
+}"#;
+    let x: Vec<f32> = (0..256).map(|i| i as f32 * 0.5 + 1.0).collect();
+    // A permutation for the store; repeated slots (i % 37) for the atomic.
+    let permutation: Vec<u32> = (0..256).map(|i| (i * 101 + 7) % 256).collect();
+    let repeated: Vec<u32> = (0..256).map(|i| i % 37).collect();
+    for arch in ARCHS {
+        for warps in [1, 2, 4] {
+            let target = Target::by_name(arch).unwrap();
+            for (text, d) in [(store, &permutation), (atomic, &repeated)] {
+                let k = compile(text, target, &CompileOptions::new(warps))
+                    .unwrap_or_else(|e| panic!("{arch}/{warps}: {e}"))
+                    .kernel;
+                let xs: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+                let mut buffers = vec![words(&xs), words(d), vec![0; 1024]];
+                run(&k, &mut buffers, &[], 1);
+                let mut want = [0f32; 256];
+                for i in 0..256 {
+                    if text == store {
+                        want[d[i] as usize] = x[i];
+                    } else {
+                        want[d[i] as usize] += x[i];
+                    }
+                }
+                for (j, w) in want.iter().enumerate() {
+                    assert_eq!(
+                        f32::from_bits(word(&buffers[2], j)),
+                        *w,
+                        "{arch}/{warps} warps: y[{j}]"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A histogram by atomics at data-dependent slots (`tl.atomic_add(hist_ptr + (x % NB), 1,
+/// mask=m)`, 1024 elements a program, 32 bins), over two programs and a masked tail.
+#[test]
+fn a_histogram_by_atomic_adds() {
+    // `make_ttir` of the kernel above (BLOCK 1024, NB 32).
+    let text = r#"module {
+  tt.func public @atomic_hist_data_kernel(%x_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %hist_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<1> : tensor<1024xi32>
+    %cst_0 = arith.constant dense<32> : tensor<1024xi32>
+    %x = arith.constant dense<0> : tensor<1024xi32>
+    %c1024_i32 = arith.constant 1024 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_1 = arith.muli %offs, %c1024_i32 : i32
+    %offs_2 = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+    %offs_3 = tt.splat %offs_1 : i32 -> tensor<1024xi32>
+    %offs_4 = arith.addi %offs_3, %offs_2 : tensor<1024xi32>
+    %m = tt.splat %n : i32 -> tensor<1024xi32>
+    %m_5 = arith.cmpi slt, %offs_4, %m : tensor<1024xi32>
+    %x_6 = tt.splat %x_ptr : !tt.ptr<i32> -> tensor<1024x!tt.ptr<i32>>
+    %x_7 = tt.addptr %x_6, %offs_4 : tensor<1024x!tt.ptr<i32>>, tensor<1024xi32>
+    %x_8 = tt.load %x_7, %m_5, %x : tensor<1024x!tt.ptr<i32>>
+    %0 = arith.remsi %x_8, %cst_0 : tensor<1024xi32>
+    %1 = tt.splat %hist_ptr : !tt.ptr<i32> -> tensor<1024x!tt.ptr<i32>>
+    %2 = tt.addptr %1, %0 : tensor<1024x!tt.ptr<i32>>, tensor<1024xi32>
+    %3 = tt.atomic_rmw add, acq_rel, gpu, %2, %cst, %m_5 : (tensor<1024x!tt.ptr<i32>>, tensor<1024xi32>, tensor<1024xi1>) -> tensor<1024xi32>
+    tt.return
+  }
+}"#;
+    let n = 1900usize;
+    let x: Vec<u32> = (0..2048).map(|i| (i * 7919 + 13) % 1000).collect();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![words(&x), vec![0; 32 * 4]];
+        run(&k, &mut buffers, &[n as u64], 2);
+        let mut want = [0u32; 32];
+        for &v in &x[..n] {
+            want[(v % 32) as usize] += 1;
+        }
+        for (b, w) in want.iter().enumerate() {
+            assert_eq!(word(&buffers[1], b), *w, "{arch}: bin {b}");
+        }
+    }
+}

@@ -442,6 +442,25 @@ impl Lowering<'_> {
                         Sym::Pending(pending)
                     }
                     Sym::Data { .. } | Sym::Pending(_) => return self.convert_data(op).map(|()| true),
+                    // An address with a data part: the index registers move to the new layout
+                    // (a scatter's offsets loaded in one layout, stored through in another).
+                    Sym::Indexed(mut x) => {
+                        if let Some(from) = x.layout.as_deref() {
+                            let to = self.layout(op, r)?;
+                            if *from != to {
+                                x.index = crate::lower::plan::convert::registers(
+                                    &mut self.p,
+                                    from,
+                                    &to,
+                                    &x.index,
+                                    32,
+                                    self.target,
+                                )?;
+                                x.layout = Some(Box::new(to));
+                            }
+                        }
+                        Sym::Indexed(x)
+                    }
                     other => other,
                 };
                 self.define(op, sym)?;
