@@ -376,7 +376,7 @@ fn choose_scaled(
     if arch.mfma_version == Some(4) {
         if !f8f6f4 {
             return Err(HeuristicError::new(format!(
-                "tt.dot_scaled {lhs} × {rhs} on {}: Triton 3.6 fails on this operand format",
+                "tt.dot_scaled {lhs} × {rhs} on {}: not modelled (Triton 3.6 decomposes it into an upcast of the scaled operand and a tt.dot; the crate does not yet)",
                 spec.arch
             )));
         }
@@ -460,7 +460,7 @@ fn choose_scaled(
     // gfx11 / gfx12: decomposed into an upcast bf16 tt.dot.
     if !matches!(lhs, "e4m3" | "e5m2") || !matches!(rhs, "e4m3" | "e5m2") {
         return Err(HeuristicError::new(format!(
-            "tt.dot_scaled {lhs} × {rhs} on {}: Triton 3.6 fails to decompose it",
+            "tt.dot_scaled {lhs} × {rhs} on {}: not modelled (Triton 3.6 decomposes it into upcasts and a tt.dot; the crate does not yet)",
             spec.arch
         )));
     }
