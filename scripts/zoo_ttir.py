@@ -8,7 +8,7 @@ atomics of every kind, the device library's functions, edge shapes — compiled 
     ../shared/oracle/oracle-python scripts/zoo_ttir.py [--out tests/fixtures/compile/zoo] [--only SUBSTR]
         [--arch gfx942 ...]
 
-Writes `<kernel>.<arch>.ttir` (the TTIR as `make_ttir` leaves it, its debug locations left out)
+The kernels are here and in scripts/zoo_more.py. Writes `<kernel>.<arch>.ttir` (the TTIR as `make_ttir` leaves it, its debug locations left out)
 and `manifest.json` (per file: the launch's num_warps and whether Triton compiles it through,
 with its message where it refuses after TTIR). Arguments are specialised as people_ttgir.py
 specialises a launch with torch tensors.
@@ -30,6 +30,7 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler.compiler import ASTSource, make_backend  # noqa: E402
 
 from people_ttgir import Buf, F32, specialise  # noqa: E402
+from zoo_more import more_cases  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "compile", "zoo")
 ARCHS = ["gfx942", "gfx950", "gfx1100"]
@@ -1325,8 +1326,8 @@ def main():
         warp = 32 if arch.startswith("gfx1") else 64
         target = GPUTarget("hip", arch, warp)
         backend = make_backend(target)
-        for name, fn, cex, opts, args in cases() + cases2() + cases3():
-            if a.only and a.only not in name:
+        for name, fn, cex, opts, args, *only_on in [c + (None,) for c in cases() + cases2() + cases3()] + more_cases():
+            if a.only and a.only not in name or (only_on[0] and arch not in only_on[0]):
                 continue
             key = f"{name}.{arch}"
             try:

@@ -418,6 +418,18 @@ fn exec(
                         }
                         continue;
                     };
+                    // The buffer instructions read the offset as two unsigned parts: the uniform
+                    // base (`soffset`, unless a term of it subtracts) and the rest per thread.
+                    if !offset.base.subtracts() {
+                        let base = offset.base.value_in(&r.env).unwrap_or(0);
+                        let per_thread = (first as i64).wrapping_sub(base);
+                        if base < 0 || per_thread < 0 {
+                            return err(format!(
+                                "thread {t}'s offset into {} splits into a uniform {base} and a per-thread {per_thread}: the buffer instructions read both unsigned",
+                                b.name
+                            ));
+                        }
+                    }
                     let n = dst.len() as u64;
                     if first.checked_add(n).is_none_or(|e| e > r.limits[*buffer]) {
                         return err(format!(

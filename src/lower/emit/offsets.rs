@@ -43,6 +43,15 @@ impl Emitter<'_> {
         bytes: u64,
     ) -> Result<(String, String), LowerError> {
         let (mut voffset, soffset) = self.coordinate_offset(o, bytes)?;
+        // `soffset` is unsigned: a base that may be negative (a window reaching back,
+        // `rows - 3 + j`) joins the per-thread part, whose sum is what the access reads.
+        let base_per_thread = o.base.subtracts();
+        if base_per_thread {
+            let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;
+            let r = self.tmp();
+            self.line(&format!("{r} = add i32 {voffset}, {base}"));
+            voffset = r;
+        }
         if let Some(index) = o.index {
             let i = self.val(index)?;
             let scaled = if bytes == 1 {
@@ -68,7 +77,7 @@ impl Emitter<'_> {
             self.line(&format!("{r} = select i1 {c}, i32 {voffset}, i32 -2147483648"));
             voffset = r;
         }
-        if o.base.is_zero() {
+        if o.base.is_zero() || base_per_thread {
             return Ok((voffset, soffset));
         }
         let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;

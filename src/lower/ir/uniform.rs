@@ -550,6 +550,19 @@ impl Uniform {
         self.terms.is_empty()
     }
 
+    /// Whether a term subtracts (a negative factor or constant): the sum may be negative
+    /// though every input is a size, an index or a count.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Uniform, UniformInput};
+    /// let stride = Uniform::input(UniformInput::Argument(0));
+    /// assert!(!stride.mul(&Uniform::constant(3)).subtracts());
+    /// assert!(stride.mul(&Uniform::constant(-3)).subtracts());
+    /// ```
+    pub fn subtracts(&self) -> bool {
+        self.terms.iter().any(|&(factor, _)| factor < 0)
+    }
+
     /// Its value when it reads no input.
     ///
     /// ```

@@ -215,7 +215,10 @@ impl Lowering<'_> {
                 None => std::mem::take(k),
             })
             .collect();
-        let terms = self.affine_registers(op, &dist, &Uniform::default(), &moved, 32)?;
+        // The constant joins them: the buffer instructions' per-thread offset is unsigned, and
+        // a negative term (`BLOCK - 1 - offs`) is only non-negative with it.
+        let constant = std::mem::take(&mut parts.constant);
+        let terms = self.affine_registers(op, &dist, &constant, &moved, 32)?;
         let index = match parts.data.take() {
             None => terms,
             Some((data_layout, values)) => {
