@@ -138,6 +138,9 @@ fn a_dot_with_an_f16_result() {
     }
 }
 
+/// Which of two floats an extreme keeps.
+type Pick = fn(f32, f32) -> f32;
+
 /// `tl.atomic_max` / `tl.atomic_min` of floats: Triton's TTIR reinterprets the pointer as one to
 /// `i32` (`tt.bitcast` of a tensor of pointers) and takes a signed max of the non-negative
 /// values' bits and an unsigned min of the negative ones' (or the reverse for min). Four slots,
@@ -214,8 +217,10 @@ fn atomic_max_and_min_of_floats_through_integer_pointers() {
     let n = 200u32;
     let values = || (0..n).map(|o| o as f32 - 100.0);
     for arch in ARCHS {
-        let extremes: [(&str, f32, fn(f32, f32) -> f32); 2] =
-            [(max, f32::NEG_INFINITY, f32::max), (min, f32::INFINITY, f32::min)];
+        let extremes = [
+            (max, f32::NEG_INFINITY, f32::max as Pick),
+            (min, f32::INFINITY, f32::min),
+        ];
         for (text, start, pick) in extremes {
             let k = compiled(text, arch);
             let mut buffers = vec![

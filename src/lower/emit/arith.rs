@@ -323,7 +323,7 @@ impl Emitter<'_> {
         let one = literal_of(t, 1.0);
         let u = self.compute(|r| format!("{r} = fadd {t} {x}, {one}"));
         let d = self.compute(|r| format!("{r} = fsub {t} {u}, {one}"));
-        let l = self.float_op(ArithOp::Log, t, &[u.clone()])?;
+        let l = self.float_op(ArithOp::Log, t, std::slice::from_ref(&u))?;
         let q = self.compute(|r| format!("{r} = fdiv {t} {x}, {d}"));
         let near = self.compute(|r| format!("{r} = fmul {t} {l}, {q}"));
         let exact = self.compute(|r| format!("{r} = fcmp oeq {t} {d}, {}", literal_of(t, 0.0)));
@@ -338,7 +338,7 @@ impl Emitter<'_> {
         let one = literal_of(t, 1.0);
         let u = self.float_op(ArithOp::Exp, t, &[x.to_string()])?;
         let d = self.compute(|r| format!("{r} = fsub {t} {u}, {one}"));
-        let l = self.float_op(ArithOp::Log, t, &[u.clone()])?;
+        let l = self.float_op(ArithOp::Log, t, std::slice::from_ref(&u))?;
         let q = self.compute(|r| format!("{r} = fdiv {t} {x}, {l}"));
         let near = self.compute(|r| format!("{r} = fmul {t} {d}, {q}"));
         let minus_one = literal_of(t, -1.0);
@@ -437,7 +437,7 @@ impl Emitter<'_> {
         // Above ½: asin(a) = π/2 − 2·asin(s), s = √((1 − a)/2) ≤ ½.
         let d = self.compute(|r| format!("{r} = fsub {t} {}, {a}", literal_of(t, 1.0)));
         let zl = self.compute(|r| format!("{r} = fmul {t} {d}, {half}"));
-        let s = self.float_op(ArithOp::Sqrt, t, &[zl.clone()])?;
+        let s = self.float_op(ArithOp::Sqrt, t, std::slice::from_ref(&zl))?;
         let zs = self.compute(|r| format!("{r} = fmul {t} {a}, {a}"));
         let u = self.compute(|r| format!("{r} = select i1 {large}, {t} {s}, {t} {a}"));
         let z = self.compute(|r| format!("{r} = select i1 {large}, {t} {zl}, {t} {zs}"));
