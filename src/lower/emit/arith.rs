@@ -14,7 +14,9 @@
 
 use super::{Emitter, llvm_number, llvm_suffix};
 use crate::lower::error::LowerError;
-use crate::lower::ir::arith::{ASIN_POLY, ATAN_POLY, ERF_SERIES, ERF_TAIL};
+use crate::lower::ir::arith::{
+    ASIN_POLY, ATAN_POLY, COS_POLY, ERF_SERIES, ERF_TAIL, HALF_PI_PARTS, SIN_POLY,
+};
 use crate::lower::ir::{ArithOp, Value};
 
 /// An LLVM float literal (the hexadecimal form LLVM prints for doubles, exact for every type).
@@ -236,8 +238,8 @@ impl Emitter<'_> {
             ArithOp::Exp2 => self.intrinsic(&r, "exp2", t, &[a]),
             ArithOp::Log => self.intrinsic(&r, "log", t, &[a]),
             ArithOp::Log2 => self.intrinsic(&r, "log2", t, &[a]),
-            ArithOp::Sin => self.intrinsic(&r, "sin", t, &[a]),
-            ArithOp::Cos => self.intrinsic(&r, "cos", t, &[a]),
+            ArithOp::Sin => return self.sin_cos(t, a, 0),
+            ArithOp::Cos => return self.sin_cos(t, a, 1),
             ArithOp::Fma => self.intrinsic(&r, "fma", t, &[a, b, args[2].as_str()]),
             ArithOp::Exp => {
                 // e^x = 2^(x·log2 e) (v_exp_f32).
@@ -406,6 +408,44 @@ impl Emitter<'_> {
         );
         let either = self.compute(|r| format!("{r} = or i1 {xi}, {yi}"));
         Ok(self.compute(|r| format!("{r} = select i1 {either}, {t} {inf}, {t} {finite}")))
+    }
+
+    /// `sin x` (`shift` 0) or `cos x = sin(x + π/2)` (`shift` 1): `x = j·π/2 + r` with
+    /// `|r| ≤ π/4`, then by the quadrant `(j + shift) mod 4` the sine or cosine polynomial of
+    /// `r`, negated in the second half turn.
+    fn sin_cos(&mut self, t: &str, x: &str, shift: i64) -> Result<String, LowerError> {
+        let scaled = self.compute(|r| {
+            format!(
+                "{r} = fmul {t} {x}, {}",
+                literal_of(t, std::f64::consts::FRAC_2_PI)
+            )
+        });
+        let j = self.tmp();
+        self.intrinsic(&j, "rint", t, &[&scaled]);
+        let mut rest = x.to_string();
+        for part in HALF_PI_PARTS {
+            let nj = self.compute(|r| format!("{r} = fneg {t} {j}"));
+            let next = self.tmp();
+            self.intrinsic(&next, "fma", t, &[&nj, &literal_of(t, part), &rest]);
+            rest = next;
+        }
+        let z = self.compute(|r| format!("{r} = fmul {t} {rest}, {rest}"));
+        let sine = self.odd_series(t, &rest, &z, &SIN_POLY);
+        let p = self.polynomial(t, &z, &COS_POLY);
+        let zz = self.compute(|r| format!("{r} = fmul {t} {z}, {z}"));
+        let half = self.compute(|r| format!("{r} = fmul {t} {z}, {}", literal_of(t, 0.5)));
+        let one_minus = self.compute(|r| format!("{r} = fsub {t} {}, {half}", literal_of(t, 1.0)));
+        let cosine = self.tmp();
+        self.intrinsic(&cosine, "fma", t, &[&zz, &p, &one_minus]);
+        // The quadrant from j (an integer-valued float; a NaN or infinite x gives NaN anyway).
+        let ji = self.compute(|r| format!("{r} = fptosi {t} {j} to i32"));
+        let q = self.compute(|r| format!("{r} = add i32 {ji}, {shift}"));
+        let odd = self.compute(|r| format!("{r} = trunc i32 {q} to i1"));
+        let q2 = self.compute(|r| format!("{r} = and i32 {q}, 2"));
+        let flip = self.compute(|r| format!("{r} = icmp ne i32 {q2}, 0"));
+        let v = self.compute(|r| format!("{r} = select i1 {odd}, {t} {cosine}, {t} {sine}"));
+        let nv = self.compute(|r| format!("{r} = fneg {t} {v}"));
+        Ok(self.compute(|r| format!("{r} = select i1 {flip}, {t} {nv}, {t} {v}")))
     }
 
     /// `c₀·zⁿ + … + cₙ` by Horner's rule with fused multiply-adds.

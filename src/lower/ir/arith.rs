@@ -90,9 +90,11 @@ pub enum ArithOp {
     Sqrt,
     /// `1 / √a`.
     Rsqrt,
-    /// The sine.
+    /// The sine: the argument reduced by `π/2` in three parts (Cody and Waite), then Cephes'
+    /// single-precision polynomials on `[−π/4, π/4]` (a few ulp where the hardware's
+    /// `v_sin_f32` loses digits with the argument's size).
     Sin,
-    /// The cosine.
+    /// The cosine, reduced as [`ArithOp::Sin`] is.
     Cos,
     /// The error function.
     Erf,
@@ -147,6 +149,25 @@ pub(crate) const ASIN_POLY: [f64; 5] = [
     4.547_002_599_8e-2,
     7.495_300_268_6e-2,
     1.666_675_242_2e-1,
+];
+
+/// `sin(r) = r + r·z·P(z)`, `z = r²`, for `|r| ≤ π/4` (Cephes `sinf`), highest degree first.
+pub(crate) const SIN_POLY: [f64; 3] = [-1.951_529_589_1e-4, 8.332_160_873_6e-3, -1.666_665_461_1e-1];
+
+/// `cos(r) = 1 − z/2 + z²·P(z)`, `z = r²`, for `|r| ≤ π/4` (Cephes `cosf`), highest degree
+/// first.
+pub(crate) const COS_POLY: [f64; 3] = [
+    2.443_315_711_809_948e-5,
+    -1.388_731_625_493_765e-3,
+    4.166_664_568_298_827e-2,
+];
+
+/// `π/2` in three parts, the first two with few significant bits (`j·part` exact for the
+/// quadrant counts a float argument reaches before its own spacing exceeds `π/2`).
+pub(crate) const HALF_PI_PARTS: [f64; 3] = [
+    1.570_312_5,
+    4.837_512_969_970_703_125e-4,
+    7.549_789_954_891_882e-8,
 ];
 
 /// `atan(x) = x + x·z·P(z)`, `z = x²`, for `|x| ≤ tan(π/8)` (Cephes `atanf`), highest degree
