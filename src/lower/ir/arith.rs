@@ -164,11 +164,7 @@ pub(crate) const COS_POLY: [f64; 3] = [
 
 /// `π/2` in three parts, the first two with few significant bits (`j·part` exact for the
 /// quadrant counts a float argument reaches before its own spacing exceeds `π/2`).
-pub(crate) const HALF_PI_PARTS: [f64; 3] = [
-    1.570_312_5,
-    4.837_512_969_970_703_125e-4,
-    7.549_789_954_891_882e-8,
-];
+pub(crate) const HALF_PI_PARTS: [f64; 3] = [1.570_312_5, 4.837_512_969_970_703e-4, 7.549_789_954_891_882e-8];
 
 /// `atan(x) = x + x·z·P(z)`, `z = x²`, for `|x| ≤ tan(π/8)` (Cephes `atanf`), highest degree
 /// first.
