@@ -466,6 +466,10 @@ impl Lowering<'_> {
         let Some(i) = op.mask else {
             return Ok(masking);
         };
+        let mask_type = &self.m.values[op.operands[i]].ty.element;
+        if mask_type != "i1" {
+            return fail(op, format!("a mask of {mask_type} elements (a mask is i1)"));
+        }
         if masking.other_values.is_some() {
             // The choice needs the mask per register.
             let (mask_layout, values) = self.typed_data(op, op.operands[i])?;
