@@ -116,6 +116,8 @@ pub const MAX_REMAT_ROUNDS: usize = 1 << 10;
 /// use linear_layout::heuristics::propagation::PassError;
 /// let e = PassError { line: 7, op: "tt.foo".into(), message: "cannot rewrite".into(), limit: None };
 /// assert_eq!(e.to_string(), "line 7: 'tt.foo': cannot rewrite");
+/// let whole = PassError { line: 0, op: String::new(), message: "too many ops".into(), limit: None };
+/// assert_eq!(whole.to_string(), "too many ops");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PassError {
@@ -171,8 +173,15 @@ fn bounded(g: &Graph) -> Result<(), PassError> {
 }
 
 impl fmt::Display for PassError {
+    /// `line 12: 'tt.dot': message`; without the line or the op where the error has none.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: '{}': {}", self.line, self.op, self.message)
+        if self.line > 0 {
+            write!(f, "line {}: ", self.line)?;
+        }
+        if !self.op.is_empty() {
+            write!(f, "'{}': ", self.op)?;
+        }
+        f.write_str(&self.message)
     }
 }
 
