@@ -194,8 +194,8 @@ impl Lowering<'_> {
 
     /// An address whose coefficient along some coordinate is no stride the access can take
     /// (negative, as in a reversed `BLOCK - 1 - offs`; a product of two arguments): those
-    /// coordinates' terms join the address's data part, computed in registers of the
-    /// operand's layout; the others stay affine.
+    /// coordinates' terms and the constant join the address's data part, computed in registers
+    /// of the operand's layout; the other coordinates stay affine.
     fn coefficients_in_registers(
         &mut self,
         op: &Op,
