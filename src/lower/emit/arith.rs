@@ -236,11 +236,13 @@ impl Emitter<'_> {
             // range flushes to zero rather than being scaled into a subnormal.
             ArithOp::Exp2 if t == "float" => self.hardware_exp2(&r, a),
             ArithOp::Exp2 => self.intrinsic(&r, "exp2", t, &[a]),
+            ArithOp::Log if t == "double" => return self.log_f64(a),
             ArithOp::Log => self.intrinsic(&r, "log", t, &[a]),
             ArithOp::Log2 => self.intrinsic(&r, "log2", t, &[a]),
             ArithOp::Sin => return self.sin_cos(t, a, 0),
             ArithOp::Cos => return self.sin_cos(t, a, 1),
             ArithOp::Fma => self.intrinsic(&r, "fma", t, &[a, b, args[2].as_str()]),
+            ArithOp::Exp if t == "double" => return self.exp_f64(a),
             ArithOp::Exp => {
                 // e^x = 2^(x·log2 e) (v_exp_f32).
                 let m = self.compute(|m| format!("{m} = fmul {t} {a}, 0x3FF7154760000000"));
@@ -446,6 +448,102 @@ impl Emitter<'_> {
         let v = self.compute(|r| format!("{r} = select i1 {odd}, {t} {cosine}, {t} {sine}"));
         let nv = self.compute(|r| format!("{r} = fneg {t} {v}"));
         Ok(self.compute(|r| format!("{r} = select i1 {flip}, {t} {nv}, {t} {v}")))
+    }
+
+    /// `eˣ` in double precision (no instruction computes it): `x = k·ln 2 + r` with `|r| ≤ ln 2 / 2`
+    /// (ln 2 in two parts), `eʳ` by its Taylor series to `r¹³/13!`, scaled by `2ᵏ`; +∞ above
+    /// the largest finite result, 0 below the smallest subnormal, NaN kept.
+    fn exp_f64(&mut self, x: &str) -> Result<String, LowerError> {
+        const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+        const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+        let t = "double";
+        let scaled =
+            self.compute(|r| format!("{r} = fmul {t} {x}, {}", literal_of(t, std::f64::consts::LOG2_E)));
+        let k = self.tmp();
+        self.intrinsic(&k, "rint", t, &[&scaled]);
+        // Clamped so that the integer conversion is defined (the result is settled below).
+        let (lo, hi) = (self.tmp(), self.tmp());
+        self.intrinsic(&lo, "maxnum", t, &[&k, &literal_of(t, -2100.0)]);
+        self.intrinsic(&hi, "minnum", t, &[&lo, &literal_of(t, 2100.0)]);
+        let nk = self.compute(|r| format!("{r} = fneg {t} {hi}"));
+        let r1 = self.tmp();
+        self.intrinsic(&r1, "fma", t, &[&nk, &literal_of(t, LN2_HI), x]);
+        let r2 = self.tmp();
+        self.intrinsic(&r2, "fma", t, &[&nk, &literal_of(t, LN2_LO), &r1]);
+        // Horner on 1/n!: 1 + r(1 + r/2(1 + r/3(…))).
+        let mut acc = literal_of(t, 1.0);
+        for n in (1..=13).rev() {
+            let q = self.compute(|r| format!("{r} = fmul {t} {r2}, {}", literal_of(t, 1.0 / f64::from(n))));
+            let next = self.tmp();
+            self.intrinsic(&next, "fma", t, &[&q, &acc, &literal_of(t, 1.0)]);
+            acc = next;
+        }
+        let ki = self.compute(|r| format!("{r} = fptosi {t} {hi} to i32"));
+        self.decls
+            .insert("declare double @llvm.ldexp.f64.i32(double, i32)".to_string());
+        let e = self.compute(|r| format!("{r} = call double @llvm.ldexp.f64.i32(double {acc}, i32 {ki})"));
+        let inf = literal_of(t, f64::INFINITY);
+        let over =
+            self.compute(|r| format!("{r} = fcmp ogt {t} {x}, {}", literal_of(t, 709.782_712_893_384)));
+        let under = self.compute(|r| format!("{r} = fcmp olt {t} {x}, {}", literal_of(t, -745.2)));
+        let high = self.compute(|r| format!("{r} = select i1 {over}, {t} {inf}, {t} {e}"));
+        Ok(self.compute(|r| format!("{r} = select i1 {under}, {t} {}, {t} {high}", literal_of(t, 0.0))))
+    }
+
+    /// `ln x` in double precision: `x = 2ᵉ·m` with `m` in `[√½, √2)`, `ln m = 2·atanh(s)`
+    /// with `s = (m − 1)/(m + 1)` by its series to `s²¹`, plus `e·ln 2` in two parts; NaN
+    /// below 0, −∞ at 0, +∞ at +∞.
+    fn log_f64(&mut self, x: &str) -> Result<String, LowerError> {
+        const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+        const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+        let t = "double";
+        self.decls
+            .insert("declare { double, i32 } @llvm.frexp.f64.i32(double)".to_string());
+        let parts = self.compute(|r| format!("{r} = call {{ double, i32 }} @llvm.frexp.f64.i32(double {x})"));
+        let m0 = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 0"));
+        let e0 = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 1"));
+        let low = self.compute(|r| {
+            format!(
+                "{r} = fcmp olt {t} {m0}, {}",
+                literal_of(t, std::f64::consts::FRAC_1_SQRT_2)
+            )
+        });
+        let m2 = self.compute(|r| format!("{r} = fadd {t} {m0}, {m0}"));
+        let m = self.compute(|r| format!("{r} = select i1 {low}, {t} {m2}, {t} {m0}"));
+        let e1 = self.compute(|r| format!("{r} = sub i32 {e0}, 1"));
+        let e = self.compute(|r| format!("{r} = select i1 {low}, i32 {e1}, i32 {e0}"));
+        let one = literal_of(t, 1.0);
+        let num = self.compute(|r| format!("{r} = fsub {t} {m}, {one}"));
+        let den = self.compute(|r| format!("{r} = fadd {t} {m}, {one}"));
+        let s = self.compute(|r| format!("{r} = fdiv {t} {num}, {den}"));
+        let z = self.compute(|r| format!("{r} = fmul {t} {s}, {s}"));
+        // 1 + z/3 + z²/5 + … + z¹⁰/21.
+        let coefficients: Vec<f64> = (0..=10).rev().map(|n| 1.0 / f64::from(2 * n + 1)).collect();
+        let series = self.polynomial(t, &z, &coefficients);
+        let two_s = self.compute(|r| format!("{r} = fadd {t} {s}, {s}"));
+        let ln_m = self.compute(|r| format!("{r} = fmul {t} {two_s}, {series}"));
+        let ef = self.compute(|r| format!("{r} = sitofp i32 {e} to {t}"));
+        let lo = self.tmp();
+        self.intrinsic(&lo, "fma", t, &[&ef, &literal_of(t, LN2_LO), &ln_m]);
+        let sum = self.tmp();
+        self.intrinsic(&sum, "fma", t, &[&ef, &literal_of(t, LN2_HI), &lo]);
+        let zero = literal_of(t, 0.0);
+        let is_zero = self.compute(|r| format!("{r} = fcmp oeq {t} {x}, {zero}"));
+        let negative = self.compute(|r| format!("{r} = fcmp olt {t} {x}, {zero}"));
+        let infinite = self.compute(|r| format!("{r} = fcmp oeq {t} {x}, {}", literal_of(t, f64::INFINITY)));
+        let a = self.compute(|r| format!("{r} = select i1 {infinite}, {t} {x}, {t} {sum}"));
+        let b = self.compute(|r| {
+            format!(
+                "{r} = select i1 {is_zero}, {t} {}, {t} {a}",
+                literal_of(t, f64::NEG_INFINITY)
+            )
+        });
+        Ok(self.compute(|r| {
+            format!(
+                "{r} = select i1 {negative}, {t} {}, {t} {b}",
+                literal_of(t, f64::NAN)
+            )
+        }))
     }
 
     /// `c₀·zⁿ + … + cₙ` by Horner's rule with fused multiply-adds.

@@ -253,9 +253,11 @@ impl ArithOp {
             DivU | RemU | MaxU | MinU | Shl | ShrS | ShrU => int,
             MulHiU => ty == "i32" || ty == "i64",
             Neg | Maximum | Minimum | Sqrt | Floor | Ceil | Trunc | Round | Rint | Fma | CopySign => float,
+            // `f64` in software: a reduced argument and a polynomial.
+            Exp | Log => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
-            Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot
-            | Asin | Acos | Atan | Atan2 => float && ty != "f64",
+            Exp2 | Log2 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot | Asin
+            | Acos | Atan | Atan2 => float && ty != "f64",
         }
     }
 
@@ -331,6 +333,7 @@ impl ArithOp {
             }),
             Neg => -x,
             Abs => x.abs(),
+            Exp if ty == "f64" => x.exp(),
             Exp => f64::from((x as f32) * std::f32::consts::LOG2_E).exp2(),
             Exp2 => x.exp2(),
             Log => x.ln(),
