@@ -239,7 +239,8 @@ impl ArithOp {
     /// use linear_layout::lower::ArithOp;
     /// assert!(ArithOp::Add.applies_to("i32"));
     /// assert!(ArithOp::Div.applies_to("i32"));
-    /// assert!(!ArithOp::Exp.applies_to("f64"));
+    /// assert!(ArithOp::Exp.applies_to("f64")); // in software
+    /// assert!(!ArithOp::Exp2.applies_to("f64"));
     /// assert!(ArithOp::Xor.applies_to("i1"));
     /// assert!(!ArithOp::Sqrt.applies_to("i32"));
     /// ```
