@@ -239,14 +239,16 @@ pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Re
     pass_opts.num_warps = opts.num_warps;
     let layouts_error = |e: &dyn fmt::Display| LowerError::new(format!("layouts: {e}"));
     let (read, module) = Graph::parse_with_module(text).map_err(|e| layouts_error(&e))?;
+    let has_layouts = read.values.iter().any(|v| v.ty.encoding.is_some());
+    let stripped = has_layouts
+        .then(|| read.clone())
+        .and_then(|mut g| strip_layouts(&mut g).then_some(g));
     let keep = || -> Result<Graph, LowerError> {
-        let mut g = read.clone();
+        let mut g = read;
         layout_pipeline(&mut g, &module, &pass_opts).map_err(|e| layouts_error(&e))?;
         Ok(g)
     };
-    let mut stripped = read.clone();
-    let has_layouts = read.values.iter().any(|v| v.ty.encoding.is_some());
-    let mut graph = if has_layouts && strip_layouts(&mut stripped) {
+    let mut graph = if let Some(stripped) = stripped {
         // A TTGIR module: its layouts are chosen anew, for its own warps; where that fails,
         // its layouts are the passes' start.
         let mut anew = pass_opts.clone();

@@ -406,6 +406,9 @@ fn exec(
                 let bits = b.element_bits;
                 let store = matches!(op, Op::GlobalStore { .. });
                 let firsts = offset.eval_all_in(threads, &r.env);
+                // The buffer instructions read the offset as two unsigned parts: the uniform
+                // base (`soffset`, unless a term of it subtracts) and the rest per thread.
+                let soffset = (!offset.base.subtracts()).then(|| offset.base.value_in(&r.env).unwrap_or(0));
                 for (t, first) in firsts.into_iter().enumerate() {
                     let live = offset.predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
                     let index = offset
@@ -418,10 +421,7 @@ fn exec(
                         }
                         continue;
                     };
-                    // The buffer instructions read the offset as two unsigned parts: the uniform
-                    // base (`soffset`, unless a term of it subtracts) and the rest per thread.
-                    if !offset.base.subtracts() {
-                        let base = offset.base.value_in(&r.env).unwrap_or(0);
+                    if let Some(base) = soffset {
                         let per_thread = (first as i64).wrapping_sub(base);
                         if base < 0 || per_thread < 0 {
                             return err(format!(

@@ -26,6 +26,11 @@ fn float_literal(x: f64) -> String {
 
 /// A float literal of LLVM type `t`: `f32` constants must be exactly representable, so the
 /// value is rounded to `f32` first.
+/// ln 2 in two parts, the first with its low bits zero (`k·LN2_HI` exact for the exponents a
+/// double reaches).
+const LN2_HI: f64 = 6.931_471_803_691_238e-1;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+
 /// The integer type as wide as float type `t`.
 fn int_of(t: &str) -> &'static str {
     match t {
@@ -424,9 +429,9 @@ impl Emitter<'_> {
         });
         let j = self.tmp();
         self.intrinsic(&j, "rint", t, &[&scaled]);
+        let nj = self.compute(|r| format!("{r} = fneg {t} {j}"));
         let mut rest = x.to_string();
         for part in HALF_PI_PARTS {
-            let nj = self.compute(|r| format!("{r} = fneg {t} {j}"));
             let next = self.tmp();
             self.intrinsic(&next, "fma", t, &[&nj, &literal_of(t, part), &rest]);
             rest = next;
@@ -454,8 +459,6 @@ impl Emitter<'_> {
     /// (ln 2 in two parts), `eʳ` by its Taylor series to `r¹³/13!`, scaled by `2ᵏ`; +∞ above
     /// the largest finite result, 0 below the smallest subnormal, NaN kept.
     fn exp_f64(&mut self, x: &str) -> Result<String, LowerError> {
-        const LN2_HI: f64 = 6.931_471_803_691_238e-1;
-        const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
         let t = "double";
         let scaled =
             self.compute(|r| format!("{r} = fmul {t} {x}, {}", literal_of(t, std::f64::consts::LOG2_E)));
@@ -494,8 +497,6 @@ impl Emitter<'_> {
     /// with `s = (m − 1)/(m + 1)` by its series to `s²¹`, plus `e·ln 2` in two parts; NaN
     /// below 0, −∞ at 0, +∞ at +∞.
     fn log_f64(&mut self, x: &str) -> Result<String, LowerError> {
-        const LN2_HI: f64 = 6.931_471_803_691_238e-1;
-        const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
         let t = "double";
         self.decls
             .insert("declare { double, i32 } @llvm.frexp.f64.i32(double)".to_string());
