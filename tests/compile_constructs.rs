@@ -846,3 +846,114 @@ fn double_precision_exp_and_log() {
         }
     }
 }
+
+/// The largest non-negative value of a monotone bit encoding at or below `x ≥ 0` (`decode`
+/// of `0..=top`, increasing): rounding toward zero by its definition.
+fn largest_at_most(x: f64, top: u32, decode: impl Fn(u32) -> f64) -> u32 {
+    let (mut lo, mut hi) = (0u32, top);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if decode(mid) <= x { lo = mid } else { hi = mid - 1 }
+    }
+    lo
+}
+
+/// An f16 bit pattern's value.
+fn f16_value(b: u32) -> f64 {
+    let (e, m) = ((b >> 10) & 31, f64::from(b & 0x3ff));
+    let magnitude = if e == 0 {
+        m * 2f64.powi(-24)
+    } else {
+        (1.0 + m / 1024.0) * 2f64.powi(e as i32 - 15)
+    };
+    if b & 0x8000 != 0 { -magnitude } else { magnitude }
+}
+
+/// `x.to(tl.float16 / tl.bfloat16, fp_downcast_rounding="rtz")` of f32 and `.to(tl.float32,
+/// fp_downcast_rounding="rtz")` of f64: every result is the representable value nearest zero
+/// at or inside `x` — past the narrow range the largest finite one, NaN stays NaN.
+#[test]
+fn downcasts_rounding_toward_zero() {
+    // `make_ttir` of the two kernels (BLOCK 256, masked by `n`).
+    let to_half = include_str!("fixtures/compile/zoo/rtz_downcast_256.gfx942.ttir");
+    let to_f32 = include_str!("fixtures/compile/zoo/rtz_to_f32_256.gfx942.ttir");
+    let mut x: Vec<f64> = (0..512)
+        .map(|i| ((i as f64) - 256.0) * 0.7311 + 1e-3 * (i as f64).sin())
+        .collect();
+    let specials = [
+        1.001_464_843_75,
+        -1.001_464_843_75,
+        65_519.0,
+        70_000.0,
+        -1e9,
+        6.0e-8,
+        3.0e-8,
+        -2.9e-5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        0.0,
+        -0.0,
+        1.0 + 2f64.powi(-30),
+        3.4e38,
+        1e-40,
+    ];
+    x[..specials.len()].copy_from_slice(&specials);
+    let n = 500;
+    for arch in ARCHS {
+        // f32 → f16 and bf16.
+        let k = compiled(to_half, arch);
+        let xs: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let mut buffers = vec![
+            xs.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            vec![0; 1024],
+            vec![0; 1024],
+        ];
+        run(&k, &mut buffers, &[n], 2);
+        let half = |b: &[u8], i: usize| u32::from(u16::from_le_bytes([b[2 * i], b[2 * i + 1]]));
+        for (i, &v) in xs.iter().enumerate().take(n as usize) {
+            let sign = if v.is_sign_negative() { 0x8000 } else { 0 };
+            let (h, b) = (half(&buffers[1], i), half(&buffers[2], i));
+            if v.is_nan() {
+                assert!(
+                    f16_value(h).is_nan() || (h & 0x7c00 == 0x7c00 && h & 0x3ff != 0),
+                    "{arch}: NaN → {h:#x}"
+                );
+                assert!(b & 0x7f80 == 0x7f80 && b & 0x7f != 0, "{arch}: NaN → bf16 {b:#x}");
+                continue;
+            }
+            let a = f64::from(v.abs());
+            let want_h = if v.is_infinite() {
+                0x7c00
+            } else {
+                largest_at_most(a, 0x7bff, f16_value)
+            } | sign;
+            let bf = |bits: u32| f64::from(f32::from_bits(bits << 16));
+            let want_b = if v.is_infinite() {
+                0x7f80
+            } else {
+                largest_at_most(a, 0x7f7f, bf)
+            } | sign;
+            assert_eq!(h, want_h, "{arch}: f16 of {v} at {i}");
+            assert_eq!(b, want_b, "{arch}: bf16 of {v} at {i}");
+        }
+        // f64 → f32.
+        let k = compiled(to_f32, arch);
+        let mut buffers = vec![x.iter().flat_map(|v| v.to_le_bytes()).collect(), vec![0; 2048]];
+        run(&k, &mut buffers, &[n], 2);
+        for (i, &v) in x.iter().enumerate().take(n as usize) {
+            let got = word(&buffers[1], i);
+            if v.is_nan() {
+                assert!(f32::from_bits(got).is_nan(), "{arch}: NaN → {got:#x}");
+                continue;
+            }
+            let sign = if v.is_sign_negative() { 0x8000_0000 } else { 0 };
+            let want = if v.is_infinite() {
+                0x7f80_0000
+            } else {
+                largest_at_most(v.abs(), 0x7f7f_ffff, |b| f64::from(f32::from_bits(b)))
+            } | sign;
+            assert_eq!(got, want, "{arch}: f32 of {v} at {i}");
+        }
+    }
+}

@@ -34,9 +34,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("dot_scaled_e4m3_bf16_32x32x64", "tt.dot_scaled"),
     ("dot_scaled_mxfp4_32x32x128", "tt.dot_scaled"),
     ("dot_scaled_mxfp8_32x32x64", "tt.dot_scaled"),
-    // Conversions rounding toward zero.
-    ("rtz_downcast_256", "only rtne is lowered"),
-    ("rtz_to_f32_256", "only rtne is lowered"),
     (
         "print_64_f32",
         "tt.print: device printing and assertions need a host runtime",

@@ -317,6 +317,7 @@ fn loops_and_branches_carry_values_and_slots() {
             when: vec![],
             index: None,
             predicate: None,
+            held: None,
         },
     });
     for n in [0u64, 1, 2, 5] {
@@ -661,4 +662,79 @@ fn gathers_and_predicates_read_data_addresses() {
         compile(llc, &ir, t, &dir, "gather").unwrap();
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// An offset held in a register replaces the formula in the code, so the interpreter checks
+/// it: a held offset that forgets the base is an error, not a silent wrong address.
+#[test]
+fn held_offsets_must_be_what_the_coordinates_say() {
+    use linear_layout::lower::{
+        ArithOp, Buffer, Extent, GlobalOffset, Op, Program, Uniform, UniformInput, XorMap, run_with,
+    };
+    let build = |with_base: bool| {
+        let mut p = Program::new("held", 64, 64);
+        p.buffers.push(Buffer {
+            name: "out".into(),
+            elements: Some(256),
+            element_bits: 32,
+        });
+        p.scalars.push(linear_layout::lower::Scalar {
+            name: "base".into(),
+            ty: "i32",
+            position: 1,
+        });
+        let lane = XorMap {
+            cols: vec![1, 2, 4, 8, 16, 32],
+            constant: 0,
+        };
+        let base = Uniform::input(UniformInput::Argument(0));
+        let (tid, b, held) = (p.value(32), p.value(32), p.value(32));
+        p.ops.push(Op::ThreadMap {
+            dst: tid,
+            map: lane.clone(),
+        });
+        p.ops.push(Op::UniformValue {
+            dst: b,
+            value: if with_base {
+                base.clone()
+            } else {
+                Uniform::constant(0)
+            },
+        });
+        p.ops.push(Op::Arith {
+            op: ArithOp::Add,
+            ty: "i32",
+            dst: held,
+            src: vec![tid, b],
+        });
+        p.ops.push(Op::GlobalStore {
+            src: vec![tid],
+            buffer: 0,
+            offset: GlobalOffset {
+                coords: vec![lane],
+                strides: vec![Extent::Elements(1)],
+                bounds: vec![None],
+                base,
+                held: Some(held),
+                ..GlobalOffset::default()
+            },
+        });
+        p.validate().unwrap();
+        p
+    };
+    let mut buffers = vec![vec![0u8; 1024]];
+    run_with(&build(true), &mut buffers, &[100]).unwrap();
+    let word = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!((word(&buffers[0], 100), word(&buffers[0], 163)), (0, 63));
+    let wrong = run_with(&build(false), &mut buffers, &[100]).unwrap_err();
+    assert!(wrong.message().contains("held offset"), "{wrong}");
+    // The code shifts the held register to bytes and passes no uniform part.
+    let t = linear_layout::target::Target::by_name("gfx942").unwrap();
+    let ir = linear_layout::lower::Kernel {
+        program: build(true),
+        target: t,
+    }
+    .llvm_ir()
+    .unwrap();
+    assert!(ir.contains("shl i32") && ir.contains(", i32 0, i32 0)"), "{ir}");
 }

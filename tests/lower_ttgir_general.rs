@@ -213,7 +213,8 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
     .unwrap_err();
     assert!(e.to_string().starts_with("line 8: tt.store: "), "{e}");
     assert_eq!(e.to_string().lines().count(), 1, "{e}");
-    // Rounding toward zero is refused, not rounded to nearest.
+    // Rounding toward zero into an 8-bit float is refused (as Triton's AMD backend does), not
+    // rounded to nearest.
     let toward_zero = r#"
 #l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
 module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {

@@ -17,7 +17,7 @@
 //!     p.buffers.push(Buffer { name: name.into(), elements: Some(64), element_bits: 32 });
 //! }
 //! let x = p.value(32);
-//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None };
+//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None };
 //! p.ops.push(Op::GlobalLoad { dst: vec![x], buffer: 0, offset: at.clone(), other: 0 });
 //! p.ops.push(Op::GlobalStore { src: vec![x], buffer: 1, offset: at });
 //! let input: Vec<u8> = (0..=255).collect();
@@ -28,7 +28,9 @@
 //! ```
 
 use super::error::LowerError;
-use super::ir::{BranchCondition, Env, Launch, Op, Program, SwapKind, Value, mma, numeric, walk};
+use super::ir::{
+    BranchCondition, Env, GlobalOffset, Launch, Op, Program, SwapKind, Value, mma, numeric, walk,
+};
 
 const NEVER: u32 = u32::MAX;
 const MANY: u32 = u32::MAX - 1;
@@ -69,6 +71,24 @@ fn scalar_bits(p: &Program, launch: &Launch, index: usize) -> Result<u64, LowerE
 
 fn err<T>(msg: String) -> Result<T, LowerError> {
     Err(LowerError::new(msg))
+}
+
+/// A live thread's held offset must be its element offset (without the data index) modulo
+/// 2³²: the code takes its address from that register instead of the formula.
+fn check_held(
+    offset: &GlobalOffset,
+    s: &State,
+    t: usize,
+    first: Option<u64>,
+    buffer: &str,
+) -> Result<(), LowerError> {
+    match (offset.held, first) {
+        (Some(h), Some(f)) if s.get(h, t) as u32 != f as u32 => err(format!(
+            "thread {t}'s held offset into {buffer} is {} where its coordinates say {f}",
+            s.get(h, t) as u32
+        )),
+        _ => Ok(()),
+    }
 }
 
 impl State<'_> {
@@ -407,10 +427,13 @@ fn exec(
                 let store = matches!(op, Op::GlobalStore { .. });
                 let firsts = offset.eval_all_in(threads, &r.env);
                 // The buffer instructions read the offset as two unsigned parts: the uniform
-                // base (`soffset`, unless a term of it subtracts) and the rest per thread.
-                let soffset = (!offset.base.subtracts()).then(|| offset.base.value_in(&r.env).unwrap_or(0));
+                // base (`soffset`, unless a term of it subtracts or the offset is held whole in
+                // a register) and the rest per thread.
+                let soffset = (offset.held.is_none() && !offset.base.subtracts())
+                    .then(|| offset.base.value_in(&r.env).unwrap_or(0));
                 for (t, first) in firsts.into_iter().enumerate() {
                     let live = offset.predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
+                    check_held(offset, s, t, first.filter(|_| live), &b.name)?;
                     let index = offset
                         .index
                         .map_or(0, |i| s.get(i, t) as u32 as i32 as i64 as u64);
@@ -493,6 +516,8 @@ fn exec(
                     elements.push((n.src, n.dst, n.predicate));
                 }
                 for (t, first) in firsts.into_iter().enumerate() {
+                    let live = offset.predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
+                    check_held(offset, s, t, first.filter(|_| live), &b.name)?;
                     let index = offset
                         .index
                         .map_or(0, |i| s.get(i, t) as u32 as i32 as i64 as u64);

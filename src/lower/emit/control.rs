@@ -54,7 +54,8 @@ impl Emitter<'_> {
     }
 
     /// A loop in the form LLVM optimises best (rotated): a guard, the body with its phis at the
-    /// top and the test at the bottom, and phis at the exit for what the loop leaves.
+    /// top and the test at the bottom, and phis at the exit for what the loop leaves (from the
+    /// body's last block, or from a block of its own on the edge that skips the loop).
     pub(super) fn emit_loop(
         &mut self,
         (counter, start, end, step): (u32, &Uniform, &Uniform, &Uniform),
@@ -74,11 +75,17 @@ impl Emitter<'_> {
             .iter()
             .map(|v| self.val(v.init))
             .collect::<Result<_, _>>()?;
-        let (entry, exit) = (self.label("loop"), self.label("done"));
+        let (entry, exit, skip) = (self.label("loop"), self.label("done"), self.label("skip"));
         let pre = self.block.clone();
         let guard = self.tmp();
         self.line(&format!("{guard} = icmp slt i32 {start}, {end}"));
-        self.line(&format!("br i1 {guard}, label %{entry}, label %{exit}"));
+        // A loop is expected to run (`!2`: the guard's weights): the edge that skips it is a
+        // cold block of its own, where the exit phis' copies of the initial values (64 zeroed
+        // accumulators) are made — not before the guard, on the loop's path, which makes the
+        // loop's own copies too.
+        self.line(&format!("br i1 {guard}, label %{entry}, label %{skip}, !prof !2"));
+        self.start_block(&skip);
+        self.line(&format!("br label %{exit}"));
         let outer = std::mem::take(&mut self.body);
         let scope = self.enter();
         for v in values {
@@ -134,11 +141,11 @@ impl Emitter<'_> {
         }
         self.start_block(&exit);
         self.line(&format!(
-            "%u{counter} = phi i32 [ {start}, %{pre} ], [ {c}, %{latch} ]"
+            "%u{counter} = phi i32 [ {start}, %{skip} ], [ {c}, %{latch} ]"
         ));
         for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
             self.line(&format!(
-                "%u{} = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]",
+                "%u{} = phi i32 [ {init}, %{skip} ], [ {next}, %{latch} ]",
                 u.slot
             ));
         }
@@ -146,7 +153,7 @@ impl Emitter<'_> {
             let w = self.p.value_bits(v.phi);
             let d = self.define(v.phi)?;
             self.line(&format!(
-                "{d} = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]"
+                "{d} = phi i{w} [ {init}, %{skip} ], [ {next}, %{latch} ]"
             ));
         }
         Ok(())

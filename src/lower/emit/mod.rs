@@ -1014,5 +1014,6 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
     );
     let _ = writeln!(out, "!0 = !{{!\"amdgpu-synchronize-as\", !\"local\"}}");
     let _ = writeln!(out, "!1 = !{{i32 0, i32 {}}}", p.threads);
+    let _ = writeln!(out, "!2 = !{{!\"branch_weights\", i32 2000, i32 1}}");
     Ok(out)
 }

@@ -2,10 +2,12 @@
 //! `voffset` and workgroup-uniform `soffset` — the coordinates' strides applied once per
 //! distinct row, a constant row folded into `soffset`, a data index added per lane, and a
 //! masked thread sent past the buffer (offset `0x80000000`) so the hardware drops its access.
+//! An offset the program already holds in a register (the index a mask compared) is shifted
+//! to bytes instead: the whole offset per thread, no uniform part to compute.
 
 use super::{Emitter, lit};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{Extent, GlobalOffset, Uniform, UniformInput, XorMap};
+use crate::lower::ir::{Extent, GlobalOffset, Uniform, UniformInput, Value, XorMap};
 
 impl Emitter<'_> {
     /// `x · stride` as an operand (computed once per distinct pair).
@@ -42,10 +44,13 @@ impl Emitter<'_> {
         o: &GlobalOffset,
         bytes: u64,
     ) -> Result<(String, String), LowerError> {
-        let (mut voffset, soffset) = self.coordinate_offset(o, bytes)?;
+        let (mut voffset, soffset) = match o.held {
+            Some(held) => (self.held_offset(held, bytes)?, "0".to_string()),
+            None => self.coordinate_offset(o, bytes)?,
+        };
         // `soffset` is unsigned: a base that may be negative (a window reaching back,
         // `rows - 3 + j`) joins the per-thread part, whose sum is what the access reads.
-        let base_per_thread = o.base.subtracts();
+        let base_per_thread = o.held.is_none() && o.base.subtracts();
         if base_per_thread {
             let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;
             let r = self.tmp();
@@ -77,7 +82,7 @@ impl Emitter<'_> {
             self.line(&format!("{r} = select i1 {c}, i32 {voffset}, i32 -2147483648"));
             voffset = r;
         }
-        if o.base.is_zero() || base_per_thread {
+        if o.base.is_zero() || base_per_thread || o.held.is_some() {
             return Ok((voffset, soffset));
         }
         let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;
@@ -100,6 +105,21 @@ impl Emitter<'_> {
             soffset = t;
         }
         Ok((voffset, soffset))
+    }
+
+    /// The byte offset of an element offset the program holds in `held`: one shift.
+    fn held_offset(&mut self, held: Value, bytes: u64) -> Result<String, LowerError> {
+        let h = self.val(held)?;
+        if bytes == 1 {
+            return Ok(h);
+        }
+        let t = self.tmp();
+        if bytes.is_power_of_two() {
+            self.line(&format!("{t} = shl i32 {h}, {}", bytes.trailing_zeros()));
+        } else {
+            self.line(&format!("{t} = mul i32 {h}, {bytes}"));
+        }
+        Ok(t)
     }
 
     /// [`global_offset`](Self::global_offset) without the base.

@@ -27,6 +27,7 @@
 //!     when: vec![],
 //!     index: None,
 //!     predicate: None,
+//!     held: None,
 //! };
 //! let v = p.values_of(2, 32);
 //! p.ops.push(Op::GlobalLoad { dst: v.clone(), buffer: 0, offset: offset.clone(), other: 0 });

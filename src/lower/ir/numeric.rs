@@ -74,13 +74,14 @@ pub fn decode(ty: &str, x: u64) -> Option<f64> {
 
 /// The bit pattern of `v` in type `ty`, rounded to nearest even (`None` for a type the table
 /// does not use, or a value that is not finite or too large for an 8-bit float; `f16` and
-/// `bf16` have infinities and NaN).
+/// `bf16` have infinities and NaN, and a value past their range rounds to ±∞ as IEEE says).
 ///
 /// ```
 /// use linear_layout::lower::numeric::encode;
 /// assert_eq!(encode("bf16", 1.0), Some(0x3f80));
 /// assert_eq!(encode("f16", f64::NEG_INFINITY), Some(0xfc00));
 /// assert_eq!(encode("f16", 2049.0), Some(0x6800)); // 2049 rounds to 2048 (ties to even)
+/// assert_eq!(encode("f16", 70_000.0), Some(0x7c00)); // past 65504: +∞
 /// assert_eq!(encode("i32", -3.0), Some(0xffff_fffd));
 /// ```
 pub fn encode(ty: &str, v: f64) -> Option<u64> {
@@ -118,7 +119,8 @@ pub fn encode(ty: &str, v: f64) -> Option<u64> {
     let biased = if q >> m_bits == 0 { 0 } else { e as u64 };
     let max_biased = (1u64 << e_bits) - if fnuz || e_bits == 4 { 1 } else { 2 };
     if biased > max_biased {
-        return None;
+        // IEEE overflow: f16 and bf16 round past their largest finite value to ±∞.
+        return matches!(ty, "f16" | "bf16").then_some(sign | ((1 << e_bits) - 1) << m_bits);
     }
     Some(sign | biased << m_bits | (q & ((1 << m_bits) - 1)))
 }
@@ -347,7 +349,9 @@ mod tests {
             assert_eq!(decode("f16", encode("f16", x).unwrap()), Some(x));
         }
         assert_eq!(encode("f16", 2.5 * tiny), Some(2));
-        assert_eq!(encode("f16", 1e6), None);
+        assert_eq!(encode("f16", 1e6), Some(0x7c00));
+        assert_eq!(encode("f16", -65_519.0), Some(0xfbff)); // rounds down to −65504
+        assert_eq!(encode("f16", 65_520.0), Some(0x7c00)); // the tie rounds to ∞
     }
 
     /// Law: encoding a decoded pattern gives the pattern back (every finite f16 and fp8).

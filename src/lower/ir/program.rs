@@ -37,7 +37,7 @@ pub struct Value(pub u32);
 ///
 /// ```
 /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::constant(8), when: vec![], index: None, predicate: None };
+/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::constant(8), when: vec![], index: None, predicate: None, held: None };
 /// assert_eq!(o.eval(0, &Launch::single(vec![])), Some(8));
 /// assert_eq!(o.eval(1, &Launch::single(vec![])), None);
 /// ```
@@ -59,6 +59,11 @@ pub struct GlobalOffset {
     /// A per-thread predicate (a 1-bit value): where it is 0 the thread is masked (a mask that
     /// bounds no coordinate).
     pub predicate: Option<Value>,
+    /// `base + Σ coords[d] · strides[d]` as a 32-bit value the program already holds (the index
+    /// a mask compared: `offs = pid * BLOCK + arange` in `tl.load(x + offs, offs < n)`). The
+    /// access then takes its whole offset from that register, shifted to bytes, and needs no
+    /// uniform part of its own; the interpreter checks that it holds what the formula says.
+    pub held: Option<Value>,
 }
 
 impl GlobalOffset {
@@ -67,7 +72,7 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None], base: Uniform::default(), when: vec![], index: None, predicate: None };
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None };
     /// assert_eq!(o.eval(1, &Launch::single(vec![3])), Some(4));
     /// ```
     pub fn eval(&self, tid: u64, launch: &Launch) -> Option<u64> {
@@ -92,7 +97,7 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::default(), when: vec![], index: None, predicate: None };
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None };
     /// assert_eq!(o.eval_all(2, &Launch::single(vec![])), vec![Some(0), None]);
     /// ```
     pub fn eval_all(&self, threads: usize, launch: &Launch) -> Vec<Option<u64>> {
@@ -122,7 +127,7 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Uniform, XorMap};
-    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None }.unmasked());
+    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None }.unmasked());
     /// ```
     pub fn unmasked(&self) -> bool {
         self.bounds.iter().all(Option::is_none) && self.when.is_empty() && self.predicate.is_none()

@@ -66,6 +66,7 @@ impl Program {
                     dst.iter()
                         .chain(&offset.index)
                         .chain(&offset.predicate)
+                        .chain(&offset.held)
                         .copied()
                         .collect(),
                     Some(*buffer),
@@ -84,6 +85,7 @@ impl Program {
                         .chain(cmp)
                         .chain(&offset.index)
                         .chain(&offset.predicate)
+                        .chain(&offset.held)
                         .copied()
                         .chain(
                             neighbour
@@ -99,7 +101,13 @@ impl Program {
                 Op::LdsReadIndexed { dst, address, .. } => (vec![*dst, *address], None),
                 Op::LdsAtomicAdd { src, address, .. } => (vec![*src, *address], None),
                 Op::GlobalLoadToLds { buffer, offset, .. } => (
-                    offset.index.iter().chain(&offset.predicate).copied().collect(),
+                    offset
+                        .index
+                        .iter()
+                        .chain(&offset.predicate)
+                        .chain(&offset.held)
+                        .copied()
+                        .collect(),
                     Some(*buffer),
                 ),
                 Op::WaitDirectLoads | Op::Barrier | Op::WorkgroupBarrier => (Vec::new(), None),
@@ -192,9 +200,12 @@ impl Program {
             | Op::GlobalAtomic { offset, .. }
             | Op::GlobalLoadToLds { offset, .. } = op
                 && (offset.index.is_some_and(|v| self.value_bits(v) != 32)
+                    || offset.held.is_some_and(|v| self.value_bits(v) != 32)
                     || offset.predicate.is_some_and(|v| self.value_bits(v) != 1))
             {
-                return bad("an access's data index is 32 bits wide and its predicate 1 bit");
+                return bad(
+                    "an access's data index and held offset are 32 bits wide and its predicate 1 bit",
+                );
             }
             if let Op::GlobalLoadToLds { offset, .. } = op
                 && !offset.symbolic()

@@ -224,6 +224,7 @@ pub(crate) fn store_registers(p: &mut Program, d: &Dist, bits: u32, vals: &[Valu
                 when: Vec::new(),
                 index: None,
                 predicate: None,
+                held: None,
             },
         });
     }

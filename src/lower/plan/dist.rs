@@ -173,6 +173,7 @@ impl Dist {
                 when: Vec::new(),
                 index: None,
                 predicate: None,
+                held: None,
             },
         )
     }
@@ -195,6 +196,7 @@ impl Dist {
             when: a.when.clone(),
             index: a.index.as_ref().and_then(|v| v.get(r).copied()),
             predicate: a.predicate.as_ref().and_then(|v| v.get(r).copied()),
+            held: a.held.as_ref().and_then(|v| v.get(r).copied()),
         }
     }
 
@@ -292,6 +294,8 @@ pub(crate) struct Addressing {
     pub(crate) index: Option<Vec<Value>>,
     /// Per register, a predicate (1 bit) without which the element is not accessed.
     pub(crate) predicate: Option<Vec<Value>>,
+    /// Per register, `base + Σ c_d·strides[d]` as a 32-bit value the program already holds.
+    pub(crate) held: Option<Vec<Value>>,
 }
 
 /// The accesses of a layout's distinct registers in vectors of `vector` elements, each with

@@ -155,6 +155,8 @@ impl Lowering<'_> {
                     in_registers[k] = true;
                     self.p.ops.truncate(ops);
                     self.p.values.truncate(values);
+                    self.held
+                        .retain(|h| h.values.iter().all(|v| (v.0 as usize) < values));
                     self.slots = slots;
                     self.p.derived.truncate(derived);
                 }

@@ -378,20 +378,23 @@ impl Lowering<'_> {
             "arith.fptoui" => unsigned(&to),
             _ => numeric_type(&to).or_else(|| fp8(&to)),
         };
-        // Narrowing rounds to nearest even; `rtz` (toward zero) is not lowered.
-        if let Some(mode) = crate::ttgir::attr(&op.attrs, "rounding")
-            && !matches!(mode, AttrValue::Raw(m) if m == "rtne")
-            && *mode != AttrValue::Int(1)
-        {
-            let shown = match mode {
-                AttrValue::Raw(m) => m.clone(),
-                other => format!("{other:?}"),
-            };
-            return fail(
-                op,
-                format!("rounding = {shown} ({from} to {to}): only rtne is lowered"),
-            );
-        }
+        // Narrowing rounds to nearest even, or toward zero (`rtz`, mode 0).
+        let toward_zero = match crate::ttgir::attr(&op.attrs, "rounding") {
+            None | Some(AttrValue::Int(1)) => false,
+            Some(AttrValue::Raw(m)) if m == "rtne" => false,
+            Some(AttrValue::Raw(m)) if m == "rtz" => true,
+            Some(AttrValue::Int(0)) => true,
+            Some(mode) => {
+                let shown = match mode {
+                    AttrValue::Raw(m) => m.clone(),
+                    other => format!("{other:?}"),
+                };
+                return fail(
+                    op,
+                    format!("rounding = {shown} ({from} to {to}): not a rounding mode"),
+                );
+            }
+        };
         let wide = |t: &str| matches!(t, "f32" | "f16" | "bf16");
         if (fp8(&from).is_some() && !wide(&to)) || (fp8(&to).is_some() && !wide(&from)) {
             return fail(
@@ -423,7 +426,86 @@ impl Lowering<'_> {
             });
             out.extend(dst);
         }
+        if toward_zero {
+            out = self.toward_zero(op, (from_ty, to_ty), &values, out)?;
+        }
         self.define(op, Sym::Data { layout, values: out })
+    }
+
+    /// Narrowed floats `rounded` to nearest even of `wide`, rounded toward zero instead.
+    ///
+    /// Rounding to nearest lands within one unit of the last place, so where it rounded away
+    /// from zero (`|rounded| > |wide|`, compared exactly after widening back) the result
+    /// toward zero is one step nearer zero: the bit pattern minus one (sign and magnitude).
+    /// A finite number past the narrow range rounds to infinity and steps back to the
+    /// largest finite one, as rounding toward zero gives; NaNs and infinities stay. E.g.
+    /// f32 `1.00146484375` (between the f16 neighbours 1.0009765625 and 1.001953125, nearer
+    /// the second): nearest gives `0x3c02`, toward zero `0x3c01`.
+    fn toward_zero(
+        &mut self,
+        op: &Op,
+        (wide_ty, narrow_ty): (&'static str, &'static str),
+        wide: &[Value],
+        rounded: Vec<Value>,
+    ) -> Result<Vec<Value>, LowerError> {
+        let (bits_ty, narrow_bits) = match narrow_ty {
+            "f16" | "bf16" => ("i16", 16),
+            "f32" => ("i32", 32),
+            _ => {
+                return fail(
+                    op,
+                    format!(
+                        "rounding = rtz ({wide_ty} to {narrow_ty}): toward zero only to f32, f16 and bf16"
+                    ),
+                );
+            }
+        };
+        if !matches!(wide_ty, "f64" | "f32") {
+            return fail(
+                op,
+                format!("rounding = rtz ({wide_ty} to {narrow_ty}): toward zero only from f64 and f32"),
+            );
+        }
+        let wide_bits = if wide_ty == "f64" { 64 } else { 32 };
+        let one = self.p.value(narrow_bits);
+        self.p.ops.push(ProgramOp::Constant { dst: one, bits: 1 });
+        let mut out = Vec::with_capacity(rounded.len());
+        for (&x, r) in wide.iter().zip(rounded) {
+            let back = self.p.value(wide_bits);
+            self.p.ops.push(ProgramOp::Convert {
+                dst: vec![back],
+                src: vec![r],
+                from: narrow_ty,
+                to: wide_ty,
+            });
+            let (abs_back, abs_x) = (self.p.value(wide_bits), self.p.value(wide_bits));
+            for (dst, src) in [(abs_back, back), (abs_x, x)] {
+                self.p.ops.push(ProgramOp::Arith {
+                    op: ArithOp::Abs,
+                    ty: wide_ty,
+                    dst,
+                    src: vec![src],
+                });
+            }
+            let away = self.p.value(1);
+            self.p.ops.push(ProgramOp::Compare {
+                pred: Predicate::Ogt,
+                ty: wide_ty,
+                dst: away,
+                a: abs_back,
+                b: abs_x,
+            });
+            let nearer = self.binary(ArithOp::Sub, bits_ty, r, one);
+            let dst = self.p.value(narrow_bits);
+            self.p.ops.push(ProgramOp::Select {
+                dst,
+                cond: away,
+                a: nearer,
+                b: r,
+            });
+            out.push(dst);
+        }
+        Ok(out)
     }
 
     /// For `sitofp` / `uitofp` of `v`: where `v` is `extsi` / `extui` (the same signedness) of

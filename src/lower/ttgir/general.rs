@@ -51,7 +51,7 @@ use crate::lower::error::LowerError;
 use crate::lower::ir::{
     ArithOp, Cmp, Condition, Extent, Op as ProgramOp, Predicate, Uniform, UniformInput, Value, XorMap,
 };
-use crate::lower::plan::dist::Dist;
+use crate::lower::plan::dist::{Addressing, Dist};
 use crate::ttgir::{Op, op_place};
 
 /// The comparison of a uniform [`Condition`] as a per-thread [`Predicate`].
@@ -76,7 +76,85 @@ fn extent_uniform(e: Extent) -> Uniform {
     }
 }
 
+/// An affine index tensor `constant + Σ c_d·coef[d]` the program holds in registers of
+/// `layout` (32-bit): what a mask compared, and what an access at the same offsets shifts to
+/// bytes instead of computing its offset again.
+pub(super) struct HeldIndex {
+    constant: Uniform,
+    coef: Vec<Uniform>,
+    layout: LinearLayout,
+    pub(super) values: Vec<Value>,
+}
+
 impl Lowering<'_> {
+    /// Per register of `layout`, the element offset `base + Σ c_d·strides[d]` of an access, if
+    /// the program holds it (see [`HeldIndex`]) and taking it saves the uniform part's scalar
+    /// code (a base that is no constant).
+    pub(super) fn held_offsets(&self, addressing: &Addressing, layout: &LinearLayout) -> Option<Vec<Value>> {
+        if addressing.base.as_constant().is_some() {
+            return None;
+        }
+        self.held
+            .iter()
+            .rev()
+            .find(|h| {
+                h.constant == addressing.base
+                    && h.layout == *layout
+                    && h.coef.len() == addressing.strides.len()
+                    && h.coef
+                        .iter()
+                        .zip(&addressing.strides)
+                        .all(|(k, s)| k.extent() == Some(*s))
+            })
+            .map(|h| h.values.clone())
+    }
+
+    /// The 32-bit registers of the affine tensor `constant + Σ c_d·coef[d]` in `layout` as
+    /// `k·h + c` of a held index `h` (integers `k`, `c`): at most a multiply and an add per
+    /// register, where computing it anew takes the coordinates, their products and the
+    /// uniform part again (`offs * K` of Philox after the mask compared `offs`).
+    fn affine_from_held(
+        &mut self,
+        constant: &Uniform,
+        coef: &[Uniform],
+        layout: &LinearLayout,
+    ) -> Option<Vec<Value>> {
+        let (k, c, held) = self.held.iter().rev().find_map(|h| {
+            if h.layout != *layout || h.coef.len() != coef.len() {
+                return None;
+            }
+            let k = if h.coef == coef {
+                1
+            } else {
+                let (from, to) = h
+                    .coef
+                    .iter()
+                    .zip(coef)
+                    .find_map(|(a, b)| Some((a.as_constant().filter(|&a| a != 0)?, b)))?;
+                let to = to.as_constant()?;
+                (to % from == 0).then_some(to / from)?
+            };
+            let times = Uniform::constant(k);
+            if h.coef.iter().zip(coef).any(|(a, b)| a.mul(&times) != *b)
+                || h.coef.iter().all(Uniform::is_zero)
+            {
+                return None;
+            }
+            let c = constant.add(&h.constant.mul(&times), -1).as_constant()?;
+            Some((k, c, h.values.clone()))
+        })?;
+        let factor = (k != 1).then(|| self.uniform_register(&Uniform::constant(k), 32));
+        let addend = (c != 0).then(|| self.uniform_register(&Uniform::constant(c), 32));
+        Some(
+            held.into_iter()
+                .map(|h| {
+                    let scaled = factor.map_or(h, |f| self.binary(ArithOp::Mul, "i32", h, f));
+                    addend.map_or(scaled, |a| self.binary(ArithOp::Add, "i32", scaled, a))
+                })
+                .collect(),
+        )
+    }
+
     /// A symbolic tensor `v` (an affine index, a splat constant, a coordinate mask) in
     /// registers of its own layout.
     pub(super) fn materialise(
@@ -100,7 +178,22 @@ impl Lowering<'_> {
                 coef,
             } => {
                 let width = self.bits(op, v)?;
-                self.affine_registers(op, &dist, &constant, &coef, width)?
+                let from_held = (width == 32)
+                    .then(|| self.affine_from_held(&constant, &coef, &layout))
+                    .flatten();
+                let values = match from_held {
+                    Some(values) => values,
+                    None => self.affine_registers(op, &dist, &constant, &coef, width)?,
+                };
+                if width == 32 {
+                    self.held.push(HeldIndex {
+                        constant,
+                        coef,
+                        layout: layout.clone(),
+                        values: values.clone(),
+                    });
+                }
+                values
             }
             Sym::Affine { base: Some(_), .. } => {
                 return fail(

@@ -177,6 +177,7 @@ impl Lowering<'_> {
                 when: Vec::new(),
                 index: None,
                 predicate: None,
+                held: None,
             },
         ))
     }
@@ -254,6 +255,7 @@ impl Lowering<'_> {
         addressing.bounds = masking.bounds;
         addressing.when = masking.when;
         addressing.predicate = masking.predicate;
+        addressing.held = self.held_offsets(&addressing, &layout);
         let bits = self.p.buffers[buffer].element_bits;
         let dist = Dist::of(&layout, self.target.wave_size)?;
         let vector = self
@@ -354,6 +356,7 @@ impl Lowering<'_> {
         addressing.bounds = masking.bounds;
         addressing.when = masking.when;
         addressing.predicate = masking.predicate;
+        addressing.held = self.held_offsets(&addressing, &layout);
         let bits = self.p.buffers[buffer].element_bits;
         self.issue_loads_of(op, buffer, data)?;
         // A converted load stored once: loads, round trips and stores interleave.

@@ -177,6 +177,9 @@ struct Lowering<'a> {
     lds_top: u64,
     /// Uniform slots of the loops so far.
     slots: u32,
+    /// Index tensors materialised in registers so far, in scope (an access at the same
+    /// offsets takes its address from them).
+    held: Vec<general::HeldIndex>,
     p: Program,
 }
 
@@ -365,7 +368,13 @@ impl Lowering<'_> {
     }
     /// Lowers op `i` (`false`: it returned). Every error names the op and its line.
     fn op(&mut self, i: usize) -> Result<bool, LowerError> {
-        self.lower_op(i).map_err(|e| {
+        // Registers an op's regions compute do not dominate what follows it.
+        let held = self.held.len();
+        let lowered = self.lower_op(i);
+        if !self.m.ops[i].body.is_empty() {
+            self.held.truncate(held);
+        }
+        lowered.map_err(|e| {
             if e.message().starts_with("line ") {
                 e
             } else {
@@ -620,6 +629,7 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
         users: m.users().iter().map(Vec::len).collect(),
         lds_top: 0,
         slots: 0,
+        held: Vec::new(),
         p: Program::new(&func.name, target.wave_size, threads),
     };
     for (position, (&v, attrs)) in func.args.iter().zip(&func.arg_attrs).enumerate() {
