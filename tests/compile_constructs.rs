@@ -957,3 +957,126 @@ fn downcasts_rounding_toward_zero() {
         }
     }
 }
+
+fn floats(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn float(b: &[u8], i: usize) -> f32 {
+    f32::from_bits(word(b, i))
+}
+
+/// `tl.where` between pointers: a scalar condition choosing the buffer a block loads
+/// (`where_ptr`), a condition per row (`where_ptr_2d`), one inside two loops
+/// (`nested_loops`), and per element the buffer a store and an atomic write (`split_sign`).
+#[test]
+fn pointers_chosen_at_run_time() {
+    let a: Vec<f32> = (0..4096).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..4096).map(|i| -(i as f32) - 0.5).collect();
+    let where_ptr = include_str!("fixtures/compile/zoo/where_ptr_128_f32.gfx942.ttir");
+    let where_ptr_2d = include_str!("fixtures/compile/zoo/where_ptr_2d_16x64_f32.gfx942.ttir");
+    let nested = include_str!("fixtures/compile/zoo/nested_loops_128_f32.gfx942.ttir");
+    // `make_ttir` of `x = tl.load(x_ptr + offs, mask=m, other=0.0); tl.store(tl.where(x >= 0,
+    // pos_ptr + offs, neg_ptr + offs), x * 2.0, mask=m); tl.atomic_add(tl.where(x >= 0, pos_ptr,
+    // neg_ptr) + 1000, 1.0, mask=m)` (BLOCK 128).
+    let split_sign = r#"module {
+  tt.func public @split_sign_kernel(%x_ptr: !tt.ptr<f32>, %pos_ptr: !tt.ptr<f32>, %neg_ptr: !tt.ptr<f32>, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<1.000000e+00> : tensor<128xf32>
+    %cst_0 = arith.constant dense<1000> : tensor<128xi32>
+    %cst_1 = arith.constant dense<2.000000e+00> : tensor<128xf32>
+    %cst_2 = arith.constant dense<0.000000e+00> : tensor<128xf32>
+    %c128_i32 = arith.constant 128 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_3 = arith.muli %offs, %c128_i32 : i32
+    %offs_4 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %offs_5 = tt.splat %offs_3 : i32 -> tensor<128xi32>
+    %offs_6 = arith.addi %offs_5, %offs_4 : tensor<128xi32>
+    %m = tt.splat %n : i32 -> tensor<128xi32>
+    %m_7 = arith.cmpi slt, %offs_6, %m : tensor<128xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %x_8 = tt.addptr %x, %offs_6 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x_9 = tt.load %x_8, %m_7, %cst_2 : tensor<128x!tt.ptr<f32>>
+    %dst = arith.cmpf oge, %x_9, %cst_2 : tensor<128xf32>
+    %dst_10 = tt.splat %pos_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %dst_11 = tt.addptr %dst_10, %offs_6 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %dst_12 = tt.splat %neg_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %dst_13 = tt.addptr %dst_12, %offs_6 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %dst_14 = arith.select %dst, %dst_11, %dst_13 : tensor<128xi1>, tensor<128x!tt.ptr<f32>>
+    %0 = arith.mulf %x_9, %cst_1 : tensor<128xf32>
+    tt.store %dst_14, %0, %m_7 : tensor<128x!tt.ptr<f32>>
+    %1 = arith.select %dst, %dst_10, %dst_12 : tensor<128xi1>, tensor<128x!tt.ptr<f32>>
+    %2 = tt.addptr %1, %cst_0 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %3 = tt.atomic_rmw fadd, acq_rel, gpu, %2, %cst, %m_7 : (tensor<128x!tt.ptr<f32>>, tensor<128xf32>, tensor<128xi1>) -> tensor<128xf32>
+    tt.return
+  }
+}"#;
+    for arch in ARCHS {
+        // A block of `a` or of `b`, as `sel > 0`.
+        let k = compiled(where_ptr, arch);
+        for (sel, from) in [(3u64, &a), (0, &b)] {
+            let mut buffers = vec![floats(&a), floats(&b), vec![0; 512]];
+            run(&k, &mut buffers, &[sel], 1);
+            assert!(
+                (0..128).all(|i| float(&buffers[2], i) == from[i]),
+                "{arch}: sel {sel}"
+            );
+        }
+        // Row `r` of `a` where `sel[r] ≠ 0`, else of `b`.
+        let k = compiled(where_ptr_2d, arch);
+        let sel: Vec<u32> = (0..16).map(|r| u32::from(r % 3 == 1)).collect();
+        let mut buffers = vec![floats(&a), floats(&b), vec![0; 4096], words(&sel)];
+        run(&k, &mut buffers, &[], 1);
+        for i in 0..1024 {
+            let want = if sel[i / 64] != 0 { a[i] } else { b[i] };
+            assert_eq!(float(&buffers[2], i), want, "{arch}: element {i}");
+        }
+        // for i in range(pid, n_outer, step): for j in range(n_inner): a block of `b` where
+        // `(i + j) % 2 == 0 and use_b`, else of `a`; summed where `j % 3 == 0`, else maxed.
+        let k = compiled(nested, arch);
+        let (n_outer, n_inner, step) = (10usize, 3usize, 4usize);
+        for use_b in [3u64, 0] {
+            let mut buffers = vec![floats(&a), floats(&b), vec![0; 4 * 512]];
+            run(
+                &k,
+                &mut buffers,
+                &[n_outer as u64, n_inner as u64, step as u64, use_b],
+                4,
+            );
+            for pid in 0..4 {
+                for o in 0..128 {
+                    let mut acc = 0f32;
+                    for i in (pid..n_outer).step_by(step) {
+                        for j in 0..n_inner {
+                            let src = if (i + j) % 2 == 0 && use_b != 0 { &b } else { &a };
+                            let v = src[(i * n_inner + j) * 128 + o];
+                            acc = if j % 3 == 0 { acc + v } else { acc.max(v) };
+                        }
+                    }
+                    assert_eq!(
+                        float(&buffers[2], pid * 128 + o),
+                        acc,
+                        "{arch}: use_b {use_b} pid {pid} {o}"
+                    );
+                }
+            }
+        }
+        // Per element: `2x` into `pos` or `neg`, and one count per element into each's word 1000.
+        let k = compiled(split_sign, arch);
+        let x: Vec<f32> = (0..384).map(|i| ((i * 37) % 101) as f32 - 50.0).collect();
+        let n = 300;
+        let mut buffers = vec![floats(&x), vec![0; 4 * 2048], vec![0; 4 * 2048]];
+        run(&k, &mut buffers, &[n as u64], 3);
+        for (i, &v) in x.iter().enumerate().take(n) {
+            let (into, other) = if v >= 0.0 { (1, 2) } else { (2, 1) };
+            assert_eq!(float(&buffers[into], i), 2.0 * v, "{arch}: element {i}");
+            assert_eq!(
+                float(&buffers[other], i),
+                0.0,
+                "{arch}: element {i} in the other buffer"
+            );
+        }
+        let positive = x[..n].iter().filter(|&&v| v >= 0.0).count() as f32;
+        assert_eq!(float(&buffers[1], 1000), positive, "{arch}");
+        assert_eq!(float(&buffers[2], 1000), n as f32 - positive, "{arch}");
+    }
+}

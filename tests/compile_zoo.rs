@@ -19,14 +19,7 @@ const DIR: &str = "tests/fixtures/compile/zoo";
 const REFUSED: &[(&str, &str)] = &[
     // A pointer loaded from memory (grouped GEMM): buffers are the kernel's pointer arguments.
     ("grouped_gemm_32x32x32_f16", "tt.int_to_ptr: is not lowered"),
-    // A pointer chosen at run time between two arguments.
-    ("nested_loops_128_f32", "arith.select: %b_ptr is not data"),
-    ("where_ptr_128_f32", "arith.select: %a_ptr is not data"),
     ("inline_asm_256_i32", "tt.elementwise_inline_asm: is not lowered"),
-    (
-        "where_ptr_2d_16x64_f32",
-        "is a tensor of pointers; pointers are not held in registers",
-    ),
     // A batched dot: the matrix-instruction plans take 2-D layouts.
     ("bmm3d_dot_2x32x32x32_f16", "a dot needs 2-D layouts"),
     ("bmm3d_dot_4x16x64x32_bf16_w8", "a dot needs 2-D layouts"),

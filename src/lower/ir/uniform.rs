@@ -168,6 +168,25 @@ impl Cmp {
             Cmp::Ne => "ne",
         }
     }
+
+    /// The comparison that holds exactly where this one fails (`¬(a < b)` is `a ≥ b`).
+    ///
+    /// ```
+    /// use linear_layout::lower::Cmp;
+    /// for cmp in [Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge, Cmp::Eq, Cmp::Ne] {
+    ///     assert!((-2..3).all(|b| cmp.negated().holds(0, b) != cmp.holds(0, b)));
+    /// }
+    /// ```
+    pub fn negated(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Ge,
+            Cmp::Le => Cmp::Gt,
+            Cmp::Gt => Cmp::Le,
+            Cmp::Ge => Cmp::Lt,
+            Cmp::Eq => Cmp::Ne,
+            Cmp::Ne => Cmp::Eq,
+        }
+    }
 }
 
 /// A condition the whole workgroup agrees on: `lhs cmp rhs`, in 32-bit signed arithmetic.
@@ -202,6 +221,20 @@ impl Condition {
     pub(crate) fn value_in(&self, env: &Env) -> Option<bool> {
         let (a, b) = (self.lhs.value_in(env)?, self.rhs.value_in(env)?);
         Some(self.cmp.holds(a as i32 as i64, b as i32 as i64))
+    }
+
+    /// The condition that holds exactly where this one fails.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Cmp, Condition, Launch, Uniform};
+    /// let c = Condition { lhs: Uniform::constant(1), cmp: Cmp::Lt, rhs: Uniform::constant(0) };
+    /// assert_eq!(c.negated().value(&Launch::single(vec![])), Some(true));
+    /// ```
+    pub fn negated(&self) -> Condition {
+        Condition {
+            cmp: self.cmp.negated(),
+            ..self.clone()
+        }
     }
 
     /// Every input it reads.

@@ -436,11 +436,17 @@ impl Lowering<'_> {
         }
         // A uniform mask is a branch-free `when`; any other is a predicate in a register.
         let mask = op.mask.map(|i| self.operand(op, i).cloned()).transpose()?;
-        let (when, predicate) = match (mask, op.mask) {
+        let (mut when, mut predicate) = match (mask, op.mask) {
             (Some(Sym::Cond(c)), _) => (vec![c], None),
             (Some(_), Some(i)) => (Vec::new(), Some(self.typed_data(op, op.operands[i])?.1[0])),
             _ => (Vec::new(), None),
         };
+        // An arm of a chosen pointer: its side of the condition masks the load too.
+        let arm = self.arm_masks(op, op.operands[0])?;
+        when.extend(arm.when);
+        if let Some(p) = arm.predicate.and_then(|p| p.first().copied()) {
+            predicate = Some(self.and_predicates(predicate, p));
+        }
         let constant_other = match op.other.map(|i| self.operand(op, i)).transpose()? {
             None => Some(0),
             Some(Sym::Splat(b)) => Some(*b),
@@ -509,11 +515,13 @@ impl Lowering<'_> {
         if self.p.value_bits(value) != bits {
             return fail(op, "stores a value of another width than its type");
         }
-        let when = match op.mask.map(|i| self.operand(op, i)).transpose()? {
+        let mut when = match op.mask.map(|i| self.operand(op, i)).transpose()? {
             None => Vec::new(),
             Some(Sym::Cond(c)) => vec![c.clone()],
             Some(_) => return fail(op, "a scalar store's mask that is not a uniform condition"),
         };
+        let arm = self.arm_masks(op, op.operands[0])?;
+        when.extend(arm.when);
         let thread_bits = self.p.thread_bits();
         let (tid, zero, first) = (self.p.value(32), self.p.value(32), self.p.value(1));
         self.p.ops.push(ProgramOp::ThreadMap {
@@ -531,6 +539,10 @@ impl Lowering<'_> {
             a: tid,
             b: zero,
         });
+        let first = match arm.predicate.and_then(|p| p.first().copied()) {
+            Some(p) => self.and_predicates(Some(first), p),
+            None => first,
+        };
         self.p.ops.push(ProgramOp::GlobalStore {
             src: vec![value],
             buffer,

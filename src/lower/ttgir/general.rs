@@ -333,7 +333,7 @@ impl Lowering<'_> {
     }
 
     /// A uniform condition as a predicate in every thread.
-    fn condition_register(&mut self, c: &Condition) -> Value {
+    pub(super) fn condition_register(&mut self, c: &Condition) -> Value {
         let (lhs, rhs) = (
             self.uniform_register(&c.lhs, 32),
             self.uniform_register(&c.rhs, 32),

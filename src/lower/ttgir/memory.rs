@@ -51,6 +51,9 @@ pub(super) struct Masking {
     /// An `other` that is no constant: a tensor of the access's layout, chosen after the
     /// load where the mask fails.
     other_values: Option<Vec<Value>>,
+    /// Whether a chosen pointer's condition is a predicate per element: a vector may not
+    /// span elements it tells apart.
+    elementwise_arm: bool,
 }
 
 impl Pending {
@@ -435,6 +438,33 @@ impl Lowering<'_> {
     /// coordinates becomes the access's bounds; any other mask is computed in registers of the
     /// access's `layout`, one predicate per register.
     pub(super) fn bounds(&mut self, op: &Op, layout: &LinearLayout) -> Result<Masking, LowerError> {
+        let mut masking = self.own_bounds(op, layout)?;
+        if self.arms.is_empty() {
+            return Ok(masking);
+        }
+        // An arm of a chosen pointer: its side of the condition masks the access too.
+        let arm = self.arm_masks(op, op.operands[0])?;
+        masking.when.extend(arm.when);
+        if let Some(arm) = arm.predicate {
+            let registers = Dist::of(layout, self.target.wave_size)?.registers();
+            if arm.len() != registers {
+                return fail(op, "the pointer's condition is in another layout than the access");
+            }
+            masking.elementwise_arm = true;
+            masking.predicate = Some(match masking.predicate.take() {
+                None => arm,
+                Some(own) => own
+                    .into_iter()
+                    .zip(arm)
+                    .map(|(a, b)| self.and_predicates(Some(a), b))
+                    .collect(),
+            });
+        }
+        Ok(masking)
+    }
+
+    /// The mask, bounds and `other` of the access `op` itself.
+    fn own_bounds(&mut self, op: &Op, layout: &LinearLayout) -> Result<Masking, LowerError> {
         let rank = layout.num_out_dims();
         let constant_other = match op.other.map(|i| self.operand(op, i)).transpose()? {
             None => Some(0),
@@ -465,6 +495,7 @@ impl Lowering<'_> {
             predicate: None,
             other: constant_other.unwrap_or(0),
             other_values,
+            elementwise_arm: false,
         };
         let Some(i) = op.mask else {
             return Ok(masking);
@@ -501,8 +532,12 @@ impl Lowering<'_> {
     }
 
     /// Elements per vector a mask allows: a bound on the last dimension or a mask in registers
-    /// may cut a vector, so vectors are no longer than the mask's AxisInfo constancy there.
+    /// may cut a vector, so vectors are no longer than the mask's AxisInfo constancy there (a
+    /// chosen pointer's condition per element allows one).
     fn mask_vector(&self, op: &Op, masking: &Masking) -> usize {
+        if masking.elementwise_arm {
+            return 1;
+        }
         if masking.predicate.is_none() && masking.bounds.last().is_none_or(Option::is_none) {
             return usize::MAX;
         }

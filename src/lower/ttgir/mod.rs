@@ -75,6 +75,7 @@
 
 mod atomic;
 mod blocks;
+mod choice;
 mod control;
 mod data;
 mod gather;
@@ -142,6 +143,13 @@ enum Sym {
     Lanes(Value),
     /// A pointer or tensor of pointers whose offset is partly data (gathers, scatters).
     Indexed(Box<gather::Indexed>),
+    /// A pointer chosen at run time: `then` where `cond` holds, else `otherwise` (see
+    /// [`choice`]).
+    Choice {
+        cond: Box<Sym>,
+        then: Box<Sym>,
+        otherwise: Box<Sym>,
+    },
 }
 
 impl Sym {
@@ -160,6 +168,7 @@ impl Sym {
             Sym::Pending(_) => "a load",
             Sym::Lanes(_) => "a scalar in registers",
             Sym::Indexed(_) => "an address with a data part",
+            Sym::Choice { .. } => "a pointer chosen at run time",
         }
     }
 }
@@ -180,6 +189,8 @@ struct Lowering<'a> {
     /// Index tensors materialised in registers so far, in scope (an access at the same
     /// offsets takes its address from them).
     held: Vec<general::HeldIndex>,
+    /// The sides of chosen pointers the accesses being lowered take.
+    arms: Vec<choice::Arm>,
     p: Program,
 }
 
@@ -398,10 +409,20 @@ impl Lowering<'_> {
                 ),
             );
         }
+        if op.name != "arith.select"
+            && let Some(k) =
+                (0..op.operands.len()).find(|&k| matches!(self.operand(op, k), Ok(Sym::Choice { .. })))
+        {
+            self.through_choice(i, k)?;
+            return Ok(true);
+        }
         let rank = op.results.first().map_or(0, |&r| self.rank(r));
         let data = (0..op.operands.len()).any(|k| self.is_data(op, k));
         match op.name.as_str() {
             "tt.return" => return Ok(false),
+            "arith.select" if self.m.values[op.results[0]].ty.element.starts_with("!tt.ptr") => {
+                self.choose_pointer(op)?
+            }
             "tt.make_range" => self.make_range(op)?,
             "tt.get_program_id" | "tt.get_num_programs" => self.program_id(op)?,
             "arith.constant" => self.constant(op, rank)?,
@@ -630,6 +651,7 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
         lds_top: 0,
         slots: 0,
         held: Vec::new(),
+        arms: Vec::new(),
         p: Program::new(&func.name, target.wave_size, threads),
     };
     for (position, (&v, attrs)) in func.args.iter().zip(&func.arg_attrs).enumerate() {
