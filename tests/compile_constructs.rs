@@ -1080,3 +1080,103 @@ fn pointers_chosen_at_run_time() {
         assert_eq!(float(&buffers[2], 1000), n as f32 - positive, "{arch}");
     }
 }
+
+/// A loop bounded by a length loaded from memory (`n = tl.load(lens + pid); for start in
+/// range(0, n, BLOCK)`, as varlen and paged kernels loop over a sequence), and Triton's
+/// grouped GEMM, which loads each group's sizes, strides and matrix pointers from tables
+/// (`tl.load(group_a_ptrs + g).to(tl.pointer_type(tl.float16))`).
+#[test]
+fn loop_bounds_and_pointers_loaded_from_memory() {
+    // `make_ttir` of the loop: `acc += tl.load(x_ptr + pid * 1024 + offs, mask=offs < n,
+    // other=0.0)` over `range(0, n, 128)`, the row's sum stored (BLOCK 128).
+    let varlen = r#"
+module {
+  tt.func public @varlen_sum_kernel(%x_ptr: !tt.ptr<f32>, %lens_ptr: !tt.ptr<i32>, %out_ptr: !tt.ptr<f32>) attributes {noinline = false} {
+    %c128_i32 = arith.constant 128 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %cst = arith.constant dense<0.000000e+00> : tensor<128xf32>
+    %c1024_i32 = arith.constant 1024 : i32
+    %pid = tt.get_program_id x : i32
+    %n = tt.addptr %lens_ptr, %pid : !tt.ptr<i32>, i32
+    %n_0 = tt.load %n : !tt.ptr<i32>
+    %offs = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %acc = tt.splat %n_0 : i32 -> tensor<128xi32>
+    %acc_1 = arith.muli %pid, %c1024_i32 : i32
+    %acc_2 = tt.addptr %x_ptr, %acc_1 : !tt.ptr<f32>, i32
+    %acc_3 = tt.splat %acc_2 : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %acc_4 = scf.for %start = %c0_i32 to %n_0 step %c128_i32 iter_args(%acc_5 = %cst) -> (tensor<128xf32>)  : i32 {
+      %offs_6 = tt.splat %start : i32 -> tensor<128xi32>
+      %offs_7 = arith.addi %offs_6, %offs : tensor<128xi32>
+      %acc_8 = arith.cmpi slt, %offs_7, %acc : tensor<128xi32>
+      %acc_9 = tt.addptr %acc_3, %offs_7 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+      %acc_10 = tt.load %acc_9, %acc_8, %cst : tensor<128x!tt.ptr<f32>>
+      %acc_11 = arith.addf %acc_5, %acc_10 : tensor<128xf32>
+      scf.yield %acc_11 : tensor<128xf32>
+    }
+    %0 = tt.addptr %out_ptr, %pid : !tt.ptr<f32>, i32
+    %1 = "tt.reduce"(%acc_4) <{axis = 0 : i32}> ({
+    ^bb0(%arg3: f32, %arg4: f32):
+      %2 = arith.addf %arg3, %arg4 : f32
+      tt.reduce.return %2 : f32
+    }) : (tensor<128xf32>) -> f32
+    tt.store %0, %1 : !tt.ptr<f32>
+    tt.return
+  }
+}
+"#;
+    let grouped = include_str!("fixtures/compile/zoo/grouped_gemm_32x32x32_f16.gfx942.ttir");
+    for arch in ARCHS {
+        let k = compiled(varlen, arch);
+        let x: Vec<f32> = (0..4096).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+        let lens = [0u32, 5, 300, 1000];
+        let mut buffers = vec![floats(&x), words(&lens), vec![0; 16]];
+        run(&k, &mut buffers, &[], 4);
+        for (row, &n) in lens.iter().enumerate() {
+            let want: f32 = x[row * 1024..row * 1024 + n as usize].iter().sum();
+            assert_eq!(float(&buffers[2], row), want, "{arch}: row {row}");
+        }
+        // Two groups of f16 matrices (A: m×k, B: k×n, C: m×n, row-major), each after the
+        // pointer table in the buffer that holds it: the tables point there.
+        let k = compiled(grouped, arch);
+        let groups = [(64usize, 32usize, 64usize), (32, 64, 32)];
+        let at = |i: usize| 256 + i * 16384;
+        let (mut a_buf, mut b_buf, mut c_buf) = (vec![0u8; 40000], vec![0u8; 40000], vec![0u8; 40000]);
+        let (mut sizes, mut strides) = (Vec::new(), Vec::new());
+        let value = |i: usize, salt: usize| ((i * 31 + salt * 17) % 5) as i32 - 2;
+        for (g, &(m, n, kk)) in groups.iter().enumerate() {
+            for (buf, arg) in [(&mut a_buf, 0), (&mut b_buf, 1), (&mut c_buf, 2)] {
+                let address = linear_layout::lower::interpreted_address(arg) + at(g) as u64;
+                buf[8 * g..8 * g + 8].copy_from_slice(&address.to_le_bytes());
+            }
+            for i in 0..m * kk {
+                a_buf[at(g) + 2 * i..at(g) + 2 * i + 2].copy_from_slice(&f16_of(value(i, g)).to_le_bytes());
+            }
+            for i in 0..kk * n {
+                b_buf[at(g) + 2 * i..at(g) + 2 * i + 2]
+                    .copy_from_slice(&f16_of(value(i, g + 7)).to_le_bytes());
+            }
+            sizes.extend([m as u32, n as u32, kk as u32]);
+            strides.extend([kk as u32, n as u32, n as u32]);
+        }
+        let mut buffers = vec![a_buf, b_buf, c_buf, words(&sizes), words(&strides)];
+        let tiles: usize = groups
+            .iter()
+            .map(|&(m, n, _)| m.div_ceil(32) * n.div_ceil(32))
+            .sum();
+        run(&k, &mut buffers, &[groups.len() as u64], tiles as u32);
+        for (g, &(m, n, kk)) in groups.iter().enumerate() {
+            for r in 0..m {
+                for c in 0..n {
+                    let want: i32 = (0..kk)
+                        .map(|i| value(r * kk + i, g) * value(i * n + c, g + 7))
+                        .sum();
+                    let got = u16::from_le_bytes([
+                        buffers[2][at(g) + 2 * (r * n + c)],
+                        buffers[2][at(g) + 2 * (r * n + c) + 1],
+                    ]);
+                    assert_eq!(got, f16_of(want), "{arch}: group {g} C[{r}][{c}]");
+                }
+            }
+        }
+    }
+}

@@ -17,8 +17,6 @@ const DIR: &str = "tests/fixtures/compile/zoo";
 
 /// What the crate refuses, by kernel: a fragment of the one-line message.
 const REFUSED: &[(&str, &str)] = &[
-    // A pointer loaded from memory (grouped GEMM): buffers are the kernel's pointer arguments.
-    ("grouped_gemm_32x32x32_f16", "tt.int_to_ptr: is not lowered"),
     ("inline_asm_256_i32", "tt.elementwise_inline_asm: is not lowered"),
     // A batched dot: the matrix-instruction plans take 2-D layouts.
     ("bmm3d_dot_2x32x32x32_f16", "a dot needs 2-D layouts"),

@@ -235,6 +235,7 @@ fn loops_and_branches_carry_values_and_slots() {
         name: "out".into(),
         elements: Some(128),
         element_bits: 32,
+        address: None,
     });
     p.scalars.push(linear_layout::lower::Scalar {
         name: "n".into(),
@@ -366,6 +367,7 @@ fn while_loops_test_after_their_first_part() {
             name: "out".into(),
             elements: Some(128),
             element_bits: 32,
+            address: None,
         });
         p.scalars.push(linear_layout::lower::Scalar {
             name: "n".into(),
@@ -562,6 +564,7 @@ fn gathers_and_predicates_read_data_addresses() {
             name: name.into(),
             elements: Some(elements),
             element_bits: 32,
+            address: None,
         });
     }
     p.scalars.push(linear_layout::lower::Scalar {
@@ -677,6 +680,7 @@ fn held_offsets_must_be_what_the_coordinates_say() {
             name: "out".into(),
             elements: Some(256),
             element_bits: 32,
+            address: None,
         });
         p.scalars.push(linear_layout::lower::Scalar {
             name: "base".into(),

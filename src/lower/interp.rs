@@ -14,7 +14,7 @@
 //! // Each of 64 threads copies element tid.
 //! let mut p = Program::new("copy", 64, 64);
 //! for name in ["in", "out"] {
-//!     p.buffers.push(Buffer { name: name.into(), elements: Some(64), element_bits: 32 });
+//!     p.buffers.push(Buffer { name: name.into(), elements: Some(64), element_bits: 32, address: None });
 //! }
 //! let x = p.value(32);
 //! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None };
@@ -274,10 +274,13 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
             launch.workgroup, launch.grid
         ));
     }
-    if buffers.len() != p.buffers.len() {
+    let arguments: Vec<usize> = (0..p.buffers.len())
+        .filter(|&b| p.buffers[b].is_argument())
+        .collect();
+    if buffers.len() != arguments.len() {
         return err(format!(
             "the program takes {} buffers, {} given",
-            p.buffers.len(),
+            arguments.len(),
             buffers.len()
         ));
     }
@@ -288,11 +291,13 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
             scalars.len()
         ));
     }
-    // Elements of each buffer: as declared, or as many as its data holds.
-    let mut limits = Vec::with_capacity(buffers.len());
-    for (b, data) in p.buffers.iter().zip(buffers.iter()) {
+    // Elements of each argument buffer: as declared, or as many as its data holds; a buffer at
+    // a loaded address is placed where its address is bound.
+    let mut views = vec![None; p.buffers.len()];
+    for (memory, (&i, data)) in arguments.iter().zip(buffers.iter()).enumerate() {
+        let b = &p.buffers[i];
         let held = data.len() as u64 * 8 / u64::from(b.element_bits.max(1));
-        match b.elements {
+        let limit = match b.elements {
             Some(n) if held < n => {
                 return err(format!(
                     "buffer {} needs {} bytes, {} given",
@@ -301,9 +306,14 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
                     data.len()
                 ));
             }
-            Some(n) => limits.push(n),
-            None => limits.push(held),
-        }
+            Some(n) => n,
+            None => held,
+        };
+        views[i] = Some(View {
+            memory,
+            byte: 0,
+            limit,
+        });
     }
     p.validate()?;
     let threads = p.threads as usize;
@@ -335,7 +345,7 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
             carried: Vec::new(),
             derived: &p.derived,
         },
-        limits,
+        views,
         stored: vec![Vec::new(); p.buffers.len()],
         in_flight: Vec::new(),
         loop_operations: 0,
@@ -347,11 +357,43 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
     Ok(())
 }
 
+/// Where a buffer's elements lie: in the given buffer `memory`, from byte `byte`, `limit` of
+/// them.
+#[derive(Clone, Copy)]
+struct View {
+    memory: usize,
+    byte: usize,
+    limit: u64,
+}
+
+/// Where the interpreter places argument buffer `k` (counting the buffers that are arguments):
+/// a pointer a kernel loads from memory (a table of buffers) is this address plus a byte
+/// offset. A kernel running on hardware reads the device's addresses instead.
+///
+/// ```
+/// use linear_layout::lower::interpreted_address;
+/// assert_eq!(interpreted_address(1) - interpreted_address(0), 1 << 40);
+/// ```
+pub fn interpreted_address(k: usize) -> u64 {
+    (k as u64 + 1) << 40
+}
+
+impl Run<'_> {
+    /// Buffer `b`'s place, once its address is bound.
+    fn view(&self, b: usize, name: &str) -> Result<View, LowerError> {
+        self.views
+            .get(b)
+            .copied()
+            .flatten()
+            .ok_or_else(|| LowerError::new(format!("buffer {name} is accessed before its address is bound")))
+    }
+}
+
 /// The state of one execution besides values and LDS.
 struct Run<'a> {
     env: Env<'a>,
-    /// Elements of each buffer.
-    limits: Vec<u64>,
+    /// Where each buffer's elements lie (`None`: a loaded address not bound yet).
+    views: Vec<Option<View>>,
     /// Global stores: element -> value stored, to catch two threads storing different values.
     stored: Vec<Vec<Option<u64>>>,
     /// Direct-to-LDS loads not yet waited for: (thread, LDS address, bytes).
@@ -423,6 +465,7 @@ fn exec(
                     .buffers
                     .get(*buffer)
                     .ok_or_else(|| LowerError::new("no such buffer"))?;
+                let view = r.view(*buffer, &b.name)?;
                 let bits = b.element_bits;
                 let store = matches!(op, Op::GlobalStore { .. });
                 let firsts = offset.eval_all_in(threads, &r.env);
@@ -454,22 +497,22 @@ fn exec(
                         }
                     }
                     let n = dst.len() as u64;
-                    if first.checked_add(n).is_none_or(|e| e > r.limits[*buffer]) {
+                    if first.checked_add(n).is_none_or(|e| e > view.limit) {
                         return err(format!(
                             "thread {t} accesses elements {first}..{} of {} ({} elements)",
                             first + n,
                             b.name,
-                            r.limits[*buffer]
+                            view.limit
                         ));
                     }
-                    let at = (first * u64::from(bits) / 8) as usize;
+                    let at = view.byte + (first * u64::from(bits) / 8) as usize;
                     let len = (n * u64::from(bits) / 8) as usize;
                     if store {
                         let (data, _) = to_bytes(s, dst, t, bits)?;
                         let w = (bits / 8) as usize;
                         let seen = &mut r.stored[*buffer];
                         if seen.is_empty() {
-                            seen.resize(r.limits[*buffer] as usize, None);
+                            seen.resize(view.limit as usize, None);
                         }
                         for i in 0..dst.len() {
                             let v = read_le(&data[i * w..(i + 1) * w]);
@@ -482,11 +525,11 @@ fn exec(
                                 ));
                             }
                         }
-                        buffers[*buffer][at..at + len].copy_from_slice(&data[..len]);
+                        buffers[view.memory][at..at + len].copy_from_slice(&data[..len]);
                     } else {
                         let w = (bits / 8) as usize;
                         for (i, &v) in dst.iter().enumerate() {
-                            let x = read_le(&buffers[*buffer][at + i * w..at + (i + 1) * w]);
+                            let x = read_le(&buffers[view.memory][at + i * w..at + (i + 1) * w]);
                             s.set(v, t, x);
                         }
                     }
@@ -507,6 +550,7 @@ fn exec(
                     .buffers
                     .get(*buffer)
                     .ok_or_else(|| LowerError::new("no such buffer"))?;
+                let view = r.view(*buffer, &b.name)?;
                 let (bits, w) = (b.element_bits, (b.element_bits / 8) as usize);
                 let firsts = offset.eval_all_in(threads, &r.env);
                 // The elements each thread updates: (operand, old value's destination, live);
@@ -532,19 +576,19 @@ fn exec(
                             }
                             continue;
                         };
-                        if at >= r.limits[*buffer] {
+                        if at >= view.limit {
                             return err(format!(
                                 "thread {t}'s atomic reaches element {at} of {} ({} elements)",
-                                b.name, r.limits[*buffer]
+                                b.name, view.limit
                             ));
                         }
-                        let range = at as usize * w..(at as usize + 1) * w;
-                        let old = read_le(&buffers[*buffer][range.clone()]);
+                        let range = view.byte + at as usize * w..view.byte + (at as usize + 1) * w;
+                        let old = read_le(&buffers[view.memory][range.clone()]);
                         let c = cmp.map_or(0, |c| s.get(c, t));
                         let new = kind
                             .apply(ty, bits, old, s.get(value, t), c)
                             .ok_or_else(|| LowerError::new(format!("an atomic {kind:?} of {ty}")))?;
-                        buffers[*buffer][range].copy_from_slice(&new.to_le_bytes()[..w]);
+                        buffers[view.memory][range].copy_from_slice(&new.to_le_bytes()[..w]);
                         if let Some(d) = old_to {
                             s.set(d, t, old);
                         }
@@ -624,6 +668,7 @@ fn exec(
                     .buffers
                     .get(*buffer)
                     .ok_or_else(|| LowerError::new("no such buffer"))?;
+                let view = r.view(*buffer, &b.name)?;
                 let n = u64::from(*elements);
                 let len = (n * u64::from(b.element_bits) / 8) as usize;
                 let addresses = address.eval_all(threads);
@@ -631,20 +676,62 @@ fn exec(
                     let data = match first {
                         None => vec![0; len],
                         Some(first) => {
-                            if first.checked_add(n).is_none_or(|e| e > r.limits[*buffer]) {
+                            if first.checked_add(n).is_none_or(|e| e > view.limit) {
                                 return err(format!(
                                     "thread {t} loads elements {first}..{} of {} ({} elements) into LDS",
                                     first + n,
                                     b.name,
-                                    r.limits[*buffer]
+                                    view.limit
                                 ));
                             }
-                            let at = (first * u64::from(b.element_bits) / 8) as usize;
-                            buffers[*buffer][at..at + len].to_vec()
+                            let at = view.byte + (first * u64::from(b.element_bits) / 8) as usize;
+                            buffers[view.memory][at..at + len].to_vec()
                         }
                     };
                     r.in_flight.push((t, addresses[t], data));
                 }
+            }
+            Op::ReadUniform { slot: k, src } => {
+                let x = s.get(*src, 0);
+                if (1..threads).any(|t| s.get(*src, t) != x) {
+                    return err(format!("the threads disagree on the value read into slot {k}"));
+                }
+                let k = slot(r, *k)?;
+                r.env.carried[k] = i64::from(x as u32 as i32);
+            }
+            Op::BindBuffer { buffer } => {
+                let b = p
+                    .buffers
+                    .get(*buffer)
+                    .ok_or_else(|| LowerError::new("no such buffer"))?;
+                let address = b
+                    .address
+                    .ok_or_else(|| LowerError::new(format!("buffer {} has no address to bind", b.name)))?;
+                let a = s.get(address, 0);
+                if (1..threads).any(|t| s.get(address, t) != a) {
+                    return err(format!(
+                        "the threads disagree on the address of buffer {}",
+                        b.name
+                    ));
+                }
+                // An address the interpreter gave an argument buffer, plus a byte offset.
+                let (k, byte) = ((a >> 40).wrapping_sub(1) as usize, (a & ((1 << 40) - 1)) as usize);
+                let Some((memory, data)) = buffers.iter().enumerate().nth(k) else {
+                    return err(format!(
+                        "buffer {}'s address {a:#x} lies in no argument buffer",
+                        b.name
+                    ));
+                };
+                let width = (b.element_bits / 8).max(1) as usize;
+                if byte > data.len() || !byte.is_multiple_of(width) {
+                    return err(format!(
+                        "buffer {}'s address {a:#x} lies outside its argument buffer or between elements",
+                        b.name
+                    ));
+                }
+                let held = ((data.len() - byte) / width) as u64;
+                let limit = b.elements.map_or(held, |n| n.min(held));
+                r.views[*buffer] = Some(View { memory, byte, limit });
             }
             Op::WaitDirectLoads => {
                 for (t, a, data) in std::mem::take(&mut r.in_flight) {

@@ -99,7 +99,7 @@ pub use compile::{CompileOptions, Compiled, Layouts, PricedConversion, compile};
 pub use cost::{KernelCost, UNKNOWN_TRIPS, kernel_cost};
 pub use emit::emit_llvm;
 pub use error::LowerError;
-pub use interp::{run, run_launch, run_with};
+pub use interp::{interpreted_address, run, run_launch, run_with};
 pub use ir::numeric;
 pub use ir::{
     ArithOp, AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, BranchCondition, Buffer,

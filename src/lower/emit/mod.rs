@@ -151,6 +151,29 @@ fn buffer_ty(total: u32) -> Result<(&'static str, &'static str), LowerError> {
 }
 
 impl Emitter<'_> {
+    /// `%rsrc{i}`: buffer `i`'s resource over the memory at `base` (a buffer sized at run
+    /// time gets the largest range a 32-bit offset reaches below the masking offset
+    /// 0x80000000).
+    fn make_resource(&mut self, i: usize, base: &str, target: &Target) -> Result<(), LowerError> {
+        let b = &self.p.buffers[i];
+        let records = b.bytes().unwrap_or(0x7FFF_FFFE);
+        if records > target.lowering.buffer_max_records.min(i32::MAX as u64) {
+            return Err(LowerError::new(format!(
+                "buffer {} is too large for a buffer resource",
+                b.name
+            )));
+        }
+        self.decls.insert(
+            "declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1), i16, i64, i32)"
+                .to_string(),
+        );
+        self.line(&format!(
+            "%rsrc{i} = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) {base}, i16 0, i64 {records}, i32 {})",
+            target.lowering.buffer_flags as i32
+        ));
+        Ok(())
+    }
+
     fn tmp(&mut self) -> String {
         self.next += 1;
         format!("%t{}", self.next)
@@ -602,6 +625,32 @@ impl Emitter<'_> {
                 elements,
                 address,
             } => self.direct_load(target, *buffer, offset, *elements, address)?,
+            Op::ReadUniform { slot, src } => {
+                let v = self.val(*src)?;
+                self.decls
+                    .insert("declare i32 @llvm.amdgcn.readfirstlane.i32(i32)".to_string());
+                self.line(&format!(
+                    "%u{slot} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {v})"
+                ));
+            }
+            Op::BindBuffer { buffer } => {
+                // The address is the same in every thread: its first lane's, in scalar registers.
+                let address = self
+                    .p
+                    .buffers
+                    .get(*buffer)
+                    .and_then(|b| b.address)
+                    .ok_or_else(|| LowerError::new("a bound buffer without an address"))?;
+                let a = self.val(address)?;
+                self.decls
+                    .insert("declare i64 @llvm.amdgcn.readfirstlane.i64(i64)".to_string());
+                let (uniform, base) = (self.tmp(), self.tmp());
+                self.line(&format!(
+                    "{uniform} = call i64 @llvm.amdgcn.readfirstlane.i64(i64 {a})"
+                ));
+                self.line(&format!("{base} = inttoptr i64 {uniform} to ptr addrspace(1)"));
+                self.make_resource(*buffer, &base, target)?;
+            }
             Op::WaitDirectLoads => {
                 let (name, arg) = self.direct_to_lds(target)?.wait;
                 let arg_ty = arg.split(' ').next().unwrap_or("i32");
@@ -926,24 +975,10 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());
     e.line("%tid = call i32 @llvm.amdgcn.workitem.id.x(), !range !1");
     for (i, b) in p.buffers.iter().enumerate() {
-        // A buffer sized at run time gets the largest range a 32-bit offset reaches below the
-        // masking offset 0x80000000.
-        let records = b.bytes().unwrap_or(0x7FFF_FFFE);
-        if records > target.lowering.buffer_max_records.min(i32::MAX as u64) {
-            return Err(LowerError::new(format!(
-                "buffer {} is too large for a buffer resource",
-                b.name
-            )));
+        if b.is_argument() {
+            let base = format!("%{}", b.name);
+            e.make_resource(i, &base, target)?;
         }
-        e.decls.insert(
-            "declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1), i16, i64, i32)"
-                .to_string(),
-        );
-        e.line(&format!(
-            "%rsrc{i} = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) %{}, i16 0, i64 {records}, i32 {})",
-            b.name,
-            target.lowering.buffer_flags as i32
-        ));
     }
     for op in &p.ops {
         e.op(op, target)?;
@@ -962,8 +997,9 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
             p.lds_bytes
         );
     }
-    let mut buffers = p.buffers.iter();
-    let args: Vec<String> = (0..p.buffers.len() + p.scalars.len())
+    let mut buffers = p.buffers.iter().filter(|b| b.is_argument());
+    let arguments = p.buffers.iter().filter(|b| b.is_argument()).count();
+    let args: Vec<String> = (0..arguments + p.scalars.len())
         .filter_map(
             |position| match p.scalars.iter().find(|s| s.position == position) {
                 Some(s) => Some(format!("{} %{}", llvm_scalar(s.ty).unwrap_or("i32"), s.name)),

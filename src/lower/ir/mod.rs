@@ -17,7 +17,7 @@
 //! use linear_layout::lower::{Buffer, Extent, GlobalOffset, Op, Program, Uniform, XorMap, run};
 //! let mut p = Program::new("copy2", 64, 64);
 //! for name in ["in", "out"] {
-//!     p.buffers.push(Buffer { name: name.into(), elements: Some(128), element_bits: 32 });
+//!     p.buffers.push(Buffer { name: name.into(), elements: Some(128), element_bits: 32, address: None });
 //! }
 //! let offset = GlobalOffset {
 //!     coords: vec![XorMap { cols: vec![2, 4, 8, 16, 32, 64], constant: 0 }],

@@ -145,16 +145,17 @@ impl GlobalOffset {
     }
 }
 
-/// A global buffer (kernel argument).
+/// A global buffer: a kernel argument, or memory at an address the kernel loaded (a pointer
+/// read from a table, `tl.load(ptrs + g).to(tl.pointer_type(tl.float16))`).
 ///
 /// ```
 /// use linear_layout::lower::Buffer;
-/// let b = Buffer { name: "in".into(), elements: Some(64), element_bits: 16 };
+/// let b = Buffer { name: "in".into(), elements: Some(64), element_bits: 16, address: None };
 /// assert_eq!(b.bytes(), Some(128));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Buffer {
-    /// Argument name.
+    /// Argument name (or, for a loaded address, the value's).
     pub name: String,
     /// Elements in the buffer; `None` when only the caller knows (a kernel lowered from TTGIR):
     /// the buffer resource then covers the largest range a 32-bit offset reaches, and the
@@ -162,14 +163,30 @@ pub struct Buffer {
     pub elements: Option<u64>,
     /// Bits per element.
     pub element_bits: u32,
+    /// `None`: a kernel argument (buffers fill the argument positions scalars leave, in
+    /// order). `Some(v)`: the memory at the 64-bit address `v` holds, the same in every
+    /// thread — no argument; its resource is made where [`Op::BindBuffer`] names it, and
+    /// accesses follow that op.
+    pub address: Option<Value>,
 }
 
 impl Buffer {
+    /// Whether it is a kernel argument.
+    ///
+    /// ```
+    /// use linear_layout::lower::{Buffer, Value};
+    /// let loaded = Buffer { name: "a".into(), elements: None, element_bits: 16, address: Some(Value(3)) };
+    /// assert!(!loaded.is_argument());
+    /// ```
+    pub fn is_argument(&self) -> bool {
+        self.address.is_none()
+    }
+
     /// Size in bytes, if known.
     ///
     /// ```
     /// use linear_layout::lower::Buffer;
-    /// assert_eq!(Buffer { name: "x".into(), elements: Some(3), element_bits: 64 }.bytes(), Some(24));
+    /// assert_eq!(Buffer { name: "x".into(), elements: Some(3), element_bits: 64, address: None }.bytes(), Some(24));
     /// ```
     pub fn bytes(&self) -> Option<u64> {
         self.elements
@@ -506,6 +523,21 @@ pub enum Op {
     /// Waits until the thread's direct-to-LDS loads have written LDS (`s_waitcnt vmcnt(0)`,
     /// `s_wait_asynccnt 0`).
     WaitDirectLoads,
+    /// Loop slot `slot` ([`UniformInput::Carried`](super::UniformInput::Carried)) holds the
+    /// 32-bit `src`, which every thread holds alike (a loop bound loaded from memory): its
+    /// first lane, in scalar registers, from here on.
+    ReadUniform {
+        /// The slot.
+        slot: u32,
+        /// The value read.
+        src: Value,
+    },
+    /// Makes the resource of a buffer at a loaded address ([`Buffer::address`], the same in
+    /// every thread) here: accesses to it follow.
+    BindBuffer {
+        /// Index into [`Program::buffers`].
+        buffer: usize,
+    },
     /// Workgroup barrier with LDS release/acquire fences around it.
     Barrier,
     /// Workgroup barrier that orders every memory access (global memory and LDS) of the
@@ -812,6 +844,8 @@ impl Op {
             | Op::LdsAtomicAdd { .. }
             | Op::GlobalLoadToLds { .. }
             | Op::WaitDirectLoads
+            | Op::BindBuffer { .. }
+            | Op::ReadUniform { .. }
             | Op::Barrier
             | Op::WorkgroupBarrier => Vec::new(),
         }
@@ -1010,6 +1044,8 @@ impl Program {
                 Op::LdsReadTransposed { .. } => "lds_read_transposed",
                 Op::GlobalLoadToLds { .. } => "global_load_lds",
                 Op::WaitDirectLoads => "wait_direct_loads",
+                Op::BindBuffer { .. } => "bind_buffer",
+                Op::ReadUniform { .. } => "read_uniform",
                 Op::Barrier => "barrier",
                 Op::WorkgroupBarrier => "workgroup_barrier",
                 Op::Bpermute { .. } => "bpermute",

@@ -32,7 +32,7 @@ impl Program {
         if self.values.iter().any(|&b| b == 0 || b > 64) {
             return bad("values are 1 to 64 bits wide");
         }
-        let params = self.buffers.len() + self.scalars.len();
+        let params = self.buffers.iter().filter(|b| b.is_argument()).count() + self.scalars.len();
         let mut taken = vec![false; params];
         for s in &self.scalars {
             if !Scalar::TYPES.contains(&s.ty) {
@@ -111,6 +111,12 @@ impl Program {
                     Some(*buffer),
                 ),
                 Op::WaitDirectLoads | Op::Barrier | Op::WorkgroupBarrier => (Vec::new(), None),
+                Op::ReadUniform { src, .. } if self.value_bits(*src) == 32 => (vec![*src], None),
+                Op::ReadUniform { .. } => return bad("a uniform is read from a 32-bit value"),
+                Op::BindBuffer { buffer } => match self.buffers.get(*buffer).and_then(|b| b.address) {
+                    Some(address) if self.value_bits(address) == 64 => (vec![address], Some(*buffer)),
+                    _ => return bad("a bound buffer has a 64-bit address"),
+                },
                 Op::Bpermute { dst, src, .. } | Op::Dpp { dst, src, .. } | Op::PermlaneX16 { dst, src } => {
                     (vec![*dst, *src], None)
                 }

@@ -179,6 +179,7 @@ pub(crate) fn in_out_regs(p: &mut Program, shape: &[u64], d: &Dist, bits: u32) {
             name: name.into(),
             elements: Some(n),
             element_bits: bits,
+            address: None,
         });
     }
 }

@@ -43,6 +43,7 @@ pub fn copy_kernel(
             name: name.into(),
             elements: Some(elements),
             element_bits: dtype.bits(),
+            address: None,
         });
     }
     let values = dist::load_through(&mut p, &dist, shape, 0, dtype.bits())?;

@@ -478,6 +478,7 @@ pub fn matmul_kernel(
             name: name.into(),
             elements: Some(elements),
             element_bits: b,
+            address: None,
         });
     }
     // Loads in the coalesced layouts, then into the operand layouts.

@@ -65,6 +65,27 @@ impl Lowering<'_> {
         self.slots - 1
     }
 
+    /// A loop's bound or step as a uniform: a uniform integer, or a scalar every thread holds
+    /// in a register (loaded from memory: `for start in range(0, tl.load(lens + b), BLOCK)`),
+    /// read into a slot of its own.
+    fn loop_bound(&mut self, op: &Op, v: usize) -> Result<Uniform, LowerError> {
+        match self.sym(op, v)?.clone() {
+            Sym::Int(u) => Ok(u),
+            Sym::Lanes(x) if self.p.value_bits(x) == 32 => {
+                let slot = self.slot();
+                self.p.ops.push(ProgramOp::ReadUniform { slot, src: x });
+                Ok(Uniform::input(UniformInput::Carried(slot)))
+            }
+            other => fail(
+                op,
+                format!(
+                    "a bound or step that is {} (loops step through 32-bit integers every thread agrees on)",
+                    other.kind()
+                ),
+            ),
+        }
+    }
+
     /// Registers of a tensor the op names: data, or a splat constant materialised.
     pub(super) fn registers_of(
         &mut self,
@@ -142,11 +163,12 @@ impl Lowering<'_> {
     {
         let mut in_registers = vec![false; carried];
         self.issue_pending(op)?;
-        let (ops, values, slots, derived) = (
+        let (ops, values, slots, derived, buffers) = (
             self.p.ops.len(),
             self.p.values.len(),
             self.slots,
             self.p.derived.len(),
+            self.p.buffers.len(),
         );
         loop {
             match lower(self, op, &in_registers)? {
@@ -159,6 +181,7 @@ impl Lowering<'_> {
                         .retain(|h| h.values.iter().all(|v| (v.0 as usize) < values));
                     self.slots = slots;
                     self.p.derived.truncate(derived);
+                    self.p.buffers.truncate(buffers);
                 }
                 Some(_) => return fail(op, "carries a value the body does not yield in registers"),
             }
@@ -173,13 +196,11 @@ impl Lowering<'_> {
         else {
             return fail(op, "needs bounds and a step");
         };
-        let (Sym::Int(start), Sym::Int(end), Sym::Int(step)) = (
-            self.sym(op, lb)?.clone(),
-            self.sym(op, ub)?.clone(),
-            self.sym(op, step)?.clone(),
-        ) else {
-            return fail(op, "bounds or a step that are not uniform integers");
-        };
+        let (start, end, step) = (
+            self.loop_bound(op, lb)?,
+            self.loop_bound(op, ub)?,
+            self.loop_bound(op, step)?,
+        );
         if step.as_constant().is_some_and(|s| s <= 0) {
             return fail(op, "a step that is not positive (scf.for steps up)");
         }

@@ -83,6 +83,7 @@ mod gather_op;
 mod general;
 mod histogram;
 mod index;
+mod loaded_pointer;
 mod memory;
 mod reduce;
 mod scan;
@@ -565,6 +566,7 @@ impl Lowering<'_> {
                 self.pointer_bitcast(op)?
             }
             "tt.bitcast" | "arith.bitcast" => self.bitcast(op)?,
+            "tt.int_to_ptr" => self.int_to_ptr(op)?,
             // Every other element-wise op: its operands in registers, whatever they are.
             name if data::arith_op(name).is_some() => {
                 if let Some(arith) = data::arith_op(name) {
@@ -670,6 +672,7 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
                 elements: None,
                 // Booleans take a byte each in memory (Triton reads them through `!tt.ptr<i8>`).
                 element_bits: bits.max(8),
+                address: None,
             });
         } else {
             let Some(&ty) = Scalar::TYPES.iter().find(|&&t| t == value.ty.element) else {
