@@ -1180,3 +1180,67 @@ module {
         }
     }
 }
+
+/// `libdevice.ilogb(x)`: `⌊log₂|x|⌋` for normal and subnormal numbers, `i32::MIN` for ±0 and
+/// `i32::MAX` for infinities and NaNs — what Triton's code returns (an `frexp` of the value
+/// widened to f64, minus one, and those two selects).
+#[test]
+fn library_ilogb_of_every_kind_of_float() {
+    // `tl.store(y_ptr + offs, libdevice.ilogb(tl.load(x_ptr + offs, mask=m)), mask=m)`,
+    // in the form `make_ttir` leaves it (BLOCK 128).
+    let text = r#"module {
+  tt.func public @ilogb_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %c128_i32 = arith.constant 128 : i32
+    %pid = tt.get_program_id x : i32
+    %base = arith.muli %pid, %c128_i32 : i32
+    %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %b = tt.splat %base : i32 -> tensor<128xi32>
+    %offs = arith.addi %b, %r : tensor<128xi32>
+    %nn = tt.splat %n : i32 -> tensor<128xi32>
+    %m = arith.cmpi slt, %offs, %nn : tensor<128xi32>
+    %xp = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %xq = tt.addptr %xp, %offs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x = tt.load %xq, %m : tensor<128x!tt.ptr<f32>>
+    %y = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__ocml_ilogb_f32"} : (tensor<128xf32>) -> tensor<128xi32>
+    %yp = tt.splat %y_ptr : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>>
+    %yq = tt.addptr %yp, %offs : tensor<128x!tt.ptr<i32>>, tensor<128xi32>
+    tt.store %yq, %y, %m : tensor<128x!tt.ptr<i32>>
+    tt.return
+  }
+}"#;
+    let mut x: Vec<f32> = (0..256)
+        .map(|i| ((i as f32) - 128.0) * 3.7e3_f32.powf((i % 9) as f32 - 4.0))
+        .collect();
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        0.75,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1e-40,
+        -1e-45,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        3.0e-39,
+    ];
+    x[..specials.len()].copy_from_slice(&specials);
+    let n = 250;
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![floats(&x), vec![0; 1024]];
+        run(&k, &mut buffers, &[n as u64], 2);
+        for (i, &v) in x.iter().enumerate().take(n) {
+            let want = if v == 0.0 {
+                i32::MIN
+            } else if !v.is_finite() {
+                i32::MAX
+            } else {
+                // The exponent of the value in f64, where every f32 is normal.
+                (((f64::from(v).to_bits() >> 52) & 0x7ff) as i32) - 1023
+            };
+            assert_eq!(word(&buffers[1], i) as i32, want, "{arch}: ilogb({v:e}) at {i}");
+        }
+    }
+}

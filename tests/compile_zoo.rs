@@ -34,10 +34,6 @@ const REFUSED: &[(&str, &str)] = &[
         "matmul_tf32_acc_32x32x16_f32",
         "the instruction table has no f32 → f32 instruction",
     ),
-    (
-        "unary_ld_ilogb_256_f32",
-        "__ocml_ilogb_f32: a device-library function the crate does not compute",
-    ),
 ];
 
 #[test]

@@ -127,6 +127,9 @@ pub(super) enum FloatClass {
     Infinite,
     /// `__ocml_signbit_f32`: the sign bit (−0.0 and negative NaNs too).
     SignBit,
+    /// `__ocml_ilogb_f32`: the unbiased exponent, `⌊log₂|x|⌋` (subnormals too); `i32::MIN`
+    /// for ±0 and `i32::MAX` for infinities and NaNs, as Triton's code returns.
+    Exponent,
 }
 
 /// The classification a device-library symbol computes, if it is one.
@@ -135,6 +138,7 @@ pub(super) fn library_class(symbol: &str) -> Option<FloatClass> {
         "__ocml_isnan_f32" => FloatClass::Nan,
         "__ocml_isinf_f32" => FloatClass::Infinite,
         "__ocml_signbit_f32" => FloatClass::SignBit,
+        "__ocml_ilogb_f32" => FloatClass::Exponent,
         _ => return None,
     })
 }
@@ -599,8 +603,9 @@ impl Lowering<'_> {
         self.define(op, Sym::Data { layout, values })
     }
 
-    /// A device-library classification of `f32` elements (`isnan`, `isinf`, `signbit`), as
-    /// integer tests of their bits: 1 or 0 in an `i32` per element.
+    /// A device-library classification of `f32` elements (`isnan`, `isinf`, `signbit`, `ilogb`),
+    /// as integer tests of their bits: 1 or 0 (the exponent for `ilogb`) in an `i32` per
+    /// element.
     pub(super) fn classify(&mut self, op: &Op, class: FloatClass) -> Result<(), LowerError> {
         let (x, r) = (op.operands[0], op.results[0]);
         if self.m.values[x].ty.element != "f32" || self.bits(op, r)? != 32 {
@@ -621,6 +626,7 @@ impl Lowering<'_> {
         for v in values {
             let result = match class {
                 FloatClass::SignBit => self.binary(ArithOp::ShrU, "i32", v, sign_shift),
+                FloatClass::Exponent => self.exponent(v, magnitude),
                 FloatClass::Nan | FloatClass::Infinite => {
                     let m = self.binary(ArithOp::And, "i32", v, magnitude);
                     let pred = if class == FloatClass::Nan {
@@ -649,6 +655,61 @@ impl Lowering<'_> {
             out.push(result);
         }
         self.define_data(op, *layout, out)
+    }
+
+    /// `ilogb` of the `f32` bits `v` (`magnitude`: the constant `0x7fffffff`). A normal
+    /// number's exponent is its field minus 127; a subnormal's mantissa `m` (its value
+    /// `m·2⁻¹⁴⁹`) converted to `f32` is exact and normal, so its field minus 127 is `⌊log₂ m⌋`
+    /// and the exponent that minus 149 — integer work only, whatever the hardware does with
+    /// subnormal arithmetic. E.g. `1e-40` (`m = 71362`): `⌊log₂ m⌋ = 16`, exponent −133.
+    fn exponent(&mut self, v: Value, magnitude: Value) -> Value {
+        let constant = |p: &mut crate::lower::ir::Program, bits: u64| {
+            let dst = p.value(32);
+            p.ops.push(ProgramOp::Constant { dst, bits });
+            dst
+        };
+        let (shift, mantissa_mask) = (constant(&mut self.p, 23), constant(&mut self.p, 0x7f_ffff));
+        let (bias, subnormal_bias) = (constant(&mut self.p, 127), constant(&mut self.p, 127 + 149));
+        let (zero_field, top_field) = (constant(&mut self.p, 0), constant(&mut self.p, 255));
+        let (int_min, int_max) = (
+            constant(&mut self.p, 0x8000_0000),
+            constant(&mut self.p, 0x7fff_ffff),
+        );
+        let m = self.binary(ArithOp::And, "i32", v, magnitude);
+        let field = self.binary(ArithOp::ShrU, "i32", m, shift);
+        let normal = self.binary(ArithOp::Sub, "i32", field, bias);
+        let mantissa = self.binary(ArithOp::And, "i32", v, mantissa_mask);
+        let as_float = self.p.value(32);
+        self.p.ops.push(ProgramOp::Convert {
+            dst: vec![as_float],
+            src: vec![mantissa],
+            from: "u32",
+            to: "f32",
+        });
+        let float_field = self.binary(ArithOp::ShrU, "i32", as_float, shift);
+        let subnormal = self.binary(ArithOp::Sub, "i32", float_field, subnormal_bias);
+        // `a == b ? then : otherwise`.
+        let choose = |s: &mut Self, (a, b): (Value, Value), then: Value, otherwise: Value| {
+            let hit = s.p.value(1);
+            s.p.ops.push(ProgramOp::Compare {
+                pred: Predicate::Eq,
+                ty: "i32",
+                dst: hit,
+                a,
+                b,
+            });
+            let dst = s.p.value(32);
+            s.p.ops.push(ProgramOp::Select {
+                dst,
+                cond: hit,
+                a: then,
+                b: otherwise,
+            });
+            dst
+        };
+        let finite = choose(self, (field, zero_field), subnormal, normal);
+        let special = choose(self, (field, top_field), int_max, finite);
+        choose(self, (m, zero_field), int_min, special)
     }
 
     /// `tt.bitcast` of a pointer or a tensor of pointers to another pointee of the same size
