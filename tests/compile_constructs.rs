@@ -1244,3 +1244,58 @@ fn library_ilogb_of_every_kind_of_float() {
         }
     }
 }
+
+/// The bf16 bits of a small integer (exact in bf16).
+fn bf16_of(v: i32) -> u16 {
+    ((v as f32).to_bits() >> 16) as u16
+}
+
+/// `tl.dot` of 3-D blocks (`[B, M, K] · [B, K, N]`): the batch on warps (2 batches on 4 warps,
+/// f16) and on warps and registers (4 batches on 8 warps, bf16); every batch's product
+/// stored as f16. Small integers keep every sum exact.
+#[test]
+fn batched_dots_of_three_dimensional_blocks() {
+    let value = |i: usize, salt: usize| ((i * 13 + salt * 7) % 5) as i32 - 2;
+    for (file, (batches, m, n, k), warps, bf16) in [
+        (
+            "bmm3d_dot_2x32x32x32_f16",
+            (2usize, 32usize, 32usize, 32usize),
+            4,
+            false,
+        ),
+        ("bmm3d_dot_4x16x64x32_bf16_w8", (4, 16, 64, 32), 8, true),
+    ] {
+        for arch in ["gfx942", "gfx950", "gfx1100"] {
+            let text =
+                std::fs::read_to_string(format!("tests/fixtures/compile/zoo/{file}.{arch}.ttir")).unwrap();
+            let target = Target::by_name(arch).unwrap();
+            let kernel = compile(&text, target, &CompileOptions::new(warps))
+                .unwrap_or_else(|e| panic!("{arch}: {e}"))
+                .kernel;
+            let encode = |v: i32| if bf16 { bf16_of(v) } else { f16_of(v) };
+            let halves = |len: usize, salt: usize| -> Vec<u8> {
+                (0..len)
+                    .flat_map(|i| encode(value(i, salt)).to_le_bytes())
+                    .collect()
+            };
+            let mut buffers = vec![
+                halves(batches * m * k, 0),
+                halves(batches * k * n, 1),
+                vec![0; 2 * batches * m * n],
+            ];
+            run(&kernel, &mut buffers, &[], 1);
+            for bb in 0..batches {
+                for r in 0..m {
+                    for c in 0..n {
+                        let want: i32 = (0..k)
+                            .map(|i| value(bb * m * k + r * k + i, 0) * value(bb * k * n + i * n + c, 1))
+                            .sum();
+                        let at = 2 * (bb * m * n + r * n + c);
+                        let got = u16::from_le_bytes([buffers[2][at], buffers[2][at + 1]]);
+                        assert_eq!(got, f16_of(want), "{file} {arch}: C[{bb}][{r}][{c}]");
+                    }
+                }
+            }
+        }
+    }
+}

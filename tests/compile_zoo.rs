@@ -18,9 +18,6 @@ const DIR: &str = "tests/fixtures/compile/zoo";
 /// What the crate refuses, by kernel: a fragment of the one-line message.
 const REFUSED: &[(&str, &str)] = &[
     ("inline_asm_256_i32", "tt.elementwise_inline_asm: is not lowered"),
-    // A batched dot: the matrix-instruction plans take 2-D layouts.
-    ("bmm3d_dot_2x32x32x32_f16", "a dot needs 2-D layouts"),
-    ("bmm3d_dot_4x16x64x32_bf16_w8", "a dot needs 2-D layouts"),
     // Scaled dots (microscaling formats): not modelled.
     ("dot_scaled_e4m3_bf16_32x32x64", "tt.dot_scaled"),
     ("dot_scaled_mxfp4_32x32x128", "tt.dot_scaled"),

@@ -198,6 +198,9 @@ pub fn plan_dot(
     instr: &'static MmaInstruction,
     wave: u32,
 ) -> Result<DotPlan, LowerError> {
+    if c.num_out_dims() == 3 {
+        return super::batched::plan_batched(a, b, c, instr, wave);
+    }
     match plan_direct(a, b, c, instr, wave) {
         Ok(calls) => Ok(DotPlan {
             instruction: instr,

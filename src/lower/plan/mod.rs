@@ -28,6 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub(crate) mod batched;
 pub(crate) mod convert;
 pub(crate) mod copy;
 pub(crate) mod direct;
