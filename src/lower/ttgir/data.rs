@@ -118,6 +118,63 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
     })
 }
 
+/// Refuses an `arith` op whose operands and result disagree in element type where the op
+/// keeps it (`arith.addi` of `i32`s typed `i16`, a comparison of an `i32` with an `i16`): a
+/// module MLIR would not verify, whose values the lowering would compute at two widths.
+pub(super) fn element_types_agree(m: &crate::ttgir::Module, op: &Op) -> Result<(), LowerError> {
+    let keeps = [
+        "arith.addi",
+        "arith.subi",
+        "arith.muli",
+        "arith.divsi",
+        "arith.divui",
+        "arith.remsi",
+        "arith.remui",
+        "arith.ceildivsi",
+        "arith.floordivsi",
+        "arith.andi",
+        "arith.ori",
+        "arith.xori",
+        "arith.shli",
+        "arith.shrsi",
+        "arith.shrui",
+        "arith.maxsi",
+        "arith.minsi",
+        "arith.maxui",
+        "arith.minui",
+        "arith.addf",
+        "arith.subf",
+        "arith.mulf",
+        "arith.divf",
+        "arith.remf",
+        "arith.maxnumf",
+        "arith.minnumf",
+        "arith.maximumf",
+        "arith.minimumf",
+        "arith.negf",
+    ];
+    let element = |v: &usize| m.values.get(*v).map(|x| x.ty.element.as_str());
+    let (values, what): (Vec<usize>, &str) = match op.name.as_str() {
+        name if keeps.contains(&name) => (op.operands.iter().chain(&op.results).copied().collect(), "result"),
+        "arith.cmpi" | "arith.cmpf" => (op.operands.clone(), "other operand"),
+        "arith.select" => (
+            op.operands.iter().skip(1).chain(&op.results).copied().collect(),
+            "result",
+        ),
+        _ => return Ok(()),
+    };
+    match values.split_first() {
+        Some((first, rest)) if rest.iter().any(|v| element(v) != element(first)) => fail(
+            op,
+            format!(
+                "an operand of {} where its {what} is of another element type",
+                element(first).unwrap_or("?")
+            ),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// A classification of `f32` numbers the device library answers with an `i32` 1 or 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum FloatClass {

@@ -410,6 +410,7 @@ impl Lowering<'_> {
                 ),
             );
         }
+        data::element_types_agree(self.m, op)?;
         if op.name != "arith.select"
             && let Some(k) =
                 (0..op.operands.len()).find(|&k| matches!(self.operand(op, k), Ok(Sym::Choice { .. })))
