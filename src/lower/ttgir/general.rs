@@ -87,11 +87,24 @@ pub(super) struct HeldIndex {
 }
 
 impl Lowering<'_> {
-    /// Per register of `layout`, the element offset `base + Σ c_d·strides[d]` of an access, if
-    /// the program holds it (see [`HeldIndex`]) and taking it saves the uniform part's scalar
-    /// code (a base that is no constant).
-    pub(super) fn held_offsets(&self, addressing: &Addressing, layout: &LinearLayout) -> Option<Vec<Value>> {
-        if addressing.base.as_constant().is_some() {
+    /// Per register of `layout`, the element offset `base + Σ c_d·strides[d]` of an access of
+    /// `vector` elements per instruction, if the program holds it (see [`HeldIndex`]) and
+    /// taking it saves code: a base that is no constant (its scalar code) and changes in no
+    /// loop (a loop's base is a scalar add per iteration beside a thread part computed once,
+    /// where a held index changes in every register), and accesses of one element (each needs
+    /// an offset of its own; a vector's is one shift either way, and the held register would
+    /// only lengthen its dependence chain).
+    pub(super) fn held_offsets(
+        &self,
+        addressing: &Addressing,
+        layout: &LinearLayout,
+        vector: usize,
+    ) -> Option<Vec<Value>> {
+        let in_loop = addressing
+            .base
+            .inputs()
+            .any(|x| matches!(x, UniformInput::Carried(_) | UniformInput::Derived(_)));
+        if addressing.base.as_constant().is_some() || in_loop || vector != 1 {
             return None;
         }
         self.held

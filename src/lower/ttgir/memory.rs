@@ -258,12 +258,12 @@ impl Lowering<'_> {
         addressing.bounds = masking.bounds;
         addressing.when = masking.when;
         addressing.predicate = masking.predicate;
-        addressing.held = self.held_offsets(&addressing, &layout);
         let bits = self.p.buffers[buffer].element_bits;
         let dist = Dist::of(&layout, self.target.wave_size)?;
         let vector = self
             .vector(&dist, &shape, bits, &addressing.strides, ptr)?
             .min(masked);
+        addressing.held = self.held_offsets(&addressing, &layout, vector);
         self.define(
             op,
             Sym::Pending(Box::new(Pending {
@@ -359,7 +359,6 @@ impl Lowering<'_> {
         addressing.bounds = masking.bounds;
         addressing.when = masking.when;
         addressing.predicate = masking.predicate;
-        addressing.held = self.held_offsets(&addressing, &layout);
         let bits = self.p.buffers[buffer].element_bits;
         self.issue_loads_of(op, buffer, data)?;
         // A converted load stored once: loads, round trips and stores interleave.
@@ -376,6 +375,7 @@ impl Lowering<'_> {
             let vector = self
                 .vector(&d, &shape, bits, &addressing.strides, ptr)?
                 .min(masked);
+            addressing.held = self.held_offsets(&addressing, dst, vector);
             let mut loader = pending.loader(&s);
             let mut storer = Storer::strided(&d, &addressing, vector, buffer);
             let values = convert::streaming(
@@ -398,6 +398,7 @@ impl Lowering<'_> {
         let vector = self
             .vector(&dist, &shape, bits, &addressing.strides, ptr)?
             .min(masked);
+        addressing.held = self.held_offsets(&addressing, &layout, vector);
         Storer::strided(&dist, &addressing, vector, buffer).finish(&mut self.p, &values)
     }
 
