@@ -29,10 +29,10 @@
 
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
+use crate::lower::ir::{ArithOp, Cmp, Condition, Derived, Uniform, UniformInput, UniformOp};
 use crate::lower::ir::{
     BranchCondition, CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, walk,
 };
-use crate::lower::ir::{Cmp, Condition, Derived, Uniform, UniformInput, UniformOp};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{Module, Op};
 
@@ -788,6 +788,9 @@ impl Lowering<'_> {
     /// `arith.select` by a condition per element (or a scalar one in a register): one select
     /// per register, the three operands in registers of one layout.
     fn select_registers(&mut self, op: &Op) -> Result<(), LowerError> {
+        if let Some(x) = self.complement_by_sign(op) {
+            return self.xor_sign(op, x);
+        }
         let (lc, c) = self.typed_data(op, op.operands[0])?;
         let (la, a) = self.registers_of(op, op.operands[1])?;
         let (lb, b) = self.registers_of(op, op.operands[2])?;
@@ -812,6 +815,59 @@ impl Lowering<'_> {
             })
             .collect();
         self.define(op, Sym::Data { layout: la, values })
+    }
+
+    /// `x` when the select is `x < 0 ? (0 - x) - 1 : x` (`tl.rand`'s fold of a signed integer
+    /// onto the non-negative ones): the bits of `x` with every bit flipped where the sign is
+    /// set, `x ^ (x >> (bits - 1))` — two instructions where the select takes a negation, a
+    /// comparison and a choice.
+    fn complement_by_sign(&self, op: &Op) -> Option<usize> {
+        let def = |v: usize| self.m.def_op(v).map(|i| &self.m.ops[i]);
+        let constant = |v: usize| match self.syms.get(v)?.as_ref()? {
+            Sym::Int(u) => u.as_constant(),
+            Sym::Affine {
+                base: None,
+                constant,
+                coef,
+            } if coef.iter().all(Uniform::is_zero) => constant.as_constant(),
+            _ => None,
+        };
+        let (&c, &then, &x) = (op.operands.first()?, op.operands.get(1)?, op.operands.get(2)?);
+        let cmp = def(c)?;
+        let is_negative = cmp.name == "arith.cmpi"
+            && cmp.keyword.as_deref() == Some("slt")
+            && cmp.operands.first() == Some(&x)
+            && constant(*cmp.operands.get(1)?) == Some(0);
+        let minus_one = def(then)?;
+        let negated = def(*minus_one.operands.first()?)?;
+        let complement = minus_one.name == "arith.subi"
+            && constant(*minus_one.operands.get(1)?) == Some(1)
+            && negated.name == "arith.subi"
+            && constant(*negated.operands.first()?) == Some(0)
+            && negated.operands.get(1) == Some(&x);
+        let integer = matches!(self.m.values[x].ty.element.as_str(), "i32" | "i64");
+        (is_negative && complement && integer).then_some(x)
+    }
+
+    /// `x ^ (x >> (bits - 1))`, register by register: the result of a select
+    /// [`complement_by_sign`](Self::complement_by_sign) recognised.
+    fn xor_sign(&mut self, op: &Op, x: usize) -> Result<(), LowerError> {
+        let (layout, values) = self.typed_data(op, x)?;
+        let ty = if self.bits(op, x)? == 64 { "i64" } else { "i32" };
+        let width = self.bits(op, x)?;
+        let shift = self.p.value(width);
+        self.p.ops.push(ProgramOp::Constant {
+            dst: shift,
+            bits: u64::from(width - 1),
+        });
+        let values = values
+            .into_iter()
+            .map(|v| {
+                let sign = self.binary(ArithOp::ShrS, ty, v, shift);
+                self.binary(ArithOp::Xor, ty, v, sign)
+            })
+            .collect();
+        self.define(op, Sym::Data { layout, values })
     }
 
     /// The `then` operand when the select repeats what an `scf.if` on the same condition already
