@@ -1299,3 +1299,32 @@ fn batched_dots_of_three_dimensional_blocks() {
         }
     }
 }
+
+/// A chain of pointer selects multiplies the accesses through it (one per pointer it may
+/// hold): past 16 pointers the compiler refuses it in one line rather than doing unbounded
+/// work.
+#[test]
+fn a_choice_among_too_many_pointers_is_refused() {
+    let mut text = String::from(
+        "module {\n  tt.func public @k(%a: !tt.ptr<f32>, %b: !tt.ptr<f32>, %out: !tt.ptr<f32>, %s: i32) attributes {noinline = false} {\n    %c0 = arith.constant 0 : i32\n    %c = arith.cmpi sgt, %s, %c0 : i32\n    %p0 = arith.select %c, %a, %b : !tt.ptr<f32>\n",
+    );
+    for i in 1..20 {
+        text.push_str(&format!(
+            "    %p{i} = arith.select %c, %p{}, %a : !tt.ptr<f32>\n",
+            i - 1
+        ));
+    }
+    text.push_str(
+        "    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>\n    %q = tt.splat %p19 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>\n    %w = tt.addptr %q, %r : tensor<64x!tt.ptr<f32>>, tensor<64xi32>\n    %x = tt.load %w : tensor<64x!tt.ptr<f32>>\n    %o = tt.splat %out : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>\n    %v = tt.addptr %o, %r : tensor<64x!tt.ptr<f32>>, tensor<64xi32>\n    tt.store %v, %x : tensor<64x!tt.ptr<f32>>\n    tt.return\n  }\n}\n",
+    );
+    for arch in ARCHS {
+        let e = compile(&text, Target::by_name(arch).unwrap(), &CompileOptions::new(1))
+            .err()
+            .unwrap_or_else(|| panic!("{arch}: a choice among 21 pointers compiled"));
+        assert!(
+            e.to_string()
+                .starts_with("line 20: arith.select: chooses among more than 16 pointers"),
+            "{arch}: {e}"
+        );
+    }
+}

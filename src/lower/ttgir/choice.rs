@@ -61,6 +61,18 @@ fn reshapes(name: &str) -> bool {
     )
 }
 
+/// The most pointers one choice may hold: an access through it is one access per pointer, so
+/// a chain of selects must not multiply the work without bound.
+const MAX_CHOSEN_POINTERS: usize = 16;
+
+/// How many pointers a choice holds (1 for a pointer that is no choice).
+fn pointers(sym: &Sym) -> usize {
+    match sym {
+        Sym::Choice { then, otherwise, .. } => pointers(then).saturating_add(pointers(otherwise)),
+        _ => 1,
+    }
+}
+
 /// The side of a choice an access takes: its condition, and whether the condition fails there
 /// (the second arm).
 #[derive(Clone)]
@@ -85,6 +97,12 @@ impl Lowering<'_> {
             self.operand(op, 1)?.clone(),
             self.operand(op, 2)?.clone(),
         );
+        if pointers(&then) + pointers(&otherwise) > MAX_CHOSEN_POINTERS {
+            return fail(
+                op,
+                format!("chooses among more than {MAX_CHOSEN_POINTERS} pointers at run time; not lowered"),
+            );
+        }
         self.define(
             op,
             Sym::Choice {
