@@ -95,6 +95,16 @@ impl BatchSplit {
             }
             bases.push((name, kept));
         }
+        // Registers are indexed in 32 bits, and every slice is a plan's worth of calls.
+        let highest = split
+            .batch_bits
+            .iter()
+            .map(|&(bit, _)| bit)
+            .chain(split.plane_bits.iter().copied())
+            .max();
+        if split.batch_bits.len() > 16 || highest.is_some_and(|bit| bit >= 31) {
+            return Err(bad("more register slices of the batch than a kernel holds"));
+        }
         split.plane = LinearLayout::from_bases(
             bases,
             [("dim0", out[1].1 as i64), ("dim1", out[2].1 as i64)],
