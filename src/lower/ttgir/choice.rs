@@ -48,6 +48,7 @@
 //! ```
 
 use super::{Lowering, Sym, fail};
+use crate::linear::LinearLayout;
 use crate::lower::error::LowerError;
 use crate::lower::ir::{ArithOp, Condition, Op as ProgramOp, Value};
 use crate::ttgir::Op;
@@ -70,6 +71,29 @@ fn pointers(sym: &Sym) -> usize {
     match sym {
         Sym::Choice { then, otherwise, .. } => pointers(then).saturating_add(pointers(otherwise)),
         _ => 1,
+    }
+}
+
+impl Sym {
+    /// The choice of `then` where `cond` holds, else `otherwise`.
+    fn choice(cond: Sym, then: Sym, otherwise: Sym) -> Sym {
+        Sym::Choice {
+            cond: Box::new(cond),
+            then: Box::new(then),
+            otherwise: Box::new(otherwise),
+        }
+    }
+}
+
+/// A condition the whole workgroup agrees on, if `cond` is one (a scalar comparison, or its
+/// splat).
+fn uniform_condition(cond: &Sym) -> Option<Condition> {
+    match cond {
+        Sym::Cond(c) => Some(c.clone()),
+        Sym::Mask { bounds, when } if bounds.iter().all(Option::is_none) && when.len() == 1 => {
+            Some(when[0].clone())
+        }
+        _ => None,
     }
 }
 
@@ -103,14 +127,7 @@ impl Lowering<'_> {
                 format!("chooses among more than {MAX_CHOSEN_POINTERS} pointers at run time; not lowered"),
             );
         }
-        self.define(
-            op,
-            Sym::Choice {
-                cond: Box::new(cond),
-                then: Box::new(then),
-                otherwise: Box::new(otherwise),
-            },
-        )
+        self.define(op, Sym::choice(cond, then, otherwise))
     }
 
     /// Op `i`, whose operand `k` is a chosen pointer.
@@ -152,14 +169,7 @@ impl Lowering<'_> {
         });
         self.syms[ptr] = original;
         let (cond, (then, otherwise)) = cond?;
-        self.define(
-            op,
-            Sym::Choice {
-                cond: Box::new(cond),
-                then: Box::new(then),
-                otherwise: Box::new(otherwise),
-            },
-        )
+        self.define(op, Sym::choice(cond, then, otherwise))
     }
 
     /// What op `i` makes of `sym` as its operand `v` (its result `r`, taken).
@@ -180,6 +190,16 @@ impl Lowering<'_> {
         (cond, then, otherwise): (Sym, Sym, Sym),
     ) -> Result<(), LowerError> {
         let op = &self.m.ops[i];
+        // A condition per element goes into registers once: both arms' masks and the final
+        // choice read the same ones.
+        let cond = match cond {
+            Sym::Lanes(_) | Sym::Data { .. } => cond,
+            _ if uniform_condition(&cond).is_some() => cond,
+            _ => {
+                let (layout, values) = self.data_of_sym(op, ptr, cond)?;
+                Sym::Data { layout, values }
+            }
+        };
         let saved = self.syms[ptr].take();
         let mut results = Vec::new();
         let mut lowered = Ok(());
@@ -217,20 +237,7 @@ impl Lowering<'_> {
         if conds.len() != a.len() || a.len() != b.len() {
             return fail(op, "the condition and the loaded values differ in registers");
         }
-        let values = conds
-            .iter()
-            .zip(a.iter().zip(&b))
-            .map(|(&c, (&x, &y))| {
-                let dst = self.p.value(self.p.value_bits(x));
-                self.p.ops.push(ProgramOp::Select {
-                    dst,
-                    cond: c,
-                    a: x,
-                    b: y,
-                });
-                dst
-            })
-            .collect();
+        let values = self.select_each(&conds, &a, &b);
         self.define(op, Sym::Data { layout, values })
     }
 
@@ -241,10 +248,20 @@ impl Lowering<'_> {
         {
             return Ok(vec![self.condition_register(c)]);
         }
+        Ok(self.data_of_sym(op, v, sym)?.1)
+    }
+
+    /// `sym` in registers of value `v`'s layout (a symbolic one materialised).
+    fn data_of_sym(
+        &mut self,
+        op: &Op,
+        v: usize,
+        sym: Sym,
+    ) -> Result<(Box<LinearLayout>, Vec<Value>), LowerError> {
         let saved = self.syms[v].replace(sym);
         let registers = self.data(op, v);
         self.syms[v] = saved;
-        Ok(registers?.1)
+        registers
     }
 
     /// What the arms being lowered add to the mask of an access through value `ptr`.
@@ -254,14 +271,7 @@ impl Lowering<'_> {
             predicate: None,
         };
         for Arm { cond, negated } in self.arms.clone() {
-            let uniform = match &cond {
-                Sym::Cond(c) => Some(c.clone()),
-                Sym::Mask { bounds, when } if bounds.iter().all(Option::is_none) && when.len() == 1 => {
-                    Some(when[0].clone())
-                }
-                _ => None,
-            };
-            if let Some(c) = uniform {
+            if let Some(c) = uniform_condition(&cond) {
                 masks.when.push(if negated { c.negated() } else { c });
                 continue;
             }

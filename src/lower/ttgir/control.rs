@@ -805,16 +805,21 @@ impl Lowering<'_> {
         if la != lb || a.len() != b.len() || c.len() != a.len() {
             return fail(op, "selects between tensors in different layouts");
         }
-        let values = c
+        let values = self.select_each(&c, &a, &b);
+        self.define(op, Sym::Data { layout: la, values })
+    }
+
+    /// `conds[r] ? a[r] : b[r]` per register.
+    pub(super) fn select_each(&mut self, conds: &[Value], a: &[Value], b: &[Value]) -> Vec<Value> {
+        conds
             .iter()
-            .zip(a.iter().zip(&b))
+            .zip(a.iter().zip(b))
             .map(|(&cond, (&a, &b))| {
                 let dst = self.p.value(self.p.value_bits(a));
                 self.p.ops.push(ProgramOp::Select { dst, cond, a, b });
                 dst
             })
-            .collect();
-        self.define(op, Sym::Data { layout: la, values })
+            .collect()
     }
 
     /// `x` when the select is `x < 0 ? (0 - x) - 1 : x` (`tl.rand`'s fold of a signed integer
