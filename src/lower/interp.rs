@@ -375,7 +375,18 @@ struct View {
 /// assert_eq!(interpreted_address(1) - interpreted_address(0), 1 << 40);
 /// ```
 pub fn interpreted_address(k: usize) -> u64 {
-    (k as u64 + 1) << 40
+    (k as u64 + 1) << ADDRESS_BITS
+}
+
+/// Bytes an argument buffer may span at its interpreted address.
+const ADDRESS_BITS: u32 = 40;
+
+/// The argument buffer and byte offset an [`interpreted_address`] plus an offset names.
+fn interpreted_place(address: u64) -> (usize, usize) {
+    (
+        (address >> ADDRESS_BITS).wrapping_sub(1) as usize,
+        (address & ((1 << ADDRESS_BITS) - 1)) as usize,
+    )
 }
 
 impl Run<'_> {
@@ -715,7 +726,7 @@ fn exec(
                     ));
                 }
                 // An address the interpreter gave an argument buffer, plus a byte offset.
-                let (k, byte) = ((a >> 40).wrapping_sub(1) as usize, (a & ((1 << 40) - 1)) as usize);
+                let (k, byte) = interpreted_place(a);
                 let Some((memory, data)) = buffers.iter().enumerate().nth(k) else {
                     return err(format!(
                         "buffer {}'s address {a:#x} lies in no argument buffer",

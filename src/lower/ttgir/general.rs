@@ -145,7 +145,8 @@ impl Lowering<'_> {
                     .zip(coef)
                     .find_map(|(a, b)| Some((a.as_constant().filter(|&a| a != 0)?, b)))?;
                 let to = to.as_constant()?;
-                (to % from == 0).then_some(to / from)?
+                // Checked: `i64::MIN / -1` overflows.
+                (to.checked_rem(from)? == 0).then_some(to.checked_div(from)?)?
             };
             let times = Uniform::constant(k);
             if h.coef.iter().zip(coef).any(|(a, b)| a.mul(&times) != *b)
