@@ -78,3 +78,42 @@ fn people_kernels_lower_run_right_and_pass_llc() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(!lowered.is_empty(), "no kernel lowered");
 }
+
+/// What depends on the thread id alone is computed once, before the first branch: a K loop's
+/// body and the epilogue after it share one copy of each thread part instead of each computing
+/// its own (LLVM's O2 pipeline has no GVN to merge them, and the duplicates cost the bf16
+/// matmul on gfx1100 a serialised conversion schedule).
+#[test]
+fn thread_parts_are_computed_once_before_any_branch() {
+    let case = cases()
+        .into_iter()
+        .find(|c| {
+            c["id"]
+                .as_str()
+                .is_some_and(|id| id.contains("matmul_bf16_32x32x32") && id.ends_with("gfx1100"))
+        })
+        .expect("the bf16 matmul case");
+    let k = lower(&case).unwrap();
+    let ir = linear_layout::lower::emit_llvm(&k.program, k.target).unwrap();
+    let body = ir.split_once("entry:\n").unwrap().1;
+    let (entry, rest) = body.split_once("\n  br ").unwrap();
+    let thread_only = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.split_once(" = ").map(|(_, rhs)| rhs.trim().to_string()))
+            .filter(|rhs| rhs.starts_with("and i32 %tid,"))
+            .collect()
+    };
+    let hoisted = thread_only(entry);
+    assert!(!hoisted.is_empty(), "no thread part in the entry block");
+    let unique: std::collections::BTreeSet<_> = hoisted.iter().collect();
+    assert_eq!(
+        unique.len(),
+        hoisted.len(),
+        "a thread part computed twice: {hoisted:?}"
+    );
+    assert_eq!(
+        thread_only(rest),
+        Vec::<String>::new(),
+        "thread parts computed after the first branch"
+    );
+}

@@ -3,7 +3,8 @@
 //! part and the test; a body branching back; phis at the exit) and branches (a select where
 //! both arms are empty).
 //! What the emitter computed inside a region is forgotten when it leaves: it does not dominate
-//! the code after.
+//! the code after. What depends on the thread id alone (thread parts of addresses, thread-bit
+//! conditions) is computed at the top of the kernel and seen everywhere.
 
 use std::collections::HashMap;
 
@@ -15,9 +16,6 @@ use crate::target::Target;
 
 /// What the emitter knows that holds only inside a region (a loop body, a branch).
 pub(super) struct Scope {
-    thread_parts: HashMap<Vec<u64>, String>,
-    swizzled: HashMap<(Vec<u64>, u64), String>,
-    conditions: HashMap<u32, String>,
     products: HashMap<(String, String), String>,
     defined: Vec<bool>,
 }
@@ -36,9 +34,6 @@ impl Emitter<'_> {
 
     pub(super) fn enter(&self) -> Scope {
         Scope {
-            thread_parts: self.thread_parts.clone(),
-            swizzled: self.swizzled.clone(),
-            conditions: self.conditions.clone(),
             products: self.products.clone(),
             defined: self.defined.clone(),
         }
@@ -46,9 +41,6 @@ impl Emitter<'_> {
 
     /// Leaves a region: what was computed inside is not seen outside.
     pub(super) fn leave(&mut self, scope: Scope) {
-        self.thread_parts = scope.thread_parts;
-        self.swizzled = scope.swizzled;
-        self.conditions = scope.conditions;
         self.products = scope.products;
         self.defined = scope.defined;
     }

@@ -44,6 +44,8 @@ struct Emitter<'a> {
     decls: BTreeSet<String>,
     next: u32,
     thread_parts: HashMap<Vec<u64>, String>,
+    /// `%tid` masked (and shifted) by each term thread parts and conditions have asked for.
+    thread_terms: HashMap<(u64, i32), String>,
     swizzled: HashMap<(Vec<u64>, u64), String>,
     conditions: HashMap<u32, String>,
     products: HashMap<(String, String), String>,
@@ -211,7 +213,43 @@ impl Emitter<'_> {
         }
     }
 
-    /// The thread part of an address, computed once per distinct column list.
+    /// `(%tid & mask) << shift` (a right shift where `shift` is negative), computed once at
+    /// the top of the kernel.
+    fn thread_term(&mut self, mask: u64, shift: i32) -> String {
+        if let Some(n) = self.thread_terms.get(&(mask, shift)) {
+            return n.clone();
+        }
+        let all = u64::from(self.p.threads).saturating_sub(1);
+        let masked = if mask == all {
+            "%tid".to_string()
+        } else if shift == 0 {
+            let a = self.tmp();
+            self.prologue_line(&format!("{a} = and i32 %tid, {}", lit(mask)));
+            a
+        } else {
+            self.thread_term(mask, 0)
+        };
+        let name = match shift {
+            0 => masked,
+            s if s > 0 => {
+                let t = self.tmp();
+                self.prologue_line(&format!("{t} = shl i32 {masked}, {s}"));
+                t
+            }
+            s => {
+                let t = self.tmp();
+                self.prologue_line(&format!("{t} = lshr i32 {masked}, {}", -s));
+                t
+            }
+        };
+        self.thread_terms.insert((mask, shift), name.clone());
+        name
+    }
+
+    /// The thread part of an address, computed once per distinct column list at the top of
+    /// the kernel: it depends on the thread id alone, so every block sees the one copy (a loop
+    /// body and the code after it would otherwise each compute their own, and LLVM's O2
+    /// pipeline, which has no GVN, keeps both).
     fn thread_part(&mut self, cols: &[u64]) -> Option<String> {
         if cols.iter().all(|&c| c == 0) {
             return None;
@@ -225,31 +263,7 @@ impl Emitter<'_> {
         };
         let mut acc: Option<(String, u64)> = None;
         for term in map.terms() {
-            let all = if self.p.threads >= 1 {
-                u64::from(self.p.threads) - 1
-            } else {
-                0
-            };
-            let src = if term.mask == all {
-                "%tid".to_string()
-            } else {
-                let a = self.tmp();
-                self.line(&format!("{a} = and i32 %tid, {}", lit(term.mask)));
-                a
-            };
-            let shifted = match term.shift {
-                0 => src,
-                s if s > 0 => {
-                    let t = self.tmp();
-                    self.line(&format!("{t} = shl i32 {src}, {s}"));
-                    t
-                }
-                s => {
-                    let t = self.tmp();
-                    self.line(&format!("{t} = lshr i32 {src}, {}", -s));
-                    t
-                }
-            };
+            let shifted = self.thread_term(term.mask, term.shift);
             acc = Some(match acc {
                 None => (shifted, term.bits()),
                 Some((prev, bits)) => {
@@ -259,7 +273,7 @@ impl Emitter<'_> {
                     } else {
                         "xor"
                     };
-                    self.line(&format!("{t} = {op} i32 {prev}, {shifted}"));
+                    self.prologue_line(&format!("{t} = {op} i32 {prev}, {shifted}"));
                     (t, bits | term.bits())
                 }
             });
@@ -287,7 +301,7 @@ impl Emitter<'_> {
                 Some(n) => n.clone(),
                 None => {
                     let r = self.tmp();
-                    self.line(&format!("{r} = xor i32 {t}, {}", lit(overlap)));
+                    self.prologue_line(&format!("{r} = xor i32 {t}, {}", lit(overlap)));
                     self.swizzled.insert(key, r.clone());
                     r
                 }
@@ -359,14 +373,15 @@ impl Emitter<'_> {
         p
     }
 
+    /// Whether bit `bit` of the thread id is set, as an `i1`: computed once at the top of
+    /// the kernel, like the thread parts.
     fn condition(&mut self, bit: u32) -> String {
         if let Some(c) = self.conditions.get(&bit) {
             return c.clone();
         }
-        let a = self.tmp();
-        self.line(&format!("{a} = and i32 %tid, {}", lit(1u64 << bit.min(31))));
+        let a = self.thread_term(1u64 << bit.min(31), 0);
         let c = self.tmp();
-        self.line(&format!("{c} = icmp ne i32 {a}, 0"));
+        self.prologue_line(&format!("{c} = icmp ne i32 {a}, 0"));
         self.conditions.insert(bit, c.clone());
         c
     }
@@ -958,6 +973,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         decls: BTreeSet::new(),
         next: 0,
         thread_parts: HashMap::new(),
+        thread_terms: HashMap::new(),
         swizzled: HashMap::new(),
         conditions: HashMap::new(),
         products: HashMap::new(),
@@ -973,7 +989,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
     };
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());
-    e.line("%tid = call i32 @llvm.amdgcn.workitem.id.x(), !range !1");
+    e.prologue_line("%tid = call i32 @llvm.amdgcn.workitem.id.x(), !range !1");
     for (i, b) in p.buffers.iter().enumerate() {
         if b.is_argument() {
             let base = format!("%{}", b.name);
