@@ -151,7 +151,9 @@ impl Lowering<'_> {
                 .map(|o| (0..o.len()).map(|r| o[r ^ (1 << i)]).collect())
                 .collect()),
             Owner::Thread(b) if b < s.lane_bits => {
-                let dpp = super::reduce::partner(b, &vec![false; s.lane_bits], self.target);
+                // Lanes that differ only in shared bits hold the same totals, so a move that
+                // also flips those (a row mirror) reaches the partner as well as the XOR does.
+                let dpp = super::reduce::partner(b, &shared[..s.lane_bits], self.target);
                 total
                     .iter()
                     .map(|o| {
