@@ -112,7 +112,7 @@ fn scans_along_either_axis_in_the_layouts_compile_chooses() {
             let x: Vec<i32> = (0..len)
                 .map(|i| {
                     let h = (i as u32 ^ n as u32).wrapping_mul(2_654_435_761) >> 27;
-                    if h % 3 == 0 { 0 } else { h as i32 - 11 }
+                    if h.is_multiple_of(3) { 0 } else { h as i32 - 11 }
                 })
                 .collect();
             for axis in 0..2 {
