@@ -117,3 +117,51 @@ fn thread_parts_are_computed_once_before_any_branch() {
         "thread parts computed after the first branch"
     );
 }
+
+/// A buffer's resource is made where the kernel first uses it when that is outside every loop
+/// and branch (resources used one after another then share one quad of scalar registers), and
+/// before the first branch when the first use is inside one (it must dominate every use).
+#[test]
+fn resources_are_made_where_first_used_outside_regions() {
+    let lowered = |stem: &str| {
+        let case = cases()
+            .into_iter()
+            .find(|c| {
+                c["id"]
+                    .as_str()
+                    .is_some_and(|id| id.contains(stem) && id.ends_with("gfx1100"))
+            })
+            .unwrap_or_else(|| panic!("no {stem} case"));
+        let k = lower(&case).unwrap();
+        linear_layout::lower::emit_llvm(&k.program, k.target).unwrap()
+    };
+    let made =
+        |l: &str| l.trim_start().starts_with("%rsrc") && l.contains("@llvm.amdgcn.make.buffer.rsrc.p8.p1(");
+    // Straight-line code: each resource's first use comes before the next resource is made.
+    let ir = lowered("rope_interleaved_64_f32");
+    let lines: Vec<&str> = ir.lines().collect();
+    let makes: Vec<usize> = (0..lines.len()).filter(|&i| made(lines[i])).collect();
+    assert!(makes.len() >= 3, "{makes:?}");
+    for (n, &at) in makes.iter().enumerate() {
+        let name = lines[at].trim().split(' ').next().unwrap();
+        let first_use = (at + 1..lines.len())
+            .find(|&i| lines[i].contains(&format!("{name},")) || lines[i].contains(&format!("{name})")))
+            .unwrap_or_else(|| panic!("{name} is never used"));
+        if let Some(&next) = makes.get(n + 1) {
+            assert!(
+                first_use < next,
+                "{name} is made before the resource made ahead of its use"
+            );
+        }
+    }
+    // A K loop: the resources its body reads are made before the loop's guard.
+    let ir = lowered("matmul_bf16_32x32x32");
+    let entry = ir
+        .split_once("entry:\n")
+        .unwrap()
+        .1
+        .split_once("\n  br ")
+        .unwrap()
+        .0;
+    assert!(entry.lines().filter(|l| made(l)).count() >= 2, "{entry}");
+}

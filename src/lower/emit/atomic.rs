@@ -9,6 +9,7 @@ use crate::lower::error::LowerError;
 use crate::lower::ir::{
     AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, GlobalOffset, Value,
 };
+use crate::target::Target;
 
 impl Emitter<'_> {
     pub(super) fn atomic(
@@ -16,6 +17,7 @@ impl Emitter<'_> {
         (dst, src, cmp): (Option<Value>, Value, Option<Value>),
         (buffer, offset, path): (usize, &GlobalOffset, AtomicPath),
         (kind, ty, ordering, scope): (AtomicKind, &str, AtomicOrdering, AtomicScope),
+        target: &Target,
     ) -> Result<(), LowerError> {
         let bits = self.p.value_bits(src);
         let int = format!("i{bits}");
@@ -49,7 +51,7 @@ impl Emitter<'_> {
             let old = self.global_atomic((buffer, &off, &soff), (&t, &value), comparand, kind, scope)?;
             return self.atomic_result(dst, (&int, &t), &old, ordering, scope);
         }
-        let rsrc = format!("%rsrc{buffer}");
+        let rsrc = self.resource(buffer, target)?;
         let name = kind.llvm();
         let suffix = if float && kind == AtomicKind::FAdd {
             ty.to_string()

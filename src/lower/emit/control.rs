@@ -32,7 +32,8 @@ impl Emitter<'_> {
         self.block = name.to_string();
     }
 
-    pub(super) fn enter(&self) -> Scope {
+    pub(super) fn enter(&mut self) -> Scope {
+        self.depth += 1;
         Scope {
             products: self.products.clone(),
             defined: self.defined.clone(),
@@ -41,6 +42,7 @@ impl Emitter<'_> {
 
     /// Leaves a region: what was computed inside is not seen outside.
     pub(super) fn leave(&mut self, scope: Scope) {
+        self.depth = self.depth.saturating_sub(1);
         self.products = scope.products;
         self.defined = scope.defined;
     }

@@ -52,6 +52,10 @@ struct Emitter<'a> {
     defined: Vec<bool>,
     /// Lines at the top of the kernel: workgroup-uniform values, computed once.
     prologue: String,
+    /// Which buffers' resources (`%rsrcN`) exist so far.
+    resources: Vec<bool>,
+    /// How many regions (loop bodies, branches) enclose the code being written.
+    depth: u32,
     uniforms: HashMap<Uniform, String>,
     inputs: HashMap<UniformInput, String>,
     /// The block being written, and how many labels exist.
@@ -155,8 +159,13 @@ fn buffer_ty(total: u32) -> Result<(&'static str, &'static str), LowerError> {
 impl Emitter<'_> {
     /// `%rsrc{i}`: buffer `i`'s resource over the memory at `base` (a buffer sized at run
     /// time gets the largest range a 32-bit offset reaches below the masking offset
-    /// 0x80000000).
-    fn make_resource(&mut self, i: usize, base: &str, target: &Target) -> Result<(), LowerError> {
+    /// 0x80000000), in the current block (`inline`) or at the top of the kernel.
+    fn make_resource(
+        &mut self,
+        (i, base): (usize, &str),
+        inline: bool,
+        target: &Target,
+    ) -> Result<(), LowerError> {
         let b = &self.p.buffers[i];
         let records = b.bytes().unwrap_or(0x7FFF_FFFE);
         if records > target.lowering.buffer_max_records.min(i32::MAX as u64) {
@@ -169,11 +178,37 @@ impl Emitter<'_> {
             "declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1), i16, i64, i32)"
                 .to_string(),
         );
-        self.line(&format!(
-            "%rsrc{i} = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) {base}, i16 0, i64 {records}, i32 {})",
-            target.lowering.buffer_flags as i32
-        ));
+        self.put(
+            inline,
+            &format!(
+                "%rsrc{i} = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) {base}, i16 0, i64 {records}, i32 {})",
+                target.lowering.buffer_flags as i32
+            ),
+        );
+        if let Some(made) = self.resources.get_mut(i) {
+            *made = true;
+        }
         Ok(())
+    }
+
+    /// Argument buffer `i`'s resource, made where it is first used when that is outside every
+    /// region (so it dominates all later uses), else at the top of the kernel. Made as late as
+    /// that, resources used one after another share one quad of scalar registers: each built
+    /// in the registers the last one's access has finished reading, where resources made all
+    /// at once stay live together and copy their constant words into a quad each.
+    fn resource(&mut self, i: usize, target: &Target) -> Result<String, LowerError> {
+        if !self.resources.get(i).copied().unwrap_or(true) {
+            let b = &self.p.buffers[i];
+            if !b.is_argument() {
+                return Err(LowerError::new(format!(
+                    "buffer {} is accessed before its address is bound",
+                    b.name
+                )));
+            }
+            let base = format!("%{}", b.name);
+            self.make_resource((i, &base), self.depth == 0, target)?;
+        }
+        Ok(format!("%rsrc{i}"))
     }
 
     fn tmp(&mut self) -> String {
@@ -448,12 +483,13 @@ impl Emitter<'_> {
                 ));
                 let l = self.tmp();
                 self.line(&format!("{l} = getelementptr i8, ptr addrspace(3) @lds, i32 {u}"));
+                let rsrc = self.resource(buffer, target)?;
                 self.decls.insert(format!(
                     "declare void @{}(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)",
                     d.intrinsic
                 ));
                 self.line(&format!(
-                    "call void @{}(ptr addrspace(8) %rsrc{buffer}, ptr addrspace(3) {l}, i32 {size}, i32 {off}, i32 {soff}, i32 0, i32 0)",
+                    "call void @{}(ptr addrspace(8) {rsrc}, ptr addrspace(3) {l}, i32 {size}, i32 {off}, i32 {soff}, i32 0, i32 0)",
                     d.intrinsic
                 ));
             }
@@ -505,7 +541,7 @@ impl Emitter<'_> {
                 let bits = self.p.value_bits(dst[0]);
                 let (ity, suffix) = buffer_ty(bits * dst.len() as u32)?;
                 let (off, soff) = self.global_offset(offset, u64::from(bits / 8))?;
-                let rsrc = format!("%rsrc{buffer}");
+                let rsrc = self.resource(*buffer, target)?;
                 if matches!(op, Op::GlobalStore { .. }) {
                     let (v, t) = self.gather(dst)?;
                     let v = if t == ity {
@@ -580,6 +616,7 @@ impl Emitter<'_> {
                     (*dst, *src, *cmp),
                     (*buffer, offset, *path),
                     (*kind, ty, *ordering, *scope),
+                    target,
                 )?,
             },
             Op::LdsWrite { src, address } => {
@@ -664,7 +701,7 @@ impl Emitter<'_> {
                     "{uniform} = call i64 @llvm.amdgcn.readfirstlane.i64(i64 {a})"
                 ));
                 self.line(&format!("{base} = inttoptr i64 {uniform} to ptr addrspace(1)"));
-                self.make_resource(*buffer, &base, target)?;
+                self.make_resource((*buffer, &base), true, target)?;
             }
             Op::WaitDirectLoads => {
                 let (name, arg) = self.direct_to_lds(target)?.wait;
@@ -979,6 +1016,8 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         products: HashMap::new(),
         defined: vec![false; p.values.len()],
         prologue: String::new(),
+        resources: vec![false; p.buffers.len()],
+        depth: 0,
         uniforms: HashMap::new(),
         inputs: HashMap::new(),
         block: "entry".to_string(),
@@ -990,12 +1029,6 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());
     e.prologue_line("%tid = call i32 @llvm.amdgcn.workitem.id.x(), !range !1");
-    for (i, b) in p.buffers.iter().enumerate() {
-        if b.is_argument() {
-            let base = format!("%{}", b.name);
-            e.make_resource(i, &base, target)?;
-        }
-    }
     for op in &p.ops {
         e.op(op, target)?;
     }
