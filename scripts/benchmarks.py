@@ -11,13 +11,20 @@
 3. the batch protocol's throughput on the differential requests and the encoding cases of
    tests/fixtures: `linear-layout batch` (release build) against the oracle's
    `triton_batch.py`, the same request files on both sides;
-4. BENCHMARKS.md: the figures, their ratios, and whether the 100x target is met.
+4. instructions per call of each operation of the table under `valgrind --tool=callgrind`
+   (`examples/op_counts.rs` run with 2,000 calls and with none; the difference per call), a
+   figure that does not move with the machine's load as the times do;
+5. BENCHMARKS.md: the figures, their ratios, and whether the 100x target is met.
+
+`--counts` prints only the instruction counts (step 4), for deciding a change quickly.
 """
 
 import argparse
 import json
 import os
 import platform
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -131,16 +138,40 @@ def triton_side(oracle):
         return json.load(f)
 
 
+def callgrind_side(calls=2000):
+    """Instructions per call of each operation of the table under callgrind ({} without
+    valgrind): `examples/op_counts.rs` with `calls` calls and with none, the difference per
+    call (the setup, the same in both runs, cancels)."""
+    if not shutil.which("valgrind"):
+        return {}
+    subprocess.run(["cargo", "build", "--release", "--example", "op_counts"], cwd=ROOT, check=True)
+    exe = os.path.join(ROOT, "target", "release", "examples", "op_counts")
+
+    def collected(op, n):
+        run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", exe, op, str(n)],
+                             capture_output=True, text=True, check=True)
+        return int(re.search(r"Collected : (\d+)", run.stderr).group(1))
+
+    return {cid: (collected(cid, calls) - collected(cid, 0)) / calls for cid, _ in CASES + ENCODING_CASES}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--oracle", default=os.path.join(ROOT, "..", "shared", "oracle"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--counts", action="store_true", help="print only the instruction counts under callgrind")
     args = ap.parse_args()
+
+    if args.counts:
+        for cid, n in callgrind_side().items():
+            print("%-40s %8.0f" % (cid, n))
+        return 0
 
     triton = triton_side(args.oracle)
     ours = rust_side()
     scaling = scaling_side()
     batch = batch_side(args.oracle)
+    counts = callgrind_side()
     by_case = {r["case"]: r for r in triton["results"]}
     by_op = {r["op"]: r for r in triton["results"]}
 
@@ -178,13 +209,15 @@ def main():
         "Machine: %s, %s; Triton %s, Python %s." % (cpu, platform.machine(), triton["triton_version"],
                                                     triton["python"]),
         "",
-        "| operation | Triton 3.6.0 case | Triton (µs, net) | linear-layout (ns) | speed-up | target |",
-        "|---|---|---:|---:|---:|---|",
+        "| operation | Triton 3.6.0 case | Triton (µs, net) | linear-layout (ns) | speed-up | target "
+        "| linear-layout (instructions per call, callgrind) |",
+        "|---|---|---:|---:|---:|---|---:|",
     ]
     for cid, case, t_us, ns, ratio in rows:
         target = "met" if ratio >= 100 else "not met (100x)"
-        lines.append("| `%s` | `%s` | %.2f | %.1f | %.0fx | %s |" % (
-            cid, case.replace("|", "\\|"), t_us, ns, ratio, target))
+        count = "%.0f" % counts[cid] if cid in counts else "—"
+        lines.append("| `%s` | `%s` | %.2f | %.1f | %.0fx | %s | %s |" % (
+            cid, case.replace("|", "\\|"), t_us, ns, ratio, target, count))
 
     lines += [
         "",
