@@ -27,7 +27,8 @@ use std::sync::Mutex;
 
 use smallvec::SmallVec;
 
-use super::layout::{MAX_BITS, MAX_DIMS, Result, too_many_dims};
+use super::layout::{MAX_BITS, MAX_DIMS, Result, low_mask, too_many_dims};
+use super::name::NameKey;
 use super::{DimName, LayoutError};
 
 /// One named dimension, its size as a number of bits (`size = 2^bits`), and where its bits
@@ -104,15 +105,27 @@ pub(crate) struct DimList(&'static Table);
 /// The interned contents of a [`DimList`].
 struct Table {
     dims: &'static [Dim],
+    /// Per dim, what `apply` needs on its hot path.
+    placed: &'static [Placed],
     bits: u32,
     hash: u64,
 }
 
 static NO_DIMS: Table = Table {
     dims: &[],
+    placed: &[],
     bits: 0,
     hash: 0,
 };
+
+/// A dim as `apply` packs and unpacks values: its field in a flattened value (`value & mask`
+/// shifted left by `shift`) and its name's key — derived once when the list is interned.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Placed {
+    pub(crate) mask: u64,
+    pub(crate) shift: u32,
+    pub(crate) name: NameKey,
+}
 
 impl DimList {
     /// The list with no dims.
@@ -122,6 +135,12 @@ impl DimList {
     #[inline]
     pub(crate) fn bits(self) -> u32 {
         self.0.bits
+    }
+
+    /// Each dim's field and name key, for `apply`'s hot path.
+    #[inline]
+    pub(crate) fn placed(self) -> &'static [Placed] {
+        self.0.placed
     }
 
     /// The dims as a list to edit.
@@ -234,8 +253,17 @@ fn intern(dims: &[Dim], bits: u32) -> &'static Table {
     let table = match bucket.iter().find(same_table) {
         Some(&t) => t,
         None => {
+            let placed: Vec<Placed> = dims
+                .iter()
+                .map(|d| Placed {
+                    mask: low_mask(d.bits),
+                    shift: d.start & 63,
+                    name: NameKey::of(&d.name),
+                })
+                .collect();
             let t: &'static Table = Box::leak(Box::new(Table {
                 dims: Box::leak(dims.into()),
+                placed: Box::leak(placed.into_boxed_slice()),
                 bits,
                 hash,
             }));

@@ -1121,21 +1121,21 @@ impl LinearLayout {
         if inputs.len() != ins.len() {
             return Err(self.apply_mismatch(inputs));
         }
-        // A dim starting at bit 64 has no bits: its masked value is 0.
-        let place = |d: &Dim, value: u64| (value & low_mask(d.bits)) << (d.start & 63);
         // Inputs usually come in the layout's own order: then each name is compared once, with
-        // the dim at its position, and every dim is given exactly once.
-        let flat = if inputs
-            .iter()
-            .zip(ins)
-            .all(|((name, _), d)| d.name == *name.as_ref())
-        {
-            inputs
-                .iter()
-                .zip(ins)
-                .fold(0, |acc, ((_, v), d)| acc | place(d, *v))
-        } else {
-            let mut flat = 0u64;
+        // the dim at its position (by its key, made when the dims were interned), and every dim
+        // is given exactly once.
+        let placed = self.ins.placed();
+        let mut flat = 0u64;
+        let mut in_order = true;
+        for ((name, value), (p, d)) in inputs.iter().zip(placed.iter().zip(ins)) {
+            if !p.name.matches(name.as_ref(), &d.name) {
+                in_order = false;
+                break;
+            }
+            flat |= (value & p.mask) << p.shift;
+        }
+        if !in_order {
+            flat = 0;
             let mut seen = 0u64;
             for (name, value) in inputs {
                 let Some(i) = self.in_index(name.as_ref()) else {
@@ -1148,16 +1148,15 @@ impl LinearLayout {
                     return Err(self.apply_mismatch(inputs));
                 }
                 seen |= 1 << i;
-                flat |= place(&ins[i], *value);
+                flat |= (value & placed[i].mask) << placed[i].shift;
             }
-            flat
-        };
+        }
         let out = self.apply_flat(flat);
-        let value = |d: &Dim| out >> (d.start & 63) & low_mask(d.bits);
-        let outs: &[Dim] = &self.outs;
+        let outs = self.outs.placed();
+        let value = |p: &super::dims::Placed| out >> p.shift & p.mask;
         if outs.len() <= 4 {
             let mut buf = [0u64; 4];
-            buf.iter_mut().zip(outs).for_each(|(v, d)| *v = value(d));
+            buf.iter_mut().zip(outs).for_each(|(v, p)| *v = value(p));
             return Ok(SmallVec::from_buf_and_len(buf, outs.len()));
         }
         Ok(outs.iter().map(value).collect())

@@ -229,6 +229,36 @@ fn short_key(b: &[u8]) -> u64 {
     }
 }
 
+/// A name as `apply` compares it on its hot path: the length and, for names of up to 8 bytes
+/// (every hardware dim's), [`short_key`] computed once — so a query's name costs one key and
+/// one comparison, not a key on each side.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NameKey {
+    len: usize,
+    /// `short_key` of a name of at most 8 bytes; `None` for a longer one (compared in full).
+    key: Option<u64>,
+}
+
+impl NameKey {
+    pub(crate) fn of(name: &DimName) -> Self {
+        let b = name.as_str().as_bytes();
+        NameKey {
+            len: b.len(),
+            key: (b.len() <= 8).then(|| short_key(b)),
+        }
+    }
+
+    /// Whether `query` is `name` (the name this key was made of).
+    #[inline]
+    pub(crate) fn matches(&self, query: &str, name: &DimName) -> bool {
+        query.len() == self.len
+            && match self.key {
+                Some(k) => short_key(query.as_bytes()) == k,
+                None => *name == query,
+            }
+    }
+}
+
 impl PartialEq<&str> for DimName {
     #[inline]
     fn eq(&self, other: &&str) -> bool {
@@ -325,5 +355,43 @@ mod tests {
         assert_eq!(std::mem::size_of::<DimName>(), 32);
         assert_ne!(DimName::from(s23), DimName::from(s24));
         assert_eq!(DimName::from(s24), DimName::from(s24.to_string()));
+    }
+
+    /// A name's key matches exactly the strings equal to the name: names of every length class
+    /// (the 1–3 byte key, the two-word key up to 8 bytes, full comparison past it), against
+    /// strings that differ only in one byte or in length.
+    #[test]
+    fn a_name_key_matches_exactly_its_name() {
+        let names = [
+            "",
+            "x",
+            "ab",
+            "abc",
+            "lane",
+            "warp",
+            "block",
+            "regist",
+            "register",
+            "registers",
+            "dim0",
+            "dim1",
+            "offset",
+            "a_dimension_name_longer_than_the_inline_buffer",
+        ];
+        let mut queries: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        for s in names {
+            for i in 0..s.len() {
+                let mut b = s.as_bytes().to_vec();
+                b[i] ^= 1;
+                queries.push(String::from_utf8(b).unwrap());
+            }
+            queries.push(format!("{s}_"));
+        }
+        for name in names {
+            let (dim, key) = (DimName::from(name), NameKey::of(&DimName::from(name)));
+            for q in &queries {
+                assert_eq!(key.matches(q, &dim), q == name, "{name:?} against {q:?}");
+            }
+        }
     }
 }
