@@ -492,19 +492,26 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
         return None;
     }
     let (col_bits, row_bits) = (log2(num_cols)?, log2(num_rows)?);
+    let phase = |row: u64| {
+        let phase = (row / per_phase) % max_phase;
+        if rotating {
+            phase ^ (row / max_phase / per_phase % max_phase)
+        } else {
+            phase
+        }
+    };
+    if rank == 2 {
+        return swizzled_2d((col_dim, col_bits), (row_dim, row_bits), |row| {
+            vec.saturating_mul(phase(row)) % num_cols
+        });
+    }
     let mut cols = Cols::new();
     for k in 0..col_bits {
         cols.push(t.along(col_dim, 1 << k)?);
     }
     for k in 0..row_bits {
         let row = 1u64 << k;
-        let phase = (row / per_phase) % max_phase;
-        let p = if rotating {
-            phase ^ (row / max_phase / per_phase % max_phase)
-        } else {
-            phase
-        };
-        cols.push(t.along(row_dim, row)? | t.along(col_dim, vec.saturating_mul(p) % num_cols)?);
+        cols.push(t.along(row_dim, row)? | t.along(col_dim, vec.saturating_mul(phase(row)) % num_cols)?);
     }
     t.out_dim(row_dim)?;
     t.out_dim(col_dim)?;
@@ -515,6 +522,40 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
         t.id(*shape.get(d)?, OFFSET, d)?;
     }
     t.finish(shape)
+}
+
+/// A two-dimensional swizzled tile: one offset in-dim whose columns are the column dim's bits,
+/// then each row bit with its swizzle (`shift(row)` along the column dim). The tile is exactly
+/// the shape — nothing repeats or broadcasts — so the columns go straight into the final
+/// `dim0`, `dim1` fields: what [`Tile::finish`] would make of them, without the tile (the
+/// same limit of 32 bits a dim, past which the reference answers).
+fn swizzled_2d(
+    (col_dim, col_bits): (usize, u32),
+    (row_dim, row_bits): (usize, u32),
+    shift: impl Fn(u64) -> u64,
+) -> Option<LinearLayout> {
+    if col_bits > 32 || row_bits > 32 {
+        return None;
+    }
+    let mut want = [0u32; 2];
+    want[col_dim] = col_bits;
+    want[row_dim] = row_bits;
+    let field = |d: usize, v: u64| v << if d == 0 { 0 } else { want[0] };
+    let mut cols = [0u64; 64];
+    let n = (col_bits + row_bits) as usize;
+    for k in 0..col_bits {
+        cols[k as usize] = field(col_dim, 1 << k);
+    }
+    for k in 0..row_bits {
+        let row = 1u64 << k;
+        cols[(col_bits + k) as usize] = field(row_dim, row) | field(col_dim, shift(row));
+    }
+    LinearLayout::from_packed(
+        [(OFFSET.dim_name(), n as u32), (BLOCK.dim_name(), 0)],
+        [(DimName::dim(0), want[0]), (DimName::dim(1), want[1])],
+        cols.get(..n)?,
+    )
+    .ok()
 }
 
 #[cfg(all(test, feature = "quickcheck"))]
