@@ -41,6 +41,12 @@ pub struct LoweringFacts {
     /// on): kernels ask LLVM for no AGPRs (`"amdgpu-agpr-alloc"="0"`), so an accumulator a loop
     /// carries is not copied between the two files every iteration.
     pub mfma_accumulates_in_vgprs: bool,
+    /// Triton rounds `f32` to `bf16` itself, in integers — `(x + 0x7FFF + lsb) >> 16`, and
+    /// `0x7FFF` for every NaN — rather than with LLVM's `fptrunc` (which quiets a NaN and keeps
+    /// its sign and top payload bits): on CDNA2/3 and RDNA3, the families without
+    /// `v_cvt_pk_bf16_f32` it targets that way \[T: its LLVM IR for gfx90a, gfx942 and
+    /// gfx1100; `fptrunc` for gfx950, gfx1201 and gfx1250\].
+    pub bf16_rounding_in_integers: bool,
 }
 
 /// Loads from global memory straight into LDS, without registers (amdgpu-lowering.md §6).
@@ -119,6 +125,7 @@ const GFX9: LoweringFacts = LoweringFacts {
     permlane_swap: None,
     direct_to_lds: None,
     mfma_accumulates_in_vgprs: false,
+    bf16_rounding_in_integers: true,
 };
 
 /// CDNA2 (gfx90a): its direct-to-LDS loads are not verified with LLVM 22, so none are used.
@@ -143,6 +150,7 @@ pub const CDNA4: LoweringFacts = LoweringFacts {
         "llvm.amdgcn.ds.read.tr8.b64.v2i32",
     )),
     permlane_swap: Some(("llvm.amdgcn.permlane16.swap", "llvm.amdgcn.permlane32.swap")),
+    bf16_rounding_in_integers: false,
     ..CDNA2
 };
 /// RDNA3 (gfx1100).
@@ -151,7 +159,10 @@ pub const RDNA3: LoweringFacts = LoweringFacts {
     ..GFX9
 };
 /// RDNA4 (gfx1201).
-pub const RDNA4: LoweringFacts = RDNA3;
+pub const RDNA4: LoweringFacts = LoweringFacts {
+    bf16_rounding_in_integers: false,
+    ..RDNA3
+};
 /// GFX12.5 (gfx1250): 45-bit `num_records`, Triton's flags (§4.2 [V probes/vsharp_words.ll]);
 /// `global_load_async_to_lds_b{8,32,64,128}` with per-lane LDS addresses, counted by
 /// `asynccnt` (§6 [V 03]).
@@ -163,5 +174,6 @@ pub const GFX1250: LoweringFacts = LoweringFacts {
         bytes: &[1, 4, 8, 16],
         wait: ("llvm.amdgcn.s.wait.asynccnt", "i16 0"),
     }),
+    bf16_rounding_in_integers: false,
     ..GFX9
 };

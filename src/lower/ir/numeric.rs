@@ -263,6 +263,16 @@ pub fn bits(ty: &str) -> u32 {
 /// assert_eq!(convert("f8E5M2", "f16", 0x7C), Some(0x7C00)); // +∞
 /// ```
 pub fn convert(from: &str, to: &str, x: u64) -> Option<u64> {
+    // `bf16` is the top half of an `f32`: widening is a shift (a NaN keeps its payload), and
+    // a NaN narrowed is quieted keeping its sign and top payload bits, as LLVM's `fpext` and
+    // `fptrunc` do.
+    match (from, to) {
+        ("bf16", "f32") => return Some((x & 0xFFFF) << 16),
+        ("f32", "bf16") if f32::from_bits(x as u32).is_nan() => {
+            return Some((x & 0xFFFF_FFFF | 0x40_0000) >> 16);
+        }
+        _ => {}
+    }
     let wide = |t: &str| matches!(t, "f32" | "f16" | "bf16");
     match (fp8(from), fp8(to)) {
         (None, Some(f)) if wide(from) => {

@@ -477,6 +477,16 @@ impl Lowering<'_> {
         let (layout, values) = self.typed_data(op, source)?;
         let bits = self.bits(op, r)?;
         let mut out = Vec::with_capacity(values.len());
+        if to_ty == "bf16"
+            && matches!(from_ty, "f32" | "f16")
+            && self.target.lowering.bf16_rounding_in_integers
+        {
+            out = self.bf16_in_integers(from_ty, &values);
+            if toward_zero {
+                out = self.toward_zero(op, (from_ty, to_ty), &values, out)?;
+            }
+            return self.define(op, Sym::Data { layout, values: out });
+        }
         for src in values.chunks(4) {
             let dst = self.p.values_of(src.len(), bits);
             self.p.ops.push(ProgramOp::Convert {
@@ -491,6 +501,70 @@ impl Lowering<'_> {
             out = self.toward_zero(op, (from_ty, to_ty), &values, out)?;
         }
         self.define(op, Sym::Data { layout, values: out })
+    }
+
+    /// `f32` (or `f16`, widened exactly first) rounded to `bf16` in integers, as Triton does on
+    /// the targets whose row says so: `(x + 0x7FFF + lsb) >> 16` rounds to nearest even (a
+    /// carry out of the mantissa moves the exponent, and past the largest finite value lands
+    /// on ∞), and every NaN becomes `0x7FFF`. E.g. `1.00390625f` (`0x3F808000`, halfway, even
+    /// below) gives `0x3F80`; `1.01171875f` (`0x3F818000`, halfway, odd below) gives `0x3F82`.
+    fn bf16_in_integers(&mut self, from: &'static str, values: &[Value]) -> Vec<Value> {
+        let constant = |me: &mut Self, width: u32, bits: u64| {
+            let dst = me.p.value(width);
+            me.p.ops.push(ProgramOp::Constant { dst, bits });
+            dst
+        };
+        let (sixteen, one, half) = (
+            constant(self, 32, 16),
+            constant(self, 32, 1),
+            constant(self, 32, 0x7FFF),
+        );
+        let nan = constant(self, 16, 0x7FFF);
+        values
+            .iter()
+            .map(|&v| {
+                let x = if from == "f32" {
+                    v
+                } else {
+                    let wide = self.p.value(32);
+                    self.p.ops.push(ProgramOp::Convert {
+                        dst: vec![wide],
+                        src: vec![v],
+                        from,
+                        to: "f32",
+                    });
+                    wide
+                };
+                let high = self.binary(ArithOp::ShrU, "i32", x, sixteen);
+                let lsb = self.binary(ArithOp::And, "i32", high, one);
+                let bias = self.binary(ArithOp::Add, "i32", lsb, half);
+                let sum = self.binary(ArithOp::Add, "i32", x, bias);
+                let top = self.binary(ArithOp::ShrU, "i32", sum, sixteen);
+                let rounded = self.p.value(16);
+                self.p.ops.push(ProgramOp::Convert {
+                    dst: vec![rounded],
+                    src: vec![top],
+                    from: "i32",
+                    to: "i16",
+                });
+                let is_nan = self.p.value(1);
+                self.p.ops.push(ProgramOp::Compare {
+                    pred: Predicate::Uno,
+                    ty: "f32",
+                    dst: is_nan,
+                    a: x,
+                    b: x,
+                });
+                let dst = self.p.value(16);
+                self.p.ops.push(ProgramOp::Select {
+                    dst,
+                    cond: is_nan,
+                    a: nan,
+                    b: rounded,
+                });
+                dst
+            })
+            .collect()
     }
 
     /// Narrowed floats `rounded` to nearest even of `wide`, rounded toward zero instead.
