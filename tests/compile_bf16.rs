@@ -159,3 +159,66 @@ fn f32_and_f16_round_to_bf16_as_triton_does_on_each_target() {
         .collect();
     assert_eq!(rows, [true, false, true, false]);
 }
+
+/// `x * y + x` of bf16 tensors (each operation rounded back to bf16, as Triton computes bf16
+/// arithmetic): the numbers of f32 arithmetic rounded to nearest even on every target, and a
+/// NaN result `0x7FFF` where Triton rounds in integers (`∞ · 0`, NaN operands).
+#[test]
+fn bf16_arithmetic_rounds_each_result_as_triton_does() {
+    let text = r#"module {
+  tt.func public @fma_bf16_kernel(%x: !tt.ptr<bf16> {tt.divisibility = 16 : i32}, %y: !tt.ptr<bf16> {tt.divisibility = 16 : i32}, %z: !tt.ptr<bf16> {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %xs = tt.splat %x : !tt.ptr<bf16> -> tensor<256x!tt.ptr<bf16>>
+    %xp = tt.addptr %xs, %r : tensor<256x!tt.ptr<bf16>>, tensor<256xi32>
+    %a = tt.load %xp : tensor<256x!tt.ptr<bf16>>
+    %ys = tt.splat %y : !tt.ptr<bf16> -> tensor<256x!tt.ptr<bf16>>
+    %yp = tt.addptr %ys, %r : tensor<256x!tt.ptr<bf16>>, tensor<256xi32>
+    %b = tt.load %yp : tensor<256x!tt.ptr<bf16>>
+    %p = arith.mulf %a, %b : tensor<256xbf16>
+    %s = arith.addf %p, %a : tensor<256xbf16>
+    %zs = tt.splat %z : !tt.ptr<bf16> -> tensor<256x!tt.ptr<bf16>>
+    %zp = tt.addptr %zs, %r : tensor<256x!tt.ptr<bf16>>, tensor<256xi32>
+    tt.store %zp, %s : tensor<256x!tt.ptr<bf16>>
+    tt.return
+  }
+}
+"#;
+    // Edges (∞ · 0, NaN, the largest finite values), then a spread of ordinary values.
+    let mut x: Vec<u16> = vec![0x7F80, 0x7FC0, 0x7F7F, 0xFF80, 0x3F80, 0x0001];
+    let mut y: Vec<u16> = vec![0x0000, 0x3F80, 0x4000, 0x8000, 0x7FC1, 0x3F00];
+    for i in 0..250u32 {
+        let h = i.wrapping_mul(0x9E37_79B9).rotate_left(13);
+        x.push(0x3000 + (h & 0x1FFF) as u16 | (h >> 31 << 15) as u16);
+        y.push(0x3000 + (h >> 13 & 0x1FFF) as u16);
+    }
+    let wide = |b: u16| f32::from_bits(u32::from(b) << 16);
+    for arch in ["gfx942", "gfx950", "gfx1100", "gfx1201"] {
+        let target = Target::by_name(arch).unwrap();
+        let in_integers = target.lowering.bf16_rounding_in_integers;
+        let k = compile(text, target, &CompileOptions::new(4))
+            .unwrap_or_else(|e| panic!("{arch}: {e}"))
+            .kernel;
+        let bytes = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
+        let mut buffers = vec![bytes(&x), bytes(&y), vec![0u8; 2 * 256]];
+        let launch = Launch {
+            scalars: vec![],
+            workgroup: [0, 0, 0],
+            grid: [1, 1, 1],
+        };
+        run_launch(&k.program, &mut buffers, &launch).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        for i in 0..256 {
+            let got = u16::from_le_bytes([buffers[2][2 * i], buffers[2][2 * i + 1]]);
+            let product = expected((wide(x[i]) * wide(y[i])).to_bits(), in_integers);
+            let sum = (wide(product) + wide(x[i])).to_bits();
+            if in_integers || !f32::from_bits(sum).is_nan() {
+                assert_eq!(
+                    got,
+                    expected(sum, in_integers),
+                    "{arch}: {:#06x} * {:#06x} + x",
+                    x[i],
+                    y[i]
+                );
+            }
+        }
+    }
+}

@@ -271,6 +271,39 @@ impl Lowering<'_> {
         };
         let bits = self.bits(op, r)?;
         let mut out = Vec::with_capacity(args[0].len());
+        // bf16 sums, differences and products: in f32, rounded back as the target's row says
+        // Triton rounds (the numbers LLVM's promotion to f32 gives too; NaNs as Triton's).
+        let in_f32 = ty == "bf16"
+            && matches!(arith, ArithOp::Add | ArithOp::Sub | ArithOp::Mul)
+            && self.target.lowering.bf16_rounding_in_integers;
+        if in_f32 {
+            let mut exact = Vec::with_capacity(args[0].len());
+            for i in 0..args[0].len() {
+                let src = args
+                    .iter()
+                    .map(|a| {
+                        let wide = self.p.value(32);
+                        self.p.ops.push(ProgramOp::Convert {
+                            dst: vec![wide],
+                            src: vec![a[i]],
+                            from: "bf16",
+                            to: "f32",
+                        });
+                        wide
+                    })
+                    .collect();
+                let dst = self.p.value(32);
+                self.p.ops.push(ProgramOp::Arith {
+                    op: arith,
+                    ty: "f32",
+                    dst,
+                    src,
+                });
+                exact.push(dst);
+            }
+            let values = self.bf16_in_integers("f32", &exact);
+            return self.define(op, Sym::Data { layout, values });
+        }
         for i in 0..args[0].len() {
             let dst = self.p.value(bits);
             let src = args.iter().map(|a| a[i]).collect();
