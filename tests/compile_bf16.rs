@@ -222,3 +222,53 @@ fn bf16_arithmetic_rounds_each_result_as_triton_does() {
         }
     }
 }
+
+/// `tl.sum` of a bf16 tensor combines as bf16 additions do: exact sums stay exact on every
+/// target, and `∞ + (−∞)` is `0x7FFF` where Triton rounds bf16 in integers.
+#[test]
+fn bf16_sums_reduce_as_triton_adds() {
+    let text = r#"module {
+  tt.func public @sum_bf16_kernel(%x: !tt.ptr<bf16> {tt.divisibility = 16 : i32}, %z: !tt.ptr<bf16> {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %xs = tt.splat %x : !tt.ptr<bf16> -> tensor<256x!tt.ptr<bf16>>
+    %xp = tt.addptr %xs, %r : tensor<256x!tt.ptr<bf16>>, tensor<256xi32>
+    %a = tt.load %xp : tensor<256x!tt.ptr<bf16>>
+    %s = "tt.reduce"(%a) <{axis = 0 : i32}> ({
+    ^bb0(%p: bf16, %q: bf16):
+      %t = arith.addf %p, %q : bf16
+      tt.reduce.return %t : bf16
+    }) : (tensor<256xbf16>) -> bf16
+    tt.store %z, %s : !tt.ptr<bf16>
+    tt.return
+  }
+}
+"#;
+    for arch in ["gfx942", "gfx950", "gfx1100", "gfx1201"] {
+        let target = Target::by_name(arch).unwrap();
+        let k = compile(text, target, &CompileOptions::new(4))
+            .unwrap_or_else(|e| panic!("{arch}: {e}"))
+            .kernel;
+        let sum = |x: &[u16]| {
+            let mut buffers = vec![x.iter().flat_map(|h| h.to_le_bytes()).collect(), vec![0u8; 2]];
+            let launch = Launch {
+                scalars: vec![],
+                workgroup: [0, 0, 0],
+                grid: [1, 1, 1],
+            };
+            run_launch(&k.program, &mut buffers, &launch).unwrap_or_else(|e| panic!("{arch}: {e}"));
+            u16::from_le_bytes([buffers[1][0], buffers[1][1]])
+        };
+        assert_eq!(sum(&[0x3F80; 256]), 0x4380, "{arch}: 256 ones");
+        let mut infinities = vec![0x3F80u16; 256];
+        infinities[3] = 0x7F80;
+        infinities[200] = 0xFF80;
+        let nan = sum(&infinities);
+        assert!(
+            f32::from_bits(u32::from(nan) << 16).is_nan(),
+            "{arch}: {nan:#06x}"
+        );
+        if target.lowering.bf16_rounding_in_integers {
+            assert_eq!(nan, 0x7FFF, "{arch}");
+        }
+    }
+}

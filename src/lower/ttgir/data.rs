@@ -271,37 +271,13 @@ impl Lowering<'_> {
         };
         let bits = self.bits(op, r)?;
         let mut out = Vec::with_capacity(args[0].len());
-        // bf16 sums, differences and products: in f32, rounded back as the target's row says
-        // Triton rounds (the numbers LLVM's promotion to f32 gives too; NaNs as Triton's).
-        let in_f32 = ty == "bf16"
-            && matches!(arith, ArithOp::Add | ArithOp::Sub | ArithOp::Mul)
-            && self.target.lowering.bf16_rounding_in_integers;
-        if in_f32 {
-            let mut exact = Vec::with_capacity(args[0].len());
-            for i in 0..args[0].len() {
-                let src = args
-                    .iter()
-                    .map(|a| {
-                        let wide = self.p.value(32);
-                        self.p.ops.push(ProgramOp::Convert {
-                            dst: vec![wide],
-                            src: vec![a[i]],
-                            from: "bf16",
-                            to: "f32",
-                        });
-                        wide
-                    })
-                    .collect();
-                let dst = self.p.value(32);
-                self.p.ops.push(ProgramOp::Arith {
-                    op: arith,
-                    ty: "f32",
-                    dst,
-                    src,
-                });
-                exact.push(dst);
-            }
-            let values = self.bf16_in_integers("f32", &exact);
+        if self.bf16_in_f32(arith, ty) {
+            let values = (0..args[0].len())
+                .map(|i| {
+                    let src: Vec<Value> = args.iter().map(|a| a[i]).collect();
+                    self.bf16_arith(arith, &src)
+                })
+                .collect();
             return self.define(op, Sym::Data { layout, values });
         }
         for i in 0..args[0].len() {
@@ -534,6 +510,41 @@ impl Lowering<'_> {
             out = self.toward_zero(op, (from_ty, to_ty), &values, out)?;
         }
         self.define(op, Sym::Data { layout, values: out })
+    }
+
+    /// Whether `arith` of `ty` is computed as Triton computes bf16 sums, differences and
+    /// products on the targets where it rounds bf16 in integers: in f32, rounded back by its
+    /// rule ([`bf16_arith`](Self::bf16_arith); the numbers LLVM's promotion to f32 gives too,
+    /// NaN results as Triton's).
+    pub(super) fn bf16_in_f32(&self, arith: ArithOp, ty: &str) -> bool {
+        ty == "bf16"
+            && matches!(arith, ArithOp::Add | ArithOp::Sub | ArithOp::Mul)
+            && self.target.lowering.bf16_rounding_in_integers
+    }
+
+    /// `arith` of bf16 operands `src` computed in f32 and rounded back in integers.
+    pub(super) fn bf16_arith(&mut self, arith: ArithOp, src: &[Value]) -> Value {
+        let wide = src
+            .iter()
+            .map(|&v| {
+                let w = self.p.value(32);
+                self.p.ops.push(ProgramOp::Convert {
+                    dst: vec![w],
+                    src: vec![v],
+                    from: "bf16",
+                    to: "f32",
+                });
+                w
+            })
+            .collect();
+        let exact = self.p.value(32);
+        self.p.ops.push(ProgramOp::Arith {
+            op: arith,
+            ty: "f32",
+            dst: exact,
+            src: wide,
+        });
+        self.bf16_in_integers("f32", &[exact])[0]
     }
 
     /// `f32` (or `f16`, widened exactly first) rounded to `bf16` in integers, as Triton does on

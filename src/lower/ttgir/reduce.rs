@@ -222,6 +222,9 @@ impl Lowering<'_> {
         b: &[Value],
     ) -> Result<Vec<Value>, LowerError> {
         match how {
+            Combiner::Op(arith, ty) if self.bf16_in_f32(arith, ty) => {
+                Ok(vec![self.bf16_arith(arith, &[a[0], b[0]])])
+            }
             Combiner::Op(arith, ty) => {
                 let dst = self.p.value(self.p.value_bits(a[0]));
                 self.p.ops.push(ProgramOp::Arith {
