@@ -188,7 +188,7 @@ fn bf16_arithmetic_rounds_each_result_as_triton_does() {
     let mut y: Vec<u16> = vec![0x0000, 0x3F80, 0x4000, 0x8000, 0x7FC1, 0x3F00];
     for i in 0..250u32 {
         let h = i.wrapping_mul(0x9E37_79B9).rotate_left(13);
-        x.push(0x3000 + (h & 0x1FFF) as u16 | (h >> 31 << 15) as u16);
+        x.push((0x3000 + (h & 0x1FFF) as u16) | (h >> 31 << 15) as u16);
         y.push(0x3000 + (h >> 13 & 0x1FFF) as u16);
     }
     let wide = |b: u16| f32::from_bits(u32::from(b) << 16);
