@@ -917,6 +917,42 @@ impl Program {
         Value(self.values.len() as u32 - 1)
     }
 
+    /// A new `bits`-wide value holding `pattern` in every thread (an [`Op::Constant`]).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Op, Program};
+    /// let mut p = Program::new("k", 64, 64);
+    /// let c = p.constant(16, 0x7FFF);
+    /// assert_eq!(p.value_bits(c), 16);
+    /// assert!(matches!(p.ops[0], Op::Constant { bits: 0x7FFF, .. }));
+    /// ```
+    pub fn constant(&mut self, bits: u32, pattern: u64) -> Value {
+        let dst = self.value(bits);
+        self.ops.push(Op::Constant { dst, bits: pattern });
+        dst
+    }
+
+    /// A new `bits`-wide value: `v` converted from type `from` to type `to` (an
+    /// [`Op::Convert`] of one element).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Op, Program};
+    /// let mut p = Program::new("k", 64, 64);
+    /// let x = p.value(16);
+    /// let w = p.convert(x, ("bf16", "f32"), 32);
+    /// assert!(matches!(&p.ops[0], Op::Convert { src, dst, .. } if src == &[x] && dst == &[w]));
+    /// ```
+    pub fn convert(&mut self, v: Value, (from, to): (&'static str, &'static str), bits: u32) -> Value {
+        let dst = self.value(bits);
+        self.ops.push(Op::Convert {
+            dst: vec![dst],
+            src: vec![v],
+            from,
+            to,
+        });
+        dst
+    }
+
     /// The width of a value (0 for a value the program does not have).
     ///
     /// ```

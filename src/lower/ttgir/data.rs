@@ -526,16 +526,7 @@ impl Lowering<'_> {
     pub(super) fn bf16_arith(&mut self, arith: ArithOp, src: &[Value]) -> Value {
         let wide = src
             .iter()
-            .map(|&v| {
-                let w = self.p.value(32);
-                self.p.ops.push(ProgramOp::Convert {
-                    dst: vec![w],
-                    src: vec![v],
-                    from: "bf16",
-                    to: "f32",
-                });
-                w
-            })
+            .map(|&v| self.p.convert(v, ("bf16", "f32"), 32))
             .collect();
         let exact = self.p.value(32);
         self.p.ops.push(ProgramOp::Arith {
@@ -553,44 +544,26 @@ impl Lowering<'_> {
     /// on ∞), and every NaN becomes `0x7FFF`. E.g. `1.00390625f` (`0x3F808000`, halfway, even
     /// below) gives `0x3F80`; `1.01171875f` (`0x3F818000`, halfway, odd below) gives `0x3F82`.
     fn bf16_in_integers(&mut self, from: &'static str, values: &[Value]) -> Vec<Value> {
-        let constant = |me: &mut Self, width: u32, bits: u64| {
-            let dst = me.p.value(width);
-            me.p.ops.push(ProgramOp::Constant { dst, bits });
-            dst
-        };
         let (sixteen, one, half) = (
-            constant(self, 32, 16),
-            constant(self, 32, 1),
-            constant(self, 32, 0x7FFF),
+            self.p.constant(32, 16),
+            self.p.constant(32, 1),
+            self.p.constant(32, 0x7FFF),
         );
-        let nan = constant(self, 16, 0x7FFF);
+        let nan = self.p.constant(16, 0x7FFF);
         values
             .iter()
             .map(|&v| {
                 let x = if from == "f32" {
                     v
                 } else {
-                    let wide = self.p.value(32);
-                    self.p.ops.push(ProgramOp::Convert {
-                        dst: vec![wide],
-                        src: vec![v],
-                        from,
-                        to: "f32",
-                    });
-                    wide
+                    self.p.convert(v, (from, "f32"), 32)
                 };
                 let high = self.binary(ArithOp::ShrU, "i32", x, sixteen);
                 let lsb = self.binary(ArithOp::And, "i32", high, one);
                 let bias = self.binary(ArithOp::Add, "i32", lsb, half);
                 let sum = self.binary(ArithOp::Add, "i32", x, bias);
                 let top = self.binary(ArithOp::ShrU, "i32", sum, sixteen);
-                let rounded = self.p.value(16);
-                self.p.ops.push(ProgramOp::Convert {
-                    dst: vec![rounded],
-                    src: vec![top],
-                    from: "i32",
-                    to: "i16",
-                });
+                let rounded = self.p.convert(top, ("i32", "i16"), 16);
                 let is_nan = self.p.value(1);
                 self.p.ops.push(ProgramOp::Compare {
                     pred: Predicate::Uno,
@@ -646,17 +619,10 @@ impl Lowering<'_> {
             );
         }
         let wide_bits = if wide_ty == "f64" { 64 } else { 32 };
-        let one = self.p.value(narrow_bits);
-        self.p.ops.push(ProgramOp::Constant { dst: one, bits: 1 });
+        let one = self.p.constant(narrow_bits, 1);
         let mut out = Vec::with_capacity(rounded.len());
         for (&x, r) in wide.iter().zip(rounded) {
-            let back = self.p.value(wide_bits);
-            self.p.ops.push(ProgramOp::Convert {
-                dst: vec![back],
-                src: vec![r],
-                from: narrow_ty,
-                to: wide_ty,
-            });
+            let back = self.p.convert(r, (narrow_ty, wide_ty), wide_bits);
             let (abs_back, abs_x) = (self.p.value(wide_bits), self.p.value(wide_bits));
             for (dst, src) in [(abs_back, back), (abs_x, x)] {
                 self.p.ops.push(ProgramOp::Arith {
@@ -787,16 +753,8 @@ impl Lowering<'_> {
             return fail(op, "classifies f32 elements into i32 ones only");
         }
         let (layout, values) = self.typed_data(op, x)?;
-        let constant = |p: &mut crate::lower::ir::Program, bits: u64| {
-            let dst = p.value(32);
-            p.ops.push(ProgramOp::Constant { dst, bits });
-            dst
-        };
-        let (magnitude, infinity) = (
-            constant(&mut self.p, 0x7fff_ffff),
-            constant(&mut self.p, 0x7f80_0000),
-        );
-        let sign_shift = constant(&mut self.p, 31);
+        let (magnitude, infinity) = (self.p.constant(32, 0x7fff_ffff), self.p.constant(32, 0x7f80_0000));
+        let sign_shift = self.p.constant(32, 31);
         let mut out = Vec::with_capacity(values.len());
         for v in values {
             let result = match class {
@@ -838,18 +796,10 @@ impl Lowering<'_> {
     /// and the exponent that minus 149 — integer work only, whatever the hardware does with
     /// subnormal arithmetic. E.g. `1e-40` (`m = 71362`): `⌊log₂ m⌋ = 16`, exponent −133.
     fn exponent(&mut self, v: Value, magnitude: Value) -> Value {
-        let constant = |p: &mut crate::lower::ir::Program, bits: u64| {
-            let dst = p.value(32);
-            p.ops.push(ProgramOp::Constant { dst, bits });
-            dst
-        };
-        let (shift, mantissa_mask) = (constant(&mut self.p, 23), constant(&mut self.p, 0x7f_ffff));
-        let (bias, subnormal_bias) = (constant(&mut self.p, 127), constant(&mut self.p, 127 + 149));
-        let (zero_field, top_field) = (constant(&mut self.p, 0), constant(&mut self.p, 255));
-        let (int_min, int_max) = (
-            constant(&mut self.p, 0x8000_0000),
-            constant(&mut self.p, 0x7fff_ffff),
-        );
+        let (shift, mantissa_mask) = (self.p.constant(32, 23), self.p.constant(32, 0x7f_ffff));
+        let (bias, subnormal_bias) = (self.p.constant(32, 127), self.p.constant(32, 127 + 149));
+        let (zero_field, top_field) = (self.p.constant(32, 0), self.p.constant(32, 255));
+        let (int_min, int_max) = (self.p.constant(32, 0x8000_0000), self.p.constant(32, 0x7fff_ffff));
         let m = self.binary(ArithOp::And, "i32", v, magnitude);
         let field = self.binary(ArithOp::ShrU, "i32", m, shift);
         let normal = self.binary(ArithOp::Sub, "i32", field, bias);
