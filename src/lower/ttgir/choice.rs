@@ -284,14 +284,8 @@ impl Lowering<'_> {
                     .map(|p| self.binary(ArithOp::Xor, "i1", p, one))
                     .collect();
             }
-            masks.predicate = Some(match masks.predicate.take() {
-                None => registers,
-                Some(prev) => prev
-                    .into_iter()
-                    .zip(registers)
-                    .map(|(a, b)| self.and_predicates(Some(a), b))
-                    .collect(),
-            });
+            let existing = masks.predicate.take();
+            masks.predicate = Some(self.and_predicate_registers(existing, registers));
         }
         Ok(masks)
     }

@@ -346,6 +346,22 @@ impl Lowering<'_> {
         dst
     }
 
+    /// Per register, `existing ∧ more` (just `more` where there is no existing predicate).
+    pub(super) fn and_predicate_registers(
+        &mut self,
+        existing: Option<Vec<Value>>,
+        more: Vec<Value>,
+    ) -> Vec<Value> {
+        match existing {
+            None => more,
+            Some(own) => own
+                .into_iter()
+                .zip(more)
+                .map(|(a, b)| self.and_predicates(Some(a), b))
+                .collect(),
+        }
+    }
+
     /// A uniform condition as a predicate in every thread.
     pub(super) fn condition_register(&mut self, c: &Condition) -> Value {
         let (lhs, rhs) = (

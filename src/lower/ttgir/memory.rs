@@ -452,14 +452,8 @@ impl Lowering<'_> {
                 return fail(op, "the pointer's condition is in another layout than the access");
             }
             masking.elementwise_arm = true;
-            masking.predicate = Some(match masking.predicate.take() {
-                None => arm,
-                Some(own) => own
-                    .into_iter()
-                    .zip(arm)
-                    .map(|(a, b)| self.and_predicates(Some(a), b))
-                    .collect(),
-            });
+            let existing = masking.predicate.take();
+            masking.predicate = Some(self.and_predicate_registers(existing, arm));
         }
         Ok(masking)
     }
