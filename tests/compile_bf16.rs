@@ -7,7 +7,7 @@
 
 mod lower_common;
 
-use linear_layout::lower::{CompileOptions, Launch, compile, run_launch};
+use linear_layout::lower::{CompileOptions, Kernel, Launch, compile, run_launch};
 use linear_layout::target::Target;
 use lower_common::{compile as assemble, llc};
 
@@ -37,6 +37,16 @@ fn kernel(from: &str) -> String {
 }}
 "#
     )
+}
+
+/// Runs `k` as one workgroup over `buffers`.
+fn run_once(k: &Kernel, buffers: &mut [Vec<u8>]) {
+    let launch = Launch {
+        scalars: vec![],
+        workgroup: [0, 0, 0],
+        grid: [1, 1, 1],
+    };
+    run_launch(&k.program, buffers, &launch).unwrap_or_else(|e| panic!("{}: {e}", k.target.name));
 }
 
 /// `f32` bits rounded to `bf16` the way `target` rounds them (see the module docs).
@@ -80,12 +90,7 @@ fn run(text: &str, arch: &str, input: Vec<u8>) -> Vec<u16> {
         let _ = std::fs::remove_dir_all(&dir);
     }
     let mut buffers = vec![input, vec![0u8; 2 * 256]];
-    let launch = Launch {
-        scalars: vec![],
-        workgroup: [0, 0, 0],
-        grid: [1, 1, 1],
-    };
-    run_launch(&k.program, &mut buffers, &launch).unwrap_or_else(|e| panic!("{arch}: {e}"));
+    run_once(&k, &mut buffers);
     buffers[1]
         .chunks(2)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
@@ -200,12 +205,7 @@ fn bf16_arithmetic_rounds_each_result_as_triton_does() {
             .kernel;
         let bytes = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
         let mut buffers = vec![bytes(&x), bytes(&y), vec![0u8; 2 * 256]];
-        let launch = Launch {
-            scalars: vec![],
-            workgroup: [0, 0, 0],
-            grid: [1, 1, 1],
-        };
-        run_launch(&k.program, &mut buffers, &launch).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        run_once(&k, &mut buffers);
         for i in 0..256 {
             let got = u16::from_le_bytes([buffers[2][2 * i], buffers[2][2 * i + 1]]);
             let product = expected((wide(x[i]) * wide(y[i])).to_bits(), in_integers);
@@ -250,12 +250,7 @@ fn bf16_sums_reduce_as_triton_adds() {
             .kernel;
         let sum = |x: &[u16]| {
             let mut buffers = vec![x.iter().flat_map(|h| h.to_le_bytes()).collect(), vec![0u8; 2]];
-            let launch = Launch {
-                scalars: vec![],
-                workgroup: [0, 0, 0],
-                grid: [1, 1, 1],
-            };
-            run_launch(&k.program, &mut buffers, &launch).unwrap_or_else(|e| panic!("{arch}: {e}"));
+            run_once(&k, &mut buffers);
             u16::from_le_bytes([buffers[1][0], buffers[1][1]])
         };
         assert_eq!(sum(&[0x3F80; 256]), 0x4380, "{arch}: 256 ones");
