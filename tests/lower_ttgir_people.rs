@@ -118,6 +118,37 @@ fn thread_parts_are_computed_once_before_any_branch() {
     );
 }
 
+/// A masked load's lanes take its `other` by the mask's own condition: the offset of a masked
+/// lane (`0x80000000`) is not compared again (a vector compare per register, and LLVM's range
+/// reasoning stops at the select).
+#[test]
+fn masked_loads_take_other_by_their_condition() {
+    let case = cases()
+        .into_iter()
+        .find(|c| {
+            c["id"]
+                .as_str()
+                .is_some_and(|id| id.contains("argmax_rows_16x128") && id.ends_with("gfx942"))
+        })
+        .expect("the argmax case");
+    let k = lower(&case).unwrap();
+    let ir = linear_layout::lower::emit_llvm(&k.program, k.target).unwrap();
+    assert!(ir.contains("buffer.load"), "no buffer load in the argmax kernel");
+    assert!(
+        ir.contains("i32 -2147483648"),
+        "no masked lane in the argmax kernel"
+    );
+    let compared: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.contains("icmp") && l.contains("-2147483648"))
+        .collect();
+    assert_eq!(
+        compared,
+        Vec::<&str>::new(),
+        "offsets compared with the masked lanes' sentinel"
+    );
+}
+
 /// A buffer's resource is made where the kernel first uses it when that is outside every loop
 /// and branch (resources used one after another then share one quad of scalar registers), and
 /// before the first branch when the first use is inside one (it must dominate every use).

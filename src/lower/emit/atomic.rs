@@ -4,6 +4,7 @@
 //! (`atomicrmw` / `cmpxchg` at the buffer's pointer plus the same offset, in a branch that
 //! threads whose offset lies outside the buffer skip, reading 0).
 
+use super::offsets::BufferOffset;
 use super::{Emitter, llvm_number};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{
@@ -28,7 +29,11 @@ impl Emitter<'_> {
         } else {
             int.clone()
         };
-        let (off, soff) = self.global_offset(offset, u64::from(bits / 8))?;
+        let BufferOffset {
+            voffset: off,
+            soffset: soff,
+            ..
+        } = self.global_offset(offset, u64::from(bits / 8))?;
         let operand = |e: &mut Self, v: Value| -> Result<String, LowerError> {
             let x = e.val(v)?;
             Ok(if t == int {
@@ -195,7 +200,11 @@ impl Emitter<'_> {
             predicate: None,
             ..offset.clone()
         };
-        let (mut off, soff) = self.global_offset(&unmasked, 2)?;
+        let BufferOffset {
+            voffset: mut off,
+            soffset: soff,
+            ..
+        } = self.global_offset(&unmasked, 2)?;
         let low = offset.predicate.map(|p| self.val(p)).transpose()?;
         let high = n.predicate.map(|p| self.val(p)).transpose()?;
         if let (Some(a), Some(b)) = (&low, &high) {

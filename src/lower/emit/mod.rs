@@ -37,6 +37,7 @@ use std::fmt::Write as _;
 use super::error::LowerError;
 use super::ir::{GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value, XorMap, numeric};
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
+use offsets::BufferOffset;
 
 struct Emitter<'a> {
     p: &'a Program,
@@ -455,7 +456,11 @@ impl Emitter<'_> {
                 target.name, d.bytes
             )));
         }
-        let (off, soff) = self.global_offset(offset, u64::from(element_bits / 8))?;
+        let BufferOffset {
+            voffset: off,
+            soffset: soff,
+            ..
+        } = self.global_offset(offset, u64::from(element_bits / 8))?;
         match d.address {
             DirectToLdsAddress::WaveBlock => {
                 let lane_bits = self.p.wave_size.trailing_zeros() as usize;
@@ -540,7 +545,11 @@ impl Emitter<'_> {
                 }
                 let bits = self.p.value_bits(dst[0]);
                 let (ity, suffix) = buffer_ty(bits * dst.len() as u32)?;
-                let (off, soff) = self.global_offset(offset, u64::from(bits / 8))?;
+                let BufferOffset {
+                    voffset: off,
+                    soffset: soff,
+                    live,
+                } = self.global_offset(offset, u64::from(bits / 8))?;
                 let rsrc = self.resource(*buffer, target)?;
                 if matches!(op, Op::GlobalStore { .. }) {
                     let (v, t) = self.gather(dst)?;
@@ -578,12 +587,11 @@ impl Emitter<'_> {
                     self.line(&format!("{l} = call {ity} @llvm.amdgcn.raw.ptr.buffer.load.{suffix}(ptr addrspace(8) {rsrc}, i32 {off}, i32 {soff}, i32 0)"));
                     if let Op::GlobalLoad { other, .. } = op
                         && *other != 0
-                        && !offset.unmasked()
+                        && let Some(m) = self.all_of(&live)
                     {
-                        // Masked lanes address 0x80000000 (see `thread_offset`).
-                        let (m, o, r) = (self.tmp(), self.tmp(), self.tmp());
+                        // Masked lanes read 0 from past the buffer; they take `other`.
+                        let (o, r) = (self.tmp(), self.tmp());
                         let t = ty(dst.len(), bits);
-                        self.line(&format!("{m} = icmp ne i32 {off}, -2147483648"));
                         self.line(&format!("{o} = bitcast {ity} {l} to {t}"));
                         let splat = if dst.len() == 1 {
                             format!("{}", *other as i64)

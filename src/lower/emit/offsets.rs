@@ -9,6 +9,16 @@ use super::{Emitter, lit};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{Extent, GlobalOffset, Uniform, UniformInput, Value, XorMap};
 
+/// A global access's operands: the per-thread `voffset` (masked lanes already sent to
+/// `0x80000000`), the uniform `soffset` (`"0"` when none), and the `i1` conditions under which
+/// a lane accesses its element (all of them hold; none: every lane) — a load's `other` is
+/// chosen by them, not by comparing the offset with the sentinel.
+pub(super) struct BufferOffset {
+    pub(super) voffset: String,
+    pub(super) soffset: String,
+    pub(super) live: Vec<String>,
+}
+
 impl Emitter<'_> {
     /// `x · stride` as an operand (computed once per distinct pair).
     fn times(&mut self, x: &str, stride: Extent) -> Result<String, LowerError> {
@@ -33,19 +43,16 @@ impl Emitter<'_> {
     }
 
     /// The byte offset of a global access as the buffer instructions take it: a per-thread
-    /// part (masked lanes get `0x80000000`) and a uniform part (`soffset`, `"0"` when none).
+    /// part (masked lanes get `0x80000000`, after every term is added, so no term brings a
+    /// masked lane back into the buffer) and a uniform part (`soffset`, `"0"` when none).
     ///
     /// When every coordinate's constant is disjoint from its thread part, the thread parts'
     /// products are shared by all accesses, constants times constant strides become a constant
     /// LLVM folds into the instruction's offset field, and constants times argument strides
     /// become the uniform part — scalar code, no vector instruction per access.
-    pub(super) fn global_offset(
-        &mut self,
-        o: &GlobalOffset,
-        bytes: u64,
-    ) -> Result<(String, String), LowerError> {
-        let (mut voffset, soffset) = match o.held {
-            Some(held) => (self.held_offset(held, bytes)?, "0".to_string()),
+    pub(super) fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<BufferOffset, LowerError> {
+        let (mut voffset, soffset, mut live) = match o.held {
+            Some(held) => (self.held_offset(held, bytes)?, "0".to_string(), Vec::new()),
             None => self.coordinate_offset(o, bytes)?,
         };
         // `soffset` is unsigned: a base that may be negative (a window reaching back,
@@ -71,19 +78,22 @@ impl Emitter<'_> {
             voffset = r;
         }
         if let Some(predicate) = o.predicate {
-            let c = self.val(predicate)?;
-            let r = self.tmp();
-            self.line(&format!("{r} = select i1 {c}, i32 {voffset}, i32 -2147483648"));
-            voffset = r;
+            live.push(self.val(predicate)?);
         }
         for c in &o.when {
-            let c = self.condition_of(c)?;
+            live.push(self.condition_of(c)?);
+        }
+        for c in &live {
             let r = self.tmp();
             self.line(&format!("{r} = select i1 {c}, i32 {voffset}, i32 -2147483648"));
             voffset = r;
         }
         if o.base.is_zero() || base_per_thread || o.held.is_some() {
-            return Ok((voffset, soffset));
+            return Ok(BufferOffset {
+                voffset,
+                soffset,
+                live,
+            });
         }
         let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;
         let mut soffset = if soffset == "0" {
@@ -104,7 +114,23 @@ impl Emitter<'_> {
             ));
             soffset = t;
         }
-        Ok((voffset, soffset))
+        Ok(BufferOffset {
+            voffset,
+            soffset,
+            live,
+        })
+    }
+
+    /// The conjunction of `conditions` (`None` when there are none: always true).
+    pub(super) fn all_of(&mut self, conditions: &[String]) -> Option<String> {
+        let (first, rest) = conditions.split_first()?;
+        let mut all = first.clone();
+        for c in rest {
+            let t = self.tmp();
+            self.line(&format!("{t} = and i1 {all}, {c}"));
+            all = t;
+        }
+        Some(all)
     }
 
     /// The byte offset of an element offset the program holds in `held`: one shift.
@@ -122,14 +148,20 @@ impl Emitter<'_> {
         Ok(t)
     }
 
-    /// [`global_offset`](Self::global_offset) without the base.
-    fn coordinate_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<(String, String), LowerError> {
+    /// [`global_offset`](Self::global_offset) without the base, and the bounds' conditions
+    /// (not applied yet).
+    fn coordinate_offset(
+        &mut self,
+        o: &GlobalOffset,
+        bytes: u64,
+    ) -> Result<(String, String, Vec<String>), LowerError> {
         let shift = bytes.trailing_zeros();
         let separable = o.unmasked()
             && o.strides.iter().any(|s| matches!(s, Extent::Scalar { .. }))
             && o.coords.iter().all(|c| c.constant & c.thread_bits() == 0);
         if !separable {
-            return Ok((self.thread_offset(o, bytes)?, "0".to_string()));
+            let (voffset, live) = self.thread_offset(o, bytes)?;
+            return Ok((voffset, "0".to_string(), live));
         }
         let mut threads: Option<String> = None;
         let mut immediate = 0u64;
@@ -188,12 +220,12 @@ impl Emitter<'_> {
             Some(u) => shifted(self, u),
             None => "0".to_string(),
         };
-        Ok((voffset, soffset))
+        Ok((voffset, soffset, Vec::new()))
     }
 
-    /// The byte offset of a global access, all of it per thread (masked lanes get
-    /// `0x80000000`).
-    fn thread_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<String, LowerError> {
+    /// The byte offset of a global access, all of it per thread, and the conditions of its
+    /// bounds (not applied yet).
+    fn thread_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<(String, Vec<String>), LowerError> {
         // Power-of-two constant strides: the offset is one XOR map shifted per dimension.
         let shifts: Option<Vec<u32>> = o
             .strides
@@ -222,11 +254,9 @@ impl Emitter<'_> {
                     let limit = b.wrapping_mul(*k).wrapping_mul(bytes);
                     let m = self.tmp();
                     self.line(&format!("{m} = icmp ult i32 {off}, {}", lit(limit)));
-                    let r = self.tmp();
-                    self.line(&format!("{r} = select i1 {m}, i32 {off}, i32 -2147483648"));
-                    r
+                    (off, vec![m])
                 }
-                _ => off,
+                _ => (off, Vec::new()),
             });
         }
         let mut sum: Option<String> = None;
@@ -286,13 +316,6 @@ impl Emitter<'_> {
             self.line(&format!("{t} = shl i32 {sum}, {shift}"));
             t
         };
-        Ok(match mask {
-            None => off,
-            Some(m) => {
-                let r = self.tmp();
-                self.line(&format!("{r} = select i1 {m}, i32 {off}, i32 -2147483648"));
-                r
-            }
-        })
+        Ok((off, mask.into_iter().collect()))
     }
 }
