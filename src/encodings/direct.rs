@@ -492,18 +492,17 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
         return None;
     }
     let (col_bits, row_bits) = (log2(num_cols)?, log2(num_rows)?);
-    let phase = |row: u64| {
-        let phase = (row / per_phase) % max_phase;
-        if rotating {
-            phase ^ (row / max_phase / per_phase % max_phase)
-        } else {
-            phase
-        }
+    // Row `2^k`'s phase, `(row / perPhase) % maxPhase` (rotating: xor
+    // `row / maxPhase / perPhase % maxPhase`), from quotients kept bit by bit: no division.
+    let mut phase = PowerQuotients::new(per_phase, max_phase);
+    let mut rotation = PowerQuotients::new(max_phase.saturating_mul(per_phase), max_phase);
+    // `num_cols` is a power of two: `% num_cols` keeps the low bits (of a saturated product too).
+    let mut swizzle = move || {
+        let p = phase.next() ^ if rotating { rotation.next() } else { 0 };
+        vec.saturating_mul(p) & (num_cols - 1)
     };
     if rank == 2 {
-        return swizzled_2d((col_dim, col_bits), (row_dim, row_bits), |row| {
-            vec.saturating_mul(phase(row)) % num_cols
-        });
+        return swizzled_2d((col_dim, col_bits), (row_dim, row_bits), swizzle);
     }
     let mut cols = Cols::new();
     for k in 0..col_bits {
@@ -511,7 +510,7 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
     }
     for k in 0..row_bits {
         let row = 1u64 << k;
-        cols.push(t.along(row_dim, row)? | t.along(col_dim, vec.saturating_mul(phase(row)) % num_cols)?);
+        cols.push(t.along(row_dim, row)? | t.along(col_dim, swizzle())?);
     }
     t.out_dim(row_dim)?;
     t.out_dim(col_dim)?;
@@ -525,14 +524,15 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
 }
 
 /// A two-dimensional swizzled tile: one offset in-dim whose columns are the column dim's bits,
-/// then each row bit with its swizzle (`shift(row)` along the column dim). The tile is exactly
+/// then each row bit with its swizzle (`shift()` along the column dim, called for rows 1, 2, 4,
+/// … in turn). The tile is exactly
 /// the shape — nothing repeats or broadcasts — so the columns go straight into the final
 /// `dim0`, `dim1` fields: what [`Tile::finish`] would make of them, without the tile (the
 /// same limit of 32 bits a dim, past which the reference answers).
 fn swizzled_2d(
     (col_dim, col_bits): (usize, u32),
     (row_dim, row_bits): (usize, u32),
-    shift: impl Fn(u64) -> u64,
+    mut shift: impl FnMut() -> u64,
 ) -> Option<LinearLayout> {
     if col_bits > 32 || row_bits > 32 {
         return None;
@@ -547,8 +547,7 @@ fn swizzled_2d(
         cols[k as usize] = field(col_dim, 1 << k);
     }
     for k in 0..row_bits {
-        let row = 1u64 << k;
-        cols[(col_bits + k) as usize] = field(row_dim, row) | field(col_dim, shift(row));
+        cols[(col_bits + k) as usize] = field(row_dim, 1 << k) | field(col_dim, shift());
     }
     LinearLayout::from_packed(
         [(OFFSET.dim_name(), n as u32), (BLOCK.dim_name(), 0)],
@@ -556,6 +555,49 @@ fn swizzled_2d(
         cols.get(..n)?,
     )
     .ok()
+}
+
+/// `(2^k / d) % m` for `k = 0, 1, 2, …` in turn (`d, m ≥ 1`), by long division one bit at a
+/// time: the quotient doubles and gains the bit the doubled remainder reaches `d`, so each
+/// step is a shift, a compare and two subtractions — swizzles ask it of every row bit, and a
+/// 64-bit division costs tens of cycles.
+///
+/// Law: the `k`-th value is `(2^k / d) % m`.
+struct PowerQuotients {
+    d: u64,
+    m: u64,
+    /// `2^k mod d`.
+    remainder: u64,
+    /// `(2^k / d) mod m`.
+    quotient: u64,
+}
+
+impl PowerQuotients {
+    fn new(d: u64, m: u64) -> Self {
+        let (d, m) = (d.max(1), m.max(1));
+        // k = 0: 1 / d and 1 % d.
+        let (quotient, remainder) = if d == 1 { (1 % m, 0) } else { (0, 1) };
+        PowerQuotients {
+            d,
+            m,
+            remainder,
+            quotient,
+        }
+    }
+
+    /// The value for the current `k`, then on to `k + 1`.
+    fn next(&mut self) -> u64 {
+        let now = self.quotient;
+        // remainder < d, so the doubled remainder is below 2d; the new bit is whether it
+        // reaches d (a doubling past 2^64 always does, and wrapping arithmetic then still
+        // leaves the right remainder). The quotient stays below m < 2^32.
+        let doubled = self.remainder << 1;
+        let bit = u64::from(doubled >= self.d || doubled < self.remainder);
+        self.remainder = doubled.wrapping_sub(bit * self.d);
+        let q = (self.quotient << 1) + bit;
+        self.quotient = if q >= self.m { q - self.m } else { q };
+        now
+    }
 }
 
 #[cfg(all(test, feature = "quickcheck"))]
@@ -692,6 +734,18 @@ mod laws {
             }
         }
         check_law(law as fn(Case) -> TestResult);
+    }
+
+    /// Row bits' quotients kept by long division are the divisions written out: `(2^k / d) % m`
+    /// for every `k` below 64, divisors up to `2^63` and moduli up to `2^32`.
+    #[test]
+    fn power_quotients_are_the_divisions() {
+        fn law(d: u64, m: u32) -> TestResult {
+            let (d, m) = ((d >> (d % 64)).max(1), u64::from(m.max(1)));
+            let mut q = PowerQuotients::new(d, m);
+            TestResult::from_bool((0..64).all(|k| q.next() == ((1u64 << k) / d) % m))
+        }
+        check_law(law as fn(u64, u32) -> TestResult);
     }
 
     /// The standard encodings of the benchmarks take the one-pass route.

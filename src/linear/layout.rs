@@ -283,7 +283,18 @@ impl LinearLayout {
         let ins = dims("input", ins)?;
         let outs = dims("output", outs)?;
         let out_bits = outs.bits();
-        if cols.len() != ins.bits() as usize || cols.iter().any(|&c| c & !low_mask(out_bits) != 0) {
+        // One pass: no column past the out-dims, and the quick test of surjectivity (every
+        // output bit the highest or every one the lowest bit of some column).
+        let (mut stray, mut highest, mut lowest) = (0u64, 0u64, 0u64);
+        for &c in cols {
+            stray |= c;
+            if c != 0 {
+                highest |= 1 << (63 - c.leading_zeros());
+                lowest |= c & c.wrapping_neg();
+            }
+        }
+        let all = low_mask(out_bits);
+        if cols.len() != ins.bits() as usize || stray & !all != 0 {
             return Err(LayoutError::Precondition {
                 op: "from_packed",
                 detail: format!(
@@ -298,7 +309,9 @@ impl LinearLayout {
             outs,
             cols: Columns(SmallVec::from_slice(cols)),
         };
-        layout.require_surjective()?;
+        if highest != all && lowest != all {
+            layout.require_surjective()?;
+        }
         Ok(layout)
     }
 
