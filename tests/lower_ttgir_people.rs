@@ -149,6 +149,30 @@ fn masked_loads_take_other_by_their_condition() {
     );
 }
 
+/// A loop that spins on a lock branches on the wave's ballot of the test every thread agrees
+/// on (LLVM then branches on the compare's lane mask), not on a copy of the bit moved to a
+/// scalar register first.
+#[test]
+fn agreed_branch_conditions_are_ballots() {
+    for arch in ["gfx942", "gfx1100"] {
+        let case = cases()
+            .into_iter()
+            .find(|c| {
+                c["id"]
+                    .as_str()
+                    .is_some_and(|id| id.contains("dw_accumulate_lock") && id.ends_with(arch))
+            })
+            .expect("the lock case");
+        let k = lower(&case).unwrap();
+        let ir = linear_layout::lower::emit_llvm(&k.program, k.target).unwrap();
+        let wave = if arch == "gfx942" { 64 } else { 32 };
+        assert!(
+            ir.contains(&format!("call i{wave} @llvm.amdgcn.ballot.i{wave}(i1 ")),
+            "{arch}: no ballot of the loop's test"
+        );
+    }
+}
+
 /// A buffer's resource is made where the kernel first uses it when that is outside every loop
 /// and branch (resources used one after another then share one quad of scalar registers), and
 /// before the first branch when the first use is inside one (it must dominate every use).

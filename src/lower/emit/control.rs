@@ -243,20 +243,22 @@ impl Emitter<'_> {
 
     /// A select where both branches are empty; else two blocks and phis at the join.
     /// The `i1` a branch tests: a condition of uniforms, or one bit every thread agrees on,
-    /// made a scalar (`readfirstlane`) so that the branch is uniform.
+    /// made a scalar so that the branch is uniform: the wave's ballot of it is zero or not
+    /// (LLVM branches on the compare's lane mask itself, `s_cbranch_vccz`, where moving the
+    /// bit to a scalar register costs a select, a `readfirstlane` and a compare).
     fn branch_test(&mut self, cond: &BranchCondition) -> Result<String, LowerError> {
         match cond {
             BranchCondition::Uniform(c) => self.condition_of(c),
             BranchCondition::Value(v) => {
                 let bit = self.val(*v)?;
-                let (wide, first, test) = (self.tmp(), self.tmp(), self.tmp());
+                let (ballot, test) = (self.tmp(), self.tmp());
+                let mask = format!("i{}", self.p.wave_size);
                 self.decls
-                    .insert("declare i32 @llvm.amdgcn.readfirstlane.i32(i32)".to_string());
-                self.line(&format!("{wide} = zext i1 {bit} to i32"));
+                    .insert(format!("declare {mask} @llvm.amdgcn.ballot.{mask}(i1)"));
                 self.line(&format!(
-                    "{first} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {wide})"
+                    "{ballot} = call {mask} @llvm.amdgcn.ballot.{mask}(i1 {bit})"
                 ));
-                self.line(&format!("{test} = icmp ne i32 {first}, 0"));
+                self.line(&format!("{test} = icmp ne {mask} {ballot}, 0"));
                 Ok(test)
             }
         }
