@@ -959,6 +959,322 @@ def dot_small_m_kernel(a_ptr, b_ptr, c_ptr, K, N: tl.constexpr, BK: tl.constexpr
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
 
 
+# vLLM's fused residual add + RMS norm: the sum written back over the residual, f32 math.
+@triton.jit
+def fused_add_rmsnorm_kernel(x_ptr, res_ptr, w_ptr, n_cols, stride, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=m, other=0.).to(tl.float32)
+    r = tl.load(res_ptr + row * stride + cols, mask=m, other=0.).to(tl.float32)
+    x = x + r
+    tl.store(res_ptr + row * stride + cols, x.to(tl.float16), mask=m)
+    var = tl.sum(x * x, axis=0) / n_cols
+    w = tl.load(w_ptr + cols, mask=m, other=0.).to(tl.float32)
+    tl.store(x_ptr + row * stride + cols, (x * tl.rsqrt(var + eps) * w).to(tl.float16), mask=m)
+
+
+# Online softmax over a row longer than the block: a running max and sum, then a second pass.
+@triton.jit
+def online_softmax_kernel(x_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    m_i = -float("inf")
+    l_i = 0.0
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+        m_new = tl.maximum(m_i, tl.max(x, axis=0))
+        l_i = l_i * tl.exp(m_i - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        m_i = m_new
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+        tl.store(y_ptr + row * stride + cols, tl.exp(x - m_i) / l_i, mask=cols < n_cols)
+
+
+# A tiled transpose through `tl.trans`, its mask transposed with it.
+@triton.jit
+def transpose2d_kernel(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=mask)
+    tl.store(y_ptr + rn[:, None] * M + rm[None, :], tl.trans(x), mask=tl.trans(mask))
+
+
+# A grid larger than the rows: programs past the end return at once.
+@triton.jit
+def early_return_kernel(x_ptr, y_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    if row >= n_rows:
+        return
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.)
+    tl.store(y_ptr + row * n_cols + cols, x * 2.0, mask=cols < n_cols)
+
+
+@triton.jit
+def _linear_combine(a1, b1, a2, b2):
+    return a1 * a2, b1 * a2 + b2
+
+
+# A first-order linear recurrence h = a*h + b (state-space models) as a two-operand scan.
+@triton.jit
+def linear_recurrence_kernel(a_ptr, b_ptr, h_ptr, L: tl.constexpr):
+    offs = tl.program_id(0) * L + tl.arange(0, L)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    _, h = tl.associative_scan((a, b), axis=0, combine_fn=_linear_combine)
+    tl.store(h_ptr + offs, h)
+
+
+# Log-softmax of f16 rows into f32, with 64-bit row offsets.
+@triton.jit
+def log_softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf")).to(tl.float32)
+    m = tl.max(x, axis=0)
+    s = tl.sum(tl.where(cols < n_cols, tl.exp(x - m), 0.0), axis=0)
+    tl.store(y_ptr + row * n_cols + cols, x - m - tl.log(s), mask=cols < n_cols)
+
+
+# 1-D max pooling, window 2 stride 2: two strided loads.
+@triton.jit
+def maxpool1d_kernel(x_ptr, y_ptr, n_out, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n_out
+    a = tl.load(x_ptr + 2 * offs, mask=m, other=-float("inf"))
+    b = tl.load(x_ptr + 2 * offs + 1, mask=m, other=-float("inf"))
+    tl.store(y_ptr + offs, tl.maximum(a, b), mask=m)
+
+
+# Complex products of interleaved pairs, through tl.split and tl.join.
+@triton.jit
+def complex_mul_kernel(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    pairs = offs[:, None] * 2 + tl.arange(0, 2)[None, :]
+    xr, xi = tl.split(tl.load(x_ptr + pairs))
+    yr, yi = tl.split(tl.load(y_ptr + pairs))
+    tl.store(z_ptr + pairs, tl.join(xr * yr - xi * yi, xr * yi + xi * yr))
+
+
+# A binary search per element (torch.searchsorted): data-dependent, masked gathers.
+@triton.jit
+def searchsorted_kernel(sorted_ptr, q_ptr, out_ptr, n_q, N: tl.constexpr, LOG: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n_q
+    q = tl.load(q_ptr + offs, mask=m, other=0.)
+    lo = tl.zeros([BLOCK], dtype=tl.int32)
+    hi = tl.full([BLOCK], N, dtype=tl.int32)
+    for _ in tl.static_range(LOG):
+        mid = (lo + hi) // 2
+        v = tl.load(sorted_ptr + mid, mask=mid < N, other=float("inf"))
+        go_right = v < q
+        lo = tl.where(go_right, mid + 1, lo)
+        hi = tl.where(go_right, hi, mid)
+    tl.store(out_ptr + offs, lo, mask=m)
+
+
+# A 3-D view of a flat block summed over its middle axis.
+@triton.jit
+def sum_middle_kernel(x_ptr, y_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    x = tl.reshape(tl.load(x_ptr + tl.arange(0, A * B * C)), (A, B, C))
+    tl.store(y_ptr + tl.arange(0, A)[:, None] * C + tl.arange(0, C)[None, :], tl.sum(x, axis=1))
+
+
+# Variable-length segments: loop bounds loaded from memory.
+@triton.jit
+def varlen_sum_kernel(x_ptr, starts_ptr, out_ptr, BLOCK: tl.constexpr):
+    seq = tl.program_id(0)
+    start = (tl.load(starts_ptr + seq) + 3) * 20
+    end = start + 10 + 30 * seq
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in range(start, end, BLOCK):
+        offs = i + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offs, mask=offs < end, other=0.)
+    tl.store(out_ptr + seq, tl.sum(acc, axis=0))
+
+
+# The absolute maximum for fp8 scaling: a block maximum, then a float atomic max.
+@triton.jit
+def amax_kernel(x_ptr, amax_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.)
+    tl.atomic_max(amax_ptr, tl.max(tl.abs(x), axis=0))
+
+
+# A grid-stride loop: a runtime step of num_programs blocks.
+@triton.jit
+def grid_stride_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    for start in range(tl.program_id(0) * BLOCK, n, tl.num_programs(0) * BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        tl.store(y_ptr + offs, x * 3.0 + 1.0, mask=offs < n)
+
+
+# tl.histogram of a block, added to the global bins atomically.
+@triton.jit
+def block_histogram_kernel(x_ptr, out_ptr, NB: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    h = tl.histogram(tl.abs(tl.load(x_ptr + offs)) % NB, NB)
+    tl.atomic_add(out_ptr + tl.arange(0, NB), h)
+
+
+# The position of each row's minimum (tl.min with return_indices).
+@triton.jit
+def argmin_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=float("inf"))
+    _, i = tl.min(x, axis=0, return_indices=True)
+    tl.store(out_ptr + row, i)
+
+
+# Shifts (arithmetic and logical), bit masks, C-style division and remainder on int32.
+@triton.jit
+def bit_ops_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    u = x.to(tl.uint32, bitcast=True)
+    r = ((x >> 3) ^ (u >> 5).to(tl.int32, bitcast=True)) + (x & 0xFF) * 3 - (x | 7) % 11 + x // 5
+    tl.store(y_ptr + offs, r, mask=m)
+
+
+# Division and remainder by a runtime divisor.
+@triton.jit
+def runtime_divmod_kernel(x_ptr, y_ptr, n, d, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1)
+    tl.store(y_ptr + offs, (x // d) * 100 + x % d + tl.where(x > 0, 1, -1), mask=m)
+
+
+# Clamp, sigmoid, exp2, log2 and fma on one element.
+@triton.jit
+def clamp_sigmoid_kernel(x_ptr, y_ptr, n, lo, hi, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.)
+    y = tl.sigmoid(tl.clamp(x, lo, hi)) + tl.exp2(x * 0.25) - tl.log2(tl.abs(x) + 1.0) + tl.fma(x, x, 1.0)
+    tl.store(y_ptr + offs, y, mask=m)
+
+
+@triton.jit
+def _sum_pairs(a, b, c, d):
+    return a + c, b + d
+
+
+# A reduce of a tuple (sum and sum of squares) with its own combine function.
+@triton.jit
+def tuple_reduce_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.)
+    s, q = tl.reduce((x, x * x), 0, _sum_pairs)
+    tl.store(out_ptr + row * 2, s)
+    tl.store(out_ptr + row * 2 + 1, q)
+
+
+# A @ B^T (attention's Q K^T) with the second operand transposed by tl.trans.
+@triton.jit
+def dot_abt_kernel(a_ptr, b_ptr, c_ptr, M, N, K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=rm[:, None] < M, other=0.)
+    b = tl.load(b_ptr + rn[:, None] * K + rk[None, :], mask=rn[:, None] < N, other=0.)
+    c = tl.dot(a, tl.trans(b))
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+# An int8 dot accumulating in int32.
+@triton.jit
+def int8_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, out_dtype=tl.int32))
+
+
+# Whole-tile reductions of a 2-D block: a maximum, a sum of sums, per-column argmax.
+@triton.jit
+def full_reduce_2d_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(out_ptr, tl.max(x))
+    tl.store(out_ptr + 1, tl.sum(tl.sum(x, axis=1), axis=0))
+    tl.store(out_ptr + 2 + tl.arange(0, N), tl.argmax(x, axis=0).to(tl.float32))
+
+
+# Two blocks interleaved element by element.
+@triton.jit
+def interleave_kernel(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    z = tl.interleave(tl.load(x_ptr + offs), tl.load(y_ptr + offs))
+    tl.store(z_ptr + tl.program_id(0) * 2 * BLOCK + tl.arange(0, 2 * BLOCK), z)
+
+
+# A reversed cumulative product.
+@triton.jit
+def cumprod_rev_kernel(x_ptr, y_ptr, L: tl.constexpr):
+    offs = tl.program_id(0) * L + tl.arange(0, L)
+    tl.store(y_ptr + offs, tl.cumprod(tl.load(x_ptr + offs), axis=0, reverse=True))
+
+
+# Masked atomics of three kinds: a relaxed counter, a minimum, an exchange.
+@triton.jit
+def atomics_mix_kernel(x_ptr, cnt_ptr, mn_ptr, xchg_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    tl.atomic_add(cnt_ptr + (offs % 4), 1, mask=m, sem="relaxed")
+    tl.atomic_min(mn_ptr + (offs % 8), x, mask=m)
+    tl.atomic_xchg(xchg_ptr + offs, x + 1, mask=m)
+
+
+# A spin lock taken with compare-and-swap around a read-modify-write.
+@triton.jit
+def spin_lock_kernel(lock_ptr, acc_ptr, hits_ptr):
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    v = tl.load(acc_ptr)
+    tl.store(acc_ptr, v + tl.program_id(0) + 1)
+    tl.atomic_xchg(lock_ptr, 0)
+    tl.store(hits_ptr + tl.program_id(0), 1)
+
+
+# Row offsets in 64 bits: a row minus its mean.
+@triton.jit
+def center_rows_i64_kernel(x_ptr, y_ptr, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK).to(tl.int64)
+    x = tl.load(x_ptr + row * stride + cols, mask=cols < stride, other=0.)
+    tl.store(y_ptr + row * stride + cols, x - tl.sum(x, axis=0) / stride, mask=cols < stride)
+
+
+# Bytes reinterpreted as uint8, scaled in int32 and stored back as int8.
+@triton.jit
+def uint8_scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    u = tl.load(x_ptr + offs, mask=m, other=0).to(tl.uint8, bitcast=True)
+    tl.store(y_ptr + offs, ((u.to(tl.int32) * 3 + 7) >> 2).to(tl.int8), mask=m)
+
+
+# A leaky ReLU and a row cumsum of a tile masked on both sides.
+@triton.jit
+def leaky_cumsum_2d_kernel(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=mask, other=0.)
+    x = tl.where(x > 0, x, 0.1 * x)
+    tl.store(y_ptr + rm[:, None] * N + rn[None, :], tl.cumsum(x, axis=1), mask=mask)
+
+
 # ---------------------------------------------------------------------------------------------
 # Launches: each kernel's arguments in order (a buffer, or a scalar's value), its constexprs,
 # options and grid; each case a launch of the same specialisation.
@@ -1313,6 +1629,91 @@ def cases():
     out.append(("dot_small_m_16x64x32_f16", dot_small_m_kernel, {"N": 64, "BK": 32}, {"num_warps": 4}, [
         ("16x64x96", ds, [1, 1, 1], 541),
     ]))
+
+    # Constructs the kernels above leave out: fused residual norms, online softmax, early returns,
+    # tuple scans and reduces, data-dependent gathers and loop bounds, grid-stride loops, integer
+    # bit arithmetic, int8 dots, interleaving, and atomics of every kind.
+    def rows(dtype, r, c, init="random", out=False):
+        return Buf(dtype, r * c, init, out)
+    out.append(("fused_add_rmsnorm_256_f16", fused_add_rmsnorm_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("rows4x200", dict(x_ptr=rows("f16", 4, 200, "random", True), res_ptr=rows("f16", 4, 200, "random", True),
+                           w_ptr=Buf("f16", 200), n_cols=200, stride=200, eps=F32(1e-6)), [4, 1, 1], 601)]))
+    out.append(("online_softmax_128_f32", online_softmax_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("rows4x300", dict(x_ptr=rows("f32", 4, 300), y_ptr=rows("f32", 4, 300, "sentinel", True), n_cols=300,
+                           stride=300), [4, 1, 1], 602)]))
+    out.append(("transpose2d_32x32_f32", transpose2d_kernel, {"BM": 32, "BN": 32}, {"num_warps": 4}, [
+        ("50x70", dict(x_ptr=rows("f32", 50, 70), y_ptr=rows("f32", 50, 70, "sentinel", True), M=50, N=70),
+         [2, 3, 1], 603)]))
+    out.append(("early_return_128_f32", early_return_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("rows5-grid7", dict(x_ptr=rows("f32", 5, 100), y_ptr=rows("f32", 7, 100, "sentinel", True), n_rows=5,
+                             n_cols=100), [7, 1, 1], 604)]))
+    out.append(("linear_recurrence_128_f32", linear_recurrence_kernel, {"L": 128}, {"num_warps": 4}, [
+        ("rows4", dict(a_ptr=rows("f32", 4, 128, "int3"), b_ptr=rows("f32", 4, 128, "int3"),
+                       h_ptr=rows("f32", 4, 128, "sentinel", True)), [4, 1, 1], 605)]))
+    out.append(("log_softmax_256_f16", log_softmax_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("rows3x200", dict(x_ptr=rows("f16", 3, 200), y_ptr=rows("f32", 3, 200, "sentinel", True), n_cols=200),
+         [3, 1, 1], 606)]))
+    out.append(("maxpool1d_256_f32", maxpool1d_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("n500", dict(x_ptr=Buf("f32", 1000), y_ptr=Buf("f32", 512, "sentinel", True), n_out=500), [2, 1, 1], 607)]))
+    out.append(("complex_mul_128_f32", complex_mul_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("pairs256", dict(x_ptr=Buf("f32", 512), y_ptr=Buf("f32", 512), z_ptr=Buf("f32", 512, "sentinel", True)),
+         [2, 1, 1], 608)]))
+    out.append(("searchsorted_64_f32", searchsorted_kernel, {"N": 64, "LOG": 7, "BLOCK": 128}, {"num_warps": 4}, [
+        ("q300", dict(sorted_ptr=Buf("f32", 64), q_ptr=Buf("f32", 384), out_ptr=Buf("i32", 384, "sentinel", True),
+                      n_q=300), [3, 1, 1], 609)]))
+    out.append(("sum_middle_4x8x16_f32", sum_middle_kernel, {"A": 4, "B": 8, "C": 16}, {"num_warps": 4}, [
+        ("one", dict(x_ptr=Buf("f32", 512), y_ptr=Buf("f32", 64, "sentinel", True)), [1, 1, 1], 610)]))
+    out.append(("varlen_sum_64_f32", varlen_sum_kernel, {"BLOCK": 64}, {"num_warps": 4}, [
+        ("seqs4", dict(x_ptr=Buf("f32", 1000), starts_ptr=Buf("i32", 5, "int3"), out_ptr=Buf("f32", 4, "sentinel", True)),
+         [4, 1, 1], 611)]))
+    out.append(("amax_256_f32", amax_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("n1000", dict(x_ptr=Buf("f32", 1024), amax_ptr=Buf("f32", 1, "zeros", True), n=1000), [4, 1, 1], 612)]))
+    out.append(("grid_stride_128_f32", grid_stride_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("n1000-grid3", dict(x_ptr=Buf("f32", 1000), y_ptr=Buf("f32", 1000, "sentinel", True), n=1000), [3, 1, 1], 613)]))
+    out.append(("block_histogram_16_i32", block_histogram_kernel, {"NB": 16, "BLOCK": 256}, {"num_warps": 4}, [
+        ("n1024", dict(x_ptr=Buf("i32", 1024), out_ptr=Buf("i32", 16, "zeros", True)), [4, 1, 1], 614)]))
+    out.append(("argmin_rows_128_f32", argmin_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("rows3x100", dict(x_ptr=rows("f32", 3, 100), out_ptr=Buf("i32", 3, "sentinel", True), n_cols=100),
+         [3, 1, 1], 615)]))
+    out.append(("bit_ops_256_i32", bit_ops_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("n500", dict(x_ptr=Buf("i32", 512, "small"), y_ptr=Buf("i32", 512, "sentinel", True), n=500), [2, 1, 1], 616)]))
+    out.append(("runtime_divmod_256_i32", runtime_divmod_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("n500-d7", dict(x_ptr=Buf("i32", 512, "small"), y_ptr=Buf("i32", 512, "sentinel", True), n=500, d=7),
+         [2, 1, 1], 617)]))
+    out.append(("clamp_sigmoid_256_f32", clamp_sigmoid_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("n500", dict(x_ptr=Buf("f32", 512, "wide"), y_ptr=Buf("f32", 512, "sentinel", True), n=500, lo=F32(-2.0),
+                      hi=F32(3.0)), [2, 1, 1], 618)]))
+    out.append(("tuple_reduce_128_f32", tuple_reduce_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("rows3x100", dict(x_ptr=rows("f32", 3, 100), out_ptr=Buf("f32", 6, "sentinel", True), n_cols=100),
+         [3, 1, 1], 619)]))
+    out.append(("dot_abt_32x32x32_f16", dot_abt_kernel, {"K": 32, "BM": 32, "BN": 32}, {"num_warps": 4}, [
+        ("40x50", dict(a_ptr=rows("f16", 40, 32, "int3"), b_ptr=rows("f16", 50, 32, "int3"),
+                       c_ptr=rows("f32", 40, 50, "sentinel", True), M=40, N=50), [2, 2, 1], 620)]))
+    out.append(("int8_dot_32x32x64_i8", int8_dot_kernel, {"M": 32, "N": 32, "K": 64}, {"num_warps": 4}, [
+        ("one", dict(a_ptr=Buf("i8", 32 * 64), b_ptr=Buf("i8", 64 * 32), c_ptr=Buf("i32", 32 * 32, "sentinel", True)),
+         [1, 1, 1], 621)]))
+    out.append(("full_reduce_16x32_f32", full_reduce_2d_kernel, {"M": 16, "N": 32}, {"num_warps": 4}, [
+        ("one", dict(x_ptr=Buf("f32", 512), out_ptr=Buf("f32", 34, "sentinel", True)), [1, 1, 1], 622)]))
+    out.append(("interleave_128_f32", interleave_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("blocks2", dict(x_ptr=Buf("f32", 256), y_ptr=Buf("f32", 256), z_ptr=Buf("f32", 512, "sentinel", True)),
+         [2, 1, 1], 623)]))
+    out.append(("cumprod_rev_64_f32", cumprod_rev_kernel, {"L": 64}, {"num_warps": 4}, [
+        ("rows2", dict(x_ptr=Buf("f32", 128, "int3"), y_ptr=Buf("f32", 128, "sentinel", True)), [2, 1, 1], 624)]))
+    out.append(("atomics_mix_128_i32", atomics_mix_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("n300", dict(x_ptr=Buf("i32", 384, "small"), cnt_ptr=Buf("i32", 4, "zeros", True),
+                      mn_ptr=Buf("i32", 8, "zeros", True), xchg_ptr=Buf("i32", 384, "sentinel", True), n=300),
+         [3, 1, 1], 625)]))
+    out.append(("spin_lock_i32", spin_lock_kernel, {}, {"num_warps": 4}, [
+        ("grid4", dict(lock_ptr=Buf("i32", 1, "zeros", True), acc_ptr=Buf("i32", 1, "zeros", True),
+                       hits_ptr=Buf("i32", 4, "zeros", True)), [4, 1, 1], 626)]))
+    out.append(("center_rows_i64_128_f32", center_rows_i64_kernel, {"BLOCK": 128}, {"num_warps": 4}, [
+        ("rows3x100", dict(x_ptr=rows("f32", 3, 100), y_ptr=rows("f32", 3, 100, "sentinel", True), stride=100),
+         [3, 1, 1], 627)]))
+    out.append(("uint8_scale_256_i8", uint8_scale_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("n500", dict(x_ptr=Buf("i8", 512), y_ptr=Buf("i8", 512, "sentinel", True), n=500), [2, 1, 1], 628)]))
+    out.append(("leaky_cumsum_16x64_f32", leaky_cumsum_2d_kernel, {"BM": 16, "BN": 64}, {"num_warps": 4}, [
+        ("40x50", dict(x_ptr=rows("f32", 40, 50), y_ptr=rows("f32", 40, 50, "sentinel", True), M=40, N=50),
+         [3, 1, 1], 629)]))
     return out
 
 
