@@ -18,7 +18,7 @@ fn rlc(g: &mut Graph) -> Result<(), String> {
 
 #[test]
 fn remove_layout_conversions_agrees_with_triton() {
-    check("remove_layout_conversions", rlc, [775, 300, 54]);
+    check("remove_layout_conversions", rlc, [778, 300, 54]);
 }
 
 #[test]
@@ -209,7 +209,7 @@ fn pipeline_from_ttir_agrees_with_triton() {
     }
     println!("pipeline: people {ok}/{total} ({refused} refused)");
     assert!(
-        ok >= 229,
+        ok >= 232,
         "the pipeline agrees with Triton on {ok}/{total} people modules"
     );
 }

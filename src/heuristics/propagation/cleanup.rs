@@ -8,6 +8,9 @@
 //! * `convert(convert(x : A -> B) : B -> C)` is `convert(x : A -> C)`;
 //! * a convert of a `tt.splat`, `tt.make_range`, splat constant, `tt.histogram` or
 //!   `ttg.local_load` is that op made directly in the convert's layout;
+//! * `tt.reshape(convert(x))` is `tt.reshape(x)` when the convert only renames the layout (both
+//!   sides the same linear layout), or when the reshape may reorder elements and reshaping `x`
+//!   itself moves no data between threads (Triton's `isExpensiveView`);
 //! * an op without side effects whose results are unused is erased;
 //! * constants are unique per function and stand at the top of its entry block (MLIR's
 //!   folder: a constant not already in the leading run of constants moves to the front);
@@ -20,8 +23,10 @@ use std::collections::HashMap;
 use crate::encodings::Encoding;
 use crate::ttgir::graph::{Graph, OpId, ValueId};
 
+use super::locality::{is_expensive_view, layout};
 use super::ops::is_removable_op;
 use super::{fold, scf_cleanup};
+use crate::ttgir::attr;
 
 /// Most rounds of the greedy rewriter (MLIR's default).
 const MAX_ROUNDS: usize = 10;
@@ -214,6 +219,7 @@ fn apply(g: &mut Graph, op: OpId, patterns: Patterns) -> Option<Vec<OpId>> {
     match g.ops[op].name.as_str() {
         "ttg.convert_layout" => convert_from_convert(g, op),
         "ttg.local_alloc" | "ttg.local_store" | "tt.histogram" => fold_convert_operand(g, op),
+        "tt.reshape" => reshape_of_convert(g, op),
         "scf.for" if patterns == Patterns::Final => scf_cleanup::for_cleanups(g, op),
         "scf.if" if patterns == Patterns::Final => scf_cleanup::if_cleanups(g, op),
         _ => None,
@@ -279,6 +285,40 @@ fn convert_from_convert(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     touched.push(arg);
     replace_op(g, op, &[r]);
     Some(touched)
+}
+
+/// Triton's `CanonicalizeConvertFromReshape`: `reshape(convert(x))` reshapes `x` itself where
+/// the convert is trivial (the same linear layout on both sides), or where the reshape has
+/// `allow_reorder` and reshaping `x` is not an expensive view. The reshape keeps its attributes
+/// (`efficient_layout` too).
+///
+/// ```text
+/// %c = ttg.convert_layout %x : tensor<16x32xf32, #A> -> tensor<16x32xf32, #B>
+/// %r = tt.reshape %c allow_reorder : tensor<16x32xf32, #B> -> tensor<512xf32, #C>
+/// // becomes
+/// %r = tt.reshape %x allow_reorder : tensor<16x32xf32, #A> -> tensor<512xf32, #C>
+/// ```
+fn reshape_of_convert(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
+    let src = *g.ops[op].operands.first()?;
+    let cvt = g.def_op(src)?;
+    if g.ops[cvt].name != "ttg.convert_layout" {
+        return None;
+    }
+    let inner = g.ops[cvt].operands[0];
+    let (from, to) = (&g.values[inner].ty, &g.values[src].ty);
+    let trivial = matches!((layout(from), layout(to)), (Some(a), Some(b)) if a == b);
+    if !trivial {
+        let result = &g.values[g.ops[op].results[0]].ty;
+        if is_expensive_view(from, result) || attr(&g.ops[op].attrs, "allow_reorder").is_none() {
+            return None;
+        }
+    }
+    g.note(
+        op,
+        "reshapes the converted value's source: the convert before it folded",
+    );
+    g.ops[op].operands[0] = inner;
+    Some(vec![op, cvt])
 }
 
 fn is_splat_constant(g: &Graph, op: OpId) -> bool {

@@ -120,7 +120,7 @@ fn after(g: &Graph, op: OpId) -> InsertPoint {
     }
 }
 
-fn layout(ty: &ValueType) -> Option<LinearLayout> {
+pub(super) fn layout(ty: &ValueType) -> Option<LinearLayout> {
     ty.encoding.as_ref()?.to_linear_layout(&ty.shape).ok()
 }
 
@@ -175,7 +175,7 @@ fn with_encoding(ty: &ValueType, e: Arc<Encoding>) -> ValueType {
 
 /// Triton's `isExpensiveView`: a reshape between these types moves data when the two layouts
 /// replicate differently or hold different numbers of elements per thread.
-fn is_expensive_view(src: &ValueType, dst: &ValueType) -> bool {
+pub(super) fn is_expensive_view(src: &ValueType, dst: &ValueType) -> bool {
     let (Some(a), Some(b)) = (layout(src), layout(dst)) else {
         return true;
     };

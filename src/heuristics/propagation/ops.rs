@@ -13,7 +13,9 @@ use std::sync::Arc;
 use crate::encodings::{Encoding, Slice};
 use crate::heuristics::convert::{ConversionKind, classify};
 use crate::ttgir::graph::{Graph, OpId, ValueId};
-use crate::ttgir::{AttrValue, TypeKind, attr};
+
+use super::locality::is_expensive_view;
+use crate::ttgir::{AttrValue, TypeKind, ValueType, attr};
 
 /// `arith`/`math` ops with operands, and Triton's element-wise ops: one result element from
 /// the operands' elements at the same position.
@@ -414,7 +416,13 @@ pub(crate) fn can_fold_into_conversion(g: &Graph, op: OpId, target: &Arc<Encodin
         "tt.reshape" => {
             attr(&o.attrs, "allow_reorder").is_some()
                 && attr(&o.attrs, "efficient_layout").is_none()
-                && !is_expensive_view(g, o.operands[0], o.results[0], target)
+                && !is_expensive_view(
+                    &g.values[o.operands[0]].ty,
+                    &ValueType {
+                        encoding: Some(target.clone()),
+                        ..g.values[o.results[0]].ty.clone()
+                    },
+                )
         }
         "ttg.convert_layout" => {
             if matches!(**target, Encoding::NvidiaMma(_)) {
@@ -426,28 +434,6 @@ pub(crate) fn can_fold_into_conversion(g: &Graph, op: OpId, target: &Arc<Encodin
         | "ttg.local_load" | "ttg.local_store" => true,
         _ => false,
     }
-}
-
-/// Triton's `isExpensiveView`: a view from `src` to `dst` retyped to `target` that changes
-/// which elements are duplicated, or how many each thread holds.
-fn is_expensive_view(g: &Graph, src: ValueId, dst: ValueId, target: &Arc<Encoding>) -> bool {
-    let (st, dt) = (&g.values[src].ty, &g.values[dst].ty);
-    let (Some(se), Ok(dl)) = (&st.encoding, target.to_linear_layout(&dt.shape)) else {
-        return true;
-    };
-    let Ok(sl) = se.to_linear_layout(&st.shape) else {
-        return true;
-    };
-    if sl
-        .free_variable_masks()
-        .iter()
-        .zip(dl.free_variable_masks().iter())
-        .any(|(a, b)| a.1 != b.1)
-    {
-        return true;
-    }
-    let regs = |l: &crate::linear::LinearLayout| l.in_dim_size("register").unwrap_or(1);
-    regs(&sl) != regs(&dl)
 }
 
 /// Triton's `canBeRemat`: ops the backward rematerialisation may recompute in another layout.
