@@ -173,6 +173,31 @@ fn agreed_branch_conditions_are_ballots() {
     }
 }
 
+/// Integers change width element by element: a byte kernel's widening and narrowing are
+/// scalar `zext`/`trunc`, not vectors LLVM would pack into one register and take apart again.
+#[test]
+fn integer_conversions_are_per_element() {
+    let case = cases()
+        .into_iter()
+        .find(|c| {
+            c["id"]
+                .as_str()
+                .is_some_and(|id| id.contains("uint8_scale") && id.ends_with("gfx1100"))
+        })
+        .expect("the byte-scaling case");
+    let k = lower(&case).unwrap();
+    let ir = linear_layout::lower::emit_llvm(&k.program, k.target).unwrap();
+    let casts: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.contains(" = zext ") || l.contains(" = trunc "))
+        .collect();
+    assert!(!casts.is_empty(), "no integer conversion in the byte kernel");
+    assert!(
+        casts.iter().all(|l| !l.contains(" x i")),
+        "vector integer conversions: {casts:?}"
+    );
+}
+
 /// A buffer's resource is made where the kernel first uses it when that is outside every loop
 /// and branch (resources used one after another then share one quad of scalar registers), and
 /// before the first branch when the first use is inside one (it must dominate every use).

@@ -840,6 +840,25 @@ impl Emitter<'_> {
             {
                 self.convert_fp8(dst, src, from, to)?
             }
+            // Integers change width element by element: as a vector, LLVM packs the narrow
+            // elements into one register (shifts and ors on gfx11) only to take them apart again.
+            Op::Convert { dst, src, from, to }
+                if src.len() > 1
+                    && llvm_convertible(from)?.starts_with('i')
+                    && llvm_convertible(to)?.starts_with('i') =>
+            {
+                for (&d, &s) in dst.iter().zip(src) {
+                    self.op(
+                        &Op::Convert {
+                            dst: vec![d],
+                            src: vec![s],
+                            from,
+                            to,
+                        },
+                        target,
+                    )?;
+                }
+            }
             Op::Convert { dst, src, from, to } => {
                 let (ft, tt) = (llvm_convertible(from)?, llvm_convertible(to)?);
                 let (fb, tb) = (self.p.value_bits(src[0]), self.p.value_bits(dst[0]));
