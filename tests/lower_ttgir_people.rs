@@ -35,6 +35,20 @@ fn lower(case: &Json) -> Result<Kernel, String> {
     ttgir_kernel(&m, t).map_err(|e| e.to_string())
 }
 
+/// The LLVM IR of the people case whose id names `kernel` on `arch`.
+fn emitted_ir(kernel: &str, arch: &str) -> String {
+    let case = cases()
+        .into_iter()
+        .find(|c| {
+            c["id"]
+                .as_str()
+                .is_some_and(|id| id.contains(kernel) && id.ends_with(arch))
+        })
+        .unwrap_or_else(|| panic!("no {kernel} case on {arch}"));
+    let k = lower(&case).unwrap();
+    linear_layout::lower::emit_llvm(&k.program, k.target).unwrap()
+}
+
 #[test]
 fn people_kernels_lower_run_right_and_pass_llc() {
     let expected = expected();
@@ -85,16 +99,7 @@ fn people_kernels_lower_run_right_and_pass_llc() {
 /// matmul on gfx1100 a serialised conversion schedule).
 #[test]
 fn thread_parts_are_computed_once_before_any_branch() {
-    let case = cases()
-        .into_iter()
-        .find(|c| {
-            c["id"]
-                .as_str()
-                .is_some_and(|id| id.contains("matmul_bf16_32x32x32") && id.ends_with("gfx1100"))
-        })
-        .expect("the bf16 matmul case");
-    let k = lower(&case).unwrap();
-    let ir = linear_layout::lower::emit_llvm(&k.program, k.target).unwrap();
+    let ir = emitted_ir("matmul_bf16_32x32x32", "gfx1100");
     let body = ir.split_once("entry:\n").unwrap().1;
     let (entry, rest) = body.split_once("\n  br ").unwrap();
     let thread_only = |text: &str| -> Vec<String> {
@@ -123,16 +128,7 @@ fn thread_parts_are_computed_once_before_any_branch() {
 /// reasoning stops at the select).
 #[test]
 fn masked_loads_take_other_by_their_condition() {
-    let case = cases()
-        .into_iter()
-        .find(|c| {
-            c["id"]
-                .as_str()
-                .is_some_and(|id| id.contains("argmax_rows_16x128") && id.ends_with("gfx942"))
-        })
-        .expect("the argmax case");
-    let k = lower(&case).unwrap();
-    let ir = linear_layout::lower::emit_llvm(&k.program, k.target).unwrap();
+    let ir = emitted_ir("argmax_rows_16x128", "gfx942");
     assert!(ir.contains("buffer.load"), "no buffer load in the argmax kernel");
     assert!(
         ir.contains("i32 -2147483648"),
@@ -155,16 +151,7 @@ fn masked_loads_take_other_by_their_condition() {
 #[test]
 fn agreed_branch_conditions_are_ballots() {
     for arch in ["gfx942", "gfx1100"] {
-        let case = cases()
-            .into_iter()
-            .find(|c| {
-                c["id"]
-                    .as_str()
-                    .is_some_and(|id| id.contains("dw_accumulate_lock") && id.ends_with(arch))
-            })
-            .expect("the lock case");
-        let k = lower(&case).unwrap();
-        let ir = linear_layout::lower::emit_llvm(&k.program, k.target).unwrap();
+        let ir = emitted_ir("dw_accumulate_lock", arch);
         let wave = if arch == "gfx942" { 64 } else { 32 };
         assert!(
             ir.contains(&format!("call i{wave} @llvm.amdgcn.ballot.i{wave}(i1 ")),
@@ -177,16 +164,7 @@ fn agreed_branch_conditions_are_ballots() {
 /// scalar `zext`/`trunc`, not vectors LLVM would pack into one register and take apart again.
 #[test]
 fn integer_conversions_are_per_element() {
-    let case = cases()
-        .into_iter()
-        .find(|c| {
-            c["id"]
-                .as_str()
-                .is_some_and(|id| id.contains("uint8_scale") && id.ends_with("gfx1100"))
-        })
-        .expect("the byte-scaling case");
-    let k = lower(&case).unwrap();
-    let ir = linear_layout::lower::emit_llvm(&k.program, k.target).unwrap();
+    let ir = emitted_ir("uint8_scale", "gfx1100");
     let casts: Vec<&str> = ir
         .lines()
         .filter(|l| l.contains(" = zext ") || l.contains(" = trunc "))
@@ -203,18 +181,7 @@ fn integer_conversions_are_per_element() {
 /// before the first branch when the first use is inside one (it must dominate every use).
 #[test]
 fn resources_are_made_where_first_used_outside_regions() {
-    let lowered = |stem: &str| {
-        let case = cases()
-            .into_iter()
-            .find(|c| {
-                c["id"]
-                    .as_str()
-                    .is_some_and(|id| id.contains(stem) && id.ends_with("gfx1100"))
-            })
-            .unwrap_or_else(|| panic!("no {stem} case"));
-        let k = lower(&case).unwrap();
-        linear_layout::lower::emit_llvm(&k.program, k.target).unwrap()
-    };
+    let lowered = |stem: &str| emitted_ir(stem, "gfx1100");
     let made =
         |l: &str| l.trim_start().starts_with("%rsrc") && l.contains("@llvm.amdgcn.make.buffer.rsrc.p8.p1(");
     // Straight-line code: each resource's first use comes before the next resource is made.

@@ -887,16 +887,7 @@ impl Lowering<'_> {
                     return v;
                 }
                 v.into_iter()
-                    .map(|x| {
-                        let d = p.value(acc_bits);
-                        p.ops.push(ProgramOp::Convert {
-                            dst: vec![d],
-                            src: vec![x],
-                            from,
-                            to,
-                        });
-                        d
-                    })
+                    .map(|x| p.convert(x, (from, to), acc_bits))
                     .collect()
             };
             let (va, vb) = (widen(&mut self.p, va), widen(&mut self.p, vb));
