@@ -145,6 +145,65 @@ fn masked_loads_take_other_by_their_condition() {
     );
 }
 
+/// The operand after `rsrc` in the first call of `intrinsic` (the access's `voffset`).
+fn voffset_of<'a>(ir: &'a str, intrinsic: &str) -> &'a str {
+    let call = ir
+        .lines()
+        .find(|l| l.contains(intrinsic))
+        .unwrap_or_else(|| panic!("no {intrinsic}"));
+    let after = call.split("ptr addrspace(8) ").nth(1).unwrap();
+    after.split(", i32 ").nth(1).unwrap().trim()
+}
+
+/// A grid-stride loop stores where it loaded, under the load's mask and the condition that one
+/// thread of each broadcast group stores: the store's offset is the load's masked offset sent
+/// past the buffer by the second condition alone — one select, no conjunction of the two.
+#[test]
+fn a_store_masked_like_its_load_selects_on_the_loads_offset() {
+    let ir = emitted_ir("grid_stride_128", "gfx942");
+    let loaded = voffset_of(&ir, "buffer.load");
+    let stored = voffset_of(&ir, "buffer.store");
+    let definition = ir
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{stored} = ")))
+        .unwrap_or_else(|| panic!("no definition of {stored}"));
+    assert!(
+        definition.contains("select i1") && definition.contains(&format!("i32 {loaded}, i32 -2147483648")),
+        "the store's offset is not the load's masked one: {definition}"
+    );
+}
+
+/// A row's cumulative sum over the 64 lanes of a wave scans them with one lane move per step:
+/// DPP row shifts by 1, 2, 4 and 8 lanes, then the row broadcasts `row_bcast:15` and
+/// `row_bcast:31` on gfx942; on gfx1100 (32 lanes, no row broadcasts) the row shifts and one
+/// cross-row permute.
+#[test]
+fn lane_scans_shift_rows_then_broadcast_them() {
+    let dpp_controls = |ir: &str| -> Vec<i64> {
+        let mut found: Vec<i64> = ir
+            .lines()
+            .filter(|l| l.contains("call"))
+            .filter_map(|l| l.split("@llvm.amdgcn.update.dpp.i32(").nth(1))
+            .map(|args| args.split(", i32 ").nth(2).unwrap().parse().unwrap())
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    };
+    let gfx942 = emitted_ir("cumsum_rows_16x128", "gfx942");
+    // row_shr:1, 2, 4, 8 (0x111, 0x112, 0x114, 0x118), row_bcast:15 and :31 (0x142, 0x143).
+    assert_eq!(
+        dpp_controls(&gfx942),
+        vec![0x111, 0x112, 0x114, 0x118, 0x142, 0x143]
+    );
+    let gfx1100 = emitted_ir("cumsum_rows_16x128", "gfx1100");
+    assert_eq!(dpp_controls(&gfx1100), vec![0x111, 0x112, 0x114, 0x118]);
+    assert!(
+        gfx1100.contains("@llvm.amdgcn.permlanex16.i32(i32 poison"),
+        "gfx1100: no cross-row permute for the fifth step"
+    );
+}
+
 /// A loop that spins on a lock branches on the wave's ballot of the test every thread agrees
 /// on (LLVM then branches on the compare's lane mask), not on a copy of the bit moved to a
 /// scalar register first.

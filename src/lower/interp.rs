@@ -769,16 +769,21 @@ fn exec(
                 let sent: Vec<u64> = (0..threads).map(|t| s.get(*src, t)).collect();
                 for t in 0..threads {
                     let lane = (t % wave) as u32;
-                    s.set(*dst, t, sent[t - t % wave + ctrl.source_lane(lane) as usize]);
+                    let read = ctrl
+                        .source_lane(lane)
+                        .filter(|&from| (from as usize) < wave)
+                        .map_or(0, |from| sent[t - t % wave + from as usize]);
+                    s.set(*dst, t, read);
                 }
             }
-            Op::PermlaneX16 { dst, src } => {
+            Op::PermlaneX16 { dst, src, lanes } => {
                 if wave < 32 {
                     return err("v_permlanex16 needs 32 lanes".to_string());
                 }
                 let sent: Vec<u64> = (0..threads).map(|t| s.get(*src, t)).collect();
                 for t in 0..threads {
-                    s.set(*dst, t, sent[t ^ 16]);
+                    let other_row = (t ^ 16) & !15;
+                    s.set(*dst, t, sent[other_row + usize::from(lanes[t & 15] & 15)]);
                 }
             }
             Op::PermlaneSwap { kind, dst, src } => {

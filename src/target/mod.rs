@@ -69,6 +69,9 @@ pub struct Instructions {
     pub permlane64: bool,
     /// DPP row controls (`quad_perm`, `row_shl`, …; every target).
     pub dpp: bool,
+    /// DPP `row_bcast:15` / `row_bcast:31` (a row's last lane to the next row, lane 31 to the
+    /// upper half of a wave of 64; GFX9 only — RDNA dropped them).
+    pub dpp_row_broadcast: bool,
     /// Bytes per lane of direct global→LDS loads (`buffer_load … lds`, `global_load_lds_*`,
     /// gfx1250 `global_load_async_to_lds_*`); empty if none.
     pub direct_to_lds_bytes: &'static [u32],

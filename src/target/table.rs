@@ -103,6 +103,7 @@ const GFX9_INSTR: Instructions = Instructions {
     permlane16: false,
     permlane64: false,
     dpp: true,
+    dpp_row_broadcast: true,
     direct_to_lds_bytes: &[],
     direct_to_lds_per_lane_address: false,
 };
@@ -276,6 +277,7 @@ const GFX1100: Target = Target {
     global_vector_bits: &[8, 16, 32, 64, 128],
     instructions: Instructions {
         permlane16: true,
+        dpp_row_broadcast: false,
         permlane64: true,
         ..GFX9_INSTR
     },
@@ -310,6 +312,7 @@ const GFX1201: Target = Target {
     global_vector_bits: &[8, 16, 32, 64, 128],
     instructions: Instructions {
         permlane16: true,
+        dpp_row_broadcast: false,
         ..GFX9_INSTR
     },
     ds_mnemonics: ("ds_load", "ds_store"),
@@ -344,6 +347,7 @@ const GFX1250: Target = Target {
     instructions: Instructions {
         ds_load_tr_b128: true,
         permlane16: true,
+        dpp_row_broadcast: false,
         direct_to_lds_bytes: &[1, 4, 8, 16],
         direct_to_lds_per_lane_address: true,
         ..GFX9_INSTR

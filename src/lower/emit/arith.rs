@@ -115,6 +115,10 @@ impl Emitter<'_> {
             self.int_op(op, &t, &args)?
         };
         let d = self.define(dst)?;
+        if op == ArithOp::And && bits == 1 {
+            self.conjunctions
+                .insert(d.clone(), (args[0].clone(), args[1].clone()));
+        }
         if float {
             self.line(&format!("{d} = bitcast {t} {r} to {int}"));
         } else {

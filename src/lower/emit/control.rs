@@ -17,6 +17,7 @@ use crate::target::Target;
 /// What the emitter knows that holds only inside a region (a loop body, a branch).
 pub(super) struct Scope {
     products: HashMap<(String, String), String>,
+    masked: HashMap<(String, String), String>,
     defined: Vec<bool>,
 }
 
@@ -36,6 +37,7 @@ impl Emitter<'_> {
         self.depth += 1;
         Scope {
             products: self.products.clone(),
+            masked: self.masked.clone(),
             defined: self.defined.clone(),
         }
     }
@@ -44,6 +46,7 @@ impl Emitter<'_> {
     pub(super) fn leave(&mut self, scope: Scope) {
         self.depth = self.depth.saturating_sub(1);
         self.products = scope.products;
+        self.masked = scope.masked;
         self.defined = scope.defined;
     }
 

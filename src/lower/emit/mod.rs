@@ -35,7 +35,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::error::LowerError;
-use super::ir::{GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value, XorMap, numeric};
+use super::ir::{
+    DppCtrl, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value, XorMap, numeric,
+};
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 use offsets::BufferOffset;
 
@@ -50,6 +52,12 @@ struct Emitter<'a> {
     swizzled: HashMap<(Vec<u64>, u64), String>,
     conditions: HashMap<u32, String>,
     products: HashMap<(String, String), String>,
+    /// Offsets sent past the buffer where a condition fails, by (offset, condition): accesses
+    /// masked by a common condition share the select (and LLVM keeps it one instruction).
+    masked: HashMap<(String, String), String>,
+    /// `i1` values written as `a ∧ b`, by name, with their operands: a masked access applies
+    /// each conjunct on its own, so accesses whose masks share a part share its select.
+    conjunctions: HashMap<String, (String, String)>,
     defined: Vec<bool>,
     /// Lines at the top of the kernel: workgroup-uniform values, computed once.
     prologue: String,
@@ -742,7 +750,8 @@ impl Emitter<'_> {
                 ));
             }
             Op::Dpp { dst, src, ctrl } => {
-                if !target.instructions.dpp {
+                let broadcast = matches!(ctrl, DppCtrl::RowBcast15 | DppCtrl::RowBcast31);
+                if !target.instructions.dpp || (broadcast && !target.instructions.dpp_row_broadcast) {
                     return Err(LowerError::new(format!("{} has no DPP {ctrl:?}", target.name)));
                 }
                 let s = self.val(*src)?;
@@ -750,12 +759,17 @@ impl Emitter<'_> {
                 self.decls.insert(
                     "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)".to_string(),
                 );
+                // Rows the move leaves keep `old` and lanes without a source read 0
+                // (`bound_ctrl`): 0 both ways.
+                let old = if ctrl.row_mask() == 0b1111 { "poison" } else { "0" };
                 self.line(&format!(
-                    "{d} = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 {s}, i32 {}, i32 15, i32 15, i1 false)",
-                    ctrl.code()
+                    "{d} = call i32 @llvm.amdgcn.update.dpp.i32(i32 {old}, i32 {s}, i32 {}, i32 {}, i32 15, i1 {})",
+                    ctrl.code(),
+                    ctrl.row_mask(),
+                    !ctrl.every_lane_reads()
                 ));
             }
-            Op::PermlaneX16 { dst, src } => {
+            Op::PermlaneX16 { dst, src, lanes } => {
                 if !target.instructions.permlane16 {
                     return Err(LowerError::new(format!("{} has no v_permlanex16", target.name)));
                 }
@@ -764,9 +778,16 @@ impl Emitter<'_> {
                 self.decls.insert(
                     "declare i32 @llvm.amdgcn.permlanex16.i32(i32, i32, i32, i32, i1, i1)".to_string(),
                 );
-                // Lane i of each row reads lane i of the other row: selects 0x76543210, 0xfedcba98.
+                // The selects: a nibble per lane of the row, lanes 0–7 in the first word.
+                let select = |half: &[u8]| {
+                    half.iter()
+                        .rev()
+                        .fold(0u32, |word, &l| word << 4 | u32::from(l & 15)) as i32
+                };
                 self.line(&format!(
-                    "{d} = call i32 @llvm.amdgcn.permlanex16.i32(i32 poison, i32 {s}, i32 1985229328, i32 -19088744, i1 false, i1 false)"
+                    "{d} = call i32 @llvm.amdgcn.permlanex16.i32(i32 poison, i32 {s}, i32 {}, i32 {}, i1 false, i1 false)",
+                    select(&lanes[..8]),
+                    select(&lanes[8..])
                 ));
             }
             Op::PermlaneSwap { kind, dst, src } => {
@@ -1041,6 +1062,8 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         swizzled: HashMap::new(),
         conditions: HashMap::new(),
         products: HashMap::new(),
+        masked: HashMap::new(),
+        conjunctions: HashMap::new(),
         defined: vec![false; p.values.len()],
         prologue: String::new(),
         resources: vec![false; p.buffers.len()],

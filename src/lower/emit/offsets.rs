@@ -78,15 +78,14 @@ impl Emitter<'_> {
             voffset = r;
         }
         if let Some(predicate) = o.predicate {
-            live.push(self.val(predicate)?);
+            let p = self.val(predicate)?;
+            self.push_conjuncts(p, &mut live);
         }
         for c in &o.when {
             live.push(self.condition_of(c)?);
         }
         for c in &live {
-            let r = self.tmp();
-            self.line(&format!("{r} = select i1 {c}, i32 {voffset}, i32 -2147483648"));
-            voffset = r;
+            voffset = self.masked_offset(voffset, c);
         }
         if o.base.is_zero() || base_per_thread || o.held.is_some() {
             return Ok(BufferOffset {
@@ -119,6 +118,32 @@ impl Emitter<'_> {
             soffset,
             live,
         })
+    }
+
+    /// `condition`'s conjuncts (itself when it is no `a ∧ b` the emitter wrote), leftmost first.
+    fn push_conjuncts(&mut self, condition: String, out: &mut Vec<String>) {
+        match self.conjunctions.get(&condition).cloned() {
+            Some((a, b)) => {
+                self.push_conjuncts(a, out);
+                self.push_conjuncts(b, out);
+            }
+            None => out.push(condition),
+        }
+    }
+
+    /// `offset` where `condition` holds, else `0x80000000` (computed once per pair in a region).
+    fn masked_offset(&mut self, offset: String, condition: &str) -> String {
+        let key = (offset, condition.to_string());
+        if let Some(r) = self.masked.get(&key) {
+            return r.clone();
+        }
+        let r = self.tmp();
+        self.line(&format!(
+            "{r} = select i1 {condition}, i32 {}, i32 -2147483648",
+            key.0
+        ));
+        self.masked.insert(key, r.clone());
+        r
     }
 
     /// The conjunction of `conditions` (`None` when there are none: always true).

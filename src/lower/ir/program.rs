@@ -265,13 +265,17 @@ impl SwapKind {
     }
 }
 
-/// A DPP lane pattern within each row of 16 lanes ([`Op::Dpp`]).
+/// A DPP lane pattern ([`Op::Dpp`]): within each row of 16 lanes, or from one row to the next.
+/// A lane the pattern gives no source reads 0.
 ///
 /// ```
 /// use linear_layout::lower::DppCtrl;
-/// assert_eq!(DppCtrl::QuadPerm([1, 0, 3, 2]).source_lane(6), 7);
-/// assert_eq!(DppCtrl::RowHalfMirror.source_lane(1), 6);
-/// assert_eq!(DppCtrl::RowMirror.source_lane(17), 30);
+/// assert_eq!(DppCtrl::QuadPerm([1, 0, 3, 2]).source_lane(6), Some(7));
+/// assert_eq!(DppCtrl::RowHalfMirror.source_lane(1), Some(6));
+/// assert_eq!(DppCtrl::RowMirror.source_lane(17), Some(30));
+/// assert_eq!(DppCtrl::RowShr(2).source_lane(19), Some(17));
+/// assert_eq!(DppCtrl::RowShr(2).source_lane(17), None);
+/// assert_eq!(DppCtrl::RowBcast15.source_lane(56), Some(47));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DppCtrl {
@@ -281,20 +285,35 @@ pub enum DppCtrl {
     RowMirror,
     /// Lane `i` of each half-row of 8 reads lane `7 − i`.
     RowHalfMirror,
+    /// Lane `i` of each row reads lane `i − n` of the row (`1 ≤ n ≤ 15`; none below `n`).
+    RowShr(u8),
+    /// Lane `i` of each row reads lane `i + n` of the row (`1 ≤ n ≤ 15`; none above `15 − n`).
+    RowShl(u8),
+    /// The lanes of rows 1 and 3 read lane 15 of the row before (`row_bcast:15`).
+    RowBcast15,
+    /// The lanes of rows 2 and 3 read lane 31 (`row_bcast:31`).
+    RowBcast31,
 }
 
 impl DppCtrl {
-    /// The lane a lane reads.
+    /// The lane a lane reads (`None`: it reads 0).
     ///
     /// ```
     /// use linear_layout::lower::DppCtrl;
-    /// assert_eq!(DppCtrl::QuadPerm([2, 3, 0, 1]).source_lane(0), 2);
+    /// assert_eq!(DppCtrl::QuadPerm([2, 3, 0, 1]).source_lane(0), Some(2));
+    /// assert_eq!(DppCtrl::RowShl(1).source_lane(15), None);
+    /// assert_eq!(DppCtrl::RowBcast31.source_lane(31), None);
     /// ```
-    pub fn source_lane(self, lane: u32) -> u32 {
+    pub fn source_lane(self, lane: u32) -> Option<u32> {
+        let in_row = lane & 15;
         match self {
-            DppCtrl::QuadPerm(sel) => (lane & !3) | u32::from(sel[(lane & 3) as usize] & 3),
-            DppCtrl::RowMirror => lane ^ 15,
-            DppCtrl::RowHalfMirror => lane ^ 7,
+            DppCtrl::QuadPerm(sel) => Some((lane & !3) | u32::from(sel[(lane & 3) as usize] & 3)),
+            DppCtrl::RowMirror => Some(lane ^ 15),
+            DppCtrl::RowHalfMirror => Some(lane ^ 7),
+            DppCtrl::RowShr(n) => (in_row >= u32::from(n)).then(|| lane - u32::from(n)),
+            DppCtrl::RowShl(n) => (in_row + u32::from(n) <= 15).then(|| lane + u32::from(n)),
+            DppCtrl::RowBcast15 => (lane & 16 != 0).then_some((lane & !31) | 15),
+            DppCtrl::RowBcast31 => (lane & 32 != 0).then_some(31),
         }
     }
 
@@ -304,6 +323,7 @@ impl DppCtrl {
     /// use linear_layout::lower::DppCtrl;
     /// assert_eq!(DppCtrl::QuadPerm([1, 0, 3, 2]).code(), 0xb1);
     /// assert_eq!(DppCtrl::RowMirror.code(), 0x140);
+    /// assert_eq!(DppCtrl::RowShr(4).code(), 0x114);
     /// ```
     pub fn code(self) -> u32 {
         match self {
@@ -311,9 +331,43 @@ impl DppCtrl {
                 .iter()
                 .enumerate()
                 .fold(0, |c, (i, &s)| c | u32::from(s & 3) << (2 * i)),
+            DppCtrl::RowShl(n) => 0x100 | u32::from(n & 15),
+            DppCtrl::RowShr(n) => 0x110 | u32::from(n & 15),
             DppCtrl::RowMirror => 0x140,
             DppCtrl::RowHalfMirror => 0x141,
+            DppCtrl::RowBcast15 => 0x142,
+            DppCtrl::RowBcast31 => 0x143,
         }
+    }
+
+    /// The rows the move writes (`row_mask`): the broadcasts write only the rows they feed,
+    /// the others keep the instruction's old value (0 here, as for lanes without a source).
+    ///
+    /// ```
+    /// use linear_layout::lower::DppCtrl;
+    /// assert_eq!(DppCtrl::RowBcast15.row_mask(), 0b1010);
+    /// assert_eq!(DppCtrl::RowShr(1).row_mask(), 0b1111);
+    /// ```
+    pub fn row_mask(self) -> u32 {
+        match self {
+            DppCtrl::RowBcast15 => 0b1010,
+            DppCtrl::RowBcast31 => 0b1100,
+            _ => 0b1111,
+        }
+    }
+
+    /// Whether every lane has a source.
+    ///
+    /// ```
+    /// use linear_layout::lower::DppCtrl;
+    /// assert!(DppCtrl::RowMirror.every_lane_reads());
+    /// assert!(!DppCtrl::RowShr(8).every_lane_reads());
+    /// ```
+    pub fn every_lane_reads(self) -> bool {
+        matches!(
+            self,
+            DppCtrl::QuadPerm(_) | DppCtrl::RowMirror | DppCtrl::RowHalfMirror
+        )
     }
 }
 
@@ -562,13 +616,15 @@ pub enum Op {
         /// The lane pattern.
         ctrl: DppCtrl,
     },
-    /// `dst` = `src` of the lane 16 apart in the same 32 lanes (`lane xor 16`): RDNA's
-    /// `v_permlanex16_b32` with the identity selects (a 32-bit value).
+    /// RDNA's `v_permlanex16_b32` (a 32-bit value): lane `i` of each row of 16 reads lane
+    /// `lanes[i]` of the other row of its 32 (the identity selects: the lane 16 apart).
     PermlaneX16 {
         /// Result (32 bits).
         dst: Value,
         /// Moved value (32 bits).
         src: Value,
+        /// Per lane of a row, the lane of the other row it reads.
+        lanes: [u8; 16],
     },
     /// `v_permlane{16,32}_swap_b32` on two 32-bit values: returns the new (first, second).
     PermlaneSwap {

@@ -117,9 +117,9 @@ impl Program {
                     Some(address) if self.value_bits(address) == 64 => (vec![address], Some(*buffer)),
                     _ => return bad("a bound buffer has a 64-bit address"),
                 },
-                Op::Bpermute { dst, src, .. } | Op::Dpp { dst, src, .. } | Op::PermlaneX16 { dst, src } => {
-                    (vec![*dst, *src], None)
-                }
+                Op::Bpermute { dst, src, .. }
+                | Op::Dpp { dst, src, .. }
+                | Op::PermlaneX16 { dst, src, .. } => (vec![*dst, *src], None),
                 Op::PermlaneSwap { dst, src, .. } => (vec![dst[0], dst[1], src[0], src[1]], None),
                 Op::SelectOnThreadBit { dst, one, zero, .. } => (vec![*dst, *one, *zero], None),
                 Op::Pack { dst, parts } => (parts.iter().copied().chain([*dst]).collect(), None),

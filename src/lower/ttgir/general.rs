@@ -332,18 +332,12 @@ impl Lowering<'_> {
         Ok(out)
     }
 
-    /// `a ∧ b` of two predicates (`a ? b : false`).
+    /// `a ∧ b` of two predicates (just `b` where there is no `a`).
     pub(super) fn and_predicates(&mut self, a: Option<Value>, b: Value) -> Value {
-        let Some(a) = a else { return b };
-        let (zero, dst) = (self.p.value(1), self.p.value(1));
-        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
-        self.p.ops.push(ProgramOp::Select {
-            dst,
-            cond: a,
-            a: b,
-            b: zero,
-        });
-        dst
+        match a {
+            Some(a) => self.binary(ArithOp::And, "i1", a, b),
+            None => b,
+        }
     }
 
     /// Per register, `existing ∧ more` (just `more` where there is no existing predicate).

@@ -74,23 +74,24 @@ fn single_op(m: &crate::ttgir::Module, op: &Op) -> Option<ArithOp> {
     (uses_both && r.name == "tt.reduce.return" && r.operands == f.results).then_some(commutative)
 }
 
-/// How a lane reaches the lane whose id differs in one bit.
-#[derive(Clone, Copy)]
+/// How a lane reads a value of another lane of its wave.
+#[derive(Clone)]
 pub(super) enum LaneMove {
-    /// A DPP move inside a row of 16.
+    /// A DPP move (within a row of 16, or a row's broadcast to the next).
     Dpp(DppCtrl),
-    /// `v_permlanex16_b32`: the other row of the same 32 lanes (bit 4, RDNA).
-    CrossRow,
-    /// `ds_bpermute` (any lane, through the LDS crossbar).
-    Bpermute,
+    /// `v_permlanex16_b32`: lane `i` of each row reads lane `lanes[i]` of the other row of its
+    /// 32 (RDNA).
+    CrossRow([u8; 16]),
+    /// `ds_bpermute` (any lane, through the LDS crossbar): the lane the map gives.
+    Bpermute(XorMap),
 }
 
 /// How a butterfly step over lane bit `bit` reaches its partner lane, when the lane bits in
 /// `reduced` already hold combined values: a DPP move within a row where one does (quad
 /// permutes for bits 0 and 1; the mirrors, which pair the right lanes once the bits below are
 /// reduced), the cross-row permute for bit 4 where the target has it, `ds_bpermute`
-/// otherwise.
-pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target) -> LaneMove {
+/// otherwise (`threads` bits of thread id).
+pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target, threads: usize) -> LaneMove {
     let below = reduced.iter().take(bit).all(|&r| r);
     let dpp = match bit {
         0 => Some(DppCtrl::QuadPerm([1, 0, 3, 2])),
@@ -102,26 +103,34 @@ pub(super) fn partner(bit: usize, reduced: &[bool], target: &Target) -> LaneMove
     .filter(|_| target.instructions.dpp);
     match dpp {
         Some(ctrl) => LaneMove::Dpp(ctrl),
-        None if bit == 4 && target.instructions.permlane16 => LaneMove::CrossRow,
-        None => LaneMove::Bpermute,
+        None if bit == 4 && target.instructions.permlane16 => {
+            LaneMove::CrossRow(std::array::from_fn(|i| i as u8))
+        }
+        None => LaneMove::Bpermute(XorMap {
+            cols: (0..threads).map(|k| 1u64 << k).collect(),
+            constant: 1 << bit,
+        }),
     }
 }
 
-/// `v`'s value in the partner lane of a butterfly step over lane bit `bit`, moved in 32-bit
-/// pieces (a narrower value widened and narrowed back).
-pub(super) fn lane_xor(p: &mut Program, v: Value, bit: usize, how: LaneMove) -> Result<Value, LowerError> {
-    let threads = p.thread_bits();
-    let lane = XorMap {
-        cols: (0..threads).map(|k| 1u64 << k).collect(),
-        constant: 1 << bit,
-    };
+/// `v`'s value in the lane `how` reads, moved in 32-bit pieces (a narrower value widened and
+/// narrowed back).
+pub(super) fn lane_read(p: &mut Program, v: Value, how: &LaneMove) -> Result<Value, LowerError> {
     let bits = p.value_bits(v);
     let permute = |p: &mut Program, src: Value| {
         let dst = p.value(32);
         p.ops.push(match how {
-            LaneMove::Dpp(ctrl) => ProgramOp::Dpp { dst, src, ctrl },
-            LaneMove::CrossRow => ProgramOp::PermlaneX16 { dst, src },
-            LaneMove::Bpermute => ProgramOp::Bpermute {
+            LaneMove::Dpp(ctrl) => ProgramOp::Dpp {
+                dst,
+                src,
+                ctrl: *ctrl,
+            },
+            LaneMove::CrossRow(lanes) => ProgramOp::PermlaneX16 {
+                dst,
+                src,
+                lanes: *lanes,
+            },
+            LaneMove::Bpermute(lane) => ProgramOp::Bpermute {
                 dst,
                 src,
                 lane: lane.clone(),
@@ -354,11 +363,11 @@ impl Lowering<'_> {
         let mut reduced = vec![false; s.lane_bits];
         for bit in 0..s.lane_bits {
             if thread_along[bit] {
-                let dpp = partner(bit, &reduced, self.target);
+                let dpp = partner(bit, &reduced, self.target, self.p.thread_bits());
                 for v in partial.iter_mut() {
                     let other = v
                         .iter()
-                        .map(|&x| lane_xor(&mut self.p, x, bit, dpp))
+                        .map(|&x| lane_read(&mut self.p, x, &dpp))
                         .collect::<Result<Vec<Value>, _>>()?;
                     *v = self.combine(op, how, v, &other)?;
                 }
@@ -549,10 +558,10 @@ impl Lowering<'_> {
         }
         let mut reduced = vec![false; s.lane_bits];
         for bit in 0..a {
-            let how_far = partner(bit, &reduced, self.target);
+            let how_far = partner(bit, &reduced, self.target, self.p.thread_bits());
             let other = v
                 .iter()
-                .map(|&x| lane_xor(&mut self.p, x, bit, how_far))
+                .map(|&x| lane_read(&mut self.p, x, &how_far))
                 .collect::<Result<Vec<Value>, _>>()?;
             v = self.combine(op, how, &v, &other)?;
             reduced[bit] = true;

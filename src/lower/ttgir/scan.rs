@@ -2,32 +2,43 @@
 //! function, wherever the layout puts the axis.
 //!
 //! Position `p` along the axis is a sum of powers of two, each bit owned by one register bit,
-//! lane bit or warp bit of the layout. The scan goes bit by bit, lowest first, keeping per
-//! element its `prefix` (the scan inside its block of `2^j` positions) and the block's `total`.
-//! At bit `j` every element meets its partner `p xor 2^j` — another register of the thread, a
-//! lane (DPP or `ds_bpermute`), or a warp (through LDS) — and takes the partner's total:
+//! lane bit or warp bit of the layout.
+//!
+//! Where lanes own the axis's lowest bits, those lanes scan first, a step per bit, each a lane
+//! move, a combine and a select: inside a row of 16 the lane `2^k` positions before is read
+//! by a DPP row shift (Kogge–Stone), and above, the upper half of each block of lanes reads
+//! the last lane of the lower half (Sklansky: a row broadcast, a cross-row permute or
+//! `ds_bpermute`). The scan of the run's last lane is the block's total for the bits above.
+//!
+//! The other bits go one by one, lowest first, keeping per element its `prefix` (the scan
+//! inside its block of `2^j` positions) and the block's `total`. At bit `j` every element
+//! meets its partner `p xor 2^j` — another register of the thread, a lane (DPP or
+//! `ds_bpermute`), or a warp (through LDS) — and takes the partner's total:
 //!
 //! - in the upper half (bit `j` set), the partner's block comes first:
 //!   `prefix ← f(partner, prefix)`, `total ← f(partner, total)`;
 //! - in the lower half, only the block's total grows: `total ← f(total, partner)`.
 //!
 //! The combining function sees its operands in the order of the axis, so a body need not be
-//! commutative; `reverse = true` reads the axis from its end (the halves swap roles). A body of
-//! several operands moves them together. Where the bit is a thread's, both choices are
-//! computed and the thread's own bit selects.
+//! commutative; `reverse = true` reads the axis from its end (the halves swap roles, the lane
+//! moves go the other way). A body of several operands moves them together. Where the bit is
+//! a thread's, both choices are computed and the thread's own bit selects.
 //!
 //! # Worked example
 //!
 //! `tl.cumsum(x, axis=1)` of a 16×128 f32 tile in `blocked<{sizePerThread = [1, 1],
 //! threadsPerWarp = [1, 64], warpsPerCTA = [2, 2]}>` on a 64-lane wave: column bits 0–5 are
-//! lane bits, bit 6 a warp bit, and the rows lie in registers and the other warp bit. Six lane
-//! steps (a DPP or `ds_bpermute` move, three adds and two selects per register), then one warp
-//! step through LDS, give every element the sum of its row up to it.
+//! lane bits, bit 6 a warp bit, and the rows lie in registers and the other warp bit. Per
+//! register, four steps inside rows (`row_shr:1, 2, 4, 8`), then `row_bcast:15` and
+//! `row_bcast:31` — each with one add and one select — scan the 64 lanes; lane 63's sum,
+//! read by every lane, is the warp's total, and one warp step through LDS gives every element
+//! the sum of its row up to it.
 
 use super::data::coords;
+use super::reduce::{Combiner, LaneMove, lane_read};
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{Op as ProgramOp, Predicate, Value, XorMap};
+use crate::lower::ir::{DppCtrl, Op as ProgramOp, Predicate, Value, XorMap};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{AttrValue, Op, attr};
 
@@ -83,7 +94,26 @@ impl Lowering<'_> {
         // Thread bits whose threads hold the same totals: the layout does not move along
         // them, or they own axis bits already scanned (a block's total is every member's).
         let mut shared: Vec<bool> = s.thread.iter().map(|&c| c == 0).collect();
-        for (j, owner) in owners.into_iter().enumerate() {
+        // Lanes owning the axis's lowest bits scan all at once.
+        let run: Vec<usize> = owners
+            .iter()
+            .map_while(|o| match o {
+                Some(Owner::Thread(b)) if *b < s.lane_bits => Some(*b),
+                _ => None,
+            })
+            .collect();
+        if !run.is_empty() {
+            prefix = self.lane_scan(op, how, &s, &run, reverse, &prefix)?;
+            for &b in &run {
+                shared[b] = true;
+            }
+            total = if run.len() < owners.len() {
+                self.run_total(&run, reverse, &prefix)?
+            } else {
+                prefix.clone()
+            };
+        }
+        for (j, owner) in owners.into_iter().enumerate().skip(run.len()) {
             let Some(owner) = owner else {
                 return fail(
                     op,
@@ -138,6 +168,162 @@ impl Lowering<'_> {
         Ok(())
     }
 
+    /// The inclusive scan across the lanes owning the axis's lowest bits (`run[k]`: the lane
+    /// bit of axis bit `k`), a step per bit, each a lane move, a combine and a select per
+    /// register — where the bit-by-bit butterfly needs a prefix and a total, and two combines.
+    ///
+    /// Steps inside a row of 16 shift by `2^k` lanes (Kogge–Stone, DPP `row_shr`: a lane whose
+    /// position in its row is at least `2^k` takes the one `2^k` before it, so after them each
+    /// lane holds its row's scan up to it); the steps above take the last lane of the lower half
+    /// of each block of `2^(k+1)` lanes into the upper half (Sklansky: a row broadcast, a
+    /// cross-row permute or `ds_bpermute`). `reverse` mirrors both: the partner is after.
+    fn lane_scan(
+        &mut self,
+        op: &Op,
+        how: Combiner,
+        s: &Dist,
+        run: &[usize],
+        reverse: bool,
+        values: &[Vec<Value>],
+    ) -> Result<Vec<Vec<Value>>, LowerError> {
+        let instructions = self.target.instructions;
+        // The lowest steps shift inside rows while the run's lane bits are consecutive and
+        // below 4: lanes `2^run[k]` apart are `2^k` apart along the axis.
+        let first = run[0];
+        let consecutive = |k: usize| run[..=k].iter().enumerate().all(|(i, &b)| b == first + i);
+        let in_row = if instructions.dpp {
+            (0..run.len())
+                .take_while(|&k| run[k] < 4 && consecutive(k))
+                .count()
+        } else {
+            0
+        };
+        let threads = self.p.thread_bits();
+        let mut acc = values.to_vec();
+        for k in 0..run.len() {
+            let (from, takes) = if k < in_row {
+                let shift = 1u8 << run[k];
+                let ctrl = if reverse {
+                    DppCtrl::RowShl(shift)
+                } else {
+                    DppCtrl::RowShr(shift)
+                };
+                (
+                    LaneMove::Dpp(ctrl),
+                    self.row_position_test(first, in_row, k, reverse),
+                )
+            } else {
+                // The run's bits below 4, all set (`reverse`: all clear) in the other row.
+                let row_bits = 15 & !((1u8 << first) - 1);
+                let from = match run[k] {
+                    4 if consecutive(k) && first == 0 && !reverse && instructions.dpp_row_broadcast => {
+                        LaneMove::Dpp(DppCtrl::RowBcast15)
+                    }
+                    4 if consecutive(k) && instructions.permlane16 => {
+                        LaneMove::CrossRow(std::array::from_fn(|i| {
+                            if reverse {
+                                i as u8 & !row_bits
+                            } else {
+                                i as u8 | row_bits
+                            }
+                        }))
+                    }
+                    5 if consecutive(k) && first == 0 && !reverse && instructions.dpp_row_broadcast => {
+                        LaneMove::Dpp(DppCtrl::RowBcast31)
+                    }
+                    _ => {
+                        // The lower half's last lane (`reverse`: the upper half's first).
+                        let mut cols: Vec<u64> = (0..threads).map(|t| 1u64 << t).collect();
+                        for &b in &run[..=k] {
+                            cols[b] = 0;
+                        }
+                        let constant = if reverse {
+                            1 << run[k]
+                        } else {
+                            run[..k].iter().map(|&b| 1u64 << b).sum()
+                        };
+                        LaneMove::Bpermute(XorMap { cols, constant })
+                    }
+                };
+                (from, self.thread_bit(s, run[k], reverse))
+            };
+            for r in 0..s.registers() {
+                let mine: Vec<Value> = acc.iter().map(|o| o[r]).collect();
+                let theirs = mine
+                    .iter()
+                    .map(|&v| lane_read(&mut self.p, v, &from))
+                    .collect::<Result<Vec<Value>, _>>()?;
+                let grown = self.combine(op, how, &theirs, &mine)?;
+                for (o, v) in acc.iter_mut().zip(self.select_all(takes, &grown, &mine)) {
+                    o[r] = v;
+                }
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Whether a lane takes its partner at a step inside rows: its position among the
+    /// `2^in_row` lanes of its block (lane bits `first..first + in_row`) is at least `2^k`
+    /// (`reverse`: at least `2^k` before the block's end).
+    fn row_position_test(&mut self, first: usize, in_row: usize, k: usize, reverse: bool) -> Value {
+        let position = self.p.value(32);
+        self.p.ops.push(ProgramOp::ThreadMap {
+            dst: position,
+            map: XorMap {
+                cols: (0..self.p.thread_bits())
+                    .map(|t| {
+                        if (first..first + in_row).contains(&t) {
+                            1 << (t - first)
+                        } else {
+                            0
+                        }
+                    })
+                    .collect(),
+                constant: 0,
+            },
+        });
+        let bound = self.p.value(32);
+        let (pred, bits) = if reverse {
+            (Predicate::Ult, (1u64 << in_row) - (1 << k))
+        } else {
+            (Predicate::Uge, 1 << k)
+        };
+        self.p.ops.push(ProgramOp::Constant { dst: bound, bits });
+        let dst = self.p.value(1);
+        self.p.ops.push(ProgramOp::Compare {
+            pred,
+            ty: "i32",
+            dst,
+            a: position,
+            b: bound,
+        });
+        dst
+    }
+
+    /// Every lane's copy of the scan at the run's last lane (`reverse`: its first): the total
+    /// of the lanes' block, which the steps above the run combine.
+    fn run_total(
+        &mut self,
+        run: &[usize],
+        reverse: bool,
+        scanned: &[Vec<Value>],
+    ) -> Result<Vec<Vec<Value>>, LowerError> {
+        let mut cols: Vec<u64> = (0..self.p.thread_bits()).map(|t| 1u64 << t).collect();
+        for &b in run {
+            cols[b] = 0;
+        }
+        let constant = if reverse {
+            0
+        } else {
+            run.iter().map(|&b| 1u64 << b).sum()
+        };
+        let last = LaneMove::Bpermute(XorMap { cols, constant });
+        scanned
+            .iter()
+            .map(|o| o.iter().map(|&v| lane_read(&mut self.p, v, &last)).collect())
+            .collect()
+    }
+
     /// Every register's partner total across `owner`'s bit.
     fn partner_totals(
         &mut self,
@@ -153,12 +339,13 @@ impl Lowering<'_> {
             Owner::Thread(b) if b < s.lane_bits => {
                 // Lanes that differ only in shared bits hold the same totals, so a move that
                 // also flips those (a row mirror) reaches the partner as well as the XOR does.
-                let dpp = super::reduce::partner(b, &shared[..s.lane_bits], self.target);
+                let dpp =
+                    super::reduce::partner(b, &shared[..s.lane_bits], self.target, self.p.thread_bits());
                 total
                     .iter()
                     .map(|o| {
                         o.iter()
-                            .map(|&v| super::reduce::lane_xor(&mut self.p, v, b, dpp))
+                            .map(|&v| super::reduce::lane_read(&mut self.p, v, &dpp))
                             .collect()
                     })
                     .collect()
