@@ -204,6 +204,28 @@ fn lane_scans_shift_rows_then_broadcast_them() {
     );
 }
 
+/// A binary search over a sorted row of 64 in seven steps (`mid = (lo + hi) // 2`, loaded
+/// with the mask `mid < 64`): the value ranges prove `lo + hi` never negative at every step
+/// and `mid` below 64 in the first six, so no division keeps its sign correction and only
+/// the seventh step's load its mask (there `lo = hi = 64` reaches 64).
+#[test]
+fn value_ranges_settle_a_binary_searchs_masks_and_divisions() {
+    let ir = emitted_ir("searchsorted_64", "gfx942");
+    assert!(!ir.contains("sdiv"), "a signed division is left");
+    let loads = ir
+        .lines()
+        .filter(|l| l.contains("call i32 @llvm.amdgcn.raw.ptr.buffer.load"))
+        .count();
+    let masked = ir
+        .lines()
+        .filter(|l| l.contains("select i1") && l.contains("-2147483648"))
+        .count();
+    assert_eq!(loads, 8, "the query's load and the seven steps'");
+    // The query's offset (`offs < n_q`), the seventh step's, and the store's two: its mask
+    // and its thread's broadcast group.
+    assert_eq!(masked, 4, "masked offsets");
+}
+
 /// A loop that spins on a lock branches on the wave's ballot of the test every thread agrees
 /// on (LLVM then branches on the compare's lane mask), not on a copy of the bit moved to a
 /// scalar register first.

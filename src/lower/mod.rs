@@ -34,8 +34,11 @@
 //!     │     shuffles, matrix tiles; copy/convert/matmul kernels  ─┘
 //!     ▼
 //!   ir/     the Program: values, ops, uniforms, XOR maps, number formats, instruction semantics
-//!     ▲                                   ▲
-//!     │ read                              │ read
+//!     ▲         ▲
+//!     │         │ rewrite
+//!     │       passes/  what the program's value ranges settle (compares, signed divisions,
+//!     │                predicates): run by the TTGIR front on the program it built
+//!     │ read                              ▲ read
 //!   emit/   LLVM IR text                interp.rs   execution on the CPU
 //! ```
 //!
@@ -91,6 +94,7 @@ mod emit;
 mod error;
 mod interp;
 mod ir;
+pub mod passes;
 mod plan;
 mod ttgir;
 

@@ -3,7 +3,7 @@
 
 use crate::lower::error::LowerError;
 
-/// A comparison of [`Op::Compare`], spelled as `arith.cmpi` / `arith.cmpf` (and LLVM's
+/// A comparison of [`Op::Compare`](super::Op::Compare), spelled as `arith.cmpi` / `arith.cmpf` (and LLVM's
 /// `icmp` / `fcmp`) spell it. `ult`, `ule`, `ugt` and `uge` are unsigned on integers and
 /// "unordered or …" on floats, as in LLVM; `o…` predicates are false when an operand is NaN,
 /// `u…` ones true.

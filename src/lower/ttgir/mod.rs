@@ -704,5 +704,6 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
         }
     }
     l.lower_body(func)?;
+    crate::lower::passes::fold_ranges(&mut l.p);
     Ok(Kernel { program: l.p, target })
 }
