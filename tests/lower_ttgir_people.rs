@@ -221,9 +221,32 @@ fn value_ranges_settle_a_binary_searchs_masks_and_divisions() {
         .filter(|l| l.contains("select i1") && l.contains("-2147483648"))
         .count();
     assert_eq!(loads, 8, "the query's load and the seven steps'");
-    // The query's offset (`offs < n_q`), the seventh step's, and the store's two: its mask
-    // and its thread's broadcast group.
-    assert_eq!(masked, 4, "masked offsets");
+    // The query's offset (`offs < n_q`; the store at the same offset shares it), the seventh
+    // step's, and the store's thread's broadcast group.
+    assert_eq!(masked, 3, "masked offsets");
+}
+
+/// Masked atomics at global addresses branch on their mask itself: a masked thread skips
+/// the atomic without its offset being sent past the buffer and compared with its size.
+#[test]
+fn global_atomics_branch_on_their_mask() {
+    let ir = emitted_ir("atomics_mix_128", "gfx1100");
+    let atomics = ir
+        .lines()
+        .filter(|l| l.contains("atomicrmw") || l.contains("cmpxchg"))
+        .count();
+    assert!(atomics >= 3, "the three masked atomics are not global ones");
+    let against_size: Vec<&str> = ir.lines().filter(|l| l.contains("icmp ult i32")).collect();
+    assert_eq!(
+        against_size,
+        Vec::<&str>::new(),
+        "offsets compared with the buffer's size"
+    );
+    let branches = ir
+        .lines()
+        .filter(|l| l.contains("br i1") && l.contains("label %atomic."))
+        .count();
+    assert_eq!(branches, 3, "one branch per masked atomic");
 }
 
 /// A loop that spins on a lock branches on the wave's ballot of the test every thread agrees

@@ -2,7 +2,7 @@
 //! a buffer atomic (`llvm.amdgcn.raw.ptr.buffer.atomic.*`) addressed as any buffer access (a
 //! masked thread's offset lies outside the buffer, so the hardware drops it), or a global one
 //! (`atomicrmw` / `cmpxchg` at the buffer's pointer plus the same offset, in a branch that
-//! threads whose offset lies outside the buffer skip, reading 0).
+//! masked threads skip, reading 0; no branch where no thread is masked).
 
 use super::offsets::BufferOffset;
 use super::{Emitter, llvm_number};
@@ -31,8 +31,9 @@ impl Emitter<'_> {
         };
         let BufferOffset {
             voffset: off,
+            unmasked,
             soffset: soff,
-            ..
+            live,
         } = self.global_offset(offset, u64::from(bits / 8))?;
         let operand = |e: &mut Self, v: Value| -> Result<String, LowerError> {
             let x = e.val(v)?;
@@ -53,7 +54,14 @@ impl Emitter<'_> {
         }
         if path == AtomicPath::Global {
             let comparand = cmp.map(|c| operand(self, c)).transpose()?;
-            let old = self.global_atomic((buffer, &off, &soff), (&t, &value), comparand, kind, scope)?;
+            let acting = self.all_of(&live);
+            let old = self.global_atomic(
+                (buffer, &unmasked, &soff, acting),
+                (&t, &value),
+                comparand,
+                kind,
+                scope,
+            )?;
             return self.atomic_result(dst, (&int, &t), &old, ordering, scope);
         }
         let rsrc = self.resource(buffer, target)?;
@@ -110,12 +118,11 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// A global atomic at buffer `buffer`'s pointer plus `off + soff` bytes, where that lies
-    /// inside the buffer (a masked thread's offset does not): the old value, of type `t`
-    /// (0 where skipped).
+    /// A global atomic at buffer `buffer`'s pointer plus `off + soff` bytes, where the thread
+    /// acts (`None`: every thread): the old value, of type `t` (0 where skipped).
     fn global_atomic(
         &mut self,
-        at: (usize, &str, &str),
+        at: (usize, &str, &str, Option<String>),
         (t, value): (&str, &str),
         cmp: Option<String>,
         kind: AtomicKind,
@@ -145,34 +152,42 @@ impl Emitter<'_> {
         })
     }
 
-    /// `body` (given the address and the 64-bit byte offset) in a branch taken where buffer
-    /// `buffer`'s byte `off + soff` lies inside it; its result of type `t`, `zero` where not.
+    /// `body` (given the address and the 64-bit byte offset `off + soff` into buffer `buffer`)
+    /// in a branch taken where `acting` holds (none: run by every thread); its result of type
+    /// `t`, `zero` where skipped.
     fn guarded(
         &mut self,
-        (buffer, off, soff): (usize, &str, &str),
+        (buffer, off, soff, acting): (usize, &str, &str, Option<String>),
         (t, zero): (&str, &str),
         body: impl FnOnce(&mut Self, &str, &str) -> Result<String, LowerError>,
     ) -> Result<String, LowerError> {
-        let b = self
+        let name = self
             .p
             .buffers
             .get(buffer)
-            .ok_or_else(|| LowerError::new(format!("no buffer {buffer}")))?;
-        let (name, records) = (b.name.clone(), b.bytes().unwrap_or(0x7FFF_FFFE));
+            .ok_or_else(|| LowerError::new(format!("no buffer {buffer}")))?
+            .name
+            .clone();
         let total = self.tmp();
         self.line(&format!("{total} = add i32 {off}, {soff}"));
-        let inside = self.tmp();
-        self.line(&format!("{inside} = icmp ult i32 {total}, {records}"));
+        let address_of = |e: &mut Self| {
+            let wide = e.tmp();
+            e.line(&format!("{wide} = zext i32 {total} to i64"));
+            let address = e.tmp();
+            e.line(&format!(
+                "{address} = getelementptr i8, ptr addrspace(1) %{name}, i64 {wide}"
+            ));
+            (address, wide)
+        };
+        let Some(acting) = acting else {
+            let (address, wide) = address_of(self);
+            return body(self, &address, &wide);
+        };
         let (act, join) = (self.label("atomic"), self.label("atomic_done"));
         let before = self.block.clone();
-        self.line(&format!("br i1 {inside}, label %{act}, label %{join}"));
+        self.line(&format!("br i1 {acting}, label %{act}, label %{join}"));
         self.start_block(&act);
-        let wide = self.tmp();
-        self.line(&format!("{wide} = zext i32 {total} to i64"));
-        let address = self.tmp();
-        self.line(&format!(
-            "{address} = getelementptr i8, ptr addrspace(1) %{name}, i64 {wide}"
-        ));
+        let (address, wide) = address_of(self);
         let old = body(self, &address, &wide)?;
         let acted = self.block.clone();
         self.line(&format!("br label %{join}"));
@@ -201,18 +216,18 @@ impl Emitter<'_> {
             ..offset.clone()
         };
         let BufferOffset {
-            voffset: mut off,
+            unmasked: off,
             soffset: soff,
+            live: mut acting,
             ..
         } = self.global_offset(&unmasked, 2)?;
         let low = offset.predicate.map(|p| self.val(p)).transpose()?;
         let high = n.predicate.map(|p| self.val(p)).transpose()?;
+        // The pair acts where either half does (a masked half adds −0.0).
         if let (Some(a), Some(b)) = (&low, &high) {
             let any = self.tmp();
             self.line(&format!("{any} = or i1 {a}, {b}"));
-            let r = self.tmp();
-            self.line(&format!("{r} = select i1 {any}, i32 {off}, i32 -2147483648"));
-            off = r;
+            acting.push(any);
         }
         let mut pair = "poison".to_string();
         for (lane, (v, live)) in [(src, &low), (n.src, &high)].into_iter().enumerate() {
@@ -234,8 +249,9 @@ impl Emitter<'_> {
             self.line(&format!("fence{} release", scope.llvm()));
         }
         let sync = scope.llvm();
+        let acting = self.all_of(&acting);
         let both = self.guarded(
-            (buffer, &off, &soff),
+            (buffer, &off, &soff, acting),
             (&pair_t, "zeroinitializer"),
             |e, address, _| {
                 let old = e.tmp();

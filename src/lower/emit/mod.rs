@@ -557,6 +557,7 @@ impl Emitter<'_> {
                     voffset: off,
                     soffset: soff,
                     live,
+                    ..
                 } = self.global_offset(offset, u64::from(bits / 8))?;
                 let rsrc = self.resource(*buffer, target)?;
                 if matches!(op, Op::GlobalStore { .. }) {

@@ -10,11 +10,13 @@ use crate::lower::error::LowerError;
 use crate::lower::ir::{Extent, GlobalOffset, Uniform, UniformInput, Value, XorMap};
 
 /// A global access's operands: the per-thread `voffset` (masked lanes already sent to
-/// `0x80000000`), the uniform `soffset` (`"0"` when none), and the `i1` conditions under which
-/// a lane accesses its element (all of them hold; none: every lane) — a load's `other` is
-/// chosen by them, not by comparing the offset with the sentinel.
+/// `0x80000000`; `unmasked`: before that), the uniform `soffset` (`"0"` when none), and the
+/// `i1` conditions under which a lane accesses its element (all of them hold; none: every
+/// lane) — a load's `other` is chosen by them, not by comparing the offset with the sentinel,
+/// and an access at a global address branches on them.
 pub(super) struct BufferOffset {
     pub(super) voffset: String,
+    pub(super) unmasked: String,
     pub(super) soffset: String,
     pub(super) live: Vec<String>,
 }
@@ -77,19 +79,34 @@ impl Emitter<'_> {
             self.line(&format!("{r} = add i32 {voffset}, {scaled}"));
             voffset = r;
         }
-        if let Some(predicate) = o.predicate {
-            let p = self.val(predicate)?;
-            self.push_conjuncts(p, &mut live);
-        }
-        for c in &o.when {
-            live.push(self.condition_of(c)?);
-        }
+        let unmasked = voffset.clone();
         for c in &live {
             voffset = self.masked_offset(voffset, c);
+        }
+        if let Some(predicate) = o.predicate {
+            // A conjunction goes conjunct by conjunct where another access sent this offset
+            // past the buffer by its first part already (a store masked like its load, and
+            // by one more condition): that select is shared. Otherwise it is one condition.
+            let p = self.val(predicate)?;
+            let mut parts = Vec::new();
+            self.push_conjuncts(p.clone(), &mut parts);
+            if !self.masked.contains_key(&(voffset.clone(), parts[0].clone())) {
+                parts = vec![p];
+            }
+            for c in parts {
+                voffset = self.masked_offset(voffset, &c);
+                live.push(c);
+            }
+        }
+        for c in &o.when {
+            let c = self.condition_of(c)?;
+            voffset = self.masked_offset(voffset, &c);
+            live.push(c);
         }
         if o.base.is_zero() || base_per_thread || o.held.is_some() {
             return Ok(BufferOffset {
                 voffset,
+                unmasked,
                 soffset,
                 live,
             });
@@ -115,6 +132,7 @@ impl Emitter<'_> {
         }
         Ok(BufferOffset {
             voffset,
+            unmasked,
             soffset,
             live,
         })
