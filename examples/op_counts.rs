@@ -19,7 +19,7 @@ use linear_layout::linear::LinearLayout;
 use serde_json::Value;
 
 /// The benchmark table's operations, by their criterion ids.
-const OPS: [&str; 11] = [
+const OPS: [&str; 13] = [
     "invert_and_compose/blocked_to_mfma",
     "invert_and_compose/mfma_to_shared",
     "compose/mfma_shared_inverse",
@@ -31,6 +31,8 @@ const OPS: [&str; 11] = [
     "to_linear_layout/mfma",
     "to_linear_layout/shared",
     "to_linear_layout/dotop",
+    "to_linear_layout/wmma",
+    "to_linear_layout/slice",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -43,8 +45,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: op_counts OP N (or --list)".into());
     };
     let n: u64 = n.parse()?;
-    let layouts: HashMap<String, LinearLayout> =
+    let mut layouts: HashMap<String, LinearLayout> =
         serde_json::from_str(include_str!("../benches/std_layouts.json"))?;
+    let more: HashMap<String, LinearLayout> =
+        serde_json::from_str(include_str!("../benches/encoding_layouts.json"))?;
+    layouts.extend(more);
     let specs: HashMap<String, Value> = serde_json::from_str(include_str!("../benches/std_encodings.json"))?;
     let l = |name: &str| layouts.get(name).ok_or(format!("no layout {name}"));
     let (blocked, mfma, mfma128x64, shared, ident) = (

@@ -104,7 +104,7 @@ def main(argv=None):
         o = ll_oracle.Oracle(want_mlir=False)
         with open(os.path.join(HERE, "..", "benches", "std_encodings.json")) as f:
             encs = json.load(f)
-        for name in ("blocked", "mfma", "shared", "dotop"):
+        for name in ("blocked", "mfma", "shared", "dotop", "wmma", "slice"):
             enc, shape = encs[name]["encoding"], encs[name]["shape"]
             if enc["kind"] == "swizzled_shared":
                 fn = (lambda enc=enc, shape=shape:

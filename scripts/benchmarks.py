@@ -45,7 +45,7 @@ CASES = [
 
 # criterion id (benches/encodings.rs) -> the Triton case (attribute builder + conversion)
 ENCODING_CASES = [("to_linear_layout/%s" % n, "to_linear_layout(%s)" % n)
-                  for n in ("blocked", "mfma", "shared", "dotop")]
+                  for n in ("blocked", "mfma", "shared", "dotop", "wmma", "slice")]
 
 
 def rust_side():
@@ -197,7 +197,9 @@ def main():
         "",
         "The core LinearLayout operations on the standard layouts (`benches/std_layouts.json`: Triton 3.6 "
         "`to_linear_layout` of a 128x128 blocked layout, an MFMA 32x32 layout at 128x128 and 128x64, a "
-        "swizzled shared layout, and a 16-element identity), measured on both sides in one run by "
+        "swizzled shared layout, and a 16-element identity; the encodings' conversions add a WMMA "
+        "layout at 128x128 and a slice of the blocked one, whose Triton layouts are in "
+        "`benches/encoding_layouts.json`), measured on both sides in one run by "
         "`python3 scripts/benchmarks.py`:",
         "",
         "* **linear-layout**: `cargo bench --bench core --bench encodings` (criterion, mean time per call, release build).",

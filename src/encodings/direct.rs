@@ -154,7 +154,11 @@ impl Tile {
     /// Triton's combination with a one-CTA tiling on a tensor of `shape`: registers (or
     /// offsets) repeat up to the shape, coordinates beyond it broadcast (largest first), a
     /// size-1 `block` dim is appended and the out-dims come in `dim0…` order.
-    fn finish(&mut self, shape: &[u64]) -> Option<LinearLayout> {
+    ///
+    /// `sliced`: the layout of a slice along that dim (of size 1 in `shape`) instead — the dim
+    /// dropped, the others renumbered, and the register bases that no longer move anything
+    /// (the ones along it) dropped, as `SliceEncodingAttr` does with its parent's layout.
+    fn finish(&mut self, shape: &[u64], sliced: Option<usize>) -> Option<LinearLayout> {
         let rank = shape.len();
         if self.outs.len() != rank || self.bits.len() != rank {
             return None;
@@ -217,13 +221,25 @@ impl Tile {
             offsets[d] = offsets[d - 1] + want[d - 1];
         }
         let mut cols = [0u64; 64];
-        let all = self.ins.iter().flat_map(|(_, c)| c.iter());
-        for (slot, &c) in cols.iter_mut().zip(all) {
-            *slot = (0..rank).fold(0u64, |acc, d| acc | self.component(c, d) << offsets[d]);
+        let mut n = 0;
+        let mut kept = [0u32; 8];
+        for ((name, in_cols), kept) in self.ins.iter().zip(&mut kept) {
+            // A slice keeps only the register bases that still move something.
+            let drop_zeros = sliced.is_some() && *name == REG;
+            for &c in in_cols {
+                let packed = (0..rank).fold(0u64, |acc, d| acc | self.component(c, d) << offsets[d]);
+                if (packed != 0 || !drop_zeros) && n < 64 {
+                    cols[n] = packed;
+                    n += 1;
+                    *kept += 1;
+                }
+            }
         }
-        let n = self.ins.iter().map(|(_, c)| c.len()).sum::<usize>().min(64);
-        let ins = self.ins.iter().map(|(i, c)| (i.dim_name(), c.len() as u32));
-        let outs = want.iter().enumerate().map(|(d, &w)| (DimName::dim(d), w));
+        let ins = self.ins.iter().zip(kept).map(|((i, _), k)| (i.dim_name(), k));
+        let outs = (0..rank)
+            .filter(|&d| Some(d) != sliced)
+            .enumerate()
+            .map(|(k, d)| (DimName::dim(k), want[d]));
         LinearLayout::from_packed(ins, outs, &cols[..n]).ok()
     }
 }
@@ -246,21 +262,29 @@ fn get(v: &[u32], i: usize) -> Option<u64> {
 pub(super) fn convert(encoding: &Encoding, shape: &[u64]) -> Option<LinearLayout> {
     check_shape_values(encoding.kind(), shape).ok()?;
     match encoding {
-        Encoding::Blocked(b) => blocked(b, shape),
         Encoding::Slice(s) => slice(s, shape),
-        Encoding::AmdMfma(m) => mfma(m, shape),
-        Encoding::AmdWmma(w) => wmma(w, shape),
-        Encoding::DotOperand(d) => match d.parent.as_ref() {
-            Encoding::AmdMfma(m) => mfma_dot(d, m, shape),
-            _ => None,
-        },
         Encoding::SwizzledShared(s) => swizzled(s, shape, false),
         Encoding::AmdRotatingShared(s) => swizzled(s, shape, true),
+        _ => tiled(encoding, shape, None),
+    }
+}
+
+/// The layout of a distributed encoding built as a [`Tile`] (`sliced`: of its slice along
+/// that dim, see [`Tile::finish`]); `None` for the others.
+fn tiled(encoding: &Encoding, shape: &[u64], sliced: Option<usize>) -> Option<LinearLayout> {
+    match encoding {
+        Encoding::Blocked(b) => blocked(b, shape, sliced),
+        Encoding::AmdMfma(m) => mfma(m, shape, sliced),
+        Encoding::AmdWmma(w) => wmma(w, shape, sliced),
+        Encoding::DotOperand(d) => match d.parent.as_ref() {
+            Encoding::AmdMfma(m) => mfma_dot(d, m, shape, sliced),
+            _ => None,
+        },
         _ => None,
     }
 }
 
-fn blocked(b: &Blocked, shape: &[u64]) -> Option<LinearLayout> {
+fn blocked(b: &Blocked, shape: &[u64], sliced: Option<usize>) -> Option<LinearLayout> {
     if !b.cga_layout.is_empty() || b.order.len() != shape.len() {
         return None;
     }
@@ -274,7 +298,7 @@ fn blocked(b: &Blocked, shape: &[u64]) -> Option<LinearLayout> {
             t.id(get(sizes, d as usize)?, in_dim, d as usize)?;
         }
     }
-    t.finish(shape)
+    t.finish(shape, sliced)
 }
 
 fn slice(s: &Slice, shape: &[u64]) -> Option<LinearLayout> {
@@ -284,6 +308,14 @@ fn slice(s: &Slice, shape: &[u64]) -> Option<LinearLayout> {
     }
     let mut pshape: SmallVec<[u64; 4]> = shape.iter().copied().collect();
     pshape.insert(d, 1);
+    // A parent built as a tile finishes as the slice directly.
+    if matches!(
+        s.parent.as_ref(),
+        Encoding::Blocked(_) | Encoding::AmdMfma(_) | Encoding::AmdWmma(_) | Encoding::DotOperand(_)
+    ) {
+        check_shape_values(s.parent.kind(), &pshape).ok()?;
+        return tiled(&s.parent, &pshape, Some(d));
+    }
     let parent = convert(&s.parent, &pshape)?;
     // The sliced dim has size 1, so the other dims' fields do not move: drop the zero
     // register bases, and shrink each dim to what its bases reach.
@@ -331,7 +363,7 @@ fn slice(s: &Slice, shape: &[u64]) -> Option<LinearLayout> {
     LinearLayout::from_flat_bases(ins.iter().map(|(n, c)| (**n, c.as_slice())), outs, true).ok()
 }
 
-fn mfma(m: &AmdMfma, shape: &[u64]) -> Option<LinearLayout> {
+fn mfma(m: &AmdMfma, shape: &[u64], sliced: Option<usize>) -> Option<LinearLayout> {
     let rank = m.warps_per_cta.len();
     if !m.cga_layout.is_empty() || rank != shape.len() || !(rank == 2 || rank == 3) {
         return None;
@@ -370,10 +402,10 @@ fn mfma(m: &AmdMfma, shape: &[u64]) -> Option<LinearLayout> {
         t.id(1, LANE, 0)?;
         t.id(get(wpc, 0)?, WARP, 0)?;
     }
-    t.finish(shape)
+    t.finish(shape, sliced)
 }
 
-fn mfma_dot(d: &DotOperand, m: &AmdMfma, shape: &[u64]) -> Option<LinearLayout> {
+fn mfma_dot(d: &DotOperand, m: &AmdMfma, shape: &[u64], sliced: Option<usize>) -> Option<LinearLayout> {
     let rank = shape.len();
     if !m.cga_layout.is_empty() || m.warps_per_cta.len() != rank || !(rank == 2 || rank == 3) {
         return None;
@@ -419,10 +451,10 @@ fn mfma_dot(d: &DotOperand, m: &AmdMfma, shape: &[u64]) -> Option<LinearLayout> 
     for dd in matrix_order(rank, true) {
         t.id(get(&m.warps_per_cta, dd)?, WARP, dd)?;
     }
-    t.finish(shape)
+    t.finish(shape, sliced)
 }
 
-fn wmma(w: &AmdWmma, shape: &[u64]) -> Option<LinearLayout> {
+fn wmma(w: &AmdWmma, shape: &[u64], sliced: Option<usize>) -> Option<LinearLayout> {
     let rank = w.warps_per_cta.len();
     if !w.cga_layout.is_empty() || rank != shape.len() || !(rank == 2 || rank == 3) {
         return None;
@@ -471,7 +503,7 @@ fn wmma(w: &AmdWmma, shape: &[u64]) -> Option<LinearLayout> {
         t.id(get(wpc, 0)?, WARP, 0)?;
     }
     t.transpose(&matrix_order(rank, true))?;
-    t.finish(shape)
+    t.finish(shape, sliced)
 }
 
 fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout> {
@@ -482,7 +514,7 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
     let mut t = Tile::new(rank);
     if rank == 1 {
         t.id(shape[0], OFFSET, 0)?;
-        return t.finish(shape);
+        return t.finish(shape, None);
     }
     let order: SmallVec<[usize; 4]> = s.order.iter().map(|&o| o as usize).collect();
     let (col_dim, row_dim) = (order[0], order[1]);
@@ -520,7 +552,7 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
     for &d in &order[2..] {
         t.id(*shape.get(d)?, OFFSET, d)?;
     }
-    t.finish(shape)
+    t.finish(shape, None)
 }
 
 /// A two-dimensional swizzled tile: one offset in-dim whose columns are the column dim's bits,
