@@ -249,6 +249,19 @@ fn global_atomics_branch_on_their_mask() {
     assert_eq!(branches, 3, "one branch per masked atomic");
 }
 
+/// `tl.num_programs(0)` is the grid's workgroup count the implicit kernel arguments hold, read
+/// as it is (not the grid's work-items divided by the workgroup's size).
+#[test]
+fn num_programs_reads_the_implicit_block_count() {
+    let ir = emitted_ir("grid_stride_128", "gfx942");
+    assert!(
+        ir.contains("@llvm.amdgcn.implicitarg.ptr()"),
+        "no implicit argument read"
+    );
+    assert!(!ir.contains("dispatch.ptr"), "the dispatch packet is read");
+    assert!(!ir.contains("udiv"), "a division is left");
+}
+
 /// A loop that spins on a lock branches on the wave's ballot of the test every thread agrees
 /// on (LLVM then branches on the compare's lane mask), not on a copy of the bit moved to a
 /// scalar register first.

@@ -1121,7 +1121,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         let _ = writeln!(out, "{d}");
     }
     // The attributes promise LLVM the implicit inputs the kernel does not read: not the
-    // workgroup ids or the dispatch packet it does.
+    // workgroup ids or the implicit arguments (the grid's size) it does.
     let reads = |x: UniformInput| e.inputs.contains_key(&x);
     let attrs: Vec<String> = target
         .lowering
@@ -1131,7 +1131,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
             "amdgpu-no-workgroup-id-x" => !reads(UniformInput::ProgramId(0)),
             "amdgpu-no-workgroup-id-y" => !reads(UniformInput::ProgramId(1)),
             "amdgpu-no-workgroup-id-z" => !reads(UniformInput::ProgramId(2)),
-            "amdgpu-no-dispatch-ptr" => !(0..3).any(|a| reads(UniformInput::NumPrograms(a))),
+            "amdgpu-no-implicitarg-ptr" => !(0..3).any(|a| reads(UniformInput::NumPrograms(a))),
             _ => true,
         })
         .map(|a| format!("\"{a}\""))

@@ -142,21 +142,19 @@ impl Emitter<'_> {
                 if a > 2 {
                     return Err(LowerError::new(format!("no workgroup axis {a}")));
                 }
-                // The dispatch packet holds the grid in work-items (x, y, z at bytes 12, 16,
-                // 20); workgroups are `threads` wide along x and one deep along y and z.
+                // The implicit kernel arguments (code object v5) begin with the grid's
+                // workgroup counts along x, y and z: `hidden_block_count_{x,y,z}`.
                 self.decls
-                    .insert("declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()".to_string());
-                let (d, g, n) = (self.tmp(), self.tmp(), self.tmp());
+                    .insert("declare ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()".to_string());
+                let (base, at) = (self.tmp(), self.tmp());
                 self.prologue_line(&format!(
-                    "{d} = call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()"
+                    "{base} = call ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()"
                 ));
                 self.prologue_line(&format!(
-                    "{g} = getelementptr i8, ptr addrspace(4) {d}, i64 {}",
-                    12 + 4 * u32::from(a)
+                    "{at} = getelementptr i8, ptr addrspace(4) {base}, i64 {}",
+                    4 * u32::from(a)
                 ));
-                self.prologue_line(&format!("{n} = load i32, ptr addrspace(4) {g}, align 4"));
-                let threads = if a == 0 { self.p.threads } else { 1 };
-                self.prologue_line(&format!("{r} = udiv i32 {n}, {threads}"));
+                self.prologue_line(&format!("{r} = load i32, ptr addrspace(4) {at}, align 4"));
             }
         }
         self.inputs.insert(x, r.clone());
