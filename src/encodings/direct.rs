@@ -309,12 +309,9 @@ fn slice(s: &Slice, shape: &[u64]) -> Option<LinearLayout> {
     let mut pshape: SmallVec<[u64; 4]> = shape.iter().copied().collect();
     pshape.insert(d, 1);
     // A parent built as a tile finishes as the slice directly.
-    if matches!(
-        s.parent.as_ref(),
-        Encoding::Blocked(_) | Encoding::AmdMfma(_) | Encoding::AmdWmma(_) | Encoding::DotOperand(_)
-    ) {
-        check_shape_values(s.parent.kind(), &pshape).ok()?;
-        return tiled(&s.parent, &pshape, Some(d));
+    check_shape_values(s.parent.kind(), &pshape).ok()?;
+    if let Some(sliced) = tiled(&s.parent, &pshape, Some(d)) {
+        return Some(sliced);
     }
     let parent = convert(&s.parent, &pshape)?;
     // The sliced dim has size 1, so the other dims' fields do not move: drop the zero

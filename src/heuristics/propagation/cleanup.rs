@@ -304,11 +304,11 @@ fn reshape_of_convert(g: &mut Graph, op: OpId) -> Option<Vec<OpId>> {
     if g.ops[cvt].name != "ttg.convert_layout" {
         return None;
     }
-    let inner = g.ops[cvt].operands[0];
+    let inner = *g.ops[cvt].operands.first()?;
     let (from, to) = (&g.values[inner].ty, &g.values[src].ty);
     let trivial = matches!((layout(from), layout(to)), (Some(a), Some(b)) if a == b);
     if !trivial {
-        let result = &g.values[g.ops[op].results[0]].ty;
+        let result = &g.values[*g.ops[op].results.first()?].ty;
         if is_expensive_view(from, result) || attr(&g.ops[op].attrs, "allow_reorder").is_none() {
             return None;
         }

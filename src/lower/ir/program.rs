@@ -988,6 +988,31 @@ impl Program {
         dst
     }
 
+    /// A new 1-bit value: whether `map` of the thread id compares with `bound` as `pred` says
+    /// (an [`Op::ThreadMap`], an [`Op::Constant`] and an [`Op::Compare`] on 32-bit integers).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Op, Predicate, Program, XorMap};
+    /// let mut p = Program::new("k", 64, 64);
+    /// let first = p.thread_test(XorMap { cols: (0..6).map(|b| 1 << b).collect(), constant: 0 }, Predicate::Eq, 0);
+    /// assert_eq!(p.value_bits(first), 1);
+    /// assert!(matches!(p.ops[2], Op::Compare { pred: Predicate::Eq, dst, .. } if dst == first));
+    /// ```
+    pub fn thread_test(&mut self, map: XorMap, pred: Predicate, bound: u64) -> Value {
+        let position = self.value(32);
+        self.ops.push(Op::ThreadMap { dst: position, map });
+        let bound = self.constant(32, bound);
+        let dst = self.value(1);
+        self.ops.push(Op::Compare {
+            pred,
+            ty: "i32",
+            dst,
+            a: position,
+            b: bound,
+        });
+        dst
+    }
+
     /// A new `bits`-wide value: `v` converted from type `from` to type `to` (an
     /// [`Op::Convert`] of one element).
     ///

@@ -259,25 +259,11 @@ impl Lowering<'_> {
             return None;
         }
         // The thread id's broadcast bits, compared with zero.
-        let bits = self.p.value(32);
-        self.p.ops.push(ProgramOp::ThreadMap {
-            dst: bits,
-            map: XorMap {
-                cols: broadcast.iter().enumerate().map(|(k, &b)| b << k).collect(),
-                constant: 0,
-            },
-        });
-        let zero = self.p.value(32);
-        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
-        let dst = self.p.value(1);
-        self.p.ops.push(ProgramOp::Compare {
-            pred: Predicate::Eq,
-            ty: "i32",
-            dst,
-            a: bits,
-            b: zero,
-        });
-        Some(dst)
+        let map = XorMap {
+            cols: broadcast.iter().enumerate().map(|(k, &b)| b << k).collect(),
+            constant: 0,
+        };
+        Some(self.p.thread_test(map, Predicate::Eq, 0))
     }
 }
 

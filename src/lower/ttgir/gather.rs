@@ -523,22 +523,11 @@ impl Lowering<'_> {
         let arm = self.arm_masks(op, op.operands[0])?;
         when.extend(arm.when);
         let thread_bits = self.p.thread_bits();
-        let (tid, zero, first) = (self.p.value(32), self.p.value(32), self.p.value(1));
-        self.p.ops.push(ProgramOp::ThreadMap {
-            dst: tid,
-            map: crate::lower::ir::XorMap {
-                cols: (0..thread_bits).map(|b| 1 << b).collect(),
-                constant: 0,
-            },
-        });
-        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
-        self.p.ops.push(ProgramOp::Compare {
-            pred: crate::lower::ir::Predicate::Eq,
-            ty: "i32",
-            dst: first,
-            a: tid,
-            b: zero,
-        });
+        let tid = crate::lower::ir::XorMap {
+            cols: (0..thread_bits).map(|b| 1 << b).collect(),
+            constant: 0,
+        };
+        let first = self.p.thread_test(tid, crate::lower::ir::Predicate::Eq, 0);
         let first = match arm.predicate.and_then(|p| p.first().copied()) {
             Some(p) => self.and_predicates(Some(first), p),
             None => first,

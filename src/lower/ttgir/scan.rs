@@ -231,19 +231,12 @@ impl Lowering<'_> {
                     5 if consecutive(k) && first == 0 && !reverse && instructions.dpp_row_broadcast => {
                         LaneMove::Dpp(DppCtrl::RowBcast31)
                     }
-                    _ => {
-                        // The lower half's last lane (`reverse`: the upper half's first).
-                        let mut cols: Vec<u64> = (0..threads).map(|t| 1u64 << t).collect();
-                        for &b in &run[..=k] {
-                            cols[b] = 0;
-                        }
-                        let constant = if reverse {
-                            1 << run[k]
-                        } else {
-                            run[..k].iter().map(|&b| 1u64 << b).sum()
-                        };
-                        LaneMove::Bpermute(XorMap { cols, constant })
-                    }
+                    // The lower half's last lane (`reverse`: the upper half's first).
+                    _ => LaneMove::Bpermute(if reverse {
+                        lane_with(threads, &run[..=k], 1 << run[k])
+                    } else {
+                        lane_with(threads, &run[..=k], run[..k].iter().map(|&b| 1u64 << b).sum())
+                    }),
                 };
                 (from, self.thread_bit(s, run[k], reverse))
             };
@@ -266,38 +259,24 @@ impl Lowering<'_> {
     /// `2^in_row` lanes of its block (lane bits `first..first + in_row`) is at least `2^k`
     /// (`reverse`: at least `2^k` before the block's end).
     fn row_position_test(&mut self, first: usize, in_row: usize, k: usize, reverse: bool) -> Value {
-        let position = self.p.value(32);
-        self.p.ops.push(ProgramOp::ThreadMap {
-            dst: position,
-            map: XorMap {
-                cols: (0..self.p.thread_bits())
-                    .map(|t| {
-                        if (first..first + in_row).contains(&t) {
-                            1 << (t - first)
-                        } else {
-                            0
-                        }
-                    })
-                    .collect(),
-                constant: 0,
-            },
-        });
-        let bound = self.p.value(32);
-        let (pred, bits) = if reverse {
-            (Predicate::Ult, (1u64 << in_row) - (1 << k))
-        } else {
-            (Predicate::Uge, 1 << k)
+        let map = XorMap {
+            cols: (0..self.p.thread_bits())
+                .map(|t| {
+                    if (first..first + in_row).contains(&t) {
+                        1 << (t - first)
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+            constant: 0,
         };
-        self.p.ops.push(ProgramOp::Constant { dst: bound, bits });
-        let dst = self.p.value(1);
-        self.p.ops.push(ProgramOp::Compare {
-            pred,
-            ty: "i32",
-            dst,
-            a: position,
-            b: bound,
-        });
-        dst
+        if reverse {
+            self.p
+                .thread_test(map, Predicate::Ult, (1u64 << in_row) - (1 << k))
+        } else {
+            self.p.thread_test(map, Predicate::Uge, 1 << k)
+        }
     }
 
     /// Every lane's copy of the scan at the run's last lane (`reverse`: its first): the total
@@ -308,16 +287,12 @@ impl Lowering<'_> {
         reverse: bool,
         scanned: &[Vec<Value>],
     ) -> Result<Vec<Vec<Value>>, LowerError> {
-        let mut cols: Vec<u64> = (0..self.p.thread_bits()).map(|t| 1u64 << t).collect();
-        for &b in run {
-            cols[b] = 0;
-        }
         let constant = if reverse {
             0
         } else {
             run.iter().map(|&b| 1u64 << b).sum()
         };
-        let last = LaneMove::Bpermute(XorMap { cols, constant });
+        let last = LaneMove::Bpermute(lane_with(self.p.thread_bits(), run, constant));
         scanned
             .iter()
             .map(|o| o.iter().map(|&v| lane_read(&mut self.p, v, &last)).collect())
@@ -413,25 +388,12 @@ impl Lowering<'_> {
     /// Per thread, whether its bit `b` puts it in the half scanned second (`reverse`: the
     /// half with the bit clear).
     fn thread_bit(&mut self, s: &Dist, b: usize, reverse: bool) -> Value {
-        let bit = self.p.value(32);
-        self.p.ops.push(ProgramOp::ThreadMap {
-            dst: bit,
-            map: XorMap {
-                cols: (0..s.thread.len()).map(|k| u64::from(k == b)).collect(),
-                constant: 0,
-            },
-        });
-        let zero = self.p.value(32);
-        self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
-        let dst = self.p.value(1);
-        self.p.ops.push(ProgramOp::Compare {
-            pred: if reverse { Predicate::Eq } else { Predicate::Ne },
-            ty: "i32",
-            dst,
-            a: bit,
-            b: zero,
-        });
-        dst
+        let map = XorMap {
+            cols: (0..s.thread.len()).map(|k| u64::from(k == b)).collect(),
+            constant: 0,
+        };
+        let pred = if reverse { Predicate::Eq } else { Predicate::Ne };
+        self.p.thread_test(map, pred, 0)
     }
 
     /// `cond ? a : b`, operand by operand.
@@ -445,6 +407,14 @@ impl Lowering<'_> {
             })
             .collect()
     }
+}
+
+/// The thread whose id is this thread's with bits `fixed` (of `threads`) taken from `constant`.
+fn lane_with(threads: usize, fixed: &[usize], constant: u64) -> XorMap {
+    let cols = (0..threads)
+        .map(|t| if fixed.contains(&t) { 0 } else { 1u64 << t })
+        .collect();
+    XorMap { cols, constant }
 }
 
 /// Per bit of the axis, lowest first, the register or thread bit that moves along it alone.
