@@ -14,7 +14,9 @@
 
 use smallvec::SmallVec;
 
-use crate::linear::{DimName, LinearLayout};
+use std::cell::Cell;
+
+use crate::linear::{DimList, DimName, LinearLayout};
 
 use super::types::*;
 
@@ -235,12 +237,9 @@ impl Tile {
                 }
             }
         }
-        let ins = self.ins.iter().zip(kept).map(|((i, _), k)| (i.dim_name(), k));
-        let outs = (0..rank)
-            .filter(|&d| Some(d) != sliced)
-            .enumerate()
-            .map(|(k, d)| (DimName::dim(k), want[d]));
-        LinearLayout::from_packed(ins, outs, &cols[..n]).ok()
+        let ins = self.ins.iter().zip(kept).map(|(&(i, _), k)| (i, k));
+        let outs = (0..rank).filter(|&d| Some(d) != sliced).map(|d| want[d]);
+        LinearLayout::from_packed(in_list(ins)?, out_list(outs)?, &cols[..n])
     }
 }
 
@@ -508,8 +507,8 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
     if !s.cga_layout.is_empty() || rank != shape.len() {
         return None;
     }
-    let mut t = Tile::new(rank);
     if rank == 1 {
+        let mut t = Tile::new(rank);
         t.id(shape[0], OFFSET, 0)?;
         return t.finish(shape, None);
     }
@@ -533,6 +532,7 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
     if rank == 2 {
         return swizzled_2d((col_dim, col_bits), (row_dim, row_bits), swizzle);
     }
+    let mut t = Tile::new(rank);
     let mut cols = Cols::new();
     for k in 0..col_bits {
         cols.push(t.along(col_dim, 1 << k)?);
@@ -579,11 +579,78 @@ fn swizzled_2d(
         cols[(col_bits + k) as usize] = field(row_dim, 1 << k) | field(col_dim, shift());
     }
     LinearLayout::from_packed(
-        [(OFFSET.dim_name(), n as u32), (BLOCK.dim_name(), 0)],
-        [(DimName::dim(0), want[0]), (DimName::dim(1), want[1])],
+        in_list([(OFFSET, n as u32), (BLOCK, 0)].into_iter())?,
+        out_list(want.into_iter())?,
         cols.get(..n)?,
     )
-    .ok()
+}
+
+/// The interned list of in-dims `(dim, bits)`.
+fn in_list(dims: impl Iterator<Item = (In, u32)> + Clone) -> Option<DimList> {
+    let code = list_code(dims.clone().map(|(i, bits)| (i as u64 + 1, bits)));
+    memo_list(code, || {
+        DimList::new("input", dims.map(|(i, bits)| (i.dim_name(), bits)))
+    })
+}
+
+/// The interned list of out-dims `dim0`, `dim1`, … of `bits`.
+fn out_list(bits: impl Iterator<Item = u32> + Clone) -> Option<DimList> {
+    let code = list_code(bits.clone().map(|b| (OUT_KIND, b)));
+    memo_list(code, || {
+        DimList::new("output", bits.enumerate().map(|(k, b)| (DimName::dim(k), b)))
+    })
+}
+
+/// The kind of an out-dim in a [`list_code`] (in-dims are 1–5, by [`In`]).
+const OUT_KIND: u64 = 6;
+
+/// A list of dims as one word: after a leading 1, ten bits a dim — its kind (three bits: an
+/// in-dim's [`In`], or the next out-dim `dimK`) and its bits (seven). `None` past six dims or
+/// for a dim of more than 64 bits (such lists are not memoized).
+fn list_code(dims: impl Iterator<Item = (u64, u32)>) -> Option<u64> {
+    let mut code = 1u64;
+    for (kind, bits) in dims {
+        if code >> 54 != 0 || bits > 64 {
+            return None;
+        }
+        code = code << 10 | kind << 7 | bits as u64;
+    }
+    Some(code)
+}
+
+/// Slots of each thread's memo of dim lists (a power of two), in pairs.
+const LIST_SLOTS: usize = 32;
+
+thread_local! {
+    /// Dim lists this thread made recently, by code: the lists of the common encodings
+    /// repeat, and making a list of names to intern costs more than the rest of a
+    /// conversion. Two-way: a code lives in either slot of its pair, so the two lists of one
+    /// conversion never evict each other.
+    static LISTS: [Cell<(u64, Option<DimList>)>; LIST_SLOTS] =
+        const { [const { Cell::new((0, None)) }; LIST_SLOTS] };
+}
+
+/// The list of `code` from the memo, or `make` (remembered when the code exists).
+fn memo_list(code: Option<u64>, make: impl FnOnce() -> crate::linear::Result<DimList>) -> Option<DimList> {
+    let Some(code) = code else {
+        return make().ok();
+    };
+    let pair = (code.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - LIST_SLOTS.trailing_zeros())) as usize & !1;
+    LISTS.with(|memo| {
+        let (first, second) = (&memo[pair], &memo[pair + 1]);
+        for slot in [first, second] {
+            if let (held, Some(list)) = slot.get()
+                && held == code
+            {
+                return Some(list);
+            }
+        }
+        let list = make().ok()?;
+        // The newer entry stays; the older goes.
+        second.set(first.get());
+        first.set((code, Some(list)));
+        Some(list)
+    })
 }
 
 /// `(2^k / d) % m` for `k = 0, 1, 2, …` in turn (`d, m ≥ 1`), by long division one bit at a

@@ -22,7 +22,7 @@ use super::layout::Columns;
 use super::{DimName, LinearLayout};
 
 const DISTRIBUTED: [&str; 4] = ["register", "lane", "warp", "block"];
-const NAMES: [&str; 6] = ["x", "y", "z", "register", "dim0", "offset"];
+const NAMES: [&str; 7] = ["x", "y", "z", "register", "dim0", "offset", "a_longer_name"];
 
 /// The generators stay far below 64 bits a side, so assembling cannot fail.
 fn assemble(ins: Dims, outs: Dims, cols: Columns) -> LinearLayout {

@@ -143,6 +143,16 @@ impl DimList {
         self.0.placed
     }
 
+    /// The interned list of the dims `(name, bits)`, in order, checked as [`Dims::intern`]
+    /// checks them (errors name `side`).
+    pub(crate) fn new(side: &'static str, dims: impl IntoIterator<Item = (DimName, u32)>) -> Result<DimList> {
+        let mut list = Dims::new();
+        for (name, bits) in dims.into_iter().take(MAX_DIMS + 1) {
+            list.push(Dim::new(name, bits));
+        }
+        list.intern(side)
+    }
+
     /// The dims as a list to edit.
     pub(crate) fn edit(self) -> Dims {
         Dims(SmallVec::from_slice(self.0.dims))

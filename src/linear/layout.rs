@@ -264,24 +264,12 @@ fn check_size(dim: &DimName, size: i64) -> Result<u32> {
 }
 
 impl LinearLayout {
-    /// A surjective layout from its dims as `(name, bits)` (names distinct on each side) and
-    /// its packed columns in canonical order: how a builder that packs columns itself (the
-    /// encodings) makes its result. Checks the limits, the number of columns, that every
-    /// column is within the output, and surjectivity.
-    pub(crate) fn from_packed(
-        ins: impl IntoIterator<Item = (DimName, u32)>,
-        outs: impl IntoIterator<Item = (DimName, u32)>,
-        cols: &[u64],
-    ) -> Result<Self> {
-        fn dims(side: &'static str, list: impl IntoIterator<Item = (DimName, u32)>) -> Result<DimList> {
-            let mut dims = Dims::new();
-            for (name, bits) in list.into_iter().take(MAX_DIMS + 1) {
-                dims.push(Dim::new(name, bits));
-            }
-            dims.intern(side)
-        }
-        let ins = dims("input", ins)?;
-        let outs = dims("output", outs)?;
+    /// A surjective layout from its interned dims and its packed columns in canonical order:
+    /// how a builder that packs columns itself (the encodings) makes its result. `None` when
+    /// the number of columns is not the input's bits, a column reaches past the output, or the
+    /// layout is not surjective — the builder then leaves the input to the reference
+    /// construction, which names the fault.
+    pub(crate) fn from_packed(ins: DimList, outs: DimList, cols: &[u64]) -> Option<Self> {
         let out_bits = outs.bits();
         // One pass: no column past the out-dims, and the quick test of surjectivity (every
         // output bit the highest or every one the lowest bit of some column).
@@ -294,25 +282,13 @@ impl LinearLayout {
             }
         }
         let all = low_mask(out_bits);
-        if cols.len() != ins.bits() as usize || stray & !all != 0 {
-            return Err(LayoutError::Precondition {
-                op: "from_packed",
-                detail: format!(
-                    "{} columns for {} input bits and {out_bits} output bits",
-                    cols.len(),
-                    ins.bits()
-                ),
-            });
-        }
-        let layout = LinearLayout {
+        let fits = cols.len() == ins.bits() as usize && stray & !all == 0;
+        let onto = highest == all || lowest == all || super::gf2::rank(cols) == out_bits;
+        (fits && onto).then(|| LinearLayout {
             ins,
             outs,
             cols: Columns(SmallVec::from_slice(cols)),
-        };
-        if highest != all && lowest != all {
-            layout.require_surjective()?;
-        }
-        Ok(layout)
+        })
     }
 
     /// Assembles a layout from validated parts; dims still to intern are checked against the
@@ -1129,41 +1105,12 @@ impl LinearLayout {
     /// assert!(l.apply(&[("warp", 2)]).is_err());
     /// # Ok::<(), linear_layout::linear::LayoutError>(())
     /// ```
+    #[inline]
     pub fn apply<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> Result<SmallVec<[u64; 4]>> {
-        let ins: &[Dim] = &self.ins;
-        if inputs.len() != ins.len() {
-            return Err(self.apply_mismatch(inputs));
-        }
-        // Inputs usually come in the layout's own order: then each name is compared once, with
-        // the dim at its position (by its key, made when the dims were interned), and every dim
-        // is given exactly once.
-        let placed = self.ins.placed();
-        let mut flat = 0u64;
-        let mut in_order = true;
-        for ((name, value), (p, d)) in inputs.iter().zip(placed.iter().zip(ins)) {
-            if !p.name.matches(name.as_ref(), &d.name) {
-                in_order = false;
-                break;
-            }
-            flat |= (value & p.mask) << p.shift;
-        }
-        if !in_order {
-            flat = 0;
-            let mut seen = 0u64;
-            for (name, value) in inputs {
-                let Some(i) = self.in_index(name.as_ref()) else {
-                    return Err(self.apply_mismatch(inputs));
-                };
-                // Each in-dim exactly once (with as many inputs as in-dims, no repeat means none
-                // is missing); there are at most MAX_DIMS <= 64 in-dims, so one bit of `seen`
-                // each.
-                if seen >> i & 1 == 1 {
-                    return Err(self.apply_mismatch(inputs));
-                }
-                seen |= 1 << i;
-                flat |= (value & placed[i].mask) << placed[i].shift;
-            }
-        }
+        let flat = match self.pack_in_order(inputs) {
+            Some(flat) => flat,
+            None => self.pack_by_name(inputs)?,
+        };
         let out = self.apply_flat(flat);
         let outs = self.outs.placed();
         let value = |p: &super::dims::Placed| out >> p.shift & p.mask;
@@ -1173,6 +1120,52 @@ impl LinearLayout {
             return Ok(SmallVec::from_buf_and_len(buf, outs.len()));
         }
         Ok(outs.iter().map(value).collect())
+    }
+
+    /// The flattened input of `apply` when `inputs` name the in-dims in the layout's own order
+    /// (the usual case): each name is compared once, with the dim at its position, by the key
+    /// made when the dims were interned. `None` when they do not (or a name is longer than a
+    /// key holds).
+    #[inline]
+    fn pack_in_order<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> Option<u64> {
+        let placed = self.ins.placed();
+        if inputs.len() != placed.len() {
+            return None;
+        }
+        let mut flat = 0u64;
+        for ((name, value), p) in inputs.iter().zip(placed) {
+            if !p.name.matches(name.as_ref()) {
+                return None;
+            }
+            flat |= (value & p.mask) << p.shift;
+        }
+        Some(flat)
+    }
+
+    /// The flattened input of `apply` for inputs in any order: each name looked up, each in-dim
+    /// given exactly once.
+    #[cold]
+    #[inline(never)]
+    fn pack_by_name<N: AsRef<str>>(&self, inputs: &[(N, u64)]) -> Result<u64> {
+        let placed = self.ins.placed();
+        if inputs.len() != placed.len() {
+            return Err(self.apply_mismatch(inputs));
+        }
+        let mut flat = 0u64;
+        let mut seen = 0u64;
+        for (name, value) in inputs {
+            let Some(i) = self.in_index(name.as_ref()) else {
+                return Err(self.apply_mismatch(inputs));
+            };
+            // With as many inputs as in-dims, no repeat means none is missing; there are at
+            // most MAX_DIMS <= 64 in-dims, so one bit of `seen` each.
+            if seen >> i & 1 == 1 {
+                return Err(self.apply_mismatch(inputs));
+            }
+            seen |= 1 << i;
+            flat |= (value & placed[i].mask) << placed[i].shift;
+        }
+        Ok(flat)
     }
 
     #[cold]
@@ -1301,7 +1294,8 @@ mod laws {
         check_law(law as fn(LinearLayout, u64, u64) -> bool);
     }
 
-    /// apply by name agrees with apply_flat on the concatenated input.
+    /// apply by name agrees with apply_flat on the concatenated input, whatever the order of
+    /// the named inputs.
     #[test]
     fn apply_by_name_agrees_with_flat_apply() {
         fn law(l: LinearLayout, x: u64) -> bool {
@@ -1316,12 +1310,16 @@ mod laws {
                     (d.name, v)
                 })
                 .collect();
-            // Any order of the named inputs is accepted.
-            inputs.reverse();
-            let named: Vec<(&str, u64)> = inputs.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-            let out = l.apply(&named).unwrap();
             let flat = l.apply_flat(x);
-            out.len() == l.outs.len() && out.iter().enumerate().all(|(o, v)| *v == l.component(flat, o))
+            let agrees = |inputs: &[(DimName, u64)]| {
+                let named: Vec<(&str, u64)> = inputs.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+                let out = l.apply(&named).unwrap();
+                out.len() == l.outs.len() && out.iter().enumerate().all(|(o, v)| *v == l.component(flat, o))
+            };
+            // The layout's own order, and any other order.
+            let in_order = agrees(&inputs);
+            inputs.reverse();
+            in_order && agrees(&inputs)
         }
         check_law(law as fn(LinearLayout, u64) -> bool);
     }

@@ -21,6 +21,7 @@ mod utils;
 
 pub use algebra::{divide_left, divide_right, supremum};
 pub use column_action::ColumnAction;
+pub(crate) use dims::DimList;
 pub use error::LayoutError;
 pub use layout::{LinearLayout, MAX_BITS, MAX_DIMS, Result};
 pub use name::DimName;

@@ -222,40 +222,46 @@ fn short_key(b: &[u8]) -> u64 {
         }
         u32::from_le_bytes(w) as u64
     };
-    match n {
-        0 => 0,
-        1..4 => b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16,
-        _ => word(0) | word(n - 4) << 32,
+    if n >= 4 {
+        return word(0) | word(n - 4) << 32;
     }
+    // The first, middle and last bytes (all 0 for the empty name) decide a shorter one.
+    let byte = |at: Option<usize>| at.and_then(|i| b.get(i)).map_or(0, |&c| c as u64);
+    byte(Some(0)) | byte(Some(n / 2)) << 8 | byte(n.checked_sub(1)) << 16
 }
 
-/// A name as `apply` compares it on its hot path: the length and, for names of up to 8 bytes
-/// (every hardware dim's), [`short_key`] computed once — so a query's name costs one key and
-/// one comparison, not a key on each side.
+/// A name as `apply` compares it on its hot path: for names of up to 8 bytes (every hardware
+/// dim's) the length and [`short_key`], computed once — so a query's name costs one length,
+/// one key and two comparisons. A longer name never matches its key: `apply` then looks the
+/// query up by name, comparing it in full.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NameKey {
+    /// `short_key` of a short name; 0 for a long one.
+    key: u64,
+    /// The length of a short name; `usize::MAX`, which no query has, for a longer one.
     len: usize,
-    /// `short_key` of a name of at most 8 bytes; `None` for a longer one (compared in full).
-    key: Option<u64>,
 }
 
 impl NameKey {
     pub(crate) fn of(name: &DimName) -> Self {
         let b = name.as_str().as_bytes();
-        NameKey {
-            len: b.len(),
-            key: (b.len() <= 8).then(|| short_key(b)),
+        if b.len() <= 8 {
+            NameKey {
+                key: short_key(b),
+                len: b.len(),
+            }
+        } else {
+            NameKey {
+                key: 0,
+                len: usize::MAX,
+            }
         }
     }
 
-    /// Whether `query` is `name` (the name this key was made of).
+    /// Whether `query` is the (short) name this key was made of; never for a long name.
     #[inline]
-    pub(crate) fn matches(&self, query: &str, name: &DimName) -> bool {
-        query.len() == self.len
-            && match self.key {
-                Some(k) => short_key(query.as_bytes()) == k,
-                None => *name == query,
-            }
+    pub(crate) fn matches(&self, query: &str) -> bool {
+        query.len() == self.len && short_key(query.as_bytes()) == self.key
     }
 }
 
@@ -357,9 +363,9 @@ mod tests {
         assert_eq!(DimName::from(s24), DimName::from(s24.to_string()));
     }
 
-    /// A name's key matches exactly the strings equal to the name: names of every length class
-    /// (the 1–3 byte key, the two-word key up to 8 bytes, full comparison past it), against
-    /// strings that differ only in one byte or in length.
+    /// A short name's key matches exactly the strings equal to the name, a long name's none:
+    /// names of every length class (the 1–3 byte key, the two-word key up to 8 bytes, past
+    /// it), against strings that differ only in one byte or in length.
     #[test]
     fn a_name_key_matches_exactly_its_name() {
         let names = [
@@ -388,9 +394,10 @@ mod tests {
             queries.push(format!("{s}_"));
         }
         for name in names {
-            let (dim, key) = (DimName::from(name), NameKey::of(&DimName::from(name)));
+            let key = NameKey::of(&DimName::from(name));
             for q in &queries {
-                assert_eq!(key.matches(q, &dim), q == name, "{name:?} against {q:?}");
+                let short = name.len() <= 8;
+                assert_eq!(key.matches(q), short && q == name, "{name:?} against {q:?}");
             }
         }
     }
