@@ -54,16 +54,34 @@ impl In {
     }
 }
 
-/// The columns of one in-dim.
-type Cols = SmallVec<[u64; 16]>;
+/// The most columns a tile holds: a layout's input has at most 64 bits.
+const MAX_COLS: usize = 64;
+
+/// The most in-dims a tile has (register, lane, warp, block, offset).
+const MAX_INS: usize = 5;
+
+/// The most tensor dims a tile spans.
+const MAX_RANK: usize = 4;
 
 /// A layout under construction: in-dims with their columns, out-dims in order with their
 /// sizes (in bits). A column holds tensor dim `d`'s component in bits `d·width…`.
+///
+/// Plain arrays, nothing on the heap: the columns of every in-dim in one array, in-dim after
+/// in-dim, so that adding columns to an in-dim moves at most the later in-dims' columns.
 struct Tile {
     width: u32,
-    ins: SmallVec<[(In, Cols); 4]>,
-    outs: SmallVec<[usize; 4]>,
-    bits: SmallVec<[u32; 4]>,
+    /// The in-dims' columns, in-dim after in-dim: the first `used`.
+    cols: [u64; MAX_COLS],
+    used: usize,
+    /// The in-dims in order, each with its number of columns: the first `num_ins`.
+    ins: [(In, usize); MAX_INS],
+    num_ins: usize,
+    /// The out-dims (tensor dims) in order: the first `num_outs`.
+    outs: [usize; MAX_RANK],
+    num_outs: usize,
+    /// Each tensor dim's size in bits so far: the first `rank`.
+    bits: [u32; MAX_RANK],
+    rank: usize,
 }
 
 fn log2(n: u64) -> Option<u32> {
@@ -75,59 +93,71 @@ impl Tile {
     /// more).
     fn new(rank: usize) -> Tile {
         Tile {
-            width: 64 / rank.clamp(1, 4) as u32,
-            ins: SmallVec::new(),
-            outs: SmallVec::new(),
-            bits: smallvec::smallvec![0; rank.min(4)],
+            width: 64 / rank.clamp(1, MAX_RANK) as u32,
+            cols: [0; MAX_COLS],
+            used: 0,
+            ins: [(REG, 0); MAX_INS],
+            num_ins: 0,
+            outs: [0; MAX_RANK],
+            num_outs: 0,
+            bits: [0; MAX_RANK],
+            rank: rank.min(MAX_RANK),
         }
     }
 
-    fn in_dim(&mut self, name: In) -> &mut Cols {
-        let k = match self.ins.iter().position(|(n, _)| *n == name) {
-            Some(k) => k,
+    /// Appends `new` columns to in-dim `name` (a new in-dim at the end when the tile has none
+    /// of that name). `None` past [`MAX_COLS`] columns.
+    fn push_cols(&mut self, name: In, new: impl ExactSizeIterator<Item = u64>) -> Option<()> {
+        let k = new.len();
+        let at = match self.ins[..self.num_ins].iter().position(|(n, _)| *n == name) {
+            Some(at) => at,
             None => {
-                self.ins.push((name, Cols::new()));
-                self.ins.len() - 1
+                *self.ins.get_mut(self.num_ins)? = (name, 0);
+                self.num_ins += 1;
+                self.num_ins - 1
             }
         };
-        &mut self.ins[k].1
+        let end: usize = self.ins[..=at].iter().map(|(_, n)| n).sum();
+        let used = self.used + k;
+        if used > MAX_COLS {
+            return None;
+        }
+        self.cols.copy_within(end..self.used, end + k);
+        for (slot, c) in self.cols[end..end + k].iter_mut().zip(new) {
+            *slot = c;
+        }
+        self.ins[at].1 += k;
+        self.used = used;
+        Some(())
     }
 
     fn out_dim(&mut self, d: usize) -> Option<()> {
-        if d >= self.bits.len() {
+        if d >= self.rank {
             return None;
         }
-        if !self.outs.contains(&d) {
-            self.outs.push(d);
+        if !self.outs[..self.num_outs].contains(&d) {
+            self.outs[self.num_outs] = d;
+            self.num_outs += 1;
         }
         Some(())
     }
 
-    /// `self * identity_1d(n, in_dim, dim d)`, or `zeros_1d(n, in_dim, dim d, 1)` when not
-    /// `identity`. `n = 0` is the empty layout, the unit of the product.
-    fn mul(&mut self, n: u64, in_dim: In, d: usize, identity: bool) -> Option<()> {
+    /// `self * identity_1d(n, in_dim, dim d)`. `n = 0` is the empty layout, the unit of the
+    /// product.
+    fn id(&mut self, n: u64, in_dim: In, d: usize) -> Option<()> {
         if n == 0 {
             return Some(());
         }
         let k = log2(n)?;
         self.out_dim(d)?;
         let (at, width) = (self.bits[d], self.width);
-        if identity && at + k > width {
+        if at + k > width {
             return None;
         }
-        let shift = d as u32 * width;
-        let cols = self.in_dim(in_dim);
-        for i in 0..k {
-            cols.push(if identity { 1u64 << (shift + at + i) } else { 0 });
-        }
-        if identity {
-            self.bits[d] += k;
-        }
+        let shift = d as u32 * width + at;
+        self.push_cols(in_dim, (0..k).map(|i| 1u64 << (shift + i)))?;
+        self.bits[d] += k;
         Some(())
-    }
-
-    fn id(&mut self, n: u64, in_dim: In, d: usize) -> Option<()> {
-        self.mul(n, in_dim, d, true)
     }
 
     /// A column with `value` along tensor dim `d` only.
@@ -137,10 +167,11 @@ impl Tile {
 
     /// Out-dims reordered (the reference's `transpose_outs`): the same set, in `order`.
     fn transpose(&mut self, order: &[usize]) -> Option<()> {
-        if order.len() != self.outs.len() || !order.iter().all(|d| self.outs.contains(d)) {
+        let outs = &self.outs[..self.num_outs];
+        if order.len() != outs.len() || !order.iter().all(|d| outs.contains(d)) {
             return None;
         }
-        self.outs = order.iter().copied().collect();
+        self.outs[..order.len()].copy_from_slice(order);
         Some(())
     }
 
@@ -162,16 +193,15 @@ impl Tile {
     /// (the ones along it) dropped, as `SliceEncodingAttr` does with its parent's layout.
     fn finish(&mut self, shape: &[u64], sliced: Option<usize>) -> Option<LinearLayout> {
         let rank = shape.len();
-        if self.outs.len() != rank || self.bits.len() != rank {
+        if self.num_outs != rank || self.rank != rank {
             return None;
         }
-        let want: SmallVec<[u32; 4]> = shape.iter().map(|&s| log2(s)).collect::<Option<_>>()?;
+        let mut want = [0u32; MAX_RANK];
+        for (w, &s) in want.iter_mut().zip(shape) {
+            *w = log2(s)?;
+        }
         // ensureLayoutNotSmallerThan: the first in-dim repeats along each short dim.
-        let first = self
-            .ins
-            .first()
-            .map(|(n, _)| *n)
-            .filter(|n| *n == REG || *n == OFFSET)?;
+        let first = Some(self.ins[0].0).filter(|n| self.num_ins > 0 && (*n == REG || *n == OFFSET))?;
         for k in 0..rank {
             let d = self.outs[k];
             if self.bits[d] < want[d] {
@@ -179,67 +209,74 @@ impl Tile {
             }
         }
         // ensureLayoutNotLargerThan: along each long dim, zero the largest coordinates.
-        for d in 0..rank {
-            if self.bits[d] <= want[d] {
+        for (d, &want_d) in want.iter().enumerate().take(rank) {
+            if self.bits[d] <= want_d {
                 continue;
             }
-            let mut found: SmallVec<[(u64, usize, usize); 16]> = SmallVec::new();
-            for (k, (_, cols)) in self.ins.iter().enumerate() {
-                for (j, &c) in cols.iter().enumerate() {
-                    let v = self.component(c, d);
-                    if v != 0 {
-                        if !v.is_power_of_two() {
-                            return None;
-                        }
-                        found.push((v, k, j));
+            // The columns with a coordinate along `d`, largest first and among equal ones in
+            // column order (a stable sort's): each as one key, the complement of the
+            // coordinate's bit above the column's index.
+            let mut found: SmallVec<[u32; 16]> = SmallVec::new();
+            for (i, &c) in self.cols[..self.used].iter().enumerate() {
+                let v = self.component(c, d);
+                if v != 0 {
+                    if !v.is_power_of_two() {
+                        return None;
                     }
+                    found.push((63 - v.trailing_zeros()) << 8 | i as u32);
                 }
             }
-            found.sort_by_key(|&(v, _, _)| std::cmp::Reverse(v));
-            let excess = (self.bits[d] - want[d]) as usize;
+            found.sort_unstable();
+            let excess = (self.bits[d] - want_d) as usize;
             let clear = !self.along(d, self.component(u64::MAX, d))?;
-            for &(_, k, j) in found.iter().take(excess) {
-                self.ins[k].1[j] &= clear;
+            for &key in found.iter().take(excess) {
+                self.cols[(key & 0xff) as usize] &= clear;
             }
-            self.bits[d] = want[d];
+            self.bits[d] = want_d;
         }
         // Every dim must be covered exactly up to its size (what the reference's size-inferring
         // rebuild and its final check require).
         // The highest bit reached along a dim is that of the union of all columns.
-        let reached = self
-            .ins
-            .iter()
-            .flat_map(|(_, cols)| cols.iter())
-            .fold(0, |acc, &c| acc | c);
+        let reached = self.cols[..self.used].iter().fold(0, |acc, &c| acc | c);
         if (0..rank).any(|d| 64 - self.component(reached, d).leading_zeros() != want[d]) {
             return None;
         }
-        if !self.ins.iter().any(|(n, _)| *n == BLOCK) {
-            self.ins.push((BLOCK, Cols::new()));
+        if !self.ins[..self.num_ins].iter().any(|(n, _)| *n == BLOCK) {
+            self.push_cols(BLOCK, std::iter::empty())?;
         }
-        // Re-pack into dim0, dim1, … fields of the final sizes, in-dim after in-dim.
-        let mut offsets = [0u32; 4];
+        // Re-pack into dim0, dim1, … fields of the final sizes, in-dim after in-dim, in place
+        // (a column never moves up).
+        let mut offsets = [0u32; MAX_RANK];
         for d in 1..rank {
             offsets[d] = offsets[d - 1] + want[d - 1];
         }
-        let mut cols = [0u64; 64];
+        let (width, mask) = (self.width, self.component(u64::MAX, 0));
+        let repack = |c: u64| {
+            (0..rank).fold(0u64, |acc, d| {
+                acc | (c >> (d as u32 * width) & mask) << offsets[d]
+            })
+        };
         let mut n = 0;
-        let mut kept = [0u32; 8];
-        for ((name, in_cols), kept) in self.ins.iter().zip(&mut kept) {
+        let mut start = 0;
+        for k in 0..self.num_ins {
+            let (name, len) = self.ins[k];
             // A slice keeps only the register bases that still move something.
-            let drop_zeros = sliced.is_some() && *name == REG;
-            for &c in in_cols {
-                let packed = (0..rank).fold(0u64, |acc, d| acc | self.component(c, d) << offsets[d]);
-                if (packed != 0 || !drop_zeros) && n < 64 {
-                    cols[n] = packed;
+            let drop_zeros = sliced.is_some() && name == REG;
+            let mut kept = 0;
+            for j in start..start + len {
+                let packed = repack(self.cols[j]);
+                if packed != 0 || !drop_zeros {
+                    self.cols[n] = packed;
                     n += 1;
-                    *kept += 1;
+                    kept += 1;
                 }
             }
+            start += len;
+            self.ins[k].1 = kept;
         }
-        let ins = self.ins.iter().zip(kept).map(|(&(i, _), k)| (i, k));
+        let ins = self.ins[..self.num_ins].iter().map(|&(i, k)| (i, k as u32));
         let outs = (0..rank).filter(|&d| Some(d) != sliced).map(|d| want[d]);
-        LinearLayout::from_packed(in_list(ins)?, out_list(outs)?, &cols[..n])
+        LinearLayout::from_packed(in_list(ins)?, out_list(outs)?, &self.cols[..n])
     }
 }
 
@@ -300,6 +337,9 @@ fn blocked(b: &Blocked, shape: &[u64], sliced: Option<usize>) -> Option<LinearLa
     t.finish(shape, sliced)
 }
 
+/// The bases of one in-dim, packed.
+type Bases = SmallVec<[u64; 16]>;
+
 fn slice(s: &Slice, shape: &[u64]) -> Option<LinearLayout> {
     let d = s.dim as usize;
     if d > shape.len() {
@@ -322,7 +362,7 @@ fn slice(s: &Slice, shape: &[u64]) -> Option<LinearLayout> {
         offsets.push(total);
         total += w;
     }
-    let ins: SmallVec<[(&DimName, Cols); 4]> = parent
+    let ins: SmallVec<[(&DimName, Bases); 4]> = parent
         .in_dim_names()
         .map(|n| {
             let cols = parent.flat_bases(n).unwrap_or_default();
@@ -349,7 +389,7 @@ fn slice(s: &Slice, shape: &[u64]) -> Option<LinearLayout> {
         }
         v
     };
-    let ins: SmallVec<[(&DimName, Cols); 4]> = ins
+    let ins: SmallVec<[(&DimName, Bases); 4]> = ins
         .into_iter()
         .map(|(n, cols)| (n, cols.iter().map(|&c| repack(c)).collect()))
         .collect();
@@ -470,16 +510,18 @@ fn wmma(w: &AmdWmma, shape: &[u64], sliced: Option<usize>) -> Option<LinearLayou
     } else {
         ([1, 2, 4], 8)
     };
-    let reg_cols: Cols = regs.iter().map(|&r| t.along(b, r)).collect::<Option<_>>()?;
-    let mut lane_cols: Cols = [1, 2, 4, 8]
-        .iter()
-        .map(|&l| t.along(a, l))
-        .collect::<Option<_>>()?;
-    lane_cols.push(t.along(b, top_lane)?);
+    let reg_cols = [t.along(b, regs[0])?, t.along(b, regs[1])?, t.along(b, regs[2])?];
+    let lane_cols = [
+        t.along(a, 1)?,
+        t.along(a, 2)?,
+        t.along(a, 4)?,
+        t.along(a, 8)?,
+        t.along(b, top_lane)?,
+    ];
     t.out_dim(a)?;
     t.out_dim(b)?;
-    t.ins.push((REG, reg_cols));
-    t.ins.push((LANE, lane_cols));
+    t.push_cols(REG, reg_cols.into_iter())?;
+    t.push_cols(LANE, lane_cols.into_iter())?;
     t.bits[a] = 4;
     t.bits[b] = 4;
     if batch {
@@ -508,9 +550,7 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
         return None;
     }
     if rank == 1 {
-        let mut t = Tile::new(rank);
-        t.id(shape[0], OFFSET, 0)?;
-        return t.finish(shape, None);
+        return offsets_1d(shape);
     }
     let order: SmallVec<[usize; 4]> = s.order.iter().map(|&o| o as usize).collect();
     let (col_dim, row_dim) = (order[0], order[1]);
@@ -525,25 +565,44 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
     let mut phase = PowerQuotients::new(per_phase, max_phase);
     let mut rotation = PowerQuotients::new(max_phase.saturating_mul(per_phase), max_phase);
     // `num_cols` is a power of two: `% num_cols` keeps the low bits (of a saturated product too).
-    let mut swizzle = move || {
+    let swizzle = move || {
         let p = phase.next() ^ if rotating { rotation.next() } else { 0 };
         vec.saturating_mul(p) & (num_cols - 1)
     };
     if rank == 2 {
         return swizzled_2d((col_dim, col_bits), (row_dim, row_bits), swizzle);
     }
-    let mut t = Tile::new(rank);
-    let mut cols = Cols::new();
-    for k in 0..col_bits {
-        cols.push(t.along(col_dim, 1 << k)?);
+    swizzled_nd(&order, shape, (col_bits, row_bits), swizzle)
+}
+
+/// The shared layout of a one-dimensional tensor: offsets in order.
+fn offsets_1d(shape: &[u64]) -> Option<LinearLayout> {
+    let mut t = Tile::new(1);
+    t.id(*shape.first()?, OFFSET, 0)?;
+    t.finish(shape, None)
+}
+
+/// A swizzled layout of three or more dims: the two-dimensional tile of the fastest dims
+/// (`order[0]` the columns, `order[1]` the rows), repeated along the others in `order`.
+fn swizzled_nd(
+    order: &[usize],
+    shape: &[u64],
+    (col_bits, row_bits): (u32, u32),
+    mut swizzle: impl FnMut() -> u64,
+) -> Option<LinearLayout> {
+    let (col_dim, row_dim) = (*order.first()?, *order.get(1)?);
+    let mut t = Tile::new(shape.len());
+    if col_bits > t.width || row_bits > t.width {
+        return None;
     }
-    for k in 0..row_bits {
-        let row = 1u64 << k;
-        cols.push(t.along(row_dim, row)? | t.along(col_dim, swizzle())?);
-    }
+    let width = t.width;
+    let along = move |d: usize, v: u64| v << (d as u32 * width);
+    let cols = (0..col_bits).map(|k| along(col_dim, 1 << k));
+    let rows = (0..row_bits).map(|k| along(row_dim, 1 << k) | along(col_dim, swizzle()));
+    t.push_cols(OFFSET, cols)?;
+    t.push_cols(OFFSET, rows)?;
     t.out_dim(row_dim)?;
     t.out_dim(col_dim)?;
-    t.ins.push((OFFSET, cols));
     t.bits[row_dim] = row_bits;
     t.bits[col_dim] = col_bits;
     for &d in &order[2..] {
