@@ -552,8 +552,7 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
     if rank == 1 {
         return offsets_1d(shape);
     }
-    let order: SmallVec<[usize; 4]> = s.order.iter().map(|&o| o as usize).collect();
-    let (col_dim, row_dim) = (order[0], order[1]);
+    let (col_dim, row_dim) = (*s.order.first()? as usize, *s.order.get(1)? as usize);
     let (num_cols, num_rows) = (*shape.get(col_dim)?, *shape.get(row_dim)?);
     let (vec, per_phase, max_phase) = (s.vec as u64, s.per_phase as u64, s.max_phase as u64);
     if per_phase == 0 || max_phase == 0 || num_cols == 0 {
@@ -572,7 +571,7 @@ fn swizzled(s: &Swizzled, shape: &[u64], rotating: bool) -> Option<LinearLayout>
     if rank == 2 {
         return swizzled_2d((col_dim, col_bits), (row_dim, row_bits), swizzle);
     }
-    swizzled_nd(&order, shape, (col_bits, row_bits), swizzle)
+    swizzled_nd(&s.order, shape, (col_bits, row_bits), swizzle)
 }
 
 /// The shared layout of a one-dimensional tensor: offsets in order.
@@ -585,12 +584,12 @@ fn offsets_1d(shape: &[u64]) -> Option<LinearLayout> {
 /// A swizzled layout of three or more dims: the two-dimensional tile of the fastest dims
 /// (`order[0]` the columns, `order[1]` the rows), repeated along the others in `order`.
 fn swizzled_nd(
-    order: &[usize],
+    order: &[u32],
     shape: &[u64],
     (col_bits, row_bits): (u32, u32),
     mut swizzle: impl FnMut() -> u64,
 ) -> Option<LinearLayout> {
-    let (col_dim, row_dim) = (*order.first()?, *order.get(1)?);
+    let (col_dim, row_dim) = (*order.first()? as usize, *order.get(1)? as usize);
     let mut t = Tile::new(shape.len());
     if col_bits > t.width || row_bits > t.width {
         return None;
@@ -605,8 +604,8 @@ fn swizzled_nd(
     t.out_dim(col_dim)?;
     t.bits[row_dim] = row_bits;
     t.bits[col_dim] = col_bits;
-    for &d in &order[2..] {
-        t.id(*shape.get(d)?, OFFSET, d)?;
+    for &d in order.iter().skip(2) {
+        t.id(*shape.get(d as usize)?, OFFSET, d as usize)?;
     }
     t.finish(shape, None)
 }

@@ -1052,18 +1052,24 @@ fn check_pow2_list(kind: &'static str, param: &'static str, v: &[u32]) -> Result
 }
 
 fn check_order(kind: &'static str, param: &'static str, order: &[u32]) -> Result<(), EncodingError> {
-    let mut seen: smallvec::SmallVec<[bool; 8]> = smallvec::smallvec![false; order.len()];
+    // One bit a dim seen: callers bound the rank by `MAX_RANK`, below 64.
+    let mut seen = 0u64;
     for &o in order {
-        let o = o as usize;
-        if o >= order.len() || std::mem::replace(&mut seen[o], true) {
-            return Err(EncodingError::param(
-                kind,
-                param,
-                format!("order must be a permutation of 0..(rank-1), but was {order:?}"),
-            ));
+        if o as usize >= order.len() || o >= 64 || seen >> o & 1 == 1 {
+            return Err(not_a_permutation(kind, param, order));
         }
+        seen |= 1 << o;
     }
     Ok(())
+}
+
+#[cold]
+fn not_a_permutation(kind: &'static str, param: &'static str, order: &[u32]) -> EncodingError {
+    EncodingError::param(
+        kind,
+        param,
+        format!("order must be a permutation of 0..(rank-1), but was {order:?}"),
+    )
 }
 
 fn check_bases(
