@@ -200,6 +200,14 @@ class LinearLayout:
         """Triton's distributed view (tensor view, or hardware view with ``hw``)."""
     def get_shared_view(self, hw: bool = False) -> str:
         """Triton's shared view (offset of each element, or element at each offset with ``hw``)."""
+    def to_svg(self, title: str = "", bits: int = 16, banks: int = 32) -> str:
+        """The layout's picture as an SVG document (shared layouts: offset and bank per element)."""
+    def to_html(self, title: str = "", bits: int = 16, banks: int = 32) -> str:
+        """The same picture in a self-contained HTML page."""
+    def _repr_svg_(self) -> Optional[str]:
+        """Jupyter's picture of the layout, or None where it has none."""
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's plain text: Triton's distributed or shared view."""
     def __mul__(self, other: "LinearLayout") -> "LinearLayout":
         """The product (Triton's ``operator*``)."""
     def __eq__(self, other: object) -> bool: ...
@@ -223,6 +231,8 @@ class BankConflicts:
         """Bits each lane moves per instruction (None on generic32)."""
     def to_dict(self) -> Dict[str, int]:
         """The protocol's answer members."""
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the figures as a table."""
 
 class ConvertCost:
     """What converting a tensor between two layouts costs, and why."""
@@ -258,6 +268,8 @@ class ConvertCost:
         """LDS data instructions per thread."""
     def to_dict(self) -> Dict[str, Any]:
         """The protocol's answer members."""
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the figures as a table, and the shared layout's bank map."""
 
 class HeuristicsReport:
     """What one of Triton's AMD layout passes chose in one module."""

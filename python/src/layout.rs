@@ -621,6 +621,39 @@ impl PyLinearLayout {
         view::shared_view(&self.inner, hw).raise()
     }
 
+    /// The layout's picture as a standalone SVG document: one cell per tensor element (rows =
+    /// all dims but the last), a distributed layout's cells coloured by warp, shaded by lane
+    /// and labelled `lane:register`, a shared layout's showing each element's offset and
+    /// 4-byte bank for elements of `bits` bits over `banks` banks (32 or 64).
+    #[pyo3(signature = (title = "", bits = 16, banks = 32))]
+    fn to_svg(&self, title: &str, bits: u32, banks: u32) -> PyResult<String> {
+        view::svg(&self.inner, &picture_options(title, bits, banks)).raise()
+    }
+
+    /// The same picture as `to_svg`, in a self-contained HTML page (no scripts, no network).
+    #[pyo3(signature = (title = "", bits = 16, banks = 32))]
+    fn to_html(&self, title: &str, bits: u32, banks: u32) -> PyResult<String> {
+        view::html(&self.inner, &picture_options(title, bits, banks)).raise()
+    }
+
+    /// Jupyter's picture of the layout (`to_svg`), or None for a layout with no picture (not
+    /// over `dim0…` out-dims, or too large to draw), which Jupyter then shows as text.
+    fn _repr_svg_(&self) -> Option<String> {
+        view::svg(&self.inner, &view::PictureOptions::default()).ok()
+    }
+
+    /// IPython's plain-text display: who holds each element (Triton's distributed or shared
+    /// view), or Triton's printing of the bases where the layout has no such view.
+    fn _repr_pretty_(&self, printer: &Bound<'_, PyAny>, _cycle: bool) -> PyResult<()> {
+        let text = if view::is_shared(&self.inner) {
+            view::shared_view(&self.inner, false)
+        } else {
+            view::distributed_view(&self.inner, false)
+        };
+        printer.call_method1("text", (text.unwrap_or_else(|_| self.inner.to_string()),))?;
+        Ok(())
+    }
+
     /// The product `self * other` (Triton's `operator*`): self owns the low bits of every
     /// shared dim, `other` the high ones.
     fn __mul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -672,6 +705,16 @@ impl PyLinearLayout {
 
     fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
         slf
+    }
+}
+
+/// A picture's options: its title, and the element width and banks of a shared layout's.
+fn picture_options(title: &str, bits: u32, banks: u32) -> view::PictureOptions {
+    view::PictureOptions {
+        title: title.to_string(),
+        bits,
+        banks,
+        ..view::PictureOptions::default()
     }
 }
 

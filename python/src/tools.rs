@@ -243,6 +243,43 @@ impl PyBankConflicts {
     fn __repr__(&self) -> String {
         format!("BankConflicts({})", self.inner.to_json())
     }
+
+    /// Jupyter's display: the figures as a small table.
+    fn _repr_html_(&self) -> String {
+        let figure = |v: Option<u32>| v.map_or("—".to_string(), |v| v.to_string());
+        html_table(
+            "bank conflicts",
+            &[
+                ("excess wavefronts per instruction", self.inner.value.to_string()),
+                ("per write", figure(self.inner.write)),
+                ("per read", figure(self.inner.read)),
+                ("bits a lane moves", figure(self.inner.access_bits)),
+            ],
+        )
+    }
+}
+
+/// A small HTML table of `(label, value)` rows under a caption, for Jupyter; the text is
+/// escaped.
+fn html_table(caption: &str, rows: &[(&str, String)]) -> String {
+    let mut out = format!("<table><caption>{}</caption>", escape_html(caption));
+    for (label, value) in rows {
+        out.push_str(&format!(
+            "<tr><th style=\"text-align:left\">{}</th><td style=\"text-align:left\">{}</td></tr>",
+            escape_html(label),
+            escape_html(value)
+        ));
+    }
+    out.push_str("</table>");
+    out
+}
+
+/// `text` with HTML's special characters escaped.
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// bank_conflicts(distributed, shared, shape=None, element_bits=16, target="generic32")
@@ -279,6 +316,9 @@ pub fn bank_conflicts(
 #[pyclass(name = "ConvertCost", module = "linear_layout", frozen, skip_from_py_object)]
 pub struct PyConvertCost {
     inner: ConvertCost,
+    /// The element width and the target's LDS banks, for the picture of the shared layout.
+    element_bits: u32,
+    banks: u32,
 }
 
 #[pymethods]
@@ -349,6 +389,55 @@ impl PyConvertCost {
         pythonize::pythonize(py, &self.inner.to_json()).map_err(|e| LinearLayoutError::new_err(e.to_string()))
     }
 
+    /// Jupyter's display: the figures as a small table and, for a round trip through LDS,
+    /// the chosen shared layout's bank map (each element's offset and bank).
+    fn _repr_html_(&self) -> String {
+        let c = &self.inner;
+        let instructions: Vec<String> = c
+            .instructions
+            .iter()
+            .map(|(op, n)| format!("{op} × {n}"))
+            .collect();
+        let mut out = html_table(
+            "conversion cost",
+            &[
+                ("kind", c.kind.as_str().to_string()),
+                ("cycles (estimate)", c.cycles.to_string()),
+                ("LDS bytes", c.lds_bytes.to_string()),
+                (
+                    "bank conflicts",
+                    format!(
+                        "{} (write {}, read {})",
+                        c.bank_conflicts, c.write_conflicts, c.read_conflicts
+                    ),
+                ),
+                ("instructions per thread", instructions.join(", ")),
+                ("why", c.explanation.clone()),
+            ],
+        );
+        // The round trip's shared layout over one repetition (its offsets and blocks).
+        let outs: Vec<String> = c
+            .shared_layout()
+            .map(|l| l.out_dim_names().map(|n| n.to_string()).collect())
+            .unwrap_or_default();
+        if let Some(shared) = c
+            .shared_layout()
+            .and_then(|l| l.sublayout(&["offset", "block"], &outs).ok())
+        {
+            let options = view::PictureOptions {
+                title: "shared layout: offset and bank of each element".to_string(),
+                bits: self.element_bits,
+                banks: self.banks,
+                ..view::PictureOptions::default()
+            };
+            if let Ok(picture) = view::svg(&shared, &options) {
+                // The picture without its XML declaration, inline in the page.
+                out.push_str(picture.split_once("?>").map_or(picture.as_str(), |(_, svg)| svg));
+            }
+        }
+        out
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "ConvertCost(kind={:?}, cycles={}, lds_bytes={}, bank_conflicts={})",
@@ -383,7 +472,11 @@ pub fn convert_cost(
     let inner = py
         .detach(|| convert::convert_cost(&s, &d, element_bits, t))
         .raise()?;
-    Ok(PyConvertCost { inner })
+    Ok(PyConvertCost {
+        inner,
+        element_bits,
+        banks: t.lds_banks,
+    })
 }
 
 /// What one of Triton's AMD layout passes chose in one module.
