@@ -460,17 +460,43 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
     Some(&tag[i..i + tag[i..].find('"')?])
 }
 
-/// The `<g class="cell" …>` elements of a picture, as (opening tag, first label).
-fn cells(doc: &str) -> Vec<(String, String)> {
-    doc.split("<g class=\"cell\"")
+/// The picture `show LAYOUT --shape SHAPE FLAG FILE` writes (`FLAG`: `--svg` or `--html`).
+fn picture(layout: &str, shape: &str, flag: &str, file: &Path) -> String {
+    ok(&run(&[
+        "show",
+        layout,
+        "--shape",
+        shape,
+        flag,
+        file.to_str().unwrap(),
+    ]));
+    std::fs::read_to_string(file).unwrap()
+}
+
+/// The `<g class="CLASS" …>` elements of a picture, as (opening tag, its first text).
+fn elements(doc: &str, class: &str) -> Vec<(String, String)> {
+    doc.split(&format!("<g class=\"{class}\""))
         .skip(1)
         .map(|c| {
             let tag = c[..c.find('>').unwrap()].to_string();
             let t = c.find("<text").unwrap();
-            let label = &c[t..];
-            let label = &label[label.find('>').unwrap() + 1..label.find("</text>").unwrap()];
-            (tag, label.to_string())
+            let text = &c[t..];
+            let text = &text[text.find('>').unwrap() + 1..text.find("</text>").unwrap()];
+            (tag, text.to_string())
         })
+        .collect()
+}
+
+/// The cells of a picture drawn a cell at a time, as (opening tag, first label).
+fn cells(doc: &str) -> Vec<(String, String)> {
+    elements(doc, "cell")
+}
+
+/// The rows of a large picture, as (opening tag, the first line of labels, one per cell).
+fn rows(doc: &str) -> Vec<(String, Vec<String>)> {
+    elements(doc, "row")
+        .into_iter()
+        .map(|(tag, text)| (tag, text.split_whitespace().map(str::to_string).collect()))
         .collect()
 }
 
@@ -511,15 +537,28 @@ fn svg_and_html_pictures() {
         .to_linear_layout(&[64, 64])
         .unwrap();
     let inv = l.invert().unwrap();
+    // 4,096 cells: drawn a row at a time, in a tenth of the bytes of a cell at a time.
+    assert!(svg_doc.len() < 105_000, "{} bytes", svg_doc.len());
     for doc in [&svg_doc, &html_doc] {
-        let cs = cells(doc);
-        assert_eq!(cs.len(), 64 * 64);
-        for (i, (tag, label)) in cs.iter().enumerate() {
-            let (r, c) = (i as u64 / 64, i as u64 % 64);
-            assert_eq!(attr(tag, "data-coord").unwrap(), format!("{r}, {c}"));
-            let hw = inv.apply(&[("dim0", r), ("dim1", c)]).unwrap(); // register, lane, warp, block
-            assert_eq!(label, &format!("{}:{}", hw[1], hw[0]));
-            assert_eq!(attr(tag, "data-warp").unwrap(), hw[2].to_string());
+        assert!(cells(doc).is_empty());
+        let rs = rows(doc);
+        assert_eq!(rs.len(), 64);
+        for (r, (tag, labels)) in rs.iter().enumerate() {
+            assert_eq!(attr(tag, "data-row").unwrap(), r.to_string());
+            let list = |name: &str| -> Vec<String> {
+                attr(tag, name).unwrap().split(' ').map(str::to_string).collect()
+            };
+            let (warps, lanes, regs) = (list("data-warp"), list("data-lane"), list("data-reg"));
+            assert_eq!(labels.len(), 64);
+            assert!(attr(tag, "data-block").is_none() && attr(tag, "data-owners").is_none());
+            for c in 0..64 {
+                let hw = inv.apply(&[("dim0", r as u64), ("dim1", c as u64)]).unwrap(); // register, lane, warp, block
+                assert_eq!(labels[c], format!("{}:{}", hw[1], hw[0]));
+                assert_eq!(
+                    (&warps[c], &lanes[c], &regs[c]),
+                    (&hw[2].to_string(), &hw[1].to_string(), &hw[0].to_string())
+                );
+            }
         }
     }
     // '-' writes the picture to standard output.
@@ -562,6 +601,27 @@ fn svg_and_html_pictures() {
                 (off * bits / 32 % banks).to_string()
             );
         }
+    }
+    // A large shared picture, a row at a time: offsets (the first line of labels) and banks.
+    let big = SWIZZLED
+        .parse::<Encoding>()
+        .unwrap()
+        .to_linear_layout(&[64, 64])
+        .unwrap()
+        .invert()
+        .unwrap();
+    let doc = picture(SWIZZLED, "64x64", "--svg", &d.join("sw-big.svg"));
+    let rs = rows(&doc);
+    assert_eq!(rs.len(), 64);
+    for (r, (tag, labels)) in rs.iter().enumerate() {
+        let offsets: Vec<u64> = (0..64)
+            .map(|c| big.apply(&[("dim0", r as u64), ("dim1", c)]).unwrap()[0])
+            .collect();
+        let text = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>();
+        assert_eq!(labels, &text(&offsets));
+        assert_eq!(attr(tag, "data-offset").unwrap(), text(&offsets).join(" "));
+        let banks: Vec<u64> = offsets.iter().map(|o| o * 16 / 32 % 32).collect();
+        assert_eq!(attr(tag, "data-bank").unwrap(), text(&banks).join(" "));
     }
     // padded_shared: banks of the physical (padded) offsets.
     let p = d.join("padded.svg");
@@ -683,15 +743,7 @@ fn pictures_render_in_chromium() {
 
     // A screenshot of a shared layout's HTML page (the SVG 12 px in): bank colours.
     let page = d.join("swizzled.html");
-    ok(&run(&[
-        "show",
-        SWIZZLED,
-        "--shape",
-        "8x16",
-        "--html",
-        page.to_str().unwrap(),
-    ]));
-    let doc = std::fs::read_to_string(&page).unwrap();
+    let doc = picture(SWIZZLED, "8x16", "--html", &page);
     let img = screenshot(&chrome, &profile, &page, &doc, 24);
     let colours = check_cell_pixels(&img, &doc, 12);
     assert_eq!(colours.len(), 32, "16-bit elements of 8x16 cover all 32 banks");

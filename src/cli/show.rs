@@ -29,9 +29,9 @@ pub struct Args {
     #[arg(long)]
     pub bases: bool,
     /// Write a picture as an SVG file ('-': standard output): cells coloured by warp and
-    /// shaded by lane, labelled lane:register; for shared layouts the offset and bank of each
-    /// element. With --svg / --html and neither --hw nor --bases, the tensor view is not
-    /// printed.
+    /// shaded by lane (by warp alone past 1,024 elements), labelled lane:register; for shared
+    /// layouts the offset and bank of each element. With --svg / --html and neither --hw nor
+    /// --bases, the tensor view is not printed.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Write the same picture as a self-contained HTML page ('-': standard output).

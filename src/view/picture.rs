@@ -95,7 +95,8 @@ struct Cell {
     fill: String,
     lines: [String; 2],
     tip: String,
-    data: String,
+    /// Its `data-*` attributes: name (without the prefix) and value.
+    data: Vec<(&'static str, String)>,
 }
 
 impl Cell {
@@ -105,7 +106,7 @@ impl Cell {
             fill: "#ffffff".into(),
             lines: ["-".into(), String::new()],
             tip: format!("({coord}): {why}"),
-            data: format!("data-coord=\"{coord}\" data-owners=\"0\""),
+            data: vec![("coord", coord.to_string()), ("owners", "0".to_string())],
         }
     }
 }
@@ -119,6 +120,19 @@ struct Picture {
     legend: Vec<(String, String)>,
     summary: [String; 2],
     shared: bool,
+}
+
+/// Pictures of more cells than this are drawn a row at a time ([`Picture::rows_of_cells`]).
+const COMPACT_CELLS: usize = 1024;
+
+/// The characters of a 10-pixel monospace font a cell holds at their natural spacing: the
+/// width of a label's field in a large picture (longer labels get wider fields, squeezed).
+const LABEL_CHARS: usize = 7;
+
+/// `label` centred in `width` characters (spaces around it).
+fn centred(label: &str, width: usize) -> String {
+    let pad = width.saturating_sub(label.chars().count());
+    format!("{}{label}{}", " ".repeat(pad / 2), " ".repeat(pad - pad / 2))
 }
 
 const CELL_W: u64 = 44;
@@ -146,6 +160,7 @@ fn picture(l: &LinearLayout, o: &PictureOptions) -> Result<Picture, ViewError> {
             outs.total,
         )));
     }
+    let compact = outs.total as usize > COMPACT_CELLS;
     let cols = *outs.sizes.last().unwrap_or(&1);
     let rows = outs.total / cols;
     let lead = &outs.sizes[..outs.sizes.len() - 1];
@@ -214,10 +229,13 @@ fn picture(l: &LinearLayout, o: &PictureOptions) -> Result<Picture, ViewError> {
                         fill: bank_colour(bank, banks),
                         lines: [p.to_string(), format!("b{bank}")],
                         tip,
-                        data: format!(
-                            "data-coord=\"{coord}\" data-offset=\"{p}\" data-bank=\"{bank}\" data-block=\"{b}\" data-owners=\"{}\"",
-                            ks.len()
-                        ),
+                        data: vec![
+                            ("coord", coord),
+                            ("offset", p.to_string()),
+                            ("bank", bank.to_string()),
+                            ("block", b.to_string()),
+                            ("owners", ks.len().to_string()),
+                        ],
                     });
                 }
             }
@@ -264,13 +282,19 @@ fn picture(l: &LinearLayout, o: &PictureOptions) -> Result<Picture, ViewError> {
                         format!("{t}:{r}")
                     };
                     cells.push(Cell {
-                        fill: warp_colour(b * h.warps() + w, t, h.lanes()),
+                        // A large picture shades by warp alone: runs of one colour are drawn
+                        // as one rectangle.
+                        fill: warp_colour(b * h.warps() + w, if compact { 0 } else { t }, h.lanes()),
                         lines: [label, String::new()],
                         tip,
-                        data: format!(
-                            "data-coord=\"{coord}\" data-warp=\"{w}\" data-lane=\"{t}\" data-reg=\"{r}\" data-block=\"{b}\" data-owners=\"{}\"",
-                            ks.len()
-                        ),
+                        data: vec![
+                            ("coord", coord),
+                            ("warp", w.to_string()),
+                            ("lane", t.to_string()),
+                            ("reg", r.to_string()),
+                            ("block", b.to_string()),
+                            ("owners", ks.len().to_string()),
+                        ],
                     });
                 }
             }
@@ -292,8 +316,12 @@ fn picture(l: &LinearLayout, o: &PictureOptions) -> Result<Picture, ViewError> {
                 h.warps(),
                 h.blocks()
             ),
-            "colour: warp (lighter = lower lane); label: lane:register, * = also held by others (hover: all owners)"
-                .to_string(),
+            if compact {
+                "colour: warp; label: lane:register, * = also held by others".to_string()
+            } else {
+                "colour: warp (lighter = lower lane); label: lane:register, * = also held by others (hover: all owners)"
+                    .to_string()
+            },
         ]
     };
     Ok(Picture {
@@ -326,6 +354,136 @@ impl Picture {
         TOP_PAD + 22 * self.legend_rows(width) + 18
     }
 
+    /// Whether the cells are drawn a row at a time ([`Picture::rows_of_cells`]).
+    fn compact(&self) -> bool {
+        self.cells.len() > COMPACT_CELLS
+    }
+
+    /// Each cell its own `<g class="cell">`: its `data-*` attributes, a `<title>` tooltip,
+    /// its rectangle and its label.
+    fn cells_one_by_one(&self, s: &mut String, top: u64, ch: u64) {
+        for (i, cell) in self.cells.iter().enumerate() {
+            let (r, c) = (i as u64 / self.cols, i as u64 % self.cols);
+            let (x, y) = (LEFT + c * CELL_W, top + r * ch);
+            s.push_str("<g class=\"cell\"");
+            for (name, value) in &cell.data {
+                let _ = write!(s, " data-{name}=\"{}\"", esc(value));
+            }
+            let _ = write!(
+                s,
+                "><title>{}</title><rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{ch}\" fill=\"{}\"/>",
+                esc(&cell.tip),
+                cell.fill
+            );
+            if cell.lines[1].is_empty() {
+                let _ = write!(
+                    s,
+                    "<text x=\"{}\" y=\"{}\">{}</text>",
+                    x + CELL_W / 2,
+                    y + ch / 2 + 4,
+                    esc(&cell.lines[0])
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    "<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\">{}</text>",
+                    x + CELL_W / 2,
+                    y + 13,
+                    esc(&cell.lines[0]),
+                    x + CELL_W / 2,
+                    y + 25,
+                    esc(&cell.lines[1])
+                );
+            }
+            s.push_str("</g>\n");
+        }
+    }
+
+    /// A row at a time, for large pictures (a tenth of the bytes): one `<g class="row">` per
+    /// row whose `data-*` attributes list the row's cells' values in order (`-` where a cell
+    /// has none; `data-block` and `data-owners` only where some cell is not in block 0 or has
+    /// other owners), the runs of cells of one colour as one rectangle each, and each line of
+    /// labels as one text of fixed-width fields (one per cell, labels centred, no spaces in
+    /// a label) stretched over the row; white grid lines separate the cells. No tooltips.
+    fn rows_of_cells(&self, s: &mut String, top: u64, ch: u64) {
+        // Each attribute with its usual value: a row where every cell has it leaves it out.
+        let names: &[(&str, &str)] = if self.shared {
+            &[("offset", ""), ("bank", ""), ("block", "0"), ("owners", "1")]
+        } else {
+            &[
+                ("warp", ""),
+                ("lane", ""),
+                ("reg", ""),
+                ("block", "0"),
+                ("owners", "1"),
+            ]
+        };
+        let field = self
+            .cells
+            .iter()
+            .flat_map(|c| c.lines.iter().map(|l| l.chars().count()))
+            .max()
+            .unwrap_or(0)
+            .max(LABEL_CHARS - 1)
+            + 1;
+        let width = self.cols * CELL_W;
+        let lines: &[u64] = if self.shared { &[13, 25] } else { &[ch / 2 + 4] };
+        for (r, row) in self.cells.chunks(self.cols.max(1) as usize).enumerate() {
+            let y = top + r as u64 * ch;
+            let _ = write!(s, "<g class=\"row\" data-row=\"{r}\"");
+            for &(name, usual) in names {
+                let values: Vec<&str> = row
+                    .iter()
+                    .map(|c| {
+                        c.data
+                            .iter()
+                            .find(|(n, _)| *n == name)
+                            .map_or("-", |(_, v)| v.as_str())
+                    })
+                    .collect();
+                if values.iter().any(|v| *v != usual) {
+                    let _ = write!(s, " data-{name}=\"{}\"", values.join(" "));
+                }
+            }
+            s.push('>');
+            let mut start = 0;
+            while start < row.len() {
+                let fill = &row[start].fill;
+                let end = start + row[start..].iter().take_while(|c| c.fill == *fill).count();
+                let _ = write!(
+                    s,
+                    "<rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{ch}\" fill=\"{fill}\"/>",
+                    LEFT + start as u64 * CELL_W,
+                    (end - start) as u64 * CELL_W
+                );
+                start = end;
+            }
+            for (line, dy) in lines.iter().enumerate() {
+                let text: String = row.iter().map(|c| centred(&c.lines[line], field)).collect();
+                let _ = write!(
+                    s,
+                    "<text x=\"{LEFT}\" y=\"{}\" textLength=\"{width}\" lengthAdjust=\"spacing\" xml:space=\"preserve\">{}</text>",
+                    y + dy,
+                    esc(&text)
+                );
+            }
+            s.push_str("</g>\n");
+        }
+        // The grid: one path of white lines between the cells.
+        let bottom = top + self.rows * ch;
+        let mut d = String::new();
+        for c in 1..self.cols {
+            let _ = write!(d, "M{} {top}V{bottom}", LEFT + c * CELL_W);
+        }
+        for r in 1..self.rows {
+            let _ = write!(d, "M{LEFT} {}h{width}", top + r * ch);
+        }
+        let _ = writeln!(
+            s,
+            "<path d=\"{d}\" stroke=\"#fff\" stroke-width=\"1\" fill=\"none\"/>"
+        );
+    }
+
     fn svg(&self, title: &str, standalone: bool) -> String {
         let w = self.width(title);
         let ch = self.cell_h();
@@ -341,7 +499,7 @@ impl Picture {
         );
         let _ = writeln!(
             s,
-            "<style>.cell text{{font-size:10px;text-anchor:middle;fill:#111}} .cell rect{{stroke:#fff;stroke-width:1}} .ax{{font-size:9px;fill:#555}} .lg{{font-size:11px;fill:#222}}</style>"
+            "<style>.cell text{{font-size:10px;text-anchor:middle;fill:#111}} .cell rect{{stroke:#fff;stroke-width:1}} .row text{{font-size:10px;fill:#111;white-space:pre}} .ax{{font-size:9px;fill:#555}} .lg{{font-size:11px;fill:#222}}</style>"
         );
         let _ = writeln!(
             s,
@@ -397,37 +555,10 @@ impl Picture {
             );
         }
         s.push_str("</g>\n<g id=\"cells\">\n");
-        for (i, cell) in self.cells.iter().enumerate() {
-            let (r, c) = (i as u64 / self.cols, i as u64 % self.cols);
-            let (x, y) = (LEFT + c * CELL_W, top + r * ch);
-            let _ = write!(
-                s,
-                "<g class=\"cell\" {}><title>{}</title><rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{ch}\" fill=\"{}\"/>",
-                cell.data,
-                esc(&cell.tip),
-                cell.fill
-            );
-            if cell.lines[1].is_empty() {
-                let _ = write!(
-                    s,
-                    "<text x=\"{}\" y=\"{}\">{}</text>",
-                    x + CELL_W / 2,
-                    y + ch / 2 + 4,
-                    esc(&cell.lines[0])
-                );
-            } else {
-                let _ = write!(
-                    s,
-                    "<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\">{}</text>",
-                    x + CELL_W / 2,
-                    y + 13,
-                    esc(&cell.lines[0]),
-                    x + CELL_W / 2,
-                    y + 25,
-                    esc(&cell.lines[1])
-                );
-            }
-            s.push_str("</g>\n");
+        if self.compact() {
+            self.rows_of_cells(&mut s, top, ch);
+        } else {
+            self.cells_one_by_one(&mut s, top, ch);
         }
         s.push_str("</g>\n</svg>\n");
         s
@@ -442,6 +573,11 @@ impl Picture {
 /// lane) and labelled `lane:register` (`*` when other threads hold the element too); a shared
 /// layout's cells show the element's offset and 4-byte bank
 /// (`offset · bits / 32 mod banks`), coloured by bank. No scripts, no external resources.
+///
+/// A picture of more than 1,024 elements stays small (a 64×64 MFMA layout in about 84 KB,
+/// not 1 MB): it is drawn a row at a time, each `<g class="row">` listing its cells' owners
+/// in `data-*` attributes and its labels in one line of fixed-width fields, without tooltips,
+/// and a distributed layout's cells are coloured by warp alone.
 ///
 /// ```
 /// use linear_layout::linear::LinearLayout;
