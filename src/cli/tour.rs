@@ -27,9 +27,10 @@ const MFMA16: &str =
     "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 16, 16], isTransposed = true}>";
 const SHARED: &str = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>";
 
-/// The tensor of the conversions (a 128x128 f16 tile) and the small one the views print.
+/// The tensor of the conversions (a 128x128 f16 tile) and the small one the views print (its
+/// rows fit the terminal).
 const TILE: [u64; 2] = [128, 128];
-const SMALL: [u64; 2] = [32, 32];
+const SMALL: [u64; 2] = [16, 8];
 
 fn layout(text: &str, shape: &[u64]) -> Result<LinearLayout, String> {
     let encoding: Encoding = text.parse().map_err(|e| format!("{text}: {e}"))?;
@@ -69,6 +70,47 @@ const ROW_MAX: &str = r#"module {
     tt.return
   }
 }"#;
+
+/// The widest line the tour prints: it fits an 80–100 column terminal.
+const TOUR_COLUMNS: usize = 100;
+
+/// `text` with every line longer than `columns` characters broken at a space — the last that
+/// fits after a comma and before a name (as between an attribute's fields), else after a
+/// comma, else any — the rest continued on the next line after four spaces; a line with no
+/// space to break at stays whole.
+fn fit(text: &str, columns: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let mut rest = line;
+        // The first piece has the whole width, each continuation four columns less.
+        let mut width = columns;
+        while rest.trim_end_matches('\n').chars().count() > width {
+            let limit = rest.char_indices().nth(width).map_or(rest.len(), |(i, _)| i);
+            // The spaces a line may break at (the space is dropped), best last: after a comma
+            // and before a name, after a comma, anywhere.
+            let spaces: Vec<usize> = rest[..limit]
+                .match_indices(' ')
+                .map(|(i, _)| i)
+                .filter(|&i| i > 4)
+                .collect();
+            let after_comma = |i: &&usize| rest[..**i].ends_with(',');
+            let before_name = |i: &&usize| rest[**i + 1..].starts_with(|c: char| c.is_ascii_alphabetic());
+            let best = spaces.iter().rev().find(|i| after_comma(i) && before_name(i));
+            let Some(&at) = best
+                .or_else(|| spaces.iter().rev().find(after_comma))
+                .or(spaces.last())
+            else {
+                break;
+            };
+            out.push_str(&rest[..at]);
+            out.push_str("\n    ");
+            rest = &rest[at + 1..];
+            width = columns.saturating_sub(4);
+        }
+        out.push_str(rest);
+    }
+    out
+}
 
 /// Where the pictures go: a folder in the system's temporary directory.
 fn picture_dir() -> PathBuf {
@@ -113,7 +155,7 @@ pub fn run() -> Result<String, String> {
         "The two views of a layout, on a {}x{} tensor.\n",
         SMALL[0], SMALL[1]
     );
-    let small_blocked = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [1, 1], order = [1, 0]}>";
+    let small_blocked = "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [16, 4], warpsPerCTA = [1, 1], order = [1, 0]}>";
     let l = layout(small_blocked, &SMALL)?;
     let _ = writeln!(
         out,
@@ -240,5 +282,34 @@ pub fn run() -> Result<String, String> {
          `linear-layout compile KERNEL.ttir --arch {DEFAULT_COMPILE_TARGET} --explain`, `linear-layout batch` (JSON lines); \
          `linear-layout --help` for everything."
     );
-    Ok(out)
+    Ok(fit(&out, TOUR_COLUMNS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+
+    /// Long lines break after the last `", "` that fits, before a name where one can, else at
+    /// a space; the text is unchanged once the breaks are joined again, and a line without a
+    /// space stays whole.
+    #[test]
+    fn long_lines_break_between_fields() {
+        let attr = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>\n";
+        let fitted = fit(attr, 90);
+        assert_eq!(
+            fitted,
+            "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1],\n    order = [1, 0]}>\n"
+        );
+        assert_eq!(fitted.replace(",\n    ", ", "), attr);
+        let row = (0..40).map(|i| format!("T{i}:0")).collect::<Vec<_>>().join(", ") + "\n";
+        let fitted = fit(&row, 100);
+        assert!(fitted.lines().all(|l| l.chars().count() <= 100), "{fitted}");
+        assert_eq!(fitted.replace(",\n    ", ", "), row);
+        let prose = "a round trip through LDS. ".repeat(6);
+        let fitted = fit(&prose, 100);
+        assert!(fitted.lines().all(|l| l.chars().count() <= 100), "{fitted}");
+        assert_eq!(fitted.replace("\n    ", " "), prose);
+        let word = "x".repeat(120);
+        assert_eq!(fit(&word, 100), word);
+    }
 }
