@@ -31,6 +31,9 @@ fn the_tour_shows_amd_layouts_both_views_costs_and_pictures() {
         "--layouts triton: 1 conversion(s) left",
         "--layouts cost: 0 conversion(s) left",
         "chosen: sink",
+        "The code: blocked -> MFMA 32x32 on a 128x128 f16 tile",
+        "gfx942  Triton 3.6.0       8           8          8         3      16  152",
+        "gfx950  Triton 3.6.0       8           8          8         3      16  152",
     ] {
         assert!(text.contains(needle), "tour lacks {needle:?}");
     }
@@ -52,6 +55,17 @@ fn the_tour_shows_amd_layouts_both_views_costs_and_pictures() {
         })
         .count();
     assert!(svgs >= 5, "{svgs} pictures in {folder}");
+    // The conversion's code for each target, beside the pictures.
+    for arch in ["gfx942", "gfx950"] {
+        let ll = std::path::Path::new(folder.trim()).join(format!("blocked-to-mfma32-{arch}.ll"));
+        let ir = std::fs::read_to_string(&ll).unwrap();
+        assert!(
+            ir.starts_with(&format!("; cvt_blocked_to_mfma for {arch}")),
+            "{}",
+            ll.display()
+        );
+        assert!(text.contains(&format!("the kernel's LLVM IR: {}", ll.display())));
+    }
 }
 
 #[test]

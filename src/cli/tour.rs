@@ -1,7 +1,8 @@
 //! `linear-layout` with no arguments: a tour on built-in AMD examples — the layouts of a
 //! matmul as Triton's TTGIR names them, shown in both views, the cost of converting between
 //! them on gfx942 and gfx950, a small tile program compiled with Triton's layouts and with
-//! layouts chosen by cost, and pictures written to a folder.
+//! layouts chosen by cost, one conversion's code for both targets beside Triton's, and
+//! pictures written to a folder.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -14,8 +15,9 @@ const DEFAULT_COMPILE_TARGET: &str = DEFAULT_TOUR_TARGETS[0];
 use linear_layout::encodings::Encoding;
 use linear_layout::heuristics::convert::convert_cost;
 use linear_layout::linear::LinearLayout;
-use linear_layout::lower::{CompileOptions, Layouts, compile};
+use linear_layout::lower::{CompileOptions, Layouts, compile, ttgir_kernel};
 use linear_layout::target::Target;
+use linear_layout::ttgir::Module;
 use linear_layout::view::{self, PictureOptions};
 
 /// The examples, as Triton prints them in TTGIR, each with the shape it is shown at.
@@ -110,6 +112,111 @@ fn fit(text: &str, columns: usize) -> String {
         out.push_str(rest);
     }
     out
+}
+
+/// The tour's first conversion as Triton compiles it, for each tour target: Triton 3.6.0's
+/// final TTGIR of a kernel that loads a 128x128 f16 tile through the blocked layout, converts
+/// it to the MFMA 32x32 accumulator's layout and stores it (the oracle's `codegen_anchor.py`,
+/// as the lowering's anchor fixtures keep it).
+const CONVERSION_TTGIR: [(&str, &str); 2] = [
+    (
+        "gfx942",
+        include_str!("../../tests/fixtures/lower/ttgir/d_cvt_blocked_to_mfma_128x128_f16.gfx942.ttgir"),
+    ),
+    (
+        "gfx950",
+        include_str!("../../tests/fixtures/lower/ttgir/d_cvt_blocked_to_mfma_128x128_f16.gfx950.ttgir"),
+    ),
+];
+
+/// The instructions of Triton 3.6.0's own code for those kernels, per target (the same
+/// fixtures; `blocked_to_mfma32` is the conversion's entry).
+const TRITON_COUNTS: &str = include_str!("../../tests/fixtures/lower/triton_anchor_counts.json");
+
+/// The instructions of a kernel's body in `llc`'s assembly: the lines between its label and
+/// `s_endpgm` (that included) that are neither labels, directives nor comments — as the
+/// oracle counts Triton's.
+fn machine_instructions(asm: &str) -> usize {
+    // Each line without its comment.
+    let mut lines = asm.lines().map(|l| l.split(';').next().unwrap_or("").trim());
+    let is_kernel_label = |l: &str| l.ends_with(':') && !l.starts_with(['.', '$']);
+    if lines.by_ref().find(|l| is_kernel_label(l)).is_none() {
+        return 0;
+    }
+    let mut count = 0;
+    for line in lines {
+        if line.is_empty() || line.starts_with('.') || line.ends_with(':') {
+            continue;
+        }
+        count += 1;
+        if line.starts_with("s_endpgm") {
+            break;
+        }
+    }
+    count
+}
+
+/// `llc-22`'s assembly of `ll` for `arch`, where `llc-22` is installed.
+fn assemble(ll: &std::path::Path, arch: &str) -> Option<String> {
+    let out = std::process::Command::new("llc-22")
+        .args([
+            "-mtriple=amdgcn-amd-amdhsa",
+            &format!("-mcpu={arch}"),
+            "-O3",
+            "-o",
+            "-",
+        ])
+        .arg(ll)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The code section: the tour's first conversion lowered for each tour target, its operations
+/// beside Triton's instructions for the same kernel, and the LLVM IR written to `dir`.
+fn code(out: &mut String, dir: &std::path::Path) -> Result<(), String> {
+    let triton: serde_json::Value = serde_json::from_str(TRITON_COUNTS).map_err(|e| e.to_string())?;
+    let _ = writeln!(
+        out,
+        "The code: blocked -> MFMA 32x32 on a 128x128 f16 tile (loaded, converted, stored), from \
+         Triton's own TTGIR of that kernel, lowered for each target (instructions: llc-22 -O3):\n\n\
+         {:<22}{:>6}{:>12}{:>11}{:>10}{:>8}  instructions",
+        "", "loads", "LDS writes", "LDS reads", "barriers", "stores"
+    );
+    for (arch, ttgir) in CONVERSION_TTGIR {
+        let target = Target::by_name(arch)?;
+        let module = Module::parse(ttgir).map_err(|e| e.to_string())?;
+        let kernel = ttgir_kernel(&module, target).map_err(|e| e.to_string())?;
+        let ops = kernel.program.op_counts();
+        let op = |name: &str| ops.get(name).copied().unwrap_or(0);
+        let ir = kernel.llvm_ir().map_err(|e| e.to_string())?;
+        let path = dir.join(format!("blocked-to-mfma32-{arch}.ll"));
+        std::fs::write(&path, &ir).map_err(|e| format!("{}: {e}", path.display()))?;
+        let theirs = &triton[arch]["blocked_to_mfma32"];
+        let n = |key: &str| theirs[key].as_u64().unwrap_or(0);
+        let ours_total = assemble(&path, arch)
+            .map(|asm| machine_instructions(&asm).to_string())
+            .unwrap_or_else(|| "(llc-22 counts them)".to_string());
+        let row = |who: &str, counts: [u64; 5], total: &str| {
+            let [loads, writes, reads, barriers, stores] = counts;
+            format!("{arch}  {who:<14}{loads:>6}{writes:>12}{reads:>11}{barriers:>10}{stores:>8}  {total}\n")
+        };
+        out.push_str(&row(
+            "linear-layout",
+            ["global_load", "lds_write", "lds_read", "barrier", "global_store"].map(op),
+            &ours_total,
+        ));
+        out.push_str(&row(
+            "Triton 3.6.0",
+            ["global_load", "ds_write", "ds_read", "s_barrier", "global_store"].map(n),
+            &n("total").to_string(),
+        ));
+        let _ = writeln!(out, "        the kernel's LLVM IR: {}", path.display());
+    }
+    out.push('\n');
+    Ok(())
 }
 
 /// Where the pictures go: a folder in the system's temporary directory.
@@ -242,6 +349,7 @@ pub fn run() -> Result<String, String> {
 
     let dir = picture_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    code(&mut out, &dir)?;
     let mut pictures = vec![
         ("blocked.svg".to_string(), BLOCKED.to_string(), [32, 64], 32),
         ("mfma32.svg".to_string(), MFMA32.to_string(), [64, 64], 32),
@@ -272,8 +380,8 @@ pub fn run() -> Result<String, String> {
     }
     let _ = writeln!(
         out,
-        "Pictures of these layouts (cells coloured by warp, shaded by lane, labelled lane:register; \
-         for shared memory, the offset and LDS bank of each element) are in {}",
+        "Pictures of these layouts (cells coloured by warp, the smaller ones shaded by lane, labelled \
+         lane:register; for shared memory, the offset and LDS bank of each element) are in {}",
         dir.display()
     );
     let _ = writeln!(
@@ -287,7 +395,18 @@ pub fn run() -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::fit;
+    use super::{fit, machine_instructions};
+
+    /// A kernel's instructions are the lines from its label to `s_endpgm`, without labels,
+    /// directives and comments.
+    #[test]
+    fn machine_instructions_count_the_kernel_body() {
+        let asm = "\t.text\n\t.globl\tk ; -- Begin\nk:                ; @k\n; %bb.0:\n\ts_load_dword s2, s[0:1], 0x0\n\
+                   \t; a comment\n\tv_mov_b32 v1, 0 ; why\n.LBB0_1:\n\ts_endpgm\n.Lfunc_end0:\n\t.size k, .Lfunc_end0-k\n\
+                   amdhsa.kernels:\n  - .name: k\n";
+        assert_eq!(machine_instructions(asm), 3);
+        assert_eq!(machine_instructions("no kernel here"), 0);
+    }
 
     /// Long lines break after the last `", "` that fits, before a name where one can, else at
     /// a space; the text is unchanged once the breaks are joined again, and a line without a
