@@ -232,7 +232,7 @@ class BankConflicts:
     def to_dict(self) -> Dict[str, int]:
         """The protocol's answer members."""
     def _repr_html_(self) -> str:
-        """Jupyter's display: the figures as a table."""
+        """Jupyter's display: the figures as a table, and the shared layout's bank map."""
 
 class ConvertCost:
     """What converting a tensor between two layouts costs, and why."""

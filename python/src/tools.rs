@@ -205,6 +205,46 @@ fn cost_shape(shape: Option<&Bound<'_, PyAny>>, operands: &[&Bound<'_, PyAny>]) 
 #[pyclass(name = "BankConflicts", module = "linear_layout", frozen, skip_from_py_object)]
 pub struct PyBankConflicts {
     inner: BankConflicts,
+    /// The shared layout, its element width and the target's banks, for its bank map.
+    picture: SharedPicture,
+}
+
+/// What the bank map of a shared layout is drawn from.
+struct SharedPicture {
+    shared: LinearLayout,
+    element_bits: u32,
+    banks: u32,
+}
+
+impl SharedPicture {
+    /// The layout's bank map (each element's offset and bank) inline in a page, over one
+    /// repetition of it (its offsets and blocks); empty where it has no picture.
+    fn svg(&self) -> String {
+        let outs: Vec<String> = self.shared.out_dim_names().map(|n| n.to_string()).collect();
+        let ins: Vec<String> = self
+            .shared
+            .in_dim_names()
+            .filter(|n| n.as_str() == "offset" || n.as_str() == "block")
+            .map(|n| n.to_string())
+            .collect();
+        let options = view::PictureOptions {
+            title: "shared layout: offset and bank of each element".to_string(),
+            bits: self.element_bits,
+            banks: self.banks,
+            ..view::PictureOptions::default()
+        };
+        self.shared
+            .sublayout(&ins, &outs)
+            .ok()
+            .and_then(|one| view::svg(&one, &options).ok())
+            // The picture without its XML declaration.
+            .map(|picture| {
+                picture
+                    .split_once("?>")
+                    .map_or(picture.clone(), |(_, svg)| svg.to_string())
+            })
+            .unwrap_or_default()
+    }
 }
 
 #[pymethods]
@@ -244,10 +284,10 @@ impl PyBankConflicts {
         format!("BankConflicts({})", self.inner.to_json())
     }
 
-    /// Jupyter's display: the figures as a small table.
+    /// Jupyter's display: the figures as a small table, and the shared layout's bank map.
     fn _repr_html_(&self) -> String {
         let figure = |v: Option<u32>| v.map_or("—".to_string(), |v| v.to_string());
-        html_table(
+        let table = html_table(
             "bank conflicts",
             &[
                 ("excess wavefronts per instruction", self.inner.value.to_string()),
@@ -255,7 +295,8 @@ impl PyBankConflicts {
                 ("per read", figure(self.inner.read)),
                 ("bits a lane moves", figure(self.inner.access_bits)),
             ],
-        )
+        );
+        table + &self.picture.svg()
     }
 }
 
@@ -309,7 +350,12 @@ pub fn bank_conflicts(
     .raise()?;
     let s = cost_operand(&cost_json(shared, "shared")?, "shared", &shape, true).raise()?;
     let inner = convert::bank_conflicts(&d, &s, element_bits, t).raise()?;
-    Ok(PyBankConflicts { inner })
+    let picture = SharedPicture {
+        shared: s,
+        element_bits,
+        banks: t.lds_banks,
+    };
+    Ok(PyBankConflicts { inner, picture })
 }
 
 /// What converting a tensor between two layouts costs (`convert_cost`'s answer).
@@ -415,25 +461,13 @@ impl PyConvertCost {
                 ("why", c.explanation.clone()),
             ],
         );
-        // The round trip's shared layout over one repetition (its offsets and blocks).
-        let outs: Vec<String> = c
-            .shared_layout()
-            .map(|l| l.out_dim_names().map(|n| n.to_string()).collect())
-            .unwrap_or_default();
-        if let Some(shared) = c
-            .shared_layout()
-            .and_then(|l| l.sublayout(&["offset", "block"], &outs).ok())
-        {
-            let options = view::PictureOptions {
-                title: "shared layout: offset and bank of each element".to_string(),
-                bits: self.element_bits,
+        if let Some(shared) = c.shared_layout() {
+            let picture = SharedPicture {
+                shared: shared.clone(),
+                element_bits: self.element_bits,
                 banks: self.banks,
-                ..view::PictureOptions::default()
             };
-            if let Ok(picture) = view::svg(&shared, &options) {
-                // The picture without its XML declaration, inline in the page.
-                out.push_str(picture.split_once("?>").map_or(picture.as_str(), |(_, svg)| svg));
-            }
+            out.push_str(&picture.svg());
         }
         out
     }

@@ -1,5 +1,5 @@
 """What a notebook shows: a layout as its picture (SVG) with Triton's view as its plain text,
-a conversion's cost and a pair's bank conflicts as tables (with the shared layout's bank map),
+a conversion's cost and a pair's bank conflicts as tables with the shared layout's bank map,
 and the example notebook executed from top to bottom."""
 
 import pathlib
@@ -87,6 +87,9 @@ def test_bank_conflicts_show_as_a_table():
     page = ll.bank_conflicts(dist, smem, element_bits=32, target="gfx950")._repr_html_()
     assert page.startswith("<table><caption>bank conflicts</caption>")
     assert "<td style=\"text-align:left\">128</td>" in page  # bits a lane moves
+    # The shared layout's bank map: 32-bit elements over gfx950's 64 banks.
+    banks = re.findall(r'data-offset="(\d+)" data-bank="(\d+)"', page)
+    assert [(int(o), int(b)) for o, b in banks] == [(o, o % 64) for o in range(256)]
     assert "—" in ll.bank_conflicts(dist, smem, element_bits=32)._repr_html_()  # generic: no split
 
 
