@@ -60,6 +60,11 @@ enum Command {
         after_help = "Examples:\n  linear-layout compile kernel.ttir --arch gfx942 --num-warps 4 -o kernel.ll\n  linear-layout compile kernel.ttir --arch gfx950 --emit ttgir --explain"
     )]
     Compile(cli::compile::Args),
+    /// Serve a page on this machine (127.0.0.1 only) to explore layouts in a browser: paste a
+    /// layout, see its picture, bases and view; give a second one and see the conversion's cost
+    /// and the kernel generated for it.
+    #[command(after_help = "Examples:\n  linear-layout serve\n  linear-layout serve --port 9000")]
+    Serve(cli::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +77,7 @@ fn main() -> ExitCode {
         Some(Command::Targets(args)) => cli::targets::run(&args).and_then(|text| emit(&text)),
         Some(Command::Lower(args)) => cli::lower::run(&args).and_then(|text| emit(&text)),
         Some(Command::Compile(args)) => cli::compile::run(&args).and_then(|text| emit(&text)),
+        Some(Command::Serve(args)) => cli::serve::run(&args).and_then(|text| emit(&text)),
         Some(Command::Batch) => {
             let stdin = io::stdin();
             let stdout = io::stdout();

@@ -5,6 +5,7 @@ pub mod cost;
 pub mod heuristics;
 pub mod layout_arg;
 pub mod lower;
+pub mod serve;
 pub mod show;
 pub mod targets;
 pub mod tour;
