@@ -322,6 +322,7 @@ fn in_chromium_typing_a_layout_shows_its_picture_and_the_cost() {
         "the picture, a row of cells per tensor row"
     );
     assert!(browser.text_of("#bases").contains("register"));
+    assert!(browser.text_of("#hw").starts_with("Warp0:"), "the hardware view");
     // A second layout, and the first button: the conversion's cost and its code.
     browser.type_into("#second", BLOCKED);
     let show = browser.element("#show");

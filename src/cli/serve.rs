@@ -4,7 +4,7 @@
 //! takes it — never a file), a shape, a target and an element type, and optionally a second
 //! layout to convert to. Submitting it (its button, or Enter in a field) asks the server for
 //! the same page with the answers below the form: the layout's picture (its LDS bank map for a
-//! shared layout), its bases and its tensor view; for a second layout, the conversion's kind,
+//! shared layout), its bases and both of Triton's views; for a second layout, the conversion's kind,
 //! cost and instructions and the kernel the crate generates for it, with its operation counts.
 //! Everything is computed on the server, so the page has no scripts.
 //!
@@ -212,13 +212,15 @@ fn results(form: &Form) -> Result<String, String> {
     };
     let picture = view::svg(&first.layout, &options).map_err(|e| format!("layout: {e}"))?;
     let tensor_view = view::tensor_view(&first.layout).map_err(|e| format!("layout: {e}"))?;
+    let hardware_view = view::hardware_view(&first.layout).map_err(|e| format!("layout: {e}"))?;
     let _ = write!(
         out,
-        "<h2>The layout</h2>\n<p id=\"summary\">{}</p>\n<div id=\"picture\">{}</div>\n<h3>Bases</h3>\n<pre id=\"bases\">{}</pre>\n<h3>Tensor view</h3>\n<pre id=\"view\">{}</pre>\n",
+        "<h2>The layout</h2>\n<p id=\"summary\">{}</p>\n<div id=\"picture\">{}</div>\n<h3>Bases</h3>\n<pre id=\"bases\">{}</pre>\n<h3>Tensor view</h3>\n<pre id=\"view\">{}</pre>\n<h3>Hardware view</h3>\n<pre id=\"hw\">{}</pre>\n",
         escape(&first.title),
         picture.split_once("?>").map_or(picture.as_str(), |(_, svg)| svg),
         escape(&view::pasteable_bases(&first.layout)),
-        escape(&tensor_view)
+        escape(&tensor_view),
+        escape(&hardware_view)
     );
     if !form.second.trim().is_empty() {
         let second = loaded(&form.second, &shape, "second layout")?;
