@@ -129,6 +129,23 @@ fn the_page_answers_over_http_and_survives_bad_requests() {
     );
     assert!(page.contains("lds_write × 8"), "its operation counts");
 
+    // A pasted TTGIR module: the fields name its aliases.
+    let module = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/lower/ttgir/d_cvt_blocked_to_mfma_128x128_f16.gfx942.ttgir"
+    ))
+    .unwrap();
+    let query = format!(
+        "/?layout=%23blocked&second=%23mma&shape=128x128&ttgir={}",
+        encode(&module)
+    );
+    let (_, page) = get(&server.address, &query);
+    assert!(page.contains("<td id=\"kind\">lds</td>"), "{page}");
+    assert!(
+        page.contains("<p id=\"summary\">#ttg.blocked&lt;{sizePerThread = [1, 8]"),
+        "the alias names the module's blocked layout"
+    );
+
     // Bad input: the crate's one-line error, in the page.
     let (_, page) = get(&server.address, &format!("/?layout={}", encode("#ttg.nope<{}>")));
     let error = page.split("<p class=\"error\" id=\"error\">").nth(1).unwrap();
@@ -148,7 +165,7 @@ fn the_page_answers_over_http_and_survives_bad_requests() {
             .contains("405")
     );
     assert!(get(&server.address, "/elsewhere").0.contains("404"));
-    assert!(send(&server.address, &vec![b'a'; 40_000]).0.contains("431"));
+    assert!(send(&server.address, &vec![b'a'; 400_000]).0.contains("431"));
     assert!(
         send(&server.address, b"\xff\xfe garbage\r\n\r\n")
             .0

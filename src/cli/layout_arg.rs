@@ -132,16 +132,30 @@ fn from_file(spec: &str, shape: Option<&[u64]>) -> Result<Loaded, String> {
     };
     let content = super::read_ttgir(path)?;
     let what = if path == "-" { "standard input" } else { path };
+    from_module(&content, name, shape, what, &format!("@{path}:NAME"))
+}
+
+/// The layout `name` names in a TTGIR module's text `content` (an encoding alias, with or
+/// without `#`, or a tensor type using the aliases); without a name, the one layout or encoding
+/// alias the text holds. `what` names the text in errors; `pick` says how to name one of
+/// several aliases.
+pub fn from_module(
+    content: &str,
+    name: Option<&str>,
+    shape: Option<&[u64]>,
+    what: &str,
+    pick: &str,
+) -> Result<Loaded, String> {
     match name {
         Some(n) if n.starts_with("tensor<") || n.starts_with("!ttg.memdesc<") => {
-            let aliases = parse_aliases(&content).map_err(|e| format!("{what}: {}", one_line(e)))?;
+            let aliases = parse_aliases(content).map_err(|e| format!("{what}: {}", one_line(e)))?;
             let ty =
                 TensorType::parse_with_aliases(n, &aliases).map_err(|e| format!("{n}: {}", one_line(e)))?;
             from_tensor_type(&ty, shape, n)
         }
         Some(n) => {
             let key = n.trim_start_matches('#');
-            let aliases = parse_aliases(&content).map_err(|e| format!("{what}: {}", one_line(e)))?;
+            let aliases = parse_aliases(content).map_err(|e| format!("{what}: {}", one_line(e)))?;
             let e = aliases.get(key).ok_or_else(|| {
                 let mut names: Vec<&String> = aliases.keys().collect();
                 names.sort();
@@ -166,7 +180,7 @@ fn from_file(spec: &str, shape: Option<&[u64]>) -> Result<Loaded, String> {
             {
                 return from_text(t, shape, what);
             }
-            let aliases = parse_aliases(&content).map_err(|e| format!("{what}: {}", one_line(e)))?;
+            let aliases = parse_aliases(content).map_err(|e| format!("{what}: {}", one_line(e)))?;
             let mut names: Vec<(&String, &Encoding)> = aliases.iter().map(|(n, e)| (n, &**e)).collect();
             names.sort_by(|a, b| a.0.cmp(b.0));
             match names.as_slice() {
@@ -175,7 +189,7 @@ fn from_file(spec: &str, shape: Option<&[u64]>) -> Result<Loaded, String> {
                     "{what}: no layout and no '#name = #ttg.…' encoding alias found"
                 )),
                 many => Err(format!(
-                    "{what} defines several encodings; pick one with @{path}:NAME ({})",
+                    "{what} defines several encodings; pick one with {pick} ({})",
                     many.iter()
                         .map(|(n, _)| format!("#{n}"))
                         .collect::<Vec<_>>()

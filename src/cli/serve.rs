@@ -1,8 +1,8 @@
 //! `linear-layout serve [--port P]`: a page on this machine to explore layouts in a browser.
 //!
 //! The page is one form: a layout (Triton attribute text, a tensor type or JSON, as `show`
-//! takes it — never a file), a shape, a target and an element type, and optionally a second
-//! layout to convert to. Submitting it (its button, or Enter in a field) asks the server for
+//! takes it — never a file; or, with a TTGIR module pasted below, an alias of it), a shape, a
+//! target and an element type, and optionally a second layout to convert to. Submitting it (its button, or Enter in a field) asks the server for
 //! the same page with the answers below the form: the layout's picture (its LDS bank map for a
 //! shared layout), its bases and both of Triton's views; for a second layout, the conversion's kind,
 //! cost and instructions and the kernel the crate generates for it, with its operation counts.
@@ -23,7 +23,7 @@ use linear_layout::lower::{Dtype, convert_kernel};
 use linear_layout::target::{TARGETS, Target};
 use linear_layout::view::{self, PictureOptions};
 
-use super::layout_arg::{Loaded, load, parse_shape};
+use super::layout_arg::{Loaded, from_module, load, parse_shape};
 
 /// Arguments of `serve`.
 #[derive(clap::Args)]
@@ -36,8 +36,8 @@ pub struct Args {
 /// The target the page starts on (a default of the command, not a fact).
 const DEFAULT_SERVE_TARGET: &str = "gfx942";
 
-/// The most bytes of a request the server reads.
-const MAX_REQUEST_BYTES: usize = 16 * 1024;
+/// The most bytes of a request the server reads (a pasted module travels in the query).
+const MAX_REQUEST_BYTES: usize = 256 * 1024;
 
 /// How long the server waits for a request's bytes, and for the browser to take the answer.
 const READ_TIMEOUT: Duration = Duration::from_secs(2);
@@ -129,6 +129,8 @@ struct Form {
     target: String,
     dtype: String,
     second: String,
+    /// A TTGIR module whose aliases the layout fields may name (`#mma`, or a tensor type).
+    ttgir: String,
 }
 
 impl Form {
@@ -149,6 +151,7 @@ impl Form {
                 "target" => form.target = value,
                 "dtype" => form.dtype = value,
                 "second" => form.second = value,
+                "ttgir" => form.ttgir = value,
                 _ => {}
             }
         }
@@ -189,10 +192,19 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A layout field's value: inline text only (a file is not the page's to read).
-fn loaded(text: &str, shape: &[u64], what: &str) -> Result<Loaded, String> {
-    if text.trim_start().starts_with('@') {
+/// A layout field's value: its text, or with a pasted TTGIR module a name of the module's (an
+/// alias, a tensor type using them, or nothing for its one encoding) — never a file, which is
+/// not the page's to read.
+fn loaded(text: &str, ttgir: &str, shape: &[u64], what: &str) -> Result<Loaded, String> {
+    let text = text.trim();
+    if text.starts_with('@') {
         return Err(format!("{what}: the page takes the layout's text, not a file"));
+    }
+    let names_an_alias =
+        text.is_empty() || text.starts_with("tensor<") || (text.starts_with('#') && !text.contains('<'));
+    if !ttgir.trim().is_empty() && names_an_alias {
+        let name = (!text.is_empty()).then_some(text);
+        return from_module(ttgir, name, Some(shape), "the TTGIR", "its alias in the field");
     }
     load(text, Some(shape), what)
 }
@@ -202,7 +214,7 @@ fn results(form: &Form) -> Result<String, String> {
     let shape = parse_shape(&form.shape)?;
     let target = Target::by_name(&form.target)?;
     let dtype = Dtype::parse(&form.dtype).map_err(|e| e.to_string())?;
-    let first = loaded(&form.layout, &shape, "layout")?;
+    let first = loaded(&form.layout, &form.ttgir, &shape, "layout")?;
     let mut out = String::new();
     let options = PictureOptions {
         title: first.title.clone(),
@@ -223,7 +235,7 @@ fn results(form: &Form) -> Result<String, String> {
         escape(&hardware_view)
     );
     if !form.second.trim().is_empty() {
-        let second = loaded(&form.second, &shape, "second layout")?;
+        let second = loaded(&form.second, &form.ttgir, &shape, "second layout")?;
         let cost = convert_cost(&first.layout, &second.layout, dtype.bits(), target)
             .map_err(|e| e.message().to_string())?;
         let instructions: Vec<String> = cost
@@ -295,10 +307,13 @@ fn page(form: &Form, results: &Result<String, String>) -> String {
          <label>Target <select id=\"target\" name=\"target\">{targets}</select></label> \
          <label>Element type <input id=\"dtype\" name=\"dtype\" size=\"5\" value=\"{}\"></label></p>\n\
          <p><label>Convert to <input id=\"second\" name=\"second\" size=\"110\" value=\"{}\" placeholder=\"a second layout (optional)\"></label></p>\n\
+         <p><label>TTGIR (optional): a module whose aliases the fields name (<code>#mma</code>, a tensor type, or nothing for its one encoding)<br>\
+         <textarea id=\"ttgir\" name=\"ttgir\" rows=\"6\" cols=\"110\">{}</textarea></label></p>\n\
          </form>\n{answer}\n</body>\n</html>\n",
         escape(&form.layout),
         escape(&form.shape),
         escape(&form.dtype),
-        escape(&form.second)
+        escape(&form.second),
+        escape(&form.ttgir)
     )
 }
