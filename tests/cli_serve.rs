@@ -128,6 +128,16 @@ fn the_page_answers_over_http_and_survives_bad_requests() {
         "the generated kernel"
     );
     assert!(page.contains("lds_write × 8"), "its operation counts");
+    if Command::new("llc-22")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        assert!(
+            page.contains(" instructions (llc-22 -O3)</p>"),
+            "and its instructions"
+        );
+    }
 
     // A pasted TTGIR module: the fields name its aliases.
     let module = std::fs::read_to_string(concat!(

@@ -4,6 +4,7 @@ pub mod compile;
 pub mod cost;
 pub mod heuristics;
 pub mod layout_arg;
+pub mod llc;
 pub mod lower;
 pub mod serve;
 pub mod show;

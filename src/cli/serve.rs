@@ -24,6 +24,7 @@ use linear_layout::target::{TARGETS, Target};
 use linear_layout::view::{self, PictureOptions};
 
 use super::layout_arg::{Loaded, from_module, load, parse_shape};
+use super::llc;
 
 /// Arguments of `serve`.
 #[derive(clap::Args)]
@@ -263,7 +264,13 @@ fn results(form: &Form) -> Result<String, String> {
             .and_then(|k| Ok((k.llvm_ir()?, k.program.op_counts())));
         match kernel {
             Ok((ir, counts)) => {
-                let counts: Vec<String> = counts.iter().map(|(op, n)| format!("{op} × {n}")).collect();
+                let mut counts: Vec<String> = counts.iter().map(|(op, n)| format!("{op} × {n}")).collect();
+                if let Some(asm) = llc::assemble(&ir, target.name) {
+                    counts.push(format!(
+                        "{} instructions (llc-22 -O3)",
+                        llc::machine_instructions(&asm)
+                    ));
+                }
                 let _ = write!(
                     out,
                     "<p id=\"counts\">{}</p>\n<pre id=\"code\">{}</pre>\n",

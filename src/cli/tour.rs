@@ -7,6 +7,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use super::llc;
+
 /// The targets the tour prices its conversions on (a default of the command, not a fact).
 const DEFAULT_TOUR_TARGETS: [&str; 2] = ["gfx942", "gfx950"];
 /// The target the tour compiles its tile program for (a default of the command).
@@ -157,47 +159,6 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, "ttg.thr
 /// fixtures; `blocked_to_mfma32` is the conversion's entry).
 const TRITON_COUNTS: &str = include_str!("../../tests/fixtures/lower/triton_anchor_counts.json");
 
-/// The instructions of a kernel's body in `llc`'s assembly: the lines between its label and
-/// `s_endpgm` (that included) that are neither labels, directives nor comments — as the
-/// oracle counts Triton's.
-fn machine_instructions(asm: &str) -> usize {
-    // Each line without its comment.
-    let mut lines = asm.lines().map(|l| l.split(';').next().unwrap_or("").trim());
-    let is_kernel_label = |l: &str| l.ends_with(':') && !l.starts_with(['.', '$']);
-    if lines.by_ref().find(|l| is_kernel_label(l)).is_none() {
-        return 0;
-    }
-    let mut count = 0;
-    for line in lines {
-        if line.is_empty() || line.starts_with('.') || line.ends_with(':') {
-            continue;
-        }
-        count += 1;
-        if line.starts_with("s_endpgm") {
-            break;
-        }
-    }
-    count
-}
-
-/// `llc-22`'s assembly of `ll` for `arch`, where `llc-22` is installed.
-fn assemble(ll: &std::path::Path, arch: &str) -> Option<String> {
-    let out = std::process::Command::new("llc-22")
-        .args([
-            "-mtriple=amdgcn-amd-amdhsa",
-            &format!("-mcpu={arch}"),
-            "-O3",
-            "-o",
-            "-",
-        ])
-        .arg(ll)
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 /// The code section: the tour's first conversion lowered for each tour target, its operations
 /// beside Triton's instructions for the same kernel, and the LLVM IR written to `dir`.
 fn code(out: &mut String, dir: &std::path::Path) -> Result<(), String> {
@@ -220,8 +181,8 @@ fn code(out: &mut String, dir: &std::path::Path) -> Result<(), String> {
         std::fs::write(&path, &ir).map_err(|e| format!("{}: {e}", path.display()))?;
         let theirs = &triton[arch]["blocked_to_mfma32"];
         let n = |key: &str| theirs[key].as_u64().unwrap_or(0);
-        let ours_total = assemble(&path, arch)
-            .map(|asm| machine_instructions(&asm).to_string())
+        let ours_total = llc::assemble(&ir, arch)
+            .map(|asm| llc::machine_instructions(&asm).to_string())
             .unwrap_or_else(|| "(llc-22 counts them)".to_string());
         let row = |who: &str, counts: [u64; 5], total: &str| {
             let [loads, writes, reads, barriers, stores] = counts;
@@ -419,18 +380,7 @@ pub fn run() -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{fit, machine_instructions};
-
-    /// A kernel's instructions are the lines from its label to `s_endpgm`, without labels,
-    /// directives and comments.
-    #[test]
-    fn machine_instructions_count_the_kernel_body() {
-        let asm = "\t.text\n\t.globl\tk ; -- Begin\nk:                ; @k\n; %bb.0:\n\ts_load_dword s2, s[0:1], 0x0\n\
-                   \t; a comment\n\tv_mov_b32 v1, 0 ; why\n.LBB0_1:\n\ts_endpgm\n.Lfunc_end0:\n\t.size k, .Lfunc_end0-k\n\
-                   amdhsa.kernels:\n  - .name: k\n";
-        assert_eq!(machine_instructions(asm), 3);
-        assert_eq!(machine_instructions("no kernel here"), 0);
-    }
+    use super::fit;
 
     /// Long lines break after the last `", "` that fits, before a name where one can, else at
     /// a space; the text is unchanged once the breaks are joined again, and a line without a
