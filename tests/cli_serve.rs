@@ -118,11 +118,9 @@ fn the_page_answers_over_http_and_survives_bad_requests() {
     let (status, page) = get(&server.address, &query);
     assert_eq!(status, "HTTP/1.1 200 OK");
     assert!(page.contains("<td id=\"kind\">lds</td>"), "{page}");
-    assert_eq!(
-        page.matches("<g class=\"row\"").count(),
-        128,
-        "the picture, a row at a time"
-    );
+    // The layout's picture and the LDS layout's bank map, each a row at a time.
+    assert_eq!(page.matches("<g class=\"row\"").count(), 2 * 128);
+    assert!(page.contains("<div id=\"lds\">") && page.contains("data-bank=\""));
     assert!(
         page.contains("define amdgpu_kernel void @convert("),
         "the generated kernel"

@@ -220,30 +220,13 @@ impl SharedPicture {
     /// The layout's bank map (each element's offset and bank) inline in a page, over one
     /// repetition of it (its offsets and blocks); empty where it has no picture.
     fn svg(&self) -> String {
-        let outs: Vec<String> = self.shared.out_dim_names().map(|n| n.to_string()).collect();
-        let ins: Vec<String> = self
-            .shared
-            .in_dim_names()
-            .filter(|n| n.as_str() == "offset" || n.as_str() == "block")
-            .map(|n| n.to_string())
-            .collect();
         let options = view::PictureOptions {
             title: "shared layout: offset and bank of each element".to_string(),
             bits: self.element_bits,
             banks: self.banks,
             ..view::PictureOptions::default()
         };
-        self.shared
-            .sublayout(&ins, &outs)
-            .ok()
-            .and_then(|one| view::svg(&one, &options).ok())
-            // The picture without its XML declaration.
-            .map(|picture| {
-                picture
-                    .split_once("?>")
-                    .map_or(picture.clone(), |(_, svg)| svg.to_string())
-            })
-            .unwrap_or_default()
+        view::lds_picture(&self.shared, &options).unwrap_or_default()
     }
 }
 

@@ -255,6 +255,16 @@ fn results(form: &Form) -> Result<String, String> {
             escape(&instructions.join(", ")),
             escape(&cost.explanation)
         );
+        // A round trip through LDS: the bank map of the shared layout it chose (one repetition).
+        if let Some(shared) = cost.shared_layout() {
+            let options = PictureOptions {
+                title: "the LDS layout of the round trip: offset and bank of each element".into(),
+                padding: Vec::new(),
+                ..options.clone()
+            };
+            let map = view::lds_picture(shared, &options).map_err(|e| format!("the LDS layout: {e}"))?;
+            let _ = writeln!(out, "<div id=\"lds\">{map}</div>");
+        }
         let _ = writeln!(
             out,
             "<h3>The kernel the crate generates for it ({}): load through the layout, convert, store</h3>",

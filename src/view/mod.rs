@@ -604,7 +604,7 @@ pub fn pasteable_bases(l: &LinearLayout) -> String {
 
 mod picture;
 
-pub use picture::{PictureOptions, html, svg};
+pub use picture::{PictureOptions, html, lds_picture, svg};
 
 #[cfg(test)]
 mod tests {

@@ -593,6 +593,31 @@ pub fn svg(l: &LinearLayout, o: &PictureOptions) -> Result<String, ViewError> {
     Ok(picture(l, o)?.svg(&o.title, true))
 }
 
+/// The picture of a shared layout over its `offset` and `block` in-dims alone, without the XML
+/// declaration (to put inline in a page): the LDS bank map of one repetition of a
+/// conversion's round trip, whose LDS layout has other in-dims (its `reps`).
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::{lds_picture, PictureOptions};
+/// let lds = LinearLayout::from_bases([("offset", vec![vec![1], vec![2]]), ("reps", vec![vec![0]])], [("dim0", 4)], false)?;
+/// let picture = lds_picture(&lds, &PictureOptions { bits: 32, ..PictureOptions::default() })?;
+/// assert!(picture.trim_start().starts_with("<svg") && picture.contains("data-offset=\"3\" data-bank=\"3\""));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn lds_picture(l: &LinearLayout, o: &PictureOptions) -> Result<String, ViewError> {
+    let ins: Vec<&str> = l
+        .in_dim_names()
+        .map(|n| n.as_str())
+        .filter(|n| *n == "offset" || *n == "block")
+        .collect();
+    let outs: Vec<&str> = l.out_dim_names().map(|n| n.as_str()).collect();
+    let one = l
+        .sublayout(&ins, &outs)
+        .map_err(|e| ViewError::BadOption(e.to_string()))?;
+    Ok(picture(&one, o)?.svg(&o.title, false))
+}
+
 /// The same picture as [`svg`], in a self-contained HTML page (inline SVG and CSS, no
 /// scripts, no network), under the title and the layout's summary.
 ///
