@@ -286,24 +286,16 @@ impl PyBankConflicts {
 /// A small HTML table of `(label, value)` rows under a caption, for Jupyter; the text is
 /// escaped.
 fn html_table(caption: &str, rows: &[(&str, String)]) -> String {
-    let mut out = format!("<table><caption>{}</caption>", escape_html(caption));
+    let mut out = format!("<table><caption>{}</caption>", view::escape(caption));
     for (label, value) in rows {
         out.push_str(&format!(
             "<tr><th style=\"text-align:left\">{}</th><td style=\"text-align:left\">{}</td></tr>",
-            escape_html(label),
-            escape_html(value)
+            view::escape(label),
+            view::escape(value)
         ));
     }
     out.push_str("</table>");
     out
-}
-
-/// `text` with HTML's special characters escaped.
-fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// bank_conflicts(distributed, shared, shape=None, element_bits=16, target="generic32")

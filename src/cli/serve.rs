@@ -185,14 +185,6 @@ fn decode(value: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// `text` with HTML's special characters escaped.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// A layout field's value: its text, or with a pasted TTGIR module a name of the module's (an
 /// alias, a tensor type using them, or nothing for its one encoding) — never a file, which is
 /// not the page's to read.
@@ -223,17 +215,17 @@ fn results(form: &Form) -> Result<String, String> {
         banks: target.lds_banks,
         padding: first.padding.clone(),
     };
-    let picture = view::svg(&first.layout, &options).map_err(|e| format!("layout: {e}"))?;
+    let picture = view::inline_svg(&first.layout, &options).map_err(|e| format!("layout: {e}"))?;
     let tensor_view = view::tensor_view(&first.layout).map_err(|e| format!("layout: {e}"))?;
     let hardware_view = view::hardware_view(&first.layout).map_err(|e| format!("layout: {e}"))?;
     let _ = write!(
         out,
         "<h2>The layout</h2>\n<p id=\"summary\">{}</p>\n<div id=\"picture\">{}</div>\n<h3>Bases</h3>\n<pre id=\"bases\">{}</pre>\n<h3>Tensor view</h3>\n<pre id=\"view\">{}</pre>\n<h3>Hardware view</h3>\n<pre id=\"hw\">{}</pre>\n",
-        escape(&first.title),
-        picture.split_once("?>").map_or(picture.as_str(), |(_, svg)| svg),
-        escape(&view::pasteable_bases(&first.layout)),
-        escape(&tensor_view),
-        escape(&hardware_view)
+        view::escape(&first.title),
+        picture,
+        view::escape(&view::pasteable_bases(&first.layout)),
+        view::escape(&tensor_view),
+        view::escape(&hardware_view)
     );
     if !form.second.trim().is_empty() {
         let second = loaded(&form.second, &form.ttgir, &shape, "second layout")?;
@@ -247,13 +239,13 @@ fn results(form: &Form) -> Result<String, String> {
         let _ = write!(
             out,
             "<h2>Converting to {}</h2>\n<table id=\"cost\"><tr><th>kind</th><td id=\"kind\">{}</td></tr><tr><th>cycles (estimate)</th><td>{}</td></tr><tr><th>LDS bytes</th><td>{}</td></tr><tr><th>bank conflicts</th><td>{}</td></tr><tr><th>instructions per thread</th><td>{}</td></tr><tr><th>why</th><td>{}</td></tr></table>\n",
-            escape(&second.title),
+            view::escape(&second.title),
             cost.kind.as_str(),
             cost.cycles,
             cost.lds_bytes,
             cost.bank_conflicts,
-            escape(&instructions.join(", ")),
-            escape(&cost.explanation)
+            view::escape(&instructions.join(", ")),
+            view::escape(&cost.explanation)
         );
         // A round trip through LDS: the bank map of the shared layout it chose (one repetition).
         if let Some(shared) = cost.shared_layout() {
@@ -284,8 +276,8 @@ fn results(form: &Form) -> Result<String, String> {
                 let _ = write!(
                     out,
                     "<p id=\"counts\">{}</p>\n<pre id=\"code\">{}</pre>\n",
-                    escape(&counts.join(", ")),
-                    escape(&ir)
+                    view::escape(&counts.join(", ")),
+                    view::escape(&ir)
                 );
             }
             // The cost stands without the code (a target the lowering does not take, say).
@@ -293,7 +285,7 @@ fn results(form: &Form) -> Result<String, String> {
                 let _ = writeln!(
                     out,
                     "<p class=\"error\" id=\"code-error\">{}</p>",
-                    escape(&e.to_string())
+                    view::escape(&e.to_string())
                 );
             }
         }
@@ -312,7 +304,7 @@ fn page(form: &Form, results: &Result<String, String>) -> String {
         Ok(html) => html.clone(),
         Err(e) => format!(
             "<p class=\"error\" id=\"error\">{}</p>",
-            escape(e.lines().next().unwrap_or(""))
+            view::escape(e.lines().next().unwrap_or(""))
         ),
     };
     format!(
@@ -327,10 +319,10 @@ fn page(form: &Form, results: &Result<String, String>) -> String {
          <p><label>TTGIR (optional): a module whose aliases the fields name (<code>#mma</code>, a tensor type, or nothing for its one encoding)<br>\
          <textarea id=\"ttgir\" name=\"ttgir\" rows=\"6\" cols=\"110\">{}</textarea></label></p>\n\
          </form>\n{answer}\n</body>\n</html>\n",
-        escape(&form.layout),
-        escape(&form.shape),
-        escape(&form.dtype),
-        escape(&form.second),
-        escape(&form.ttgir)
+        view::escape(&form.layout),
+        view::escape(&form.shape),
+        view::escape(&form.dtype),
+        view::escape(&form.second),
+        view::escape(&form.ttgir)
     )
 }

@@ -210,14 +210,7 @@ impl OutDims {
             start += bits;
         }
         let bits = l.total_out_bits();
-        if bits > MAX_VIEW_ELEMENTS.trailing_zeros() {
-            return Err(ViewError::Limit(LimitExceeded::new(
-                "view::MAX_VIEW_ELEMENTS",
-                "tensor elements of a view",
-                MAX_VIEW_ELEMENTS,
-                1u64.checked_shl(bits).unwrap_or(u64::MAX),
-            )));
-        }
+        within_view_limit(bits, "tensor elements of a view")?;
         Ok(OutDims {
             sizes,
             fields,
@@ -242,6 +235,19 @@ impl OutDims {
     }
 }
 
+/// `2^bits` things (`what`) are within [`MAX_VIEW_ELEMENTS`], or the limit's error.
+fn within_view_limit(bits: u32, what: &'static str) -> Result<(), ViewError> {
+    if bits > MAX_VIEW_ELEMENTS.trailing_zeros() {
+        return Err(ViewError::Limit(LimitExceeded::new(
+            "view::MAX_VIEW_ELEMENTS",
+            what,
+            MAX_VIEW_ELEMENTS,
+            1u64.checked_shl(bits).unwrap_or(u64::MAX),
+        )));
+    }
+    Ok(())
+}
+
 /// The in-dims a view reads: for each wanted name, its (start bit, size) in the flat input
 /// (size 1 when absent). Any other in-dim is an error.
 fn in_fields<const N: usize>(l: &LinearLayout, names: [&str; N]) -> Result<[(u32, u64); N], ViewError> {
@@ -258,15 +264,10 @@ fn in_fields<const N: usize>(l: &LinearLayout, names: [&str; N]) -> Result<[(u32
         }
         start += size.trailing_zeros();
     }
-    let bits = l.total_in_bits();
-    if bits > MAX_VIEW_ELEMENTS.trailing_zeros() {
-        return Err(ViewError::Limit(LimitExceeded::new(
-            "view::MAX_VIEW_ELEMENTS",
-            "hardware positions of a view (the product of the in-dim sizes)",
-            MAX_VIEW_ELEMENTS,
-            1u64.checked_shl(bits).unwrap_or(u64::MAX),
-        )));
-    }
+    within_view_limit(
+        l.total_in_bits(),
+        "hardware positions of a view (the product of the in-dim sizes)",
+    )?;
     Ok(out)
 }
 
@@ -604,7 +605,7 @@ pub fn pasteable_bases(l: &LinearLayout) -> String {
 
 mod picture;
 
-pub use picture::{PictureOptions, html, lds_picture, svg};
+pub use picture::{PictureOptions, escape, html, inline_svg, lds_picture, svg};
 
 #[cfg(test)]
 mod tests {

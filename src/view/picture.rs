@@ -38,7 +38,13 @@ impl Default for PictureOptions {
     }
 }
 
-fn esc(s: &str) -> String {
+/// `s` as text of an HTML or SVG document: `&`, `<`, `>` and quotes escaped, control
+/// characters but newlines left out.
+///
+/// ```
+/// assert_eq!(linear_layout::view::escape("#ttg.blocked<{…}> & \"x\""), "#ttg.blocked&lt;{…}&gt; &amp; &quot;x&quot;");
+/// ```
+pub fn escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -123,7 +129,12 @@ struct Picture {
 }
 
 /// Pictures of more cells than this are drawn a row at a time ([`Picture::rows_of_cells`]).
-const COMPACT_CELLS: usize = 1024;
+const COMPACT_CELLS: u64 = 1024;
+
+/// Whether a picture of `cells` cells is drawn a row at a time.
+fn compact(cells: u64) -> bool {
+    cells > COMPACT_CELLS
+}
 
 /// The characters of a 10-pixel monospace font a cell holds at their natural spacing: the
 /// width of a label's field in a large picture (longer labels get wider fields, squeezed).
@@ -160,7 +171,7 @@ fn picture(l: &LinearLayout, o: &PictureOptions) -> Result<Picture, ViewError> {
             outs.total,
         )));
     }
-    let compact = outs.total as usize > COMPACT_CELLS;
+    let compact = compact(outs.total);
     let cols = *outs.sizes.last().unwrap_or(&1);
     let rows = outs.total / cols;
     let lead = &outs.sizes[..outs.sizes.len() - 1];
@@ -354,11 +365,6 @@ impl Picture {
         TOP_PAD + 22 * self.legend_rows(width) + 18
     }
 
-    /// Whether the cells are drawn a row at a time ([`Picture::rows_of_cells`]).
-    fn compact(&self) -> bool {
-        self.cells.len() > COMPACT_CELLS
-    }
-
     /// Each cell its own `<g class="cell">`: its `data-*` attributes, a `<title>` tooltip,
     /// its rectangle and its label.
     fn cells_one_by_one(&self, s: &mut String, top: u64, ch: u64) {
@@ -367,12 +373,12 @@ impl Picture {
             let (x, y) = (LEFT + c * CELL_W, top + r * ch);
             s.push_str("<g class=\"cell\"");
             for (name, value) in &cell.data {
-                let _ = write!(s, " data-{name}=\"{}\"", esc(value));
+                let _ = write!(s, " data-{name}=\"{}\"", escape(value));
             }
             let _ = write!(
                 s,
                 "><title>{}</title><rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{ch}\" fill=\"{}\"/>",
-                esc(&cell.tip),
+                escape(&cell.tip),
                 cell.fill
             );
             if cell.lines[1].is_empty() {
@@ -381,7 +387,7 @@ impl Picture {
                     "<text x=\"{}\" y=\"{}\">{}</text>",
                     x + CELL_W / 2,
                     y + ch / 2 + 4,
-                    esc(&cell.lines[0])
+                    escape(&cell.lines[0])
                 );
             } else {
                 let _ = write!(
@@ -389,10 +395,10 @@ impl Picture {
                     "<text x=\"{}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\">{}</text>",
                     x + CELL_W / 2,
                     y + 13,
-                    esc(&cell.lines[0]),
+                    escape(&cell.lines[0]),
                     x + CELL_W / 2,
                     y + 25,
-                    esc(&cell.lines[1])
+                    escape(&cell.lines[1])
                 );
             }
             s.push_str("</g>\n");
@@ -464,7 +470,7 @@ impl Picture {
                     s,
                     "<text x=\"{LEFT}\" y=\"{}\" textLength=\"{width}\" lengthAdjust=\"spacing\" xml:space=\"preserve\">{}</text>",
                     y + dy,
-                    esc(&text)
+                    escape(&text)
                 );
             }
             s.push_str("</g>\n");
@@ -508,14 +514,14 @@ impl Picture {
         let _ = writeln!(
             s,
             "<text x=\"8\" y=\"20\" font-size=\"13\" font-weight=\"bold\" id=\"title\">{}</text>",
-            esc(title)
+            escape(title)
         );
         for (i, line) in self.summary.iter().enumerate() {
             let _ = writeln!(
                 s,
                 "<text x=\"8\" y=\"{}\" font-size=\"11\" class=\"summary\">{}</text>",
                 38 + 15 * i,
-                esc(line)
+                escape(line)
             );
         }
         // Legend.
@@ -531,7 +537,7 @@ impl Picture {
                 "<rect x=\"{lx}\" y=\"{ly}\" width=\"16\" height=\"14\" fill=\"{fill}\" stroke=\"#666\" stroke-width=\"0.5\"/><text class=\"lg\" x=\"{}\" y=\"{}\">{}</text>",
                 lx + 20,
                 ly + 11,
-                esc(name)
+                escape(name)
             );
         }
         s.push_str("</g>\n");
@@ -551,11 +557,11 @@ impl Picture {
                 "<text class=\"ax\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
                 LEFT - 4,
                 top + r as u64 * ch + ch / 2 + 3,
-                esc(label)
+                escape(label)
             );
         }
         s.push_str("</g>\n<g id=\"cells\">\n");
-        if self.compact() {
+        if compact(self.cells.len() as u64) {
             self.rows_of_cells(&mut s, top, ch);
         } else {
             self.cells_one_by_one(&mut s, top, ch);
@@ -615,7 +621,20 @@ pub fn lds_picture(l: &LinearLayout, o: &PictureOptions) -> Result<String, ViewE
     let one = l
         .sublayout(&ins, &outs)
         .map_err(|e| ViewError::BadOption(e.to_string()))?;
-    Ok(picture(&one, o)?.svg(&o.title, false))
+    inline_svg(&one, o)
+}
+
+/// The picture of [`svg`] without the XML declaration, to put inline in an HTML page.
+///
+/// ```
+/// use linear_layout::linear::LinearLayout;
+/// use linear_layout::view::{inline_svg, PictureOptions};
+/// let l = LinearLayout::identity_1d(4, "lane", "dim0")?;
+/// assert!(inline_svg(&l, &PictureOptions::default())?.starts_with("<svg"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn inline_svg(l: &LinearLayout, o: &PictureOptions) -> Result<String, ViewError> {
+    Ok(picture(l, o)?.svg(&o.title, false))
 }
 
 /// The same picture as [`svg`], in a self-contained HTML page (inline SVG and CSS, no
@@ -643,7 +662,7 @@ pub fn html(l: &LinearLayout, o: &PictureOptions) -> Result<String, ViewError> {
     let _ = writeln!(
         s,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>body{{margin:12px;font-family:sans-serif;background:#fff}} svg{{display:block}} .cell:hover rect{{stroke:#000 !important;stroke-width:2px !important}}</style>\n</head>\n<body>",
-        esc(title)
+        escape(title)
     );
     s.push_str(&p.svg(&o.title, false));
     s.push_str("</body>\n</html>\n");
