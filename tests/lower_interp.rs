@@ -742,3 +742,81 @@ fn held_offsets_must_be_what_the_coordinates_say() {
     .unwrap();
     assert!(ir.contains("shl i32") && ir.contains(", i32 0, i32 0)"), "{ir}");
 }
+
+/// A predicated region holds only what may run in some threads alone: a store masked by
+/// another predicate, an LDS write or a barrier is refused, and so is a value it defines
+/// that is read after it; a well-formed one runs as its ops would in place.
+#[test]
+fn predicated_regions_hold_masked_accesses_alone() {
+    use linear_layout::lower::{Buffer, GlobalOffset, Op, Predicate, Program, Value, XorMap, run};
+    let lanes = || XorMap {
+        cols: (0..6).map(|b| 1 << b).collect(),
+        constant: 0,
+    };
+    let build = |inside: &dyn Fn(&mut Program, Value, Value) -> Vec<Op>, after_reads: bool| {
+        let mut p = Program::new("k", 64, 64);
+        p.buffers.push(Buffer {
+            name: "x".into(),
+            elements: Some(64),
+            element_bits: 32,
+            address: None,
+        });
+        let first = p.thread_test(lanes(), Predicate::Eq, 0);
+        let v = p.value(32);
+        let ops = inside(&mut p, first, v);
+        p.ops.push(Op::Predicated {
+            predicate: first,
+            ops,
+        });
+        if after_reads {
+            p.ops.push(Op::GlobalStore {
+                src: vec![v],
+                buffer: 0,
+                offset: GlobalOffset::default(),
+            });
+        }
+        p
+    };
+    let masked = |predicate| GlobalOffset {
+        predicate: Some(predicate),
+        ..GlobalOffset::default()
+    };
+    let load_then_store = |p: &mut Program, first: Value, v: Value| {
+        let _ = p;
+        vec![
+            Op::GlobalLoad {
+                dst: vec![v],
+                buffer: 0,
+                offset: GlobalOffset::default(),
+                other: 0,
+            },
+            Op::GlobalStore {
+                src: vec![v],
+                buffer: 0,
+                offset: masked(first),
+            },
+        ]
+    };
+    let good = build(&load_then_store, false);
+    good.validate().unwrap();
+    let mut buffers = vec![vec![5u8; 256]];
+    run(&good, &mut buffers).unwrap();
+    assert_eq!(buffers[0], vec![5u8; 256]);
+    let read_after = build(&load_then_store, true);
+    let e = read_after.validate().unwrap_err().to_string();
+    assert!(e.contains("used after it"), "{e}");
+    let unmasked_store = build(
+        &|_: &mut Program, _: Value, v: Value| {
+            vec![Op::GlobalStore {
+                src: vec![v],
+                buffer: 0,
+                offset: GlobalOffset::default(),
+            }]
+        },
+        false,
+    );
+    assert!(unmasked_store.validate().is_err());
+    let barrier = build(&|_: &mut Program, _: Value, _: Value| vec![Op::Barrier], false);
+    let e = barrier.validate().unwrap_err().to_string();
+    assert!(e.contains("predicated region"), "{e}");
+}

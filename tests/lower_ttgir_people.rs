@@ -156,21 +156,28 @@ fn voffset_of<'a>(ir: &'a str, intrinsic: &str) -> &'a str {
 }
 
 /// A grid-stride loop stores where it loaded, under the load's mask and the condition that one
-/// thread of each broadcast group stores: the store's offset is the load's masked offset sent
-/// past the buffer by the second condition alone — one select, no conjunction of the two.
+/// thread of each broadcast group stores (half the workgroup holds copies): the load, the
+/// arithmetic and the store are one predicated region — one branch on the conjunction, which
+/// the waves of copies skip — and neither access selects its offset (inside the region both
+/// conditions hold).
 #[test]
-fn a_store_masked_like_its_load_selects_on_the_loads_offset() {
+fn a_store_masked_like_its_load_shares_its_branch() {
     let ir = emitted_ir("grid_stride_128", "gfx942");
-    let loaded = voffset_of(&ir, "buffer.load");
-    let stored = voffset_of(&ir, "buffer.store");
-    let definition = ir
+    let branches = ir
         .lines()
-        .find(|l| l.trim_start().starts_with(&format!("{stored} = ")))
-        .unwrap_or_else(|| panic!("no definition of {stored}"));
-    assert!(
-        definition.contains("select i1") && definition.contains(&format!("i32 {loaded}, i32 -2147483648")),
-        "the store's offset is not the load's masked one: {definition}"
-    );
+        .filter(|l| l.contains("br i1") && l.contains("label %acting."))
+        .count();
+    assert_eq!(branches, 1, "one predicated region");
+    for access in ["buffer.load", "buffer.store"] {
+        let offset = voffset_of(&ir, access);
+        let definition = ir
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{offset} = ")));
+        assert!(
+            definition.is_none_or(|d| !d.contains("select i1")),
+            "the {access}'s offset is masked inside the region: {definition:?}"
+        );
+    }
 }
 
 /// A row's cumulative sum over the 64 lanes of a wave scans them with one lane move per step:
@@ -221,9 +228,9 @@ fn value_ranges_settle_a_binary_searchs_masks_and_divisions() {
         .filter(|l| l.contains("select i1") && l.contains("-2147483648"))
         .count();
     assert_eq!(loads, 8, "the query's load and the seven steps'");
-    // The query's offset (`offs < n_q`; the store at the same offset shares it), the seventh
-    // step's, and the store's thread's broadcast group.
-    assert_eq!(masked, 3, "masked offsets");
+    // The seventh step's alone: the query's load (`offs < n_q`) and the result's store sit in
+    // the predicated region of the first thread of each broadcast group within `n_q`.
+    assert_eq!(masked, 1, "masked offsets");
 }
 
 /// Masked atomics at global addresses branch on their mask itself: a masked thread skips
@@ -328,4 +335,40 @@ fn resources_are_made_where_first_used_outside_regions() {
         .unwrap()
         .0;
     assert!(entry.lines().filter(|l| made(l)).count() >= 2, "{entry}");
+}
+
+/// A spin lock's critical section (`v = tl.load(acc)`, `tl.store(acc, v + pid + 1)`,
+/// `tl.atomic_xchg(lock, 0)`, `tl.store(hits + pid, 1)`) is done by the workgroup's first
+/// thread alone: the load, the two stores and the exchange with its fences are one
+/// predicated region, so the other waves branch past all of it; inside, no access masks its
+/// own offset and the exchange needs no branch of its own.
+#[test]
+fn a_critical_section_of_one_thread_is_one_region() {
+    let ir = emitted_ir("spin_lock", "gfx942");
+    let region = ir
+        .split("label %acting.")
+        .nth(1)
+        .and_then(|rest| rest.split("\nacted.").next())
+        .expect("a predicated region");
+    for part in [
+        "load i32, ptr addrspace(1)",
+        "buffer.store",
+        "atomicrmw xchg",
+        "fence syncscope(\"agent\") release",
+    ] {
+        assert!(region.contains(part), "the region lacks {part}: {region}");
+    }
+    assert_eq!(
+        region.matches("buffer.store").count(),
+        2,
+        "both stores are inside"
+    );
+    assert!(
+        !region.contains("-2147483648"),
+        "an access inside masks its offset: {region}"
+    );
+    assert!(
+        !region.contains("label %atomic."),
+        "the exchange branches on its own: {region}"
+    );
 }

@@ -153,7 +153,7 @@ impl Pricer<'_> {
                 let (c1, n1) = self.ops(otherwise);
                 (c0 + c1, n0 + n1)
             }
-            Op::LdsWindow { ops, .. } => self.ops(ops),
+            Op::LdsWindow { ops, .. } | Op::Predicated { ops, .. } => self.ops(ops),
             // Register reinterpretations: absorbed by the instructions around them (16-bit
             // halves are read and written in place).
             Op::Argument { .. } | Op::UniformValue { .. } | Op::Pack { .. } | Op::Unpack { .. } => (0, 0),

@@ -1005,6 +1005,9 @@ fn exec(
                     r.env.carried[c] = i64::from((r.env.carried[c] as i32).wrapping_add(step));
                 }
             }
+            // Its ops are masked by its predicate themselves: run in place, they do what
+            // the branch around them does.
+            Op::Predicated { ops, .. } => exec(p, s, r, buffers, ops)?,
             Op::LdsWindow { offset, ops } => {
                 let shift = offset
                     .value_in(&r.env)

@@ -36,8 +36,8 @@
 //!   ir/     the Program: values, ops, uniforms, XOR maps, number formats, instruction semantics
 //!     ▲         ▲
 //!     │         │ rewrite
-//!     │       passes/  what the program's value ranges settle (compares, signed divisions,
-//!     │                predicates): run by the TTGIR front on the program it built
+//!     │       passes/  what value ranges settle, selects of constants, common values,
+//!     │                predicated regions: run by the TTGIR front on the program it built
 //!     │ read                              ▲ read
 //!   emit/   LLVM IR text                interp.rs   execution on the CPU
 //! ```

@@ -26,6 +26,10 @@ pub struct LoweringFacts {
     /// §4.2 \[V\]). The lowering passes the buffer's exact byte size, so out-of-bounds offsets read
     /// 0 and drop stores (§4.3).
     pub buffer_max_records: u64,
+    /// Largest constant added to a buffer access's `voffset` that LLVM folds into the
+    /// instruction's immediate offset (§4.2 [V probes/buffer_imm_offset.ll]): 4095 on gfx9
+    /// and gfx11, 8388607 on gfx1201; 0 on gfx1250, whose folding in LLVM 22 is irregular.
+    pub buffer_immediate_offset: u64,
     /// Function attributes of every kernel: the `amdgpu-no-*` set that leaves the kernarg
     /// pointer the only user SGPR (§3 [V probes/plain_buffer_copy.ll]).
     pub kernel_attributes: &'static [&'static str],
@@ -120,6 +124,7 @@ const NO_IMPLICIT_INPUTS: &[&str] = &[
 const GFX9: LoweringFacts = LoweringFacts {
     buffer_flags: 0x0002_7000,
     buffer_max_records: u32::MAX as u64,
+    buffer_immediate_offset: 4095,
     kernel_attributes: NO_IMPLICIT_INPUTS,
     transpose_read_b64: None,
     permlane_swap: None,
@@ -160,6 +165,7 @@ pub const RDNA3: LoweringFacts = LoweringFacts {
 };
 /// RDNA4 (gfx1201).
 pub const RDNA4: LoweringFacts = LoweringFacts {
+    buffer_immediate_offset: 8_388_607,
     bf16_rounding_in_integers: false,
     ..RDNA3
 };
@@ -168,6 +174,7 @@ pub const RDNA4: LoweringFacts = LoweringFacts {
 /// `asynccnt` (§6 [V 03]).
 pub const GFX1250: LoweringFacts = LoweringFacts {
     buffer_max_records: (1u64 << 45) - 1,
+    buffer_immediate_offset: 0,
     direct_to_lds: Some(DirectToLds {
         address: DirectToLdsAddress::PerLane,
         intrinsic: "llvm.amdgcn.global.load.async.to.lds.b",

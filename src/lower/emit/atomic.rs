@@ -2,7 +2,8 @@
 //! a buffer atomic (`llvm.amdgcn.raw.ptr.buffer.atomic.*`) addressed as any buffer access (a
 //! masked thread's offset lies outside the buffer, so the hardware drops it), or a global one
 //! (`atomicrmw` / `cmpxchg` at the buffer's pointer plus the same offset, in a branch that
-//! masked threads skip, reading 0; no branch where no thread is masked).
+//! masked threads skip, reading 0, its fences inside the branch — a thread that skips the
+//! atomic has nothing to order, as in Triton's code; no branch where no thread is masked).
 
 use super::offsets::BufferOffset;
 use super::{Emitter, llvm_number};
@@ -46,12 +47,6 @@ impl Emitter<'_> {
             })
         };
         let value = operand(self, src)?;
-        let fence = |e: &mut Self, order: &str| {
-            e.line(&format!("fence{} {order}", scope.llvm()));
-        };
-        if matches!(ordering, AtomicOrdering::Release | AtomicOrdering::AcqRel) {
-            fence(self, "release");
-        }
         if path == AtomicPath::Global {
             let comparand = cmp.map(|c| operand(self, c)).transpose()?;
             let acting = self.all_of(&live);
@@ -60,10 +55,11 @@ impl Emitter<'_> {
                 (&t, &value),
                 comparand,
                 kind,
-                scope,
+                (ordering, scope),
             )?;
-            return self.atomic_result(dst, (&int, &t), &old, ordering, scope);
+            return self.atomic_result(dst, (&int, &t), &old);
         }
+        self.release_fence(ordering, scope);
         let rsrc = self.resource(buffer, target)?;
         let name = kind.llvm();
         let suffix = if float && kind == AtomicKind::FAdd {
@@ -91,22 +87,31 @@ impl Emitter<'_> {
                 ));
             }
         }
-        self.atomic_result(dst, (&int, &t), &old, ordering, scope)
+        self.acquire_fence(ordering, scope);
+        self.atomic_result(dst, (&int, &t), &old)
     }
 
-    /// The acquire fence the ordering asks for, and `dst` = the old value (of type `t`) as an
-    /// integer.
+    /// The fence before an atomic its ordering asks for (a release).
+    fn release_fence(&mut self, ordering: AtomicOrdering, scope: AtomicScope) {
+        if matches!(ordering, AtomicOrdering::Release | AtomicOrdering::AcqRel) {
+            self.line(&format!("fence{} release", scope.llvm()));
+        }
+    }
+
+    /// The fence after an atomic its ordering asks for (an acquire).
+    fn acquire_fence(&mut self, ordering: AtomicOrdering, scope: AtomicScope) {
+        if matches!(ordering, AtomicOrdering::Acquire | AtomicOrdering::AcqRel) {
+            self.line(&format!("fence{} acquire", scope.llvm()));
+        }
+    }
+
+    /// `dst` = the old value (of type `t`) as an integer.
     fn atomic_result(
         &mut self,
         dst: Option<Value>,
         (int, t): (&str, &str),
         old: &str,
-        ordering: AtomicOrdering,
-        scope: AtomicScope,
     ) -> Result<(), LowerError> {
-        if matches!(ordering, AtomicOrdering::Acquire | AtomicOrdering::AcqRel) {
-            self.line(&format!("fence{} acquire", scope.llvm()));
-        }
         if let Some(d) = dst {
             let d = self.define(d)?;
             if t == int {
@@ -119,18 +124,21 @@ impl Emitter<'_> {
     }
 
     /// A global atomic at buffer `buffer`'s pointer plus `off + soff` bytes, where the thread
-    /// acts (`None`: every thread): the old value, of type `t` (0 where skipped).
+    /// acts (`None`: every thread), between its fences: the old value, of type `t` (0 where
+    /// skipped). The fences are in the branch, as the atomic is: a thread that skips it has
+    /// nothing to order.
     fn global_atomic(
         &mut self,
         at: (usize, &str, &str, Option<String>),
         (t, value): (&str, &str),
         cmp: Option<String>,
         kind: AtomicKind,
-        scope: AtomicScope,
+        (ordering, scope): (AtomicOrdering, AtomicScope),
     ) -> Result<String, LowerError> {
         let sync = scope.llvm();
         let zero = if t.starts_with('i') { "0" } else { "0.0" };
         self.guarded(at, (t, zero), |e, address, wide| {
+            e.release_fence(ordering, scope);
             let old = e.tmp();
             match (kind.llvm_rmw(), cmp) {
                 (Some(_), _) if kind == AtomicKind::FAdd && (t == "half" || t == "bfloat") => {
@@ -148,6 +156,7 @@ impl Emitter<'_> {
                 }
                 (None, None) => return Err(LowerError::new("a compare-and-swap without its comparand")),
             }
+            e.acquire_fence(ordering, scope);
             Ok(old)
         })
     }
@@ -221,8 +230,10 @@ impl Emitter<'_> {
             live: mut acting,
             ..
         } = self.global_offset(&unmasked, 2)?;
-        let low = offset.predicate.map(|p| self.val(p)).transpose()?;
-        let high = n.predicate.map(|p| self.val(p)).transpose()?;
+        let low = offset.predicate.filter(|&p| !self.acting_implies(p));
+        let high = n.predicate.filter(|&p| !self.acting_implies(p));
+        let low = low.map(|p| self.val(p)).transpose()?;
+        let high = high.map(|p| self.val(p)).transpose()?;
         // The pair acts where either half does (a masked half adds −0.0).
         if let (Some(a), Some(b)) = (&low, &high) {
             let any = self.tmp();
@@ -245,25 +256,21 @@ impl Emitter<'_> {
             ));
             pair = next;
         }
-        if matches!(ordering, AtomicOrdering::Release | AtomicOrdering::AcqRel) {
-            self.line(&format!("fence{} release", scope.llvm()));
-        }
         let sync = scope.llvm();
         let acting = self.all_of(&acting);
         let both = self.guarded(
             (buffer, &off, &soff, acting),
             (&pair_t, "zeroinitializer"),
             |e, address, _| {
+                e.release_fence(ordering, scope);
                 let old = e.tmp();
                 e.line(&format!(
-                "{old} = atomicrmw fadd ptr addrspace(1) {address}, {pair_t} {pair}{sync} monotonic, align 4"
-            ));
+                    "{old} = atomicrmw fadd ptr addrspace(1) {address}, {pair_t} {pair}{sync} monotonic, align 4"
+                ));
+                e.acquire_fence(ordering, scope);
                 Ok(old)
             },
         )?;
-        if matches!(ordering, AtomicOrdering::Acquire | AtomicOrdering::AcqRel) {
-            self.line(&format!("fence{} acquire", scope.llvm()));
-        }
         for (lane, (d, live)) in [(dst, &low), (n.dst, &high)].into_iter().enumerate() {
             let Some(d) = d else { continue };
             let half = self.tmp();

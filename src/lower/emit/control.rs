@@ -1,7 +1,7 @@
 //! Control flow in LLVM IR: counted loops (rotated: a guard, the body with its phis at the top
 //! and the test at the bottom, phis at the exit), while loops (a header with the phis, the first
-//! part and the test; a body branching back; phis at the exit) and branches (a select where
-//! both arms are empty).
+//! part and the test; a body branching back; phis at the exit), branches (a select where
+//! both arms are empty) and predicated regions (a branch each thread takes on its own bit).
 //! What the emitter computed inside a region is forgotten when it leaves: it does not dominate
 //! the code after. What depends on the thread id alone (thread parts of addresses, thread-bit
 //! conditions) is computed at the top of the kernel and seen everywhere.
@@ -311,6 +311,47 @@ impl Emitter<'_> {
                 arms[0].1[i], arms[0].0, arms[1].1[i], arms[1].0
             ));
         }
+        Ok(())
+    }
+
+    /// Whether the enclosing predicated region's threads all pass `predicate`: it is the
+    /// region's predicate or one of its conjuncts.
+    pub(super) fn acting_implies(&mut self, predicate: Value) -> bool {
+        let Some(acting) = self.acting else {
+            return false;
+        };
+        if acting == predicate {
+            return true;
+        }
+        let (Ok(all), Ok(part)) = (self.val(acting), self.val(predicate)) else {
+            return false;
+        };
+        let mut conjuncts = Vec::new();
+        self.push_conjuncts(all, &mut conjuncts);
+        conjuncts.contains(&part)
+    }
+
+    /// Ops that act where `predicate` holds: a branch around them (a divergent one — LLVM
+    /// masks the wave's lanes and skips the block where none acts), inside which accesses
+    /// masked by that predicate need no mask of their own.
+    pub(super) fn emit_predicated(
+        &mut self,
+        predicate: Value,
+        ops: &[Op],
+        target: &Target,
+    ) -> Result<(), LowerError> {
+        let test = self.val(predicate)?;
+        let (acting, done) = (self.label("acting"), self.label("acted"));
+        self.line(&format!("br i1 {test}, label %{acting}, label %{done}"));
+        let scope = self.enter();
+        self.start_block(&acting);
+        let outer = self.acting.replace(predicate);
+        let result = ops.iter().try_for_each(|op| self.op(op, target));
+        self.acting = outer;
+        result?;
+        self.line(&format!("br label %{done}"));
+        self.leave(scope);
+        self.start_block(&done);
         Ok(())
     }
 }

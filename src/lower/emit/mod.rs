@@ -76,6 +76,12 @@ struct Emitter<'a> {
     inside_slots: std::collections::HashSet<u32>,
     /// The bytes an enclosing [`Op::LdsWindow`] adds to LDS addresses (an `i32` operand).
     lds_shift: Option<String>,
+    /// The largest constant LLVM folds into a buffer access's immediate offset
+    /// ([`LoweringFacts::buffer_immediate_offset`](crate::target::LoweringFacts::buffer_immediate_offset)).
+    immediate_offset: u64,
+    /// The predicate of the enclosing [`Op::Predicated`]: the code runs only where it holds,
+    /// so an access masked by it alone needs no mask of its own.
+    acting: Option<Value>,
 }
 
 fn lit(c: u64) -> String {
@@ -1027,6 +1033,7 @@ impl Emitter<'_> {
                 results,
                 after,
             } => self.emit_while((uniforms, values), (before, cond, after), results, target)?,
+            Op::Predicated { predicate, ops } => self.emit_predicated(*predicate, ops, target)?,
         }
         Ok(())
     }
@@ -1076,6 +1083,8 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         inside: Default::default(),
         inside_slots: Default::default(),
         lds_shift: None,
+        immediate_offset: target.lowering.buffer_immediate_offset,
+        acting: None,
     };
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());

@@ -83,7 +83,7 @@ impl Emitter<'_> {
         for c in &live {
             voffset = self.masked_offset(voffset, c);
         }
-        if let Some(predicate) = o.predicate {
+        if let Some(predicate) = o.predicate.filter(|&p| !self.acting_implies(p)) {
             // A conjunction goes conjunct by conjunct where another access sent this offset
             // past the buffer by its first part already (a store masked like its load, and
             // by one more condition): that select is shared. Otherwise it is one condition.
@@ -102,6 +102,27 @@ impl Emitter<'_> {
             let c = self.condition_of(c)?;
             voffset = self.masked_offset(voffset, &c);
             live.push(c);
+        }
+        // A small constant base is added to `voffset`, where LLVM folds it into the
+        // instruction's immediate offset: no scalar register to set. A masked lane's
+        // `0x80000000` plus it stays past the buffer.
+        let bytes_in = |c: i64| {
+            c.checked_mul(bytes as i64)
+                .filter(|&b| b > 0 && b as u64 <= self.immediate_offset)
+        };
+        if soffset == "0"
+            && o.held.is_none()
+            && let Some(b) = o.base.as_constant().and_then(bytes_in)
+        {
+            let (masked, whole) = (self.tmp(), self.tmp());
+            self.line(&format!("{masked} = add i32 {voffset}, {b}"));
+            self.line(&format!("{whole} = add i32 {unmasked}, {b}"));
+            return Ok(BufferOffset {
+                voffset: masked,
+                unmasked: whole,
+                soffset,
+                live,
+            });
         }
         if o.base.is_zero() || base_per_thread || o.held.is_some() {
             return Ok(BufferOffset {
@@ -139,7 +160,7 @@ impl Emitter<'_> {
     }
 
     /// `condition`'s conjuncts (itself when it is no `a ∧ b` the emitter wrote), leftmost first.
-    fn push_conjuncts(&mut self, condition: String, out: &mut Vec<String>) {
+    pub(super) fn push_conjuncts(&mut self, condition: String, out: &mut Vec<String>) {
         match self.conjunctions.get(&condition).cloned() {
             Some((a, b)) => {
                 self.push_conjuncts(a, out);

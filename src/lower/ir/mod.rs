@@ -48,6 +48,7 @@ mod atomic;
 mod kernel;
 pub mod mma;
 pub mod numeric;
+mod operands;
 mod predicate;
 mod program;
 mod uniform;

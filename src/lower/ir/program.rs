@@ -377,7 +377,9 @@ pub(crate) fn walk(ops: &[Op]) -> impl Iterator<Item = &Op> {
     std::iter::from_fn(move || {
         let op = stack.pop()?;
         match op {
-            Op::Loop { body, .. } | Op::LdsWindow { ops: body, .. } => stack.extend(body.iter().rev()),
+            Op::Loop { body, .. } | Op::LdsWindow { ops: body, .. } | Op::Predicated { ops: body, .. } => {
+                stack.extend(body.iter().rev())
+            }
             Op::If { then, otherwise, .. } => {
                 stack.extend(otherwise.iter().rev());
                 stack.extend(then.iter().rev());
@@ -760,6 +762,17 @@ pub enum Op {
         /// Runs while the test holds.
         after: Vec<Op>,
     },
+    /// Ops that act only in the threads where `predicate` (1 bit) holds: every store and
+    /// atomic among them is masked by it, and what they define is used among them alone — so
+    /// the code branches around them, and a wave none of whose threads needs them skips them
+    /// all. They compute what they would in place
+    /// ([`form_predicated_regions`](crate::lower::passes::form_predicated_regions) makes them).
+    Predicated {
+        /// The threads that act.
+        predicate: Value,
+        /// The ops, in order.
+        ops: Vec<Op>,
+    },
     /// `dst` (1 bit) = `a pred b` on numbers of type `ty` (`icmp` / `fcmp`).
     Compare {
         /// The comparison.
@@ -903,7 +916,8 @@ impl Op {
             | Op::BindBuffer { .. }
             | Op::ReadUniform { .. }
             | Op::Barrier
-            | Op::WorkgroupBarrier => Vec::new(),
+            | Op::WorkgroupBarrier
+            | Op::Predicated { .. } => Vec::new(),
         }
     }
 }
@@ -1083,6 +1097,7 @@ impl Program {
                 .any(|o| self.touches(o, reads, (lo, hi))),
             // The window's place is known at run time only: any access of the kind counts.
             Op::LdsWindow { ops, .. } => ops.iter().any(|o| self.touches(o, reads, (0, u64::MAX))),
+            Op::Predicated { ops, .. } => ops.iter().any(|o| self.touches(o, reads, (lo, hi))),
             Op::While { before, after, .. } => before
                 .iter()
                 .chain(after)
@@ -1185,6 +1200,7 @@ impl Program {
                 Op::If { .. } => "if",
                 Op::LdsWindow { .. } => "lds_window",
                 Op::While { .. } => "while",
+                Op::Predicated { .. } => "predicated",
             };
             *m.entry(k).or_insert(0) += 1;
         }

@@ -54,116 +54,31 @@ impl Program {
         }
         let exists = |v: &Value| (v.0 as usize) < self.values.len();
         for op in self.walk() {
-            let (used, buffer): (Vec<Value>, Option<usize>) = match op {
-                Op::GlobalLoad {
-                    dst, buffer, offset, ..
+            let buffer = match op {
+                Op::GlobalLoad { buffer, .. }
+                | Op::GlobalStore { buffer, .. }
+                | Op::GlobalAtomic { buffer, .. }
+                | Op::GlobalLoadToLds { buffer, .. } => Some(*buffer),
+                _ => None,
+            };
+            let mut used = op.operands();
+            used.extend(op.defined());
+            match op {
+                Op::ReadUniform { src, .. } if self.value_bits(*src) != 32 => {
+                    return bad("a uniform is read from a 32-bit value");
                 }
-                | Op::GlobalStore {
-                    src: dst,
-                    buffer,
-                    offset,
-                } => (
-                    dst.iter()
-                        .chain(&offset.index)
-                        .chain(&offset.predicate)
-                        .chain(&offset.held)
-                        .copied()
-                        .collect(),
-                    Some(*buffer),
-                ),
-                Op::GlobalAtomic {
-                    dst,
-                    src,
-                    cmp,
-                    buffer,
-                    offset,
-                    neighbour,
-                    ..
-                } => (
-                    dst.iter()
-                        .chain([src])
-                        .chain(cmp)
-                        .chain(&offset.index)
-                        .chain(&offset.predicate)
-                        .chain(&offset.held)
-                        .copied()
-                        .chain(
-                            neighbour
-                                .iter()
-                                .flat_map(|n| [Some(n.src), n.dst, n.predicate])
-                                .flatten(),
-                        )
-                        .collect(),
-                    Some(*buffer),
-                ),
-                Op::LdsWrite { src, .. } => (src.clone(), None),
-                Op::LdsRead { dst, .. } | Op::LdsReadTransposed { dst, .. } => (dst.clone(), None),
-                Op::LdsReadIndexed { dst, address, .. } => (vec![*dst, *address], None),
-                Op::LdsAtomicAdd { src, address, .. } => (vec![*src, *address], None),
-                Op::GlobalLoadToLds { buffer, offset, .. } => (
-                    offset
-                        .index
-                        .iter()
-                        .chain(&offset.predicate)
-                        .chain(&offset.held)
-                        .copied()
-                        .collect(),
-                    Some(*buffer),
-                ),
-                Op::WaitDirectLoads | Op::Barrier | Op::WorkgroupBarrier => (Vec::new(), None),
-                Op::ReadUniform { src, .. } if self.value_bits(*src) == 32 => (vec![*src], None),
-                Op::ReadUniform { .. } => return bad("a uniform is read from a 32-bit value"),
                 Op::BindBuffer { buffer } => match self.buffers.get(*buffer).and_then(|b| b.address) {
-                    Some(address) if self.value_bits(address) == 64 => (vec![address], Some(*buffer)),
+                    Some(address) if self.value_bits(address) == 64 => used.push(address),
                     _ => return bad("a bound buffer has a 64-bit address"),
                 },
-                Op::Bpermute { dst, src, .. }
-                | Op::Dpp { dst, src, .. }
-                | Op::PermlaneX16 { dst, src, .. } => (vec![*dst, *src], None),
-                Op::PermlaneSwap { dst, src, .. } => (vec![dst[0], dst[1], src[0], src[1]], None),
-                Op::SelectOnThreadBit { dst, one, zero, .. } => (vec![*dst, *one, *zero], None),
-                Op::Pack { dst, parts } => (parts.iter().copied().chain([*dst]).collect(), None),
-                Op::Unpack { dst, src } => (dst.iter().copied().chain([*src]).collect(), None),
-                Op::Mma { dst, a, b, c, .. } => {
-                    (dst.iter().chain(a).chain(b).chain(c).copied().collect(), None)
+                Op::LdsWindow { ops, .. }
+                    if walk(ops).any(|o| matches!(o, Op::GlobalLoadToLds { .. } | Op::WaitDirectLoads)) =>
+                {
+                    return bad("direct-to-LDS loads stay outside an LDS window");
                 }
-                Op::Convert { dst, src, .. } => (dst.iter().chain(src).copied().collect(), None),
-                Op::Arith { dst, src, .. } => (src.iter().chain([dst]).copied().collect(), None),
-                Op::Constant { dst, .. }
-                | Op::ThreadMap { dst, .. }
-                | Op::UniformValue { dst, .. }
-                | Op::Argument { dst, .. } => (vec![*dst], None),
-                Op::Compare { dst, a, b, .. } => (vec![*dst, *a, *b], None),
-                Op::Select { dst, cond, a, b } => (vec![*dst, *cond, *a, *b], None),
-                Op::Loop { values, .. } => (
-                    values.iter().flat_map(|c| [c.phi, c.init, c.next]).collect(),
-                    None,
-                ),
-                Op::If { cond, results, .. } => (
-                    results.iter().flatten().copied().chain(cond.value()).collect(),
-                    None,
-                ),
-                Op::LdsWindow { ops, .. } => {
-                    if walk(ops).any(|o| matches!(o, Op::GlobalLoadToLds { .. } | Op::WaitDirectLoads)) {
-                        return bad("direct-to-LDS loads stay outside an LDS window");
-                    }
-                    (Vec::new(), None)
-                }
-                Op::While {
-                    values,
-                    cond,
-                    results,
-                    ..
-                } => (
-                    values
-                        .iter()
-                        .flat_map(|c| [c.phi, c.init, c.next])
-                        .chain(results.iter().flatten().copied())
-                        .chain(cond.value())
-                        .collect(),
-                    None,
-                ),
-            };
+                Op::Predicated { predicate, ops } => self.check_predicated(*predicate, ops)?,
+                _ => {}
+            }
             if !used.iter().all(exists) {
                 return bad("an operation uses a value the program does not have");
             }
@@ -354,6 +269,52 @@ impl Program {
             }
         }
         slots
+    }
+    /// A predicated region holds what may run in the threads of its predicate alone: stores
+    /// and atomics masked by it, loads, and arithmetic — no LDS access, barrier, cross-lane
+    /// move, uniform read or control flow (they need every thread of the wave), and what it
+    /// defines is not used after it.
+    fn check_predicated(&self, predicate: Value, ops: &[Op]) -> Result<(), LowerError> {
+        let bad = |m: &str| Err(LowerError::new(format!("a predicated region {m}")));
+        if self.value_bits(predicate) != 1 {
+            return bad("tests a 1-bit predicate");
+        }
+        for op in ops {
+            let fits = match op {
+                Op::GlobalStore { offset, .. } => offset.predicate == Some(predicate),
+                Op::GlobalAtomic {
+                    offset, neighbour, ..
+                } => {
+                    offset.predicate == Some(predicate)
+                        && neighbour.as_ref().is_none_or(|n| n.predicate == Some(predicate))
+                }
+                Op::GlobalLoad { .. }
+                | Op::Constant { .. }
+                | Op::ThreadMap { .. }
+                | Op::UniformValue { .. }
+                | Op::Argument { .. }
+                | Op::Arith { .. }
+                | Op::Compare { .. }
+                | Op::Select { .. }
+                | Op::Convert { .. }
+                | Op::Pack { .. }
+                | Op::Unpack { .. }
+                | Op::SelectOnThreadBit { .. } => true,
+                _ => false,
+            };
+            if !fits {
+                return bad("holds only loads, arithmetic, and stores and atomics masked by its predicate");
+            }
+        }
+        let inside: std::collections::HashSet<Value> = ops.iter().flat_map(Op::defined).collect();
+        if walk(&self.ops).any(|op| {
+            !matches!(op, Op::Predicated { .. })
+                && !ops.iter().any(|o| std::ptr::eq(o, op))
+                && op.operands().iter().any(|v| inside.contains(v))
+        }) {
+            return bad("defines a value used after it");
+        }
+        Ok(())
     }
 
     /// A matrix instruction's operands have its element counts and widths, a conversion's its

@@ -71,15 +71,18 @@ impl Range {
 }
 
 /// Folds what the value ranges of `p` decide, everywhere in it (loop bodies and branches too):
-/// compares always true or always false become constants, signed divisions, remainders and
-/// right shifts of values never negative by positive ones become unsigned, and a global
-/// access's predicate that always holds is dropped. Returns how many rewrites it made.
+/// compares always true or always false and arithmetic of one value become constants, signed
+/// divisions, remainders and right shifts of values never negative by positive ones become
+/// unsigned, and a global access's predicate that always holds is dropped. Returns how many
+/// rewrites it made.
 ///
 /// ```
 /// use linear_layout::lower::passes::fold_ranges;
-/// use linear_layout::lower::{ArithOp, Op, Predicate, Program};
+/// use linear_layout::lower::{ArithOp, Op, Predicate, Program, XorMap};
 /// let mut p = Program::new("k", 64, 64);
-/// let (a, b) = (p.constant(32, 30), p.constant(32, 34));
+/// // a = the lane (0 ..= 63), b = 34: a + b ∈ [34, 97], (a + b) / 2 ∈ [17, 48].
+/// let (a, b) = (p.value(32), p.constant(32, 34));
+/// p.ops.push(Op::ThreadMap { dst: a, map: XorMap { cols: (0..6).map(|k| 1 << k).collect(), constant: 0 } });
 /// let (sum, two, half, bound, below) = (p.value(32), p.constant(32, 2), p.value(32), p.constant(32, 64), p.value(1));
 /// p.ops.push(Op::Arith { op: ArithOp::Add, ty: "i32", dst: sum, src: vec![a, b] });
 /// p.ops.push(Op::Arith { op: ArithOp::Div, ty: "i32", dst: half, src: vec![sum, two] });
@@ -158,8 +161,21 @@ impl Folding {
                 self.set(*dst, if w >= 32 { r.within(w) } else { None });
             }
             Op::Arith { op: a, ty, dst, src } => {
-                let r = int_bits(ty).and_then(|bits| self.arith(a, bits, src).map(|r| (r, bits)));
-                self.set(*dst, r.and_then(|(r, bits)| r.within(bits)));
+                let r = int_bits(ty)
+                    .and_then(|bits| self.arith(a, bits, src).map(|r| (r, bits)))
+                    .and_then(|(r, bits)| r.within(bits));
+                self.set(*dst, r);
+                // One number in every thread: a constant (`x * 0 + 33`, a splat the source
+                // wrote as arithmetic).
+                if let Some(Range { lo, hi }) = r
+                    && lo == hi
+                {
+                    self.rewrites += 1;
+                    *op = Op::Constant {
+                        dst: *dst,
+                        bits: lo as i64 as u64,
+                    };
+                }
             }
             Op::Select { dst, cond, a, b } => {
                 let r = match self.range(*cond) {
@@ -192,7 +208,7 @@ impl Folding {
                 self.ops(p, then);
                 self.ops(p, otherwise);
             }
-            Op::LdsWindow { ops, .. } => self.ops(p, ops),
+            Op::LdsWindow { ops, .. } | Op::Predicated { ops, .. } => self.ops(p, ops),
             Op::While { before, after, .. } => {
                 self.ops(p, before);
                 self.ops(p, after);

@@ -200,20 +200,7 @@ impl Lowering<'_> {
         let Some(first) = first else {
             return predicate;
         };
-        Some(match predicate {
-            None => first,
-            Some(p) => {
-                let (zero, both) = (self.p.value(1), self.p.value(1));
-                self.p.ops.push(ProgramOp::Constant { dst: zero, bits: 0 });
-                self.p.ops.push(ProgramOp::Select {
-                    dst: both,
-                    cond: p,
-                    a: first,
-                    b: zero,
-                });
-                both
-            }
-        })
+        Some(self.and_predicates(predicate, first))
     }
 
     fn broadcast_first_holder(&mut self, s: &Dist, values: &[Value]) -> Result<Vec<Value>, LowerError> {

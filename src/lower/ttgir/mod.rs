@@ -705,5 +705,8 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
     }
     l.lower_body(func)?;
     crate::lower::passes::fold_ranges(&mut l.p);
+    crate::lower::passes::fold_selects(&mut l.p);
+    crate::lower::passes::common_values(&mut l.p);
+    crate::lower::passes::form_predicated_regions(&mut l.p);
     Ok(Kernel { program: l.p, target })
 }
