@@ -5,7 +5,8 @@
 //! them and asks, for every conversion left, whether one of its two layouts should take over
 //! a whole region instead ([`LayoutMove`]: the source recomputed in the destination layout,
 //! loads included, or the users sunk into the source layout). Every combination of moves is a
-//! kernel; each is lowered and priced by [`kernel_cost`] — the cycles of the code it implies:
+//! kernel; each is lowered and priced by [`kernel_cost`] (as built, before
+//! [`passes::optimize`](super::passes::optimize)) — the cycles of the code it implies:
 //! the conversions' LDS traffic, barriers and shuffles, the cache lines of every global
 //! access (narrow or scattered accesses cost more lines), every instruction. The cheapest
 //! combination whose shared memory fits the target's LDS wins, provided it executes no more
@@ -71,7 +72,7 @@ use crate::ttgir::{Module, op_place};
 use super::cost::{KernelCost, kernel_cost};
 use super::error::LowerError;
 use super::ir::Kernel;
-use super::ttgir::ttgir_kernel;
+use super::ttgir::built_kernel;
 
 /// Most combinations of moves priced one by one; past it the moves are taken greedily.
 ///
@@ -158,8 +159,9 @@ pub(super) fn price(g: &Graph, target: &'static Target) -> Result<Priced, LowerE
     let (ttgir, module) = g
         .print_module()
         .map_err(|e| LowerError::new(format!("layouts: {e}")))?;
-    let kernel = ttgir_kernel(&module, target)?;
+    let mut kernel = built_kernel(&module, target)?;
     let cost = kernel_cost(&kernel);
+    super::passes::optimize(&mut kernel.program);
     if cost.lds_bytes > target.lds_bytes {
         return Err(LowerError::new(format!(
             "{} LDS bytes, more than the {} of {}",

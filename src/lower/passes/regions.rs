@@ -30,14 +30,20 @@
 //! threads that skip it never read its result), and an operation moved out ahead of the region
 //! is pure and reads nothing the region defines — no memory access changes its order.
 //!
-//! A region is formed where it pays: it holds at least two memory accesses (one store keeps
-//! its mask, one select, which costs less than a branch), and its predicate fails in every
-//! thread of some wave whatever the data — it requires a test of the thread id alone (such as
-//! "the first thread holding this element") that no thread of that wave passes. A mask of the
-//! data (`offs < n`) holds in whole waves but the last: a branch on it would cost every wave
-//! and save none.
+//! A region is formed where it pays. Its predicate must fail in every thread of some waves
+//! whatever the data — it requires a test of the thread id alone (such as "the first thread
+//! holding this element") that no thread of those waves passes; a mask of the data
+//! (`offs < n`) holds in whole waves but the last, so a branch on it would cost every wave and
+//! save none. And the waves that skip must save at least what the branch costs all of them:
+//! `skipped waves · work inside ≥ 8 · waves`, the work counted roughly (an access 2, an
+//! atomic's fence 2 more, arithmetic 1). Eight instructions a wave is what LLVM's structurizer
+//! makes of a branch at worst (the mask saved and inverted through a flow block, the test,
+//! the mask restored); three where the branch comes out clean. The two scalar stores of a
+//! layer norm's mean and deviation by one thread of four waves keep their masks
+//! (`3 · 4 < 8 · 4`); a spin lock's section, skipped by three waves of four, is a region
+//! (`3 · 14 ≥ 8 · 4`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::lower::ir::{Op, Program, Value};
 
@@ -47,21 +53,22 @@ use crate::lower::ir::{Op, Program, Value};
 /// ```
 /// use linear_layout::lower::passes::form_predicated_regions;
 /// use linear_layout::lower::{Buffer, GlobalOffset, Op, Predicate, Program, XorMap};
-/// let mut p = Program::new("k", 64, 128);
-/// p.buffers.push(Buffer { name: "out".into(), elements: Some(2), element_bits: 32, address: None });
-/// let first = p.thread_test(XorMap { cols: (0..7).map(|b| 1 << b).collect(), constant: 0 }, Predicate::Eq, 0);
+/// // Four waves; thread 0 alone stores six elements: three waves skip 6 · 2 instructions each.
+/// let mut p = Program::new("k", 64, 256);
+/// p.buffers.push(Buffer { name: "out".into(), elements: Some(6), element_bits: 32, address: None });
+/// let first = p.thread_test(XorMap { cols: (0..8).map(|b| 1 << b).collect(), constant: 0 }, Predicate::Eq, 0);
 /// let one = p.constant(32, 1);
-/// for base in [0, 1] {
+/// for base in 0..6 {
 ///     let offset = GlobalOffset { base: linear_layout::lower::Uniform::constant(base), predicate: Some(first), ..GlobalOffset::default() };
 ///     p.ops.push(Op::GlobalStore { src: vec![one], buffer: 0, offset });
 /// }
 /// assert_eq!(form_predicated_regions(&mut p), 1);
 /// let Some(Op::Predicated { predicate, ops }) = p.ops.last() else { panic!("no region") };
 /// assert_eq!(*predicate, first);
-/// assert_eq!(ops.iter().filter(|op| matches!(op, Op::GlobalStore { .. })).count(), 2);
+/// assert_eq!(ops.iter().filter(|op| matches!(op, Op::GlobalStore { .. })).count(), 6);
 /// ```
 pub fn form_predicated_regions(p: &mut Program) -> usize {
-    let skipping = skipping_predicates(p);
+    let skipped_waves = skipped_waves(p);
     let mut reads = vec![0u32; p.values.len()];
     let mut count = |v: Value| {
         if let Some(n) = reads.get_mut(v.0 as usize) {
@@ -74,7 +81,8 @@ pub fn form_predicated_regions(p: &mut Program) -> usize {
     p.buffers.iter().filter_map(|b| b.address).for_each(&mut count);
     let mut forming = Forming {
         reads,
-        skipping,
+        skipped_waves,
+        waves: u64::from(p.threads / p.wave_size.max(1)),
         formed: 0,
     };
     p.ops = forming.ops(std::mem::take(&mut p.ops));
@@ -84,8 +92,10 @@ pub fn form_predicated_regions(p: &mut Program) -> usize {
 struct Forming {
     /// How many times each value is read in the whole program.
     reads: Vec<u32>,
-    /// The 1-bit values that fail in every thread of some wave.
-    skipping: HashSet<Value>,
+    /// The 1-bit values that fail in every thread of some waves, with how many waves.
+    skipped_waves: HashMap<Value, u64>,
+    /// Waves in the workgroup.
+    waves: u64,
     formed: usize,
 }
 
@@ -198,7 +208,7 @@ impl Forming {
     /// masked alike and what lies between them) and where each op of it goes; `None` when
     /// `ops[first]` starts no region of two accesses or more.
     fn region_at(&self, ops: &[Op], floor: usize, first: usize) -> Option<Region> {
-        let predicate = access_predicate(&ops[first]).filter(|p| self.skipping.contains(p))?;
+        let predicate = access_predicate(&ops[first]).filter(|p| self.skipped_waves.contains_key(p))?;
         let masked_alike = |op: &Op| access_predicate(op) == Some(predicate);
         let mut start = first;
         while start > floor && movable(&ops[start - 1]) {
@@ -215,18 +225,16 @@ impl Forming {
             }
             match self.places(&ops[start..end], first - start, predicate) {
                 Ok(places) => {
-                    let accesses = places
+                    let work: u64 = places
                         .iter()
                         .zip(&ops[start..end])
-                        .filter(|(place, op)| {
-                            **place == Place::Inside
-                                && matches!(
-                                    op,
-                                    Op::GlobalLoad { .. } | Op::GlobalStore { .. } | Op::GlobalAtomic { .. }
-                                )
-                        })
-                        .count();
-                    return (accesses >= 2).then_some(Region {
+                        .filter(|(place, _)| **place == Place::Inside)
+                        .map(|(_, op)| work_of(op))
+                        .sum();
+                    let skipped = self.skipped_waves.get(&predicate).copied().unwrap_or(0);
+                    // Pays: the waves that skip save more than every wave's branch costs.
+                    let pays = skipped * work >= BRANCH_INSTRUCTIONS * self.waves;
+                    return pays.then_some(Region {
                         start,
                         end,
                         predicate,
@@ -277,13 +285,40 @@ impl Forming {
     }
 }
 
-/// The 1-bit values of `p` that fail in every thread of some wave whatever the data: a
-/// compare of a thread map with a constant that no thread of the wave passes, and a
-/// conjunction (`and`) with such a part.
-fn skipping_predicates(p: &Program) -> HashSet<Value> {
+/// Instructions a predicated region's branch may cost a wave: the lane mask saved, inverted
+/// and set through LLVM's flow block, the test that skips the block, the mask restored.
+const BRANCH_INSTRUCTIONS: u64 = 8;
+
+/// The instructions an op in a region stands for, roughly: a global access its address and
+/// instruction, an atomic its fences too, arithmetic one, what LLVM folds away (constants,
+/// thread maps computed once at the top, uniforms, packing) none.
+fn work_of(op: &Op) -> u64 {
+    match op {
+        Op::GlobalLoad { .. } | Op::GlobalStore { .. } => 2,
+        Op::GlobalAtomic { ordering, .. } => {
+            let fences = match ordering {
+                crate::lower::ir::AtomicOrdering::AcqRel => 2,
+                crate::lower::ir::AtomicOrdering::Relaxed => 0,
+                _ => 1,
+            };
+            2 + 2 * fences
+        }
+        Op::Arith { .. }
+        | Op::Compare { .. }
+        | Op::Select { .. }
+        | Op::Convert { .. }
+        | Op::SelectOnThreadBit { .. } => 1,
+        _ => 0,
+    }
+}
+
+/// The 1-bit values of `p` that fail in every thread of some waves whatever the data, with how
+/// many waves: a compare of a thread map with a constant, and a conjunction (`and`) with such
+/// a part (it fails at least where that part does).
+fn skipped_waves(p: &Program) -> HashMap<Value, u64> {
     let mut thread_maps = HashMap::new();
     let mut constants = HashMap::new();
-    let mut skipping = HashSet::new();
+    let mut skipped = HashMap::new();
     let (threads, wave) = (u64::from(p.threads), u64::from(p.wave_size.max(1)));
     for op in p.walk() {
         match op {
@@ -302,8 +337,11 @@ fn skipping_predicates(p: &Program) -> HashSet<Value> {
             } => {
                 if let (Some(map), Some(&bound)) = (thread_maps.get(a), constants.get(b)) {
                     let holds = |tid: u64| pred.holds_int(map.eval(tid), bound, 32);
-                    if (0..threads / wave).any(|w| !(w * wave..(w + 1) * wave).any(holds)) {
-                        skipping.insert(*dst);
+                    let none_pass = (0..threads / wave)
+                        .filter(|w| !(w * wave..(w + 1) * wave).any(holds))
+                        .count() as u64;
+                    if none_pass > 0 {
+                        skipped.insert(*dst, none_pass);
                     }
                 }
             }
@@ -312,13 +350,15 @@ fn skipping_predicates(p: &Program) -> HashSet<Value> {
                 ty: "i1",
                 dst,
                 src,
-            } if src.iter().any(|v| skipping.contains(v)) => {
-                skipping.insert(*dst);
+            } => {
+                if let Some(most) = src.iter().filter_map(|v| skipped.get(v).copied()).max() {
+                    skipped.insert(*dst, most);
+                }
             }
             _ => {}
         }
     }
-    skipping
+    skipped
 }
 
 #[cfg(test)]
@@ -327,12 +367,12 @@ mod tests {
     use crate::lower::ir::{Buffer, GlobalOffset, Predicate, Uniform, XorMap, walk};
     use crate::lower::run;
 
-    /// 128 threads in waves of 64, one 32-bit buffer of 4 elements.
+    /// 256 threads in waves of 64, one 32-bit buffer of 8 elements.
     fn program() -> Program {
-        let mut p = Program::new("k", 64, 128);
+        let mut p = Program::new("k", 64, 256);
         p.buffers.push(Buffer {
             name: "x".into(),
-            elements: Some(4),
+            elements: Some(8),
             element_bits: 32,
             address: None,
         });
@@ -347,10 +387,10 @@ mod tests {
         }
     }
 
-    /// Whether thread 0 alone passes: the second wave never does.
+    /// Whether thread 0 alone passes: three waves of four never do.
     fn first_thread(p: &mut Program) -> Value {
         let all = XorMap {
-            cols: (0..7).map(|b| 1 << b).collect(),
+            cols: (0..8).map(|b| 1 << b).collect(),
             constant: 0,
         };
         p.thread_test(all, Predicate::Eq, 0)
@@ -382,14 +422,14 @@ mod tests {
             src: vec![v, one],
         });
         let first = first_thread(&mut p);
-        for element in [0, 1] {
+        for element in 0..4 {
             p.ops.push(Op::GlobalStore {
                 src: vec![sum],
                 buffer: 0,
                 offset: at(element, Some(first)),
             });
         }
-        let mut before = vec![[7u8, 0, 0, 0].repeat(4)];
+        let mut before = vec![[7u8, 0, 0, 0].repeat(8)];
         run(&p, &mut before).unwrap();
         assert_eq!(form_predicated_regions(&mut p), 1);
         p.validate().unwrap();
@@ -401,17 +441,17 @@ mod tests {
         );
         // The predicate's own test stays ahead of the region, which reads it.
         assert!(!inside[0].iter().any(|op| matches!(op, Op::Compare { .. })));
-        let mut after = vec![[7u8, 0, 0, 0].repeat(4)];
+        let mut after = vec![[7u8, 0, 0, 0].repeat(8)];
         run(&p, &mut after).unwrap();
         assert_eq!(after, before);
-        assert_eq!(&after[0][..8], &[8, 0, 0, 0, 8, 0, 0, 0]);
+        assert_eq!(&after[0][..16], &[8, 0, 0, 0].repeat(4)[..]);
     }
 
     #[test]
     fn a_mask_every_wave_may_pass_forms_none() {
         let mut p = program();
         let lanes = XorMap {
-            cols: (0..7).map(|b| 1 << b).collect(),
+            cols: (0..8).map(|b| 1 << b).collect(),
             constant: 0,
         };
         // Below 100: both waves have threads that pass.
@@ -434,11 +474,11 @@ mod tests {
         p.ops.push(Op::GlobalLoad {
             dst: vec![v],
             buffer: 0,
-            offset: at(3, None),
+            offset: at(7, None),
             other: 0,
         });
         let first = first_thread(&mut p);
-        for element in [0, 1] {
+        for element in 0..6 {
             p.ops.push(Op::GlobalStore {
                 src: vec![v],
                 buffer: 0,
@@ -449,7 +489,7 @@ mod tests {
         p.ops.push(Op::GlobalStore {
             src: vec![v],
             buffer: 0,
-            offset: at(2, None),
+            offset: at(6, None),
         });
         assert_eq!(form_predicated_regions(&mut p), 1);
         p.validate().unwrap();
@@ -457,7 +497,7 @@ mod tests {
             matches!(p.ops[0], Op::GlobalLoad { .. }),
             "the load stays first, outside"
         );
-        assert_eq!(regions(&p)[0].len(), 2);
+        assert_eq!(regions(&p)[0].len(), 6);
     }
 
     #[test]

@@ -626,6 +626,14 @@ impl Lowering<'_> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, LowerError> {
+    let mut kernel = built_kernel(m, target)?;
+    crate::lower::passes::optimize(&mut kernel.program);
+    Ok(kernel)
+}
+
+/// [`ttgir_kernel`] before [`passes::optimize`](crate::lower::passes::optimize): the program
+/// as the front end builds it (with what its value ranges settle), which the cost model prices.
+pub(crate) fn built_kernel(m: &Module, target: &'static Target) -> Result<Kernel, LowerError> {
     check_target(target)?;
     let [func] = m.funcs.as_slice() else {
         return Err(LowerError::new(format!(
@@ -705,8 +713,5 @@ pub fn ttgir_kernel(m: &Module, target: &'static Target) -> Result<Kernel, Lower
     }
     l.lower_body(func)?;
     crate::lower::passes::fold_ranges(&mut l.p);
-    crate::lower::passes::fold_selects(&mut l.p);
-    crate::lower::passes::common_values(&mut l.p);
-    crate::lower::passes::form_predicated_regions(&mut l.p);
     Ok(Kernel { program: l.p, target })
 }
