@@ -107,8 +107,9 @@ pub use interp::{interpreted_address, run, run_launch, run_with};
 pub use ir::numeric;
 pub use ir::{
     ArithOp, AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, BranchCondition, Buffer,
-    CarriedUniform, CarriedValue, Cmp, Condition, Derived, DppCtrl, Extent, GlobalOffset, Kernel, Launch, Op,
-    Predicate, Program, Scalar, ShiftTerm, SwapKind, Uniform, UniformInput, UniformOp, Value, XorMap,
+    CarriedUniform, CarriedValue, Cmp, Condition, Conjunctions, Derived, DppCtrl, Extent, GlobalOffset,
+    Kernel, Launch, Op, Predicate, Program, Scalar, ShiftTerm, SwapKind, Uniform, UniformInput, UniformOp,
+    Value, XorMap,
 };
 pub use plan::Dtype;
 pub use plan::convert::convert_kernel;

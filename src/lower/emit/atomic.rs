@@ -230,8 +230,13 @@ impl Emitter<'_> {
             live: mut acting,
             ..
         } = self.global_offset(&unmasked, 2)?;
-        let low = offset.predicate.filter(|&p| !self.acting_implies(p));
-        let high = n.predicate.filter(|&p| !self.acting_implies(p));
+        let mut own = |p: Option<Value>| -> Result<Option<Value>, LowerError> {
+            Ok(match p {
+                Some(p) if self.acting_implies(p)? => None,
+                other => other,
+            })
+        };
+        let (low, high) = (own(offset.predicate)?, own(n.predicate)?);
         let low = low.map(|p| self.val(p)).transpose()?;
         let high = high.map(|p| self.val(p)).transpose()?;
         // The pair acts where either half does (a masked half adds −0.0).

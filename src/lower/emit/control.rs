@@ -314,21 +314,22 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Whether the enclosing predicated region's threads all pass `predicate`: it is the
-    /// region's predicate or one of its conjuncts.
-    pub(super) fn acting_implies(&mut self, predicate: Value) -> bool {
+    /// The conditions every thread of the enclosing predicated region passes: its predicate
+    /// and that predicate's conjuncts (none outside a region).
+    pub(super) fn acting_conjuncts(&mut self) -> Result<Vec<String>, LowerError> {
         let Some(acting) = self.acting else {
-            return false;
+            return Ok(Vec::new());
         };
-        if acting == predicate {
-            return true;
-        }
-        let (Ok(all), Ok(part)) = (self.val(acting), self.val(predicate)) else {
-            return false;
-        };
-        let mut conjuncts = Vec::new();
-        self.push_conjuncts(all, &mut conjuncts);
-        conjuncts.contains(&part)
+        let all = self.val(acting)?;
+        let mut held = vec![all.clone()];
+        self.push_conjuncts(all, &mut held);
+        Ok(held)
+    }
+
+    /// Whether every thread of the enclosing predicated region passes `predicate`.
+    pub(super) fn acting_implies(&mut self, predicate: Value) -> Result<bool, LowerError> {
+        let p = self.val(predicate)?;
+        Ok(self.acting_conjuncts()?.contains(&p))
     }
 
     /// Ops that act where `predicate` holds: a branch around them (a divergent one — LLVM

@@ -83,14 +83,19 @@ impl Emitter<'_> {
         for c in &live {
             voffset = self.masked_offset(voffset, c);
         }
-        if let Some(predicate) = o.predicate.filter(|&p| !self.acting_implies(p)) {
+        if let Some(predicate) = o.predicate {
             // A conjunction goes conjunct by conjunct where another access sent this offset
             // past the buffer by its first part already (a store masked like its load, and
             // by one more condition): that select is shared. Otherwise it is one condition.
+            // Inside a predicated region, the conjuncts its predicate holds go.
             let p = self.val(predicate)?;
             let mut parts = Vec::new();
             self.push_conjuncts(p.clone(), &mut parts);
-            if !self.masked.contains_key(&(voffset.clone(), parts[0].clone())) {
+            let held = self.acting_conjuncts()?;
+            let kept: Vec<String> = parts.iter().filter(|c| !held.contains(c)).cloned().collect();
+            if kept.len() < parts.len() {
+                parts = kept;
+            } else if !self.masked.contains_key(&(voffset.clone(), parts[0].clone())) {
                 parts = vec![p];
             }
             for c in parts {

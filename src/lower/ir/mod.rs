@@ -45,6 +45,7 @@
 
 pub(crate) mod arith;
 mod atomic;
+mod conjunction;
 mod kernel;
 pub mod mma;
 pub mod numeric;
@@ -57,6 +58,7 @@ mod xor_map;
 
 pub use arith::ArithOp;
 pub use atomic::{AtomicKind, AtomicOrdering, AtomicPath, AtomicScope};
+pub use conjunction::Conjunctions;
 pub use kernel::Kernel;
 pub use predicate::Predicate;
 pub(crate) use program::walk;

@@ -271,23 +271,22 @@ impl Program {
         slots
     }
     /// A predicated region holds what may run in the threads of its predicate alone: stores
-    /// and atomics masked by it, loads, and arithmetic — no LDS access, barrier, cross-lane
-    /// move, uniform read or control flow (they need every thread of the wave), and what it
-    /// defines is not used after it.
+    /// and atomics masked by it (or by a conjunction with it), loads, and arithmetic — no LDS
+    /// access, barrier, cross-lane move, uniform read or control flow (they need every thread
+    /// of the wave), and what it defines is not used after it.
     fn check_predicated(&self, predicate: Value, ops: &[Op]) -> Result<(), LowerError> {
         let bad = |m: &str| Err(LowerError::new(format!("a predicated region {m}")));
         if self.value_bits(predicate) != 1 {
             return bad("tests a 1-bit predicate");
         }
+        let conjunctions = super::Conjunctions::of(self);
+        let implies = |p: Option<Value>| p.is_some_and(|p| conjunctions.parts(p).contains(&predicate));
         for op in ops {
             let fits = match op {
-                Op::GlobalStore { offset, .. } => offset.predicate == Some(predicate),
+                Op::GlobalStore { offset, .. } => implies(offset.predicate),
                 Op::GlobalAtomic {
                     offset, neighbour, ..
-                } => {
-                    offset.predicate == Some(predicate)
-                        && neighbour.as_ref().is_none_or(|n| n.predicate == Some(predicate))
-                }
+                } => implies(offset.predicate) && neighbour.as_ref().is_none_or(|n| implies(n.predicate)),
                 Op::GlobalLoad { .. }
                 | Op::Constant { .. }
                 | Op::ThreadMap { .. }
@@ -303,7 +302,7 @@ impl Program {
                 _ => false,
             };
             if !fits {
-                return bad("holds only loads, arithmetic, and stores and atomics masked by its predicate");
+                return bad("holds only loads, arithmetic, and stores and atomics its predicate masks");
             }
         }
         let inside: std::collections::HashSet<Value> = ops.iter().flat_map(Op::defined).collect();

@@ -1,7 +1,9 @@
-//! Predicated regions: stores and atomics masked by one predicate, side by side, become one
+//! Predicated regions: stores and atomics masked by one condition, side by side, become one
 //! [`Op::Predicated`] with the loads and arithmetic only they use — one branch around them all,
 //! which a wave none of whose threads acts skips, instead of each access masking its own
-//! lanes.
+//! lanes. The condition may be a part of each access's predicate: a matmul epilogue stores
+//! each register under `in_bounds_r ∧ first` (the first thread holding the element), and the
+//! sixteen stores share a branch on `first`, each keeping its `in_bounds_r` inside.
 //!
 //! # Worked example
 //!
@@ -45,7 +47,7 @@
 
 use std::collections::HashMap;
 
-use crate::lower::ir::{Op, Program, Value};
+use crate::lower::ir::{Conjunctions, Op, Program, Value};
 
 /// Forms the predicated regions of `p` everywhere in it (loop bodies and branches too).
 /// Returns how many it formed.
@@ -69,6 +71,7 @@ use crate::lower::ir::{Op, Program, Value};
 /// ```
 pub fn form_predicated_regions(p: &mut Program) -> usize {
     let skipped_waves = skipped_waves(p);
+    let conjunctions = Conjunctions::of(p);
     let mut reads = vec![0u32; p.values.len()];
     let mut count = |v: Value| {
         if let Some(n) = reads.get_mut(v.0 as usize) {
@@ -82,6 +85,7 @@ pub fn form_predicated_regions(p: &mut Program) -> usize {
     let mut forming = Forming {
         reads,
         skipped_waves,
+        conjunctions,
         waves: u64::from(p.threads / p.wave_size.max(1)),
         formed: 0,
     };
@@ -96,6 +100,8 @@ struct Forming {
     skipped_waves: HashMap<Value, u64>,
     /// Waves in the workgroup.
     waves: u64,
+    /// The program's conjunctions of 1-bit values.
+    conjunctions: Conjunctions,
     formed: usize,
 }
 
@@ -208,8 +214,24 @@ impl Forming {
     /// masked alike and what lies between them) and where each op of it goes; `None` when
     /// `ops[first]` starts no region of two accesses or more.
     fn region_at(&self, ops: &[Op], floor: usize, first: usize) -> Option<Region> {
-        let predicate = access_predicate(&ops[first]).filter(|p| self.skipped_waves.contains_key(p))?;
-        let masked_alike = |op: &Op| access_predicate(op) == Some(predicate);
+        // Of the conditions the access's predicate implies that skip waves, the one the most
+        // accesses after it imply too (the strongest of those: the fewest masks inside).
+        let implied_by = |op: &Op, q: Value| access_predicate(op).is_some_and(|p| self.parts(p).contains(&q));
+        let sharing = |q: Value| {
+            ops[first..]
+                .iter()
+                .take_while(|op| movable(op) || implied_by(op, q))
+                .filter(|op| implied_by(op, q))
+                .count()
+        };
+        let predicate = self
+            .parts(access_predicate(&ops[first])?)
+            .into_iter()
+            .filter(|p| self.skipped_waves.contains_key(p))
+            .enumerate()
+            .max_by_key(|&(k, q)| (sharing(q), std::cmp::Reverse(k)))?
+            .1;
+        let masked_alike = |op: &Op| implied_by(op, predicate);
         let mut start = first;
         while start > floor && movable(&ops[start - 1]) {
             start -= 1;
@@ -245,6 +267,12 @@ impl Forming {
                 Err(_) => return None,
             }
         }
+    }
+
+    /// `p` and, where it is a conjunction, its parts and theirs: every condition `p` implies
+    /// that the program spells.
+    fn parts(&self, p: Value) -> Vec<Value> {
+        self.conjunctions.parts(p)
     }
 
     /// Where each op of `span` goes (its first access at `first`); `Err(k)` when op `k` can go
@@ -445,6 +473,54 @@ mod tests {
         run(&p, &mut after).unwrap();
         assert_eq!(after, before);
         assert_eq!(&after[0][..16], &[8, 0, 0, 0].repeat(4)[..]);
+    }
+
+    #[test]
+    fn stores_that_share_a_part_of_their_predicates_share_its_branch() {
+        let mut p = program();
+        let first = first_thread(&mut p);
+        let lanes = XorMap {
+            cols: (0..8).map(|b| 1 << b).collect(),
+            constant: 0,
+        };
+        let one = p.constant(32, 1);
+        let mut predicates = Vec::new();
+        for element in 0..6 {
+            // Each store's own bound, and the first thread.
+            let below = p.thread_test(lanes.clone(), Predicate::Ult, 1 + element as u64);
+            let both = p.value(1);
+            p.ops.push(Op::Arith {
+                op: crate::lower::ir::ArithOp::And,
+                ty: "i1",
+                dst: both,
+                src: vec![below, first],
+            });
+            predicates.push(both);
+            p.ops.push(Op::GlobalStore {
+                src: vec![one],
+                buffer: 0,
+                offset: at(element, Some(both)),
+            });
+        }
+        let mut before = vec![vec![0u8; 32]];
+        run(&p, &mut before).unwrap();
+        assert_eq!(form_predicated_regions(&mut p), 1);
+        p.validate().unwrap();
+        let Some(Op::Predicated { predicate, ops }) = p.ops.last() else {
+            panic!("no region last")
+        };
+        assert_eq!(*predicate, first);
+        let kept: Vec<_> = ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::GlobalStore { offset, .. } => offset.predicate,
+                _ => None,
+            })
+            .collect();
+        assert_eq!(kept, predicates, "each store keeps its own predicate");
+        let mut after = vec![vec![0u8; 32]];
+        run(&p, &mut after).unwrap();
+        assert_eq!(after, before);
     }
 
     #[test]
