@@ -161,9 +161,10 @@ impl Merging {
             for v in op.operands_mut() {
                 *v = self.name(*v);
             }
-            if let Some(result) = self.merged(&op) {
+            if let Some(result) = self.merged(&op)
+                && let Some(&dst) = op.defined().first()
+            {
                 self.dropped += 1;
-                let dst = op.defined()[0];
                 self.renamed.insert(dst, result);
                 continue;
             }
