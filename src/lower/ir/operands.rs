@@ -1,6 +1,9 @@
 //! The values an operation reads: what a pass renames when it replaces one value by another,
 //! and what the well-formedness checks look up.
 //!
+//! Also which operations a thread can run alone ([`Op::runs_alone`]): what a predicated region
+//! may hold besides its masked stores and atomics.
+//!
 //! An operation's operands are the values it reads itself — a store's data, an access's data
 //! index, predicate and held offset, a loop's initial and next values, a branch's test and
 //! the values its arms yield. The operations of a body (a loop's, a branch's arms, a window's)
@@ -126,5 +129,32 @@ impl Op {
     /// ```
     pub fn operands_mut(&mut self) -> Vec<&mut Value> {
         operands_of!(self, mut)
+    }
+
+    /// Whether a thread can run the operation without the others of its wave: a load, or
+    /// arithmetic of the thread's own values (no LDS access, barrier, cross-lane move, uniform
+    /// read, store, atomic or control flow).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Op, Value};
+    /// assert!(Op::Select { dst: Value(3), cond: Value(0), a: Value(1), b: Value(2) }.runs_alone());
+    /// assert!(!Op::Barrier.runs_alone());
+    /// ```
+    pub fn runs_alone(&self) -> bool {
+        matches!(
+            self,
+            Op::GlobalLoad { .. }
+                | Op::Constant { .. }
+                | Op::ThreadMap { .. }
+                | Op::UniformValue { .. }
+                | Op::Argument { .. }
+                | Op::Arith { .. }
+                | Op::Compare { .. }
+                | Op::Select { .. }
+                | Op::Convert { .. }
+                | Op::Pack { .. }
+                | Op::Unpack { .. }
+                | Op::SelectOnThreadBit { .. }
+        )
     }
 }

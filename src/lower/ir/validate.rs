@@ -287,19 +287,7 @@ impl Program {
                 Op::GlobalAtomic {
                     offset, neighbour, ..
                 } => implies(offset.predicate) && neighbour.as_ref().is_none_or(|n| implies(n.predicate)),
-                Op::GlobalLoad { .. }
-                | Op::Constant { .. }
-                | Op::ThreadMap { .. }
-                | Op::UniformValue { .. }
-                | Op::Argument { .. }
-                | Op::Arith { .. }
-                | Op::Compare { .. }
-                | Op::Select { .. }
-                | Op::Convert { .. }
-                | Op::Pack { .. }
-                | Op::Unpack { .. }
-                | Op::SelectOnThreadBit { .. } => true,
-                _ => false,
+                other => other.runs_alone(),
             };
             if !fits {
                 return bad("holds only loads, arithmetic, and stores and atomics its predicate masks");

@@ -374,45 +374,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_value_of_a_closed_body_is_not_read_after_it() {
-        let mut p = Program::new("k", 64, 64);
-        let (phi, init) = (p.value(32), p.constant(32, 0));
-        let inner = p.value(32);
-        let body = vec![Op::ThreadMap {
-            dst: inner,
-            map: lanes(),
-        }];
-        p.ops.push(Op::Loop {
-            counter: 0,
-            start: Uniform::constant(0),
-            end: Uniform::constant(2),
-            step: Uniform::constant(1),
-            uniforms: vec![],
-            values: vec![CarriedValue {
-                phi,
-                init,
-                next: inner,
-            }],
-            body,
-        });
-        let after = p.value(32);
-        p.ops.push(Op::ThreadMap {
-            dst: after,
-            map: lanes(),
-        });
-        assert_eq!(common_values(&mut p), 0);
-        assert_eq!(p.ops.len(), 3);
-    }
-
-    #[test]
-    fn a_body_reads_the_value_before_it_and_its_loop_carries_the_renamed_one() {
-        let mut p = Program::new("k", 64, 64);
-        let outer = p.value(32);
-        p.ops.push(Op::ThreadMap {
-            dst: outer,
-            map: lanes(),
-        });
+    /// A two-iteration loop whose body computes the lane and carries it.
+    fn loop_of_the_lanes(p: &mut Program) {
         let (phi, init, inner) = (p.value(32), p.constant(32, 0), p.value(32));
         p.ops.push(Op::Loop {
             counter: 0,
@@ -430,6 +393,30 @@ mod tests {
                 map: lanes(),
             }],
         });
+    }
+
+    #[test]
+    fn a_value_of_a_closed_body_is_not_read_after_it() {
+        let mut p = Program::new("k", 64, 64);
+        loop_of_the_lanes(&mut p);
+        let after = p.value(32);
+        p.ops.push(Op::ThreadMap {
+            dst: after,
+            map: lanes(),
+        });
+        assert_eq!(common_values(&mut p), 0);
+        assert_eq!(p.ops.len(), 3);
+    }
+
+    #[test]
+    fn a_body_reads_the_value_before_it_and_its_loop_carries_the_renamed_one() {
+        let mut p = Program::new("k", 64, 64);
+        let outer = p.value(32);
+        p.ops.push(Op::ThreadMap {
+            dst: outer,
+            map: lanes(),
+        });
+        loop_of_the_lanes(&mut p);
         assert_eq!(common_values(&mut p), 1);
         let Some(Op::Loop { values, body, .. }) = p.ops.last() else {
             panic!("the loop stays last")

@@ -127,26 +127,6 @@ fn access_predicate(op: &Op) -> Option<Value> {
     }
 }
 
-/// Whether the op may run in some threads only when its result is not needed elsewhere: a
-/// load, or arithmetic of this thread's values.
-fn movable(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::GlobalLoad { .. }
-            | Op::Constant { .. }
-            | Op::ThreadMap { .. }
-            | Op::UniformValue { .. }
-            | Op::Argument { .. }
-            | Op::Arith { .. }
-            | Op::Compare { .. }
-            | Op::Select { .. }
-            | Op::Convert { .. }
-            | Op::Pack { .. }
-            | Op::Unpack { .. }
-            | Op::SelectOnThreadBit { .. }
-    )
-}
-
 /// A run of ops that becomes a region: `start..end` of its list, where each op goes.
 struct Region {
     start: usize,
@@ -220,7 +200,7 @@ impl Forming {
         let sharing = |q: Value| {
             ops[first..]
                 .iter()
-                .take_while(|op| movable(op) || implied_by(op, q))
+                .take_while(|op| op.runs_alone() || implied_by(op, q))
                 .filter(|op| implied_by(op, q))
                 .count()
         };
@@ -233,11 +213,11 @@ impl Forming {
             .1;
         let masked_alike = |op: &Op| implied_by(op, predicate);
         let mut start = first;
-        while start > floor && movable(&ops[start - 1]) {
+        while start > floor && ops[start - 1].runs_alone() {
             start -= 1;
         }
         let mut end = first + 1;
-        while ops.get(end).is_some_and(|op| movable(op) || masked_alike(op)) {
+        while ops.get(end).is_some_and(|op| op.runs_alone() || masked_alike(op)) {
             end += 1;
         }
         loop {
