@@ -50,3 +50,123 @@ pub fn optimize(p: &mut Program) {
 pub use ranges::{Range, fold_ranges};
 pub use regions::form_predicated_regions;
 pub use selects::fold_selects;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower::ir::{ArithOp, Buffer, GlobalOffset, Op, Predicate, Uniform, Value, XorMap};
+    use crate::lower::run;
+    use quickcheck::quickcheck;
+
+    /// A straight-line program of 256 threads drawn from `choices`: thread maps, constants,
+    /// arithmetic, thread tests, conjunctions and selects, then stores of some values to 16
+    /// elements, each under a predicate (often a thread test, so that regions form).
+    fn program_of(choices: &[u8]) -> Program {
+        let mut p = Program::new("k", 64, 256);
+        p.buffers.push(Buffer {
+            name: "out".into(),
+            elements: Some(16),
+            element_bits: 32,
+            address: None,
+        });
+        let mut next = choices.iter().copied().cycle();
+        let mut pick = move |n: usize| usize::from(next.next().unwrap_or(0)) % n.max(1);
+        let lanes = |bits: u64| XorMap {
+            cols: (0..8)
+                .map(|b| if bits >> b & 1 == 1 { 1 << b } else { 0 })
+                .collect(),
+            constant: 0,
+        };
+        let (mut ints, mut bits): (Vec<Value>, Vec<Value>) = (Vec::new(), Vec::new());
+        for _ in 0..choices.len().min(40) + 4 {
+            match pick(6) {
+                0 => {
+                    let v = p.value(32);
+                    p.ops.push(Op::ThreadMap {
+                        dst: v,
+                        map: lanes(pick(256) as u64),
+                    });
+                    ints.push(v);
+                }
+                1 => ints.push(p.constant(32, pick(8) as u64)),
+                2 if !ints.is_empty() => {
+                    let ops = [
+                        ArithOp::Add,
+                        ArithOp::Sub,
+                        ArithOp::Mul,
+                        ArithOp::Xor,
+                        ArithOp::And,
+                    ];
+                    let (a, b) = (ints[pick(ints.len())], ints[pick(ints.len())]);
+                    let v = p.value(32);
+                    p.ops.push(Op::Arith {
+                        op: ops[pick(ops.len())],
+                        ty: "i32",
+                        dst: v,
+                        src: vec![a, b],
+                    });
+                    ints.push(v);
+                }
+                3 => {
+                    let preds = [Predicate::Eq, Predicate::Ult, Predicate::Uge];
+                    bits.push(p.thread_test(lanes(pick(256) as u64), preds[pick(3)], pick(64) as u64));
+                }
+                4 if bits.len() >= 2 => {
+                    let (a, b) = (bits[pick(bits.len())], bits[pick(bits.len())]);
+                    let v = p.value(1);
+                    p.ops.push(Op::Arith {
+                        op: ArithOp::And,
+                        ty: "i1",
+                        dst: v,
+                        src: vec![a, b],
+                    });
+                    bits.push(v);
+                }
+                5 if !bits.is_empty() && !ints.is_empty() => {
+                    let v = p.value(32);
+                    let (cond, a, b) = (
+                        bits[pick(bits.len())],
+                        ints[pick(ints.len())],
+                        ints[pick(ints.len())],
+                    );
+                    p.ops.push(Op::Select { dst: v, cond, a, b });
+                    ints.push(v);
+                }
+                _ => ints.push(p.constant(32, 1)),
+            }
+        }
+        for element in 0..16 {
+            let (Some(&src), Some(&predicate)) = (ints.get(pick(ints.len())), bits.get(pick(bits.len())))
+            else {
+                break;
+            };
+            p.ops.push(Op::GlobalStore {
+                src: vec![src],
+                buffer: 0,
+                offset: GlobalOffset {
+                    base: Uniform::constant(element),
+                    predicate: Some(predicate),
+                    ..GlobalOffset::default()
+                },
+            });
+        }
+        p
+    }
+
+    quickcheck! {
+        /// The law of every pass: the optimized program computes the same bits. (Stores of one
+        /// element by several threads race; the interpreter refuses both programs alike.)
+        fn optimize_computes_the_same_bits(choices: Vec<u8>) -> bool {
+            let mut p = program_of(&choices);
+            let mut before = vec![vec![0xAB; 64]];
+            let was = run(&p, &mut before).map_err(|e| e.to_string());
+            optimize(&mut p);
+            if p.validate().is_err() {
+                return false;
+            }
+            let mut after = vec![vec![0xAB; 64]];
+            let now = run(&p, &mut after).map_err(|e| e.to_string());
+            was.is_ok() == now.is_ok() && (was.is_err() || before == after)
+        }
+    }
+}
