@@ -1296,6 +1296,8 @@ impl<'a> Reader<'a> {
             && let Some(p) = opnd_part.find("<{")
             && let Some(c) = matching(opnd_part, p)
             && c > p + 2
+            // `<{…}>`: the byte before the `>` closes the dictionary (not a character of text).
+            && opnd_part.as_bytes()[c - 1] == b'}'
         {
             properties = &opnd_part[p + 2..c - 1];
             op.attrs = parse_attr_dict(properties);
