@@ -154,8 +154,16 @@ pub(super) fn element_types_agree(m: &crate::ttgir::Module, op: &Op) -> Result<(
         "arith.negf",
     ];
     let element = |v: &usize| m.values.get(*v).map(|x| x.ty.element.as_str());
+    if op.name == "arith.select"
+        && let Some(c) = op.operands.first().and_then(element)
+        && c != "i1"
+    {
+        return fail(op, format!("selects on a condition of {c}, not i1"));
+    }
     let (values, what): (Vec<usize>, &str) = match op.name.as_str() {
-        name if keeps.contains(&name) => (op.operands.iter().chain(&op.results).copied().collect(), "result"),
+        name if keeps.contains(&name) || name == "tt.splat" => {
+            (op.operands.iter().chain(&op.results).copied().collect(), "result")
+        }
         "arith.cmpi" | "arith.cmpf" => (op.operands.clone(), "other operand"),
         "arith.select" => (
             op.operands.iter().skip(1).chain(&op.results).copied().collect(),

@@ -231,6 +231,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "math.exp"
         | "tt.reduce"
         | "tt.scan"
+        | "tt.histogram"
         | "tt.load" => (1, 1),
         "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" | "arith.cmpi"
         | "arith.andi" | "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maxnumf"
