@@ -154,6 +154,29 @@ pub(super) fn element_types_agree(m: &crate::ttgir::Module, op: &Op) -> Result<(
         "arith.negf",
     ];
     let element = |v: &usize| m.values.get(*v).map(|x| x.ty.element.as_str());
+    // An extension widens its operand and a truncation narrows it (`i1` is 1 bit).
+    let bits = |v: Option<&usize>| {
+        v.and_then(element)
+            .map(|e| {
+                if e == "i1" {
+                    1
+                } else {
+                    crate::target::mma::element_bits(e)
+                }
+            })
+            .filter(|&b| b > 0)
+    };
+    let widens = match op.name.as_str() {
+        "arith.extf" | "arith.extsi" | "arith.extui" => Some(true),
+        "arith.truncf" | "arith.trunci" => Some(false),
+        _ => None,
+    };
+    if let (Some(widens), Some(from), Some(to)) =
+        (widens, bits(op.operands.first()), bits(op.results.first()))
+        && (from < to) != widens
+    {
+        return fail(op, format!("converts {from}-bit elements to {to}-bit ones"));
+    }
     if op.name == "arith.select"
         && let Some(c) = op.operands.first().and_then(element)
         && c != "i1"
