@@ -145,14 +145,19 @@ fn masked_loads_take_other_by_their_condition() {
     );
 }
 
-/// The operand after `rsrc` in the first call of `intrinsic` (the access's `voffset`).
-fn voffset_of<'a>(ir: &'a str, intrinsic: &str) -> &'a str {
+/// The `k`-th `i32` operand after `rsrc` in the first call of `intrinsic` (0: the access's
+/// `voffset`, 1: its `soffset`).
+fn offset_operand<'a>(ir: &'a str, intrinsic: &str, k: usize) -> &'a str {
     let call = ir
         .lines()
         .find(|l| l.contains(intrinsic))
         .unwrap_or_else(|| panic!("no {intrinsic}"));
     let after = call.split("ptr addrspace(8) ").nth(1).unwrap();
-    after.split(", i32 ").nth(1).unwrap().trim()
+    after.split(", i32 ").nth(1 + k).unwrap().trim()
+}
+
+fn voffset_of<'a>(ir: &'a str, intrinsic: &str) -> &'a str {
+    offset_operand(ir, intrinsic, 0)
 }
 
 /// A grid-stride loop stores where it loaded, under the load's mask and the condition that one
@@ -170,6 +175,21 @@ fn a_store_masked_like_its_load_selects_on_the_loads_offset() {
     assert!(
         definition.contains("select i1") && definition.contains(&format!("i32 {loaded}, i32 -2147483648")),
         "the store's offset is not the load's masked one: {definition}"
+    );
+}
+
+/// A grid-stride loop whose thread holds one element takes the index its mask compared as
+/// the whole offset (one shift), not a moving scalar `soffset`: the same count, and the loop's
+/// compare is then free to run before the accesses (as in Triton's code).
+#[test]
+fn a_one_element_loop_takes_the_index_its_mask_compared() {
+    let ir = emitted_ir("grid_stride_128", "gfx942");
+    for access in ["buffer.load", "buffer.store"] {
+        assert_eq!(offset_operand(&ir, access, 1), "0", "{access}: a scalar offset");
+    }
+    assert!(
+        !ir.contains("readfirstlane"),
+        "a loop slot read back into a scalar register"
     );
 }
 

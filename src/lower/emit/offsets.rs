@@ -202,11 +202,17 @@ impl Emitter<'_> {
         Some(all)
     }
 
-    /// The byte offset of an element offset the program holds in `held`: one shift.
+    /// The byte offset of an element offset the program holds in `held`: one shift, shared
+    /// by every access of that element (a load and the store masked like it share the
+    /// select that sends a masked lane past the buffer).
     fn held_offset(&mut self, held: Value, bytes: u64) -> Result<String, LowerError> {
         let h = self.val(held)?;
         if bytes == 1 {
             return Ok(h);
+        }
+        let key = (h.clone(), format!("bytes*{bytes}"));
+        if let Some(t) = self.products.get(&key) {
+            return Ok(t.clone());
         }
         let t = self.tmp();
         if bytes.is_power_of_two() {
@@ -214,6 +220,7 @@ impl Emitter<'_> {
         } else {
             self.line(&format!("{t} = mul i32 {h}, {bytes}"));
         }
+        self.products.insert(key, t.clone());
         Ok(t)
     }
 
