@@ -1328,3 +1328,33 @@ fn a_choice_among_too_many_pointers_is_refused() {
         );
     }
 }
+
+/// `tl.dot` of f32 tiles at `tf32` precision (what gfx942 takes a plain f32 `tl.dot` at):
+/// gfx942's XF32 instruction reads each operand rounded to 10 mantissa bits. A's entries are
+/// small integers plus 2^-12, which TF32 rounds off, so C is the integer product exactly; K =
+/// 40 is not a multiple of the 16-deep tile (the last step's masked columns add 0).
+#[test]
+fn an_f32_dot_at_tf32_precision() {
+    let text = std::fs::read_to_string("tests/fixtures/compile/zoo/matmul_tf32_acc_32x32x16_f32.gfx942.ttir")
+        .unwrap();
+    let (m, n, k) = (32usize, 32usize, 40usize);
+    let a_int = |i: usize| (i * 7 % 4) as i32 + 1;
+    let b_int = |i: usize| (i * 5 % 5) as i32 - 2;
+    let a: Vec<f32> = (0..m * k).map(|i| a_int(i) as f32 + 2f32.powi(-12)).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| b_int(i) as f32).collect();
+    let kernel = compiled(&text, "gfx942");
+    let ir = kernel.llvm_ir().unwrap();
+    assert!(
+        ir.contains("@llvm.amdgcn.mfma.f32.32x32x4.xf32("),
+        "no XF32 instruction"
+    );
+    let mut buffers = vec![floats(&a), floats(&b), vec![0; 4 * m * n]];
+    let scalars = [m, n, k, k, n, n].map(|x| x as u64);
+    run(&kernel, &mut buffers, &scalars, 1);
+    for i in 0..m {
+        for j in 0..n {
+            let want: i32 = (0..k).map(|t| a_int(i * k + t) * b_int(t * n + j)).sum();
+            assert_eq!(float(&buffers[2], i * n + j), want as f32, "C[{i}][{j}]");
+        }
+    }
+}

@@ -26,11 +26,6 @@ const REFUSED: &[(&str, &str)] = &[
         "print_64_f32",
         "tt.print: device printing and assertions need a host runtime",
     ),
-    // gfx942's XF32 matrix instruction (the only target Triton compiles a tf32 dot for).
-    (
-        "matmul_tf32_acc_32x32x16_f32",
-        "the instruction table has no f32 → f32 instruction",
-    ),
 ];
 
 #[test]

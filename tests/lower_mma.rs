@@ -133,7 +133,14 @@ fn heuristic_dots_plan_and_compute() {
     let mut seen = std::collections::BTreeSet::new();
     for arch in ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"] {
         let target = Target::by_name(arch).unwrap();
-        for (ab, acc) in [("f16", "f32"), ("bf16", "f32"), ("f32", "f32"), ("i8", "i32")] {
+        // `tf32`: an f32 dot at TF32 precision (gfx942's XF32 instructions; f32 ones elsewhere).
+        for (ab, acc, tf32) in [
+            ("f16", "f32", false),
+            ("bf16", "f32", false),
+            ("f32", "f32", false),
+            ("f32", "f32", true),
+            ("i8", "i32", false),
+        ] {
             for (m, n, k) in [
                 (16, 16, 16),
                 (32, 32, 32),
@@ -145,11 +152,15 @@ fn heuristic_dots_plan_and_compute() {
                     for kpack in [1, 2] {
                         let mut spec = DotSpec::new(arch, ab, ab, acc, &[m, n], k, warps);
                         spec.kpack = kpack;
+                        spec.tf32 = tf32;
                         let Ok(choice) = choose(&spec) else { continue };
                         if !matches!(choice.kind, DotKind::Mfma | DotKind::Wmma) {
                             continue;
                         }
-                        let Some(instr) = instruction(&choice.result, &choice.a_elem, &choice.c_elem, target)
+                        let Some(instr) = tf32
+                            .then(|| instruction(&choice.result, "tf32", &choice.c_elem, target))
+                            .flatten()
+                            .or_else(|| instruction(&choice.result, &choice.a_elem, &choice.c_elem, target))
                         else {
                             panic!("{arch} {ab}: no instruction for {}", choice.result);
                         };
@@ -183,6 +194,10 @@ fn heuristic_dots_plan_and_compute() {
         "{planned} dots planned, {skipped} skipped"
     );
     assert!(seen.len() >= 10, "instructions exercised: {seen:?}");
+    assert!(
+        seen.iter().any(|i| i.ends_with(".xf32")),
+        "no XF32 instruction exercised: {seen:?}"
+    );
 }
 
 /// A plan that feeds the wrong operand registers (B's K steps reversed) computes a different

@@ -107,7 +107,7 @@ pub struct MmaInstruction {
     /// Depth of one instruction.
     pub k: u32,
     /// Element type of A and B (Triton's spelling: `f16`, `bf16`, `f32`, `i8`, `f64`,
-    /// `f8E4M3FNUZ`, …).
+    /// `f8E4M3FNUZ`, …; `tf32`: f32 values the instruction reads at TF32 precision).
     pub ab: &'static str,
     /// Element type of C and D (`f32`, `i32`, `f64`, `f16`).
     pub acc: &'static str,
@@ -283,7 +283,7 @@ impl MmaInstruction {
 pub fn element_bits(name: &str) -> u32 {
     match name {
         "f64" | "i64" => 64,
-        "f32" | "i32" => 32,
+        "f32" | "tf32" | "i32" => 32,
         "f16" | "bf16" | "i16" => 16,
         "i8" | "f8E4M3FNUZ" | "f8E5M2FNUZ" | "f8E4M3FN" | "f8E5M2" => 8,
         _ => 0,
@@ -488,6 +488,28 @@ pub const MMA_INSTRUCTIONS: &[MmaInstruction] = &[
         "float",
         "<4 x float>",
         0,
+    ),
+    // CDNA3's XF32: f32 operands read at TF32 precision (10 mantissa bits), two per lane
+    // along K — what Triton maps a `tf32` dot of f32 to on gfx942.
+    mfma(
+        "llvm.amdgcn.mfma.f32.32x32x4.xf32",
+        CDNA3,
+        (32, 32, 4),
+        "tf32",
+        "f32",
+        "<2 x float>",
+        "<16 x float>",
+        1,
+    ),
+    mfma(
+        "llvm.amdgcn.mfma.f32.16x16x8.xf32",
+        CDNA3,
+        (16, 16, 8),
+        "tf32",
+        "f32",
+        "<2 x float>",
+        "<4 x float>",
+        1,
     ),
     MmaInstruction {
         acc_pattern: AccPattern::MfmaF64,

@@ -30,17 +30,33 @@ fn float_format(ty: &str) -> Option<(u32, u32, i32, bool)> {
     })
 }
 
+/// The f32 bits `x` at TF32 precision: the 13 low mantissa bits rounded off to nearest even
+/// (a carry into the exponent rounds the largest finite values to infinity); NaN and
+/// infinities stay as they are.
+fn tf32_of(x: u32) -> u32 {
+    if x & 0x7f80_0000 == 0x7f80_0000 {
+        return x;
+    }
+    let half_ulp_and_tie = 0x0fff + (x >> 13 & 1);
+    x.wrapping_add(half_ulp_and_tie) & !0x1fff
+}
+
 /// The value of the bit pattern `x` of type `ty` (`None` for a type the table does not use).
+/// `tf32` is an f32 pattern read at TF32 precision (10 mantissa bits, rounded to nearest
+/// even), as CDNA3's XF32 matrix instructions read their operands.
 ///
 /// ```
 /// use linear_layout::lower::numeric::decode;
 /// assert_eq!(decode("f32", 0x4040_0000), Some(3.0));
+/// assert_eq!(decode("tf32", 0x3f80_1000), Some(1.0)); // 1 + 2^-11 ties to even: 1
+/// assert_eq!(decode("tf32", 0x3f80_3000), Some(1.0 + 2f64.powi(-9))); // 1 + 3·2^-11
 /// assert_eq!(decode("i8", 0xfe), Some(-2.0));
 /// assert_eq!(decode("f8E5M2", 0x3c), Some(1.0));
 /// ```
 pub fn decode(ty: &str, x: u64) -> Option<f64> {
     match ty {
         "f64" => return Some(f64::from_bits(x)),
+        "tf32" => return decode("f32", tf32_of(x as u32).into()),
         "i32" => return Some(f64::from(x as u32 as i32)),
         "i8" => return Some(f64::from(x as u8 as i8)),
         _ => {}

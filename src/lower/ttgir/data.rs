@@ -934,7 +934,19 @@ impl Lowering<'_> {
             .map_err(|e| LowerError::new(format!("{}: {e}", op_place(op.line, &op.name))))?;
             return self.define_data(op, lc, values);
         }
-        let instr = instruction_for(&encoding, &ab, &acc_ty, self.target)?;
+        // `inputPrecision = tf32` permits reading f32 operands at TF32 precision: the
+        // target's XF32 instruction where the layout names one (gfx942), else the f32 one.
+        let tf32 = ab == "f32"
+            && match crate::ttgir::attr(&op.attrs, "inputPrecision") {
+                Some(AttrValue::Int(precision)) => *precision == 0,
+                Some(AttrValue::Raw(name) | AttrValue::Str(name)) => name == "tf32",
+                _ => false,
+            };
+        let instr = match tf32 {
+            true => instruction_for(&encoding, "tf32", &acc_ty, self.target)
+                .or_else(|_| instruction_for(&encoding, &ab, &acc_ty, self.target))?,
+            false => instruction_for(&encoding, &ab, &acc_ty, self.target)?,
+        };
         let plan = plan_dot(&la, &lb, &lc, instr, self.target.wave_size)?;
         let registers = Dist::of(&lc, self.target.wave_size)?.registers();
         let acc_bits = self.bits(op, r)?;
