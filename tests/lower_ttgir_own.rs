@@ -257,6 +257,59 @@ fn the_pipelined_k_loop_computes_the_product() {
     }
 }
 
+/// A weight gradient as people write it, `dW = Xᵀ·dY` over row blocks, in Triton's pipelined
+/// form (`linear_bwd_dw_32x32x32_f16.gfx942.ttgir`):
+///
+/// ```text
+/// for m in range(0, M, BM):
+///     x = tl.load(x_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.)
+///     dy = tl.load(dy_ptr + rm[:, None] * N + rn[None, :], mask=(rm[:, None] < M) & (rn[None, :] < N), other=0.)
+///     acc += tl.dot(tl.trans(x), dy)
+/// ```
+///
+/// The loop carries the next block's row mask (a boolean tensor), keeps dY's next block in an
+/// LDS slot allocated before it, and converts X's block through LDS inside the body: the
+/// conversion's round trip must keep off the live slot, and the load only the conversion reads
+/// is issued through it alone. Small integers keep every sum exact.
+#[test]
+fn a_pipelined_loop_carrying_masks_converts_beside_its_live_slot() {
+    let text = std::fs::read_to_string(format!("{DIR}/linear_bwd_dw_32x32x32_f16.gfx942.ttgir")).unwrap();
+    let m = Module::parse(&text).unwrap();
+    let k = ttgir_kernel(&m, Target::by_name("gfx942").unwrap()).unwrap();
+    let (rows, cols_k, cols_n) = (70usize, 40usize, 48usize);
+    let x: Vec<i32> = (0..rows * cols_k).map(|i| (i * 5 % 7) as i32 - 3).collect();
+    let dy: Vec<i32> = (0..rows * cols_n).map(|i| (i * 3 % 5) as i32 - 2).collect();
+    let halves = |v: &[i32]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|&a| {
+                linear_layout::lower::numeric::encode("f16", f64::from(a))
+                    .unwrap()
+                    .to_le_bytes()[..2]
+                    .to_vec()
+            })
+            .collect()
+    };
+    let mut buffers = vec![halves(&x), halves(&dy), vec![0; 4 * cols_k * cols_n]];
+    let grid = [cols_k.div_ceil(32) as u32, cols_n.div_ceil(32) as u32, 1];
+    for wx in 0..grid[0] {
+        for wy in 0..grid[1] {
+            let launch = Launch {
+                scalars: vec![rows as u64, cols_k as u64, cols_n as u64],
+                workgroup: [wx, wy, 0],
+                grid,
+            };
+            run_launch(&k.program, &mut buffers, &launch).unwrap();
+        }
+    }
+    let got = f32s(&buffers[2]);
+    for r in 0..cols_k {
+        for c in 0..cols_n {
+            let want: i32 = (0..rows).map(|t| x[t * cols_k + r] * dy[t * cols_n + c]).sum();
+            assert_eq!(got[r * cols_n + c], want as f32, "dW[{r}][{c}]");
+        }
+    }
+}
+
 /// `tt.trans` of data (a layout permuted, no data moved) and arithmetic with splat constants:
 /// `out[r][c] = 2·x[c][r] + 1`, exact for the small integers used; fewer instructions than
 /// Triton's code.

@@ -948,6 +948,10 @@ pub struct Program {
     pub derived: Vec<Derived>,
     /// Bytes of LDS (a module-level `addrspace(3)` array).
     pub lds_bytes: u64,
+    /// LDS bytes the kernel's own buffers take from address 0 so far: a layout conversion's
+    /// round trip starts at or above it, so it never overwrites a buffer live across it (a
+    /// pipelined loop's operand slots around a conversion in its body).
+    pub lds_reserved: u64,
     /// Bit width of each value, indexed by [`Value`].
     pub values: Vec<u32>,
     /// The operations, in program order.
@@ -970,6 +974,7 @@ impl Program {
             scalars: Vec::new(),
             derived: Vec::new(),
             lds_bytes: 0,
+            lds_reserved: 0,
             values: Vec::new(),
             ops: Vec::new(),
         }

@@ -279,11 +279,13 @@ pub(crate) fn round_trip(
     source: Source,
     sink: Option<&mut Storer>,
 ) -> Result<Vec<Value>, LowerError> {
+    // Above the kernel's own buffers, aligned to the tile's size as `halves` wants it.
+    let align = trip.lds_bytes.next_power_of_two().max(1);
     let t = Transfer {
         s,
         d,
         trip,
-        base: 0,
+        base: p.lds_reserved.div_ceil(align) * align,
         source,
         sink,
     };

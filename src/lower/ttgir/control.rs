@@ -400,7 +400,9 @@ impl Lowering<'_> {
                     let (layout, values) = self.typed_data(op, init)?;
                     Sym::Data { layout, values }
                 }
-                Sym::Pending(_) | Sym::Splat(_) => {
+                // A deferred load, a splat, and a mask (a pipelined loop carries the next
+                // iteration's load masks) go into registers: each iteration yields new ones.
+                Sym::Pending(_) | Sym::Splat(_) | Sym::Mask { .. } | Sym::Cond(_) => {
                     let (layout, values) = self.registers_of(op, init)?;
                     Sym::Data { layout, values }
                 }

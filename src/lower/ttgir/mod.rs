@@ -83,6 +83,7 @@ mod gather_op;
 mod general;
 mod histogram;
 mod index;
+mod liveness;
 mod loaded_pointer;
 mod memory;
 mod reduce;
@@ -185,6 +186,12 @@ struct Lowering<'a> {
     users: Vec<usize>,
     /// LDS bytes allocated so far (`ttg.local_alloc`, reductions across warps).
     lds_top: u64,
+    /// Where each `ttg.local_alloc`'s buffer is live.
+    liveness: liveness::BufferLiveness,
+    /// The buffers allocated so far: the allocating op and the end of its bytes.
+    placed: Vec<(usize, u64)>,
+    /// The op being lowered (the innermost).
+    current: usize,
     /// Uniform slots of the loops so far.
     slots: u32,
     /// Index tensors materialised in registers so far, in scope (an access at the same
@@ -379,13 +386,45 @@ impl Lowering<'_> {
             Some(Sym::Data { .. } | Sym::Pending(_) | Sym::Lanes(_))
         )
     }
+    /// Drops the loads op `i`'s regions defined and never issued: nothing outside a region
+    /// reads its values (a pipelined loop's load that only a layout conversion of it reads,
+    /// issued through that conversion), so they are dead — issued later, as the next loop
+    /// issues what is pending, they would read a mask defined inside the region.
+    fn forget_loads_inside(&mut self, i: usize) {
+        for v in 0..self.syms.len() {
+            if !matches!(self.syms[v], Some(Sym::Pending(_))) {
+                continue;
+            }
+            let mut at = self.m.def_op(v).and_then(|d| self.m.ops[d].parent);
+            while let Some(parent) = at {
+                if parent == i {
+                    self.syms[v] = None;
+                    break;
+                }
+                at = self.m.ops[parent].parent;
+            }
+        }
+    }
+
     /// Lowers op `i` (`false`: it returned). Every error names the op and its line.
     fn op(&mut self, i: usize) -> Result<bool, LowerError> {
         // Registers an op's regions compute do not dominate what follows it.
         let held = self.held.len();
+        // A conversion's round trip keeps above the buffers live here.
+        let outer = (self.current, self.p.lds_reserved);
+        self.current = i;
+        self.p.lds_reserved = self
+            .placed
+            .iter()
+            .filter(|&&(alloc, _)| self.liveness.live_at(alloc, i))
+            .map(|&(_, end)| end)
+            .max()
+            .unwrap_or(0);
         let lowered = self.lower_op(i);
+        (self.current, self.p.lds_reserved) = outer;
         if !self.m.ops[i].body.is_empty() {
             self.held.truncate(held);
+            self.forget_loads_inside(i);
         }
         lowered.map_err(|e| {
             if e.message().starts_with("line ") {
@@ -661,6 +700,9 @@ pub(crate) fn built_kernel(m: &Module, target: &'static Target) -> Result<Kernel
         syms: vec![None; m.values.len()],
         users: m.users().iter().map(Vec::len).collect(),
         lds_top: 0,
+        liveness: liveness::BufferLiveness::of(m),
+        placed: Vec::new(),
+        current: 0,
         slots: 0,
         held: Vec::new(),
         arms: Vec::new(),

@@ -133,6 +133,7 @@ impl Lowering<'_> {
             .map_or_else(|| fail(op, "a buffer of no or too many elements"), Ok)?;
         let bytes = elements * u64::from(bits / 8);
         let base = self.allocate(bytes)?;
+        self.placed.push((self.current, base + bytes));
         self.define(
             op,
             Sym::Buffer(Box::new(LdsBuffer {
@@ -339,6 +340,7 @@ impl Lowering<'_> {
         let align = bytes.next_power_of_two();
         let base = self.lds_top.div_ceil(align) * align;
         self.lds_top = base + bytes;
+        self.placed.push((self.current, base + bytes));
         self.define(
             op,
             Sym::Shared(Box::new(SharedTile {
