@@ -310,6 +310,49 @@ fn a_pipelined_loop_carrying_masks_converts_beside_its_live_slot() {
     }
 }
 
+/// A hash-table claim as people write it (`cas_claim_128_i32.gfx942.ttgir`), which Triton makes
+/// an `amdg.buffer_atomic_cas`:
+///
+/// ```text
+/// key = tl.abs(tl.load(keys_ptr + offs, mask=m, other=0)) + 1
+/// slot = tl.where(m, key & (T - 1), T)
+/// old = tl.atomic_cas(table_ptr + slot, tl.zeros_like(key), key)
+/// tl.atomic_add(count_ptr, tl.sum(((old == 0) & m).to(tl.int32), 0))
+/// tl.atomic_add(count_ptr + 1, tl.sum(((old != 0) & m).to(tl.int32), 0))
+/// ```
+///
+/// Each of the 64 slots is won once, by the first key that reaches it; every other key loses.
+#[test]
+fn a_buffer_compare_and_swap_claims_each_slot_once() {
+    let text = std::fs::read_to_string(format!("{DIR}/cas_claim_128_i32.gfx942.ttgir")).unwrap();
+    let m = Module::parse(&text).unwrap();
+    let k = ttgir_kernel(&m, Target::by_name("gfx942").unwrap()).unwrap();
+    let n = 300usize;
+    let keys: Vec<i32> = (0..384).map(|i| (i * 37 % 101) - 50).collect();
+    let words = |v: &[i32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let mut buffers = vec![words(&keys), vec![0; 4 * 65], vec![0; 8]];
+    for wg in 0..3 {
+        let launch = Launch {
+            scalars: vec![n as u64],
+            workgroup: [wg, 0, 0],
+            grid: [3, 1, 1],
+        };
+        run_launch(&k.program, &mut buffers, &launch).unwrap();
+    }
+    let slots: std::collections::BTreeSet<i32> = keys[..n].iter().map(|&x| (x.abs() + 1) & 63).collect();
+    let counts = i32s(&buffers[2]);
+    assert_eq!(
+        counts,
+        vec![slots.len() as i32, (n - slots.len()) as i32],
+        "won, lost"
+    );
+    let table = i32s(&buffers[1]);
+    for s in 0..64 {
+        let first = keys[..n].iter().map(|&x| x.abs() + 1).find(|&key| key & 63 == s);
+        assert_eq!(table[s as usize], first.unwrap_or(0), "slot {s}");
+    }
+}
+
 /// `tt.trans` of data (a layout permuted, no data moved) and arithmetic with splat constants:
 /// `out[r][c] = 2·x[c][r] + 1`, exact for the small integers used; fewer instructions than
 /// Triton's code.

@@ -1352,7 +1352,7 @@ impl<'a> Reader<'a> {
         // `tt.atomic_cas acq_rel, gpu, %p, …`, under the names of Triton's attributes.
         let keys: &[&str] = match opname.as_str() {
             "tt.atomic_rmw" | "amdg.buffer_atomic_rmw" => &["atomic_rmw_op", "sem", "scope"],
-            "tt.atomic_cas" => &["sem", "scope"],
+            "tt.atomic_cas" | "amdg.buffer_atomic_cas" => &["sem", "scope"],
             _ => &[],
         };
         let words = split_top(&opnd_text, ",")

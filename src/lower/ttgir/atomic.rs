@@ -1,6 +1,7 @@
-//! Atomics: `tt.atomic_rmw`, `amdg.buffer_atomic_rmw` and `tt.atomic_cas`, one atomic per
-//! element of the operand's layout — a global atomic for the `tt` ops, a buffer atomic for the
-//! `amdg` one, as Triton addresses them ([`AtomicPath`]).
+//! Atomics: `tt.atomic_rmw`, `amdg.buffer_atomic_rmw`, `tt.atomic_cas` and
+//! `amdg.buffer_atomic_cas`, one atomic per element of the operand's layout — a global atomic
+//! for the `tt` ops, a buffer atomic for the `amdg` ones, as Triton addresses them
+//! ([`AtomicPath`]).
 //!
 //! An element that several threads or registers hold (a layout that broadcasts) is updated
 //! once: only the first register holding it, in the threads whose broadcast bits are zero, act
@@ -38,14 +39,17 @@ fn word<'a>(op: &'a Op, key: &str) -> Option<&'a str> {
 
 impl Lowering<'_> {
     /// `tt.atomic_rmw %ptr, %value[, %mask]`, `amdg.buffer_atomic_rmw %value, %base[%offsets][,
-    /// %mask]` and `tt.atomic_cas %ptr, %cmp, %value`.
+    /// %mask]`, `tt.atomic_cas %ptr, %cmp, %value` and `amdg.buffer_atomic_cas %cmp, %value,
+    /// %base[%offsets]`.
     pub(super) fn atomic(&mut self, op: &Op) -> Result<(), LowerError> {
-        let cas = op.name == "tt.atomic_cas";
-        let buffer_form = op.name == "amdg.buffer_atomic_rmw";
-        let (value, cmp) = match (cas, buffer_form) {
-            (true, _) => (2, Some(1)),
-            (false, true) => (0, None),
-            (false, false) => (1, None),
+        let cas = matches!(op.name.as_str(), "tt.atomic_cas" | "amdg.buffer_atomic_cas");
+        let buffer_form = op.name.starts_with("amdg.");
+        // Operand positions: the value, the comparand, and the base's (its offsets follow it).
+        let (value, cmp, base) = match (cas, buffer_form) {
+            (true, false) => (2, Some(1), 0),
+            (true, true) => (1, Some(0), 2),
+            (false, true) => (0, None, 1),
+            (false, false) => (1, None, 0),
         };
         if op.operands.len() <= value {
             return fail(op, "has too few operands");
@@ -76,9 +80,9 @@ impl Lowering<'_> {
         };
         let rank = self.rank(data);
         let address = if buffer_form {
-            self.base_and_offsets(op, 1, 2, rank)?
+            self.base_and_offsets(op, base, base + 1, rank)?
         } else {
-            self.address_parts(op, 0, rank)?
+            self.address_parts(op, base, rank)?
         };
         let (buffer, mut addressing) =
             self.addressing(op, address.buffer, address.constant, &address.coef)?;

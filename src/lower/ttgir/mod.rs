@@ -587,7 +587,9 @@ impl Lowering<'_> {
             // Without scale operands (`lhs = e4m3 rhs = e4m3`), a dot of 8-bit floats.
             "tt.dot_scaled" if op.operands.len() == 3 => self.dot(op)?,
             "tt.reduce" => self.reduce(op)?,
-            "tt.atomic_rmw" | "amdg.buffer_atomic_rmw" | "tt.atomic_cas" => self.atomic(op)?,
+            "tt.atomic_rmw" | "amdg.buffer_atomic_rmw" | "tt.atomic_cas" | "amdg.buffer_atomic_cas" => {
+                self.atomic(op)?
+            }
             "tt.scan" => self.scan(op)?,
             // A uniform index widened or narrowed stays the same uniform (uniforms are the
             // hardware's 32-bit scalars).
