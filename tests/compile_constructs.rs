@@ -1358,3 +1358,50 @@ fn an_f32_dot_at_tf32_precision() {
         }
     }
 }
+
+/// The device library's `log10` (`libdevice.log10(x)`, masked `other = 1`): LLVM's `log10`,
+/// `log₂ x · log₁₀ 2` on AMDGPU; −∞ at 0, NaN below. Values are quarters from 1/4 to 64 and
+/// exact powers of ten.
+#[test]
+fn library_log10() {
+    // `make_ttir` of: `tl.store(y_ptr + offs, libdevice.log10(tl.load(x_ptr + offs, mask=m, other=1.)), mask=m)`.
+    let text = r#"module {
+  tt.func public @k_log10(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %n: i32) attributes {noinline = false} {
+    %x = arith.constant dense<1.000000e+00> : tensor<256xf32>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_0 = arith.muli %offs, %c256_i32 : i32
+    %offs_1 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_2 = tt.splat %offs_0 : i32 -> tensor<256xi32>
+    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<256xi32>
+    %x_4 = tt.splat %n : i32 -> tensor<256xi32>
+    %x_5 = arith.cmpi slt, %offs_3, %x_4 : tensor<256xi32>
+    %x_6 = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x_7 = tt.addptr %x_6, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x_8 = tt.load %x_7, %x_5, %x : tensor<256x!tt.ptr<f32>>
+    %y = tt.extern_elementwise %x_8 {libname = "", libpath = "", pure = true, symbol = "__ocml_log10_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    %0 = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    tt.store %1, %y, %x_5 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let mut x: Vec<f32> = (0..512).map(|i| ((i * 37 % 256) + 1) as f32 * 0.25).collect();
+    (x[3], x[4], x[5], x[6]) = (1000.0, 1e-3, 0.0, -2.0);
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![floats(&x), vec![0; 2048]];
+        run(&k, &mut buffers, &[500], 2);
+        for (i, &v) in x.iter().enumerate().take(500) {
+            let (got, want) = (float(&buffers[1], i), f64::from(v).log10());
+            match i {
+                5 => assert_eq!(got, f32::NEG_INFINITY, "{arch}: log10(0)"),
+                6 => assert!(got.is_nan(), "{arch}: log10(-2) = {got}"),
+                _ => assert!(
+                    (f64::from(got) - want).abs() <= 1e-6 * want.abs().max(1.0),
+                    "{arch}: log10({v}) = {got}, not {want}"
+                ),
+            }
+        }
+    }
+}

@@ -183,6 +183,7 @@ impl Emitter<'_> {
                 | ArithOp::Exp2
                 | ArithOp::Log
                 | ArithOp::Log2
+                | ArithOp::Log10
                 | ArithOp::Sqrt
                 | ArithOp::Rsqrt
                 | ArithOp::Sin
@@ -248,6 +249,7 @@ impl Emitter<'_> {
             ArithOp::Log if t == "double" => return self.log_f64(a),
             ArithOp::Log => self.intrinsic(&r, "log", t, &[a]),
             ArithOp::Log2 => self.intrinsic(&r, "log2", t, &[a]),
+            ArithOp::Log10 => self.intrinsic(&r, "log10", t, &[a]),
             ArithOp::Sin => return self.sin_cos(t, a, 0),
             ArithOp::Cos => return self.sin_cos(t, a, 1),
             ArithOp::Fma => self.intrinsic(&r, "fma", t, &[a, b, args[2].as_str()]),

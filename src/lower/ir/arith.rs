@@ -86,6 +86,8 @@ pub enum ArithOp {
     Log,
     /// The base-2 logarithm.
     Log2,
+    /// The base-10 logarithm (LLVM's `log10`: `log₂ a · log₁₀ 2` on AMDGPU).
+    Log10,
     /// The square root, correctly rounded.
     Sqrt,
     /// `1 / √a`.
@@ -225,8 +227,8 @@ impl ArithOp {
     pub fn operands(self) -> usize {
         use ArithOp::*;
         match self {
-            Neg | Abs | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Erf | Floor | Ceil | Trunc
-            | Round | Rint | Tanh | Log1p | Expm1 | Tan | Asin | Acos | Atan => 1,
+            Neg | Abs | Exp | Exp2 | Log | Log2 | Log10 | Sqrt | Rsqrt | Sin | Cos | Erf | Floor | Ceil
+            | Trunc | Round | Rint | Tanh | Log1p | Expm1 | Tan | Asin | Acos | Atan => 1,
             Fma => 3,
             _ => 2,
         }
@@ -257,8 +259,8 @@ impl ArithOp {
             // `f64` in software: a reduced argument and a polynomial.
             Exp | Log => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
-            Exp2 | Log2 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot | Asin
-            | Acos | Atan | Atan2 => float && ty != "f64",
+            Exp2 | Log2 | Log10 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot
+            | Asin | Acos | Atan | Atan2 => float && ty != "f64",
         }
     }
 
@@ -339,6 +341,7 @@ impl ArithOp {
             Exp2 => x.exp2(),
             Log => x.ln(),
             Log2 => x.log2(),
+            Log10 => x.log10(),
             Sqrt => x.sqrt(),
             Rsqrt => 1.0 / x.sqrt(),
             Sin => x.sin(),
