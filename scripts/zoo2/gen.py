@@ -22,6 +22,7 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler.compiler import ASTSource, make_backend  # noqa: E402
 
 from people_ttgir import Buf, F32, specialise, case_args, strip_debug  # noqa: E402
+from zoo_ttir import ttir_only, without_locations  # noqa: E402
 
 ARCHS = ["gfx942", "gfx950", "gfx1100"]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -462,25 +463,6 @@ def cases():
         ("n1000", dict(x_ptr=Buf("f16", 1024, "wide"), q_ptr=Buf("i8", 1024, "sentinel", True),
                        s_ptr=Buf("f32", 32, "sentinel", True), n=1000), [4, 1, 1], 921)]))
     return out
-
-
-def ttir_only(src, target, opts):
-    from triton._C.libtriton import ir
-    backend = make_backend(target)
-    options = backend.parse_options(dict(opts))
-    stages = {}
-    backend.add_stages(stages, options, src.language)
-    context = ir.context()
-    ir.load_dialects(context)
-    backend.load_dialects(context)
-    metadata = {"target": target, **options.__dict__}
-    module = src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
-    return str(stages["ttir"](module, metadata))
-
-
-def without_locations(ttir):
-    lines = [line for line in ttir.splitlines() if not line.startswith("#loc")]
-    return "\n".join(re.sub(r" loc\((?:[^()]|\([^()]*\))*\)", "", line) for line in lines) + "\n"
 
 
 def main():

@@ -1,37 +1,11 @@
 """References of the second zoo's emulator cases (cases.json beside this file), in the people
 set's format: reference(case, vals) -> (expected output buffers by name, relative tolerance)."""
 import math
-import struct
+import os
+import sys
 
-
-def f32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
-
-
-def f16(x):
-    return struct.unpack("<e", struct.pack("<e", x))[0]
-
-
-def _args(case, vals):
-    a = dict(case.get("constexprs", {}))
-    out = {}
-    for spec in case["args"]:
-        name = spec["name"]
-        if spec["kind"] == "ptr":
-            v = vals[name]
-            a[name] = [f32(x) for x in v] if spec["dtype"] == "f32" else list(v)
-            if spec.get("out"):
-                out[name] = list(a[name])
-        elif spec["kind"] == "f32":
-            a[name] = f32(spec["value"])
-        else:
-            a[name] = spec["value"]
-    return a, out
-
-
-def _rne(x):
-    """Round half to even (nearbyint)."""
-    return float(round(x))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from refs_common import _rne, f16, f32, reference_with  # noqa: E402
 
 
 def group_norm_fwd_kernel(a, o):
@@ -289,7 +263,4 @@ REFERENCES = {f.__name__: f for f in (
     group_quant_kernel)}
 
 
-def reference(case, vals):
-    a, out = _args(case, vals)
-    tol = REFERENCES[case["reference"]](a, out)
-    return out, tol
+reference = reference_with(REFERENCES)

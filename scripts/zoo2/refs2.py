@@ -1,36 +1,10 @@
 """References of the round-2 kernels of the second zoo (cases.json beside this file), people-set format."""
 import math
-import struct
+import os
+import sys
 
-
-def f32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
-
-
-def f16(x):
-    return struct.unpack("<e", struct.pack("<e", x))[0]
-
-
-def _args(case, vals):
-    a = dict(case.get("constexprs", {}))
-    out = {}
-    for spec in case["args"]:
-        name = spec["name"]
-        if spec["kind"] == "ptr":
-            v = vals[name]
-            a[name] = [f32(x) for x in v] if spec["dtype"] == "f32" else list(v)
-            if spec.get("out"):
-                out[name] = list(a[name])
-        elif spec["kind"] == "f32":
-            a[name] = f32(spec["value"])
-        else:
-            a[name] = spec["value"]
-    return a, out
-
-
-def _wrap(v, bits):
-    v &= (1 << bits) - 1
-    return v - (1 << bits) if v >> (bits - 1) else v
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from refs_common import _wrap, f16, f32, reference_with  # noqa: E402
 
 
 def _cdiv_trunc(a, b):
@@ -232,7 +206,4 @@ REFERENCES = {f.__name__: f for f in (
     tiny_rows_softmax_kernel, fused_mlp_kernel)}
 
 
-def reference(case, vals):
-    a, out = _args(case, vals)
-    tol = REFERENCES[case["reference"]](a, out)
-    return out, tol
+reference = reference_with(REFERENCES)
