@@ -193,6 +193,27 @@ fn a_one_element_loop_takes_the_index_its_mask_compared() {
     );
 }
 
+/// The grouped matmul's program-id swizzle takes `pid // n` and `pid % n` (and the group's the
+/// same way): each remainder of uniforms whose quotient the kernel takes is `a − (a/b)·b`, one
+/// division for the pair (the remainders left are the per-thread `% M` wraps).
+#[test]
+fn a_uniform_remainder_reuses_its_quotient() {
+    let ir = emitted_ir("matmul_grouped_32x32x32", "gfx942");
+    let uniform_remainders: Vec<&str> = ir
+        .lines()
+        .filter(|l| (l.contains(" = srem i32 ") || l.contains(" = urem i32 ")) && !l.contains("%v"))
+        .collect();
+    assert_eq!(
+        uniform_remainders,
+        Vec::<&str>::new(),
+        "a second division for a remainder"
+    );
+    assert!(
+        ir.contains(" = sdiv i32 "),
+        "no division left: the kernel changed"
+    );
+}
+
 /// A row's cumulative sum over the 64 lanes of a wave scans them with one lane move per step:
 /// DPP row shifts by 1, 2, 4 and 8 lanes, then the row broadcasts `row_bcast:15` and
 /// `row_bcast:31` on gfx942; on gfx1100 (32 lanes, no row broadcasts) the row shifts and one

@@ -51,6 +51,20 @@ impl Emitter<'_> {
         Ok(r)
     }
 
+    /// The derived quotient (its index) of the division a remainder `op` of `a` by `b` pairs
+    /// with, if the kernel takes it and it changes in no loop.
+    fn quotient_of(&self, op: UniformOp, a: &Uniform, b: &Uniform) -> Option<u32> {
+        let division = match op {
+            UniformOp::RemS => UniformOp::DivS,
+            _ => UniformOp::DivU,
+        };
+        let q = self.p.derived.iter().position(
+            |d| matches!(d, Derived::Binary { op, a: x, b: y } if *op == division && x == a && y == b),
+        )?;
+        let q = u32::try_from(q).ok()?;
+        (!self.loop_dependent(UniformInput::Derived(q))).then_some(q)
+    }
+
     /// A uniform input as an `i32` operand, read once at the top of the kernel (a loop's
     /// slot is its phi; what depends on one is computed where it is used).
     pub(super) fn input(&mut self, x: UniformInput) -> Result<String, LowerError> {
@@ -72,6 +86,22 @@ impl Emitter<'_> {
                 .cloned()
                 .ok_or_else(|| LowerError::new(format!("derived uniform {k} does not exist")))?;
             let r = match d {
+                // A remainder whose quotient the kernel also takes: `a − (a / b)·b`, a multiply
+                // and a subtract after the one division (what LLVM's div-rem pairing makes;
+                // `llc` alone runs no `opt`). The same bits, and where `b` is 0 the quotient
+                // is as undefined as the remainder.
+                Derived::Binary {
+                    op: op @ (UniformOp::RemS | UniformOp::RemU),
+                    a,
+                    b,
+                } if !inline && let Some(q) = self.quotient_of(op, &a, &b) => {
+                    let (x, y) = (self.uniform(&a)?, self.uniform(&b)?);
+                    let quotient = self.input(UniformInput::Derived(q))?;
+                    let (product, r) = (self.tmp(), self.tmp());
+                    self.put(false, &format!("{product} = mul i32 {quotient}, {y}"));
+                    self.put(false, &format!("{r} = sub i32 {x}, {product}"));
+                    r
+                }
                 Derived::Binary { op, a, b } => {
                     let (x, y) = (self.uniform(&a)?, self.uniform(&b)?);
                     match op.llvm() {
