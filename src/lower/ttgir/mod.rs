@@ -386,6 +386,7 @@ impl Lowering<'_> {
             Some(Sym::Data { .. } | Sym::Pending(_) | Sym::Lanes(_))
         )
     }
+
     /// Drops the loads op `i`'s regions defined and never issued: nothing outside a region
     /// reads its values (a pipelined loop's load that only a layout conversion of it reads,
     /// issued through that conversion), so they are dead — issued later, as the next loop
