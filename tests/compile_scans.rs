@@ -147,3 +147,61 @@ fn scans_along_either_axis_in_the_layouts_compile_chooses() {
     }
     assert_eq!(checked, 2 * 6 * 2 * 2 * 2);
 }
+
+/// Law: a scan whose threads hold runs of consecutive elements scans each run in the thread,
+/// then the runs' totals across threads, then gives every element its run's front — so its
+/// combines are at most two per element plus two per run and axis bit above the runs (a
+/// total and a front), not a few per element and axis bit. `tl.cumsum` of 4096 `i32` over 8
+/// warps of 64 lanes: runs of 4 elements, two per thread, ten axis bits above them.
+#[test]
+fn a_long_scan_combines_runs_not_elements() {
+    use linear_layout::lower::{ArithOp, Op};
+    let shape = (1, 4096);
+    let x: Vec<i32> = (0..4096).map(|i| (i * 7919 % 23) - 11).collect();
+    let target = Target::by_name("gfx942").unwrap();
+    for reverse in [false, true] {
+        for body in [Body::Sum, Body::LastNonzero] {
+            let what = format!("reverse {reverse} {body:?}");
+            let k = compile(&kernel(shape, 1, reverse, body), target, &CompileOptions::new(8))
+                .unwrap_or_else(|e| panic!("{what}: {e}"))
+                .kernel;
+            let mut buffers = vec![
+                x.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+                vec![0u8; 4 * 4096],
+            ];
+            let launch = Launch {
+                scalars: vec![],
+                workgroup: [0, 0, 0],
+                grid: [1, 1, 1],
+            };
+            run_launch(&k.program, &mut buffers, &launch).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got: Vec<i32> = buffers[1]
+                .chunks(4)
+                .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
+                .collect();
+            assert_eq!(got, reference(&x, shape, 1, reverse, body), "{what}");
+            if let Body::Sum = body {
+                let sums = k
+                    .program
+                    .ops
+                    .iter()
+                    .filter(|op| {
+                        matches!(
+                            op,
+                            Op::Arith {
+                                op: ArithOp::Add,
+                                ty: "i32",
+                                ..
+                            }
+                        )
+                    })
+                    .count();
+                let (elements, runs, bits_above) = (8, 2, 10);
+                assert!(
+                    sums <= 2 * elements + 2 * runs * bits_above,
+                    "{what}: {sums} additions"
+                );
+            }
+        }
+    }
+}

@@ -43,7 +43,7 @@ use crate::lower::plan::dist::Dist;
 use crate::target::Target;
 use crate::ttgir::Op;
 
-/// How a reduce body combines two elements: one commutative op of the instruction set on its
+/// How a reduce or scan body combines two elements: one commutative op of the instruction set on its
 /// two arguments (the fast form: an add, mul, max or min), or the body itself, lowered on
 /// scalars in registers each time two elements meet (argmax's value-and-index body, a sum of
 /// squares, …).
@@ -55,7 +55,7 @@ pub(super) enum Combiner {
     Body,
 }
 
-/// The single commutative op of a one-operand reduce body, when it is one.
+/// The single commutative op of a one-operand reduce or scan body, when it is one.
 fn single_op(m: &crate::ttgir::Module, op: &Op) -> Option<ArithOp> {
     let [first, ret] = op.body.as_slice() else {
         return None;
@@ -71,7 +71,8 @@ fn single_op(m: &crate::ttgir::Module, op: &Op) -> Option<ArithOp> {
     };
     let uses_both =
         args.len() == 2 && (f.operands.as_slice() == args || f.operands.iter().rev().eq(args.iter()));
-    (uses_both && r.name == "tt.reduce.return" && r.operands == f.results).then_some(commutative)
+    let returns = matches!(r.name.as_str(), "tt.reduce.return" | "tt.scan.return");
+    (uses_both && returns && r.operands == f.results).then_some(commutative)
 }
 
 /// How a lane reads a value of another lane of its wave.

@@ -10,19 +10,34 @@
 //! the last lane of the lower half (Sklansky: a row broadcast, a cross-row permute or
 //! `ds_bpermute`). The scan of the run's last lane is the block's total for the bits above.
 //!
-//! The other bits go one by one, lowest first, keeping per element its `prefix` (the scan
-//! inside its block of `2^j` positions) and the block's `total`. At bit `j` every element
-//! meets its partner `p xor 2^j` — another register of the thread, a lane (DPP or
+//! Where registers own the axis's lowest bits instead, each thread scans its own blocks of
+//! `2^k` consecutive positions first, one combine per element (`2^k − 1` per block), the
+//! scan so far first.
+//!
+//! The other bits go one by one, lowest first, on blocks — one value per block, not per
+//! element: each block keeps its `total` (of its part of the axis scanned so far) and its
+//! `front` (of every position before it in that part, where there is one). At bit `j` every
+//! block meets its partner `p xor 2^j` — another register of the thread, a lane (DPP or
 //! `ds_bpermute`), or a warp (through LDS) — and takes the partner's total:
 //!
-//! - in the upper half (bit `j` set), the partner's block comes first:
-//!   `prefix ← f(partner, prefix)`, `total ← f(partner, total)`;
-//! - in the lower half, only the block's total grows: `total ← f(total, partner)`.
+//! - in the upper half (bit `j` set), the partner's part comes first:
+//!   `front ← f(partner, front)` (just `partner` where the block had no front),
+//!   `total ← f(partner, total)`;
+//! - in the lower half, only the total grows: `total ← f(total, partner)`.
 //!
-//! The combining function sees its operands in the order of the axis, so a body need not be
-//! commutative; `reverse = true` reads the axis from its end (the halves swap roles, the lane
-//! moves go the other way). A body of several operands moves them together. Where the bit is
-//! a thread's, both choices are computed and the thread's own bit selects.
+//! Last, every element takes its block's front: `scan = f(front, inner)`. Where blocks are
+//! single registers (lanes own the lowest bits, or nothing does), the front starts as the
+//! element's own scan, so each step updates the element itself. A body of one commutative
+//! operation updates every total the same way; a general body sees its operands in the order
+//! of the axis, so it need not be commutative; `reverse = true` reads the axis from its end
+//! (the halves swap roles, the lane moves go the other way). A body of several operands
+//! moves them together. Where the bit is a thread's, both choices are computed and the
+//! thread's own bit selects — and whether a block has a front at all is then the thread's
+//! too (some thread bit already scanned puts it in an upper half).
+//!
+//! Deferring the fronts pays where blocks are long: `tl.cumsum` of 4096 `i32` over 8 warps
+//! of 64 lanes, four consecutive elements per thread twice, is 3 combines per block, then ten
+//! steps on two blocks, then 8 combines — not ten steps on eight elements.
 //!
 //! # Worked example
 //!
@@ -90,71 +105,51 @@ impl Lowering<'_> {
         }
         let s = Dist::of(&layout, self.target.wave_size)?;
         let owners = axis_owners(op, &s, axis)?;
-        let mut total = prefix.clone();
         // Thread bits whose threads hold the same totals: the layout does not move along
         // them, or they own axis bits already scanned (a block's total is every member's).
         let mut shared: Vec<bool> = s.thread.iter().map(|&c| c == 0).collect();
-        // Lanes owning the axis's lowest bits scan all at once.
-        let run: Vec<usize> = owners
+        // The axis's lowest bits a thread holds itself form its blocks, scanned in order.
+        let chunk: Vec<usize> = owners
             .iter()
             .map_while(|o| match o {
-                Some(Owner::Thread(b)) if *b < s.lane_bits => Some(*b),
+                Some(Owner::Register(i)) => Some(*i),
                 _ => None,
             })
             .collect();
-        if !run.is_empty() {
-            prefix = self.lane_scan(op, how, &s, &run, reverse, &prefix)?;
-            for &b in &run {
-                shared[b] = true;
+        let mut blocks = if chunk.is_empty() {
+            // Lanes owning the axis's lowest bits scan all at once.
+            let run: Vec<usize> = owners
+                .iter()
+                .map_while(|o| match o {
+                    Some(Owner::Thread(b)) if *b < s.lane_bits => Some(*b),
+                    _ => None,
+                })
+                .collect();
+            if !run.is_empty() {
+                prefix = self.lane_scan(op, how, &s, &run, reverse, &prefix)?;
+                for &b in &run {
+                    shared[b] = true;
+                }
             }
-            total = if run.len() < owners.len() {
+            let total = if !run.is_empty() && run.len() < owners.len() {
                 self.run_total(&run, reverse, &prefix)?
             } else {
                 prefix.clone()
             };
-        }
-        for (j, owner) in owners.into_iter().enumerate().skip(run.len()) {
+            Blocks::singles(prefix, total, run.len())
+        } else {
+            self.chunk_scan(op, how, &chunk, reverse, &prefix)?
+        };
+        for (j, owner) in owners.into_iter().enumerate().skip(blocks.scanned) {
             let Some(owner) = owner else {
                 return fail(
                     op,
                     format!("no register, lane or warp bit holds bit {j} of the axis"),
                 );
             };
-            let partner = self.partner_totals((&s, &shared), owner, &total)?;
-            if let Owner::Thread(b) = owner {
-                shared[b] = true;
-            }
-            // Which half an element is in: known per register, or a thread's own bit.
-            let thread_upper = match owner {
-                Owner::Thread(b) => Ok(self.thread_bit(&s, b, reverse)),
-                Owner::Register(i) => Err(i),
-            };
-            for r in 0..s.registers() {
-                let mine_p: Vec<Value> = prefix.iter().map(|o| o[r]).collect();
-                let mine_t: Vec<Value> = total.iter().map(|o| o[r]).collect();
-                let theirs: Vec<Value> = partner.iter().map(|o| o[r]).collect();
-                let (new_p, new_t) = match thread_upper {
-                    Err(i) if (r >> i & 1 == 1) != reverse => (
-                        self.combine(op, how, &theirs, &mine_p)?,
-                        self.combine(op, how, &theirs, &mine_t)?,
-                    ),
-                    Err(_) => (mine_p, self.combine(op, how, &mine_t, &theirs)?),
-                    Ok(upper) => {
-                        let grown_p = self.combine(op, how, &theirs, &mine_p)?;
-                        let from_below = self.combine(op, how, &theirs, &mine_t)?;
-                        let from_above = self.combine(op, how, &mine_t, &theirs)?;
-                        (
-                            self.select_all(upper, &grown_p, &mine_p),
-                            self.select_all(upper, &from_below, &from_above),
-                        )
-                    }
-                };
-                for k in 0..n {
-                    prefix[k][r] = new_p[k];
-                    total[k][r] = new_t[k];
-                }
-            }
+            self.block_step(op, how, (&s, &mut shared), owner, reverse, &mut blocks)?;
         }
+        let prefix = self.apply_fronts(op, how, &s, reverse, blocks)?;
         for (i, values) in prefix.into_iter().enumerate() {
             self.define_result(
                 op,
@@ -299,24 +294,195 @@ impl Lowering<'_> {
             .collect()
     }
 
-    /// Every register's partner total across `owner`'s bit.
+    /// The serial scan inside each block of the registers owning the axis's lowest bits
+    /// (`chunk[k]`: the register bit of axis bit `k`): `2^k − 1` combines per block, each
+    /// taking the scan so far first.
+    fn chunk_scan(
+        &mut self,
+        op: &Op,
+        how: Combiner,
+        chunk: &[usize],
+        reverse: bool,
+        values: &[Vec<Value>],
+    ) -> Result<Blocks, LowerError> {
+        let registers = values.first().map_or(0, Vec::len);
+        let mask: usize = chunk.iter().map(|&i| 1 << i).sum();
+        let first: Vec<usize> = (0..registers).filter(|r| r & mask == 0).collect();
+        let mut of_register = vec![0; registers];
+        let mut inner = vec![Vec::new(); registers];
+        let mut total = Vec::with_capacity(first.len());
+        for (block, &f) in first.iter().enumerate() {
+            let mut order: Vec<usize> = (0..1usize << chunk.len())
+                .map(|q| {
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .fold(f, |r, (k, &i)| r | ((q >> k & 1) << i))
+                })
+                .collect();
+            if reverse {
+                order.reverse();
+            }
+            let mut acc: Option<Vec<Value>> = None;
+            for r in order {
+                let mine: Vec<Value> = values.iter().map(|o| o[r]).collect();
+                let scanned = match acc {
+                    None => mine,
+                    Some(before) => self.combine(op, how, &before, &mine)?,
+                };
+                of_register[r] = block;
+                inner[r] = scanned.clone();
+                acc = Some(scanned);
+            }
+            total.push(acc.unwrap_or_default());
+        }
+        Ok(Blocks {
+            scanned: chunk.len(),
+            of_register,
+            front: vec![None; first.len()],
+            later_by_register: vec![false; first.len()],
+            first,
+            inner: Some(inner),
+            total,
+            later_by_thread: Vec::new(),
+        })
+    }
+
+    /// One axis bit above the blocks: every block meets its partner block across `owner`'s
+    /// bit and takes its total — into its front where the block is in the half scanned
+    /// second, into its total either way (in the order of the scan).
+    fn block_step(
+        &mut self,
+        op: &Op,
+        how: Combiner,
+        (s, shared): (&Dist, &mut [bool]),
+        owner: Owner,
+        reverse: bool,
+        blocks: &mut Blocks,
+    ) -> Result<(), LowerError> {
+        let partner = self.partner_totals((s, shared), owner, blocks)?;
+        let second_half = match owner {
+            Owner::Thread(b) => {
+                shared[b] = true;
+                Ok(self.thread_bit(s, b, reverse))
+            }
+            Owner::Register(i) => Err(i),
+        };
+        let thread_has = self.thread_has_front(s, blocks, reverse);
+        for (b, theirs) in partner.iter().enumerate() {
+            let later = match second_half {
+                Err(i) => ((blocks.first[b] >> i & 1 == 1) != reverse).then_some(None),
+                Ok(thread) => Some(Some(thread)),
+            };
+            let mine_t = blocks.total[b].clone();
+            blocks.total[b] = match (how, later) {
+                (Combiner::Op(..), _) | (_, None) => self.combine(op, how, &mine_t, theirs)?,
+                (_, Some(None)) => self.combine(op, how, theirs, &mine_t)?,
+                (_, Some(Some(thread))) => {
+                    let from_below = self.combine(op, how, theirs, &mine_t)?;
+                    let from_above = self.combine(op, how, &mine_t, theirs)?;
+                    self.select_all(thread, &from_below, &from_above)
+                }
+            };
+            let Some(thread) = later else {
+                continue;
+            };
+            let has = blocks.has_front(b, thread_has);
+            let front = match (has, blocks.front[b].clone()) {
+                (Some(has), Some(front)) => {
+                    let grown = self.combine(op, how, theirs, &front)?;
+                    let grown = match has {
+                        Some(has) => self.select_all(has, &grown, theirs),
+                        None => grown,
+                    };
+                    match thread {
+                        Some(thread) => self.select_all(thread, &grown, &front),
+                        None => grown,
+                    }
+                }
+                _ => theirs.clone(),
+            };
+            blocks.front[b] = Some(front);
+            if thread.is_none() {
+                blocks.later_by_register[b] = true;
+            }
+        }
+        if let Owner::Thread(b) = owner {
+            blocks.later_by_thread.push(b);
+        }
+        blocks.scanned += 1;
+        Ok(())
+    }
+
+    /// Per thread, whether a thread bit scanned above the blocks puts it in the half scanned
+    /// second (`None` before any such bit): its blocks have a front.
+    fn thread_has_front(&mut self, s: &Dist, blocks: &Blocks, reverse: bool) -> Option<Value> {
+        if blocks.later_by_thread.is_empty() {
+            return None;
+        }
+        let mask: u64 = blocks.later_by_thread.iter().map(|&t| 1u64 << t).sum();
+        let map = XorMap {
+            cols: (0..s.thread.len())
+                .map(|t| if mask >> t & 1 == 1 { 1u64 << t } else { 0 })
+                .collect(),
+            constant: if reverse { mask } else { 0 },
+        };
+        Some(self.p.thread_test(map, Predicate::Ne, 0))
+    }
+
+    /// Every element's scan: its front, then its own scan inside its block.
+    fn apply_fronts(
+        &mut self,
+        op: &Op,
+        how: Combiner,
+        s: &Dist,
+        reverse: bool,
+        mut blocks: Blocks,
+    ) -> Result<Vec<Vec<Value>>, LowerError> {
+        let registers = blocks.of_register.len();
+        let mut per_register = Vec::with_capacity(registers);
+        let inner = blocks.inner.take();
+        let thread_has = self.thread_has_front(s, &blocks, reverse);
+        let has: Vec<Option<Option<Value>>> = (0..blocks.first.len())
+            .map(|b| blocks.has_front(b, thread_has))
+            .collect();
+        for r in 0..registers {
+            let b = blocks.of_register[r];
+            let front = blocks.front[b].clone();
+            per_register.push(match (&inner, front, has[b]) {
+                (None, Some(front), _) => front,
+                (Some(inner), Some(front), Some(None)) => self.combine(op, how, &front, &inner[r])?,
+                (Some(inner), Some(front), Some(Some(has))) => {
+                    let grown = self.combine(op, how, &front, &inner[r])?;
+                    self.select_all(has, &grown, &inner[r])
+                }
+                (Some(inner), _, _) => inner[r].clone(),
+                (None, None, _) => return fail(op, "lost an element's scan"),
+            });
+        }
+        Ok(transpose(&per_register))
+    }
+
+    /// Every block's partner total across `owner`'s bit.
     fn partner_totals(
         &mut self,
         (s, shared): (&Dist, &[bool]),
         owner: Owner,
-        total: &[Vec<Value>],
+        blocks: &Blocks,
     ) -> Result<Vec<Vec<Value>>, LowerError> {
         match owner {
-            Owner::Register(i) => Ok(total
+            Owner::Register(i) => Ok(blocks
+                .first
                 .iter()
-                .map(|o| (0..o.len()).map(|r| o[r ^ (1 << i)]).collect())
+                .map(|&r| blocks.total[blocks.of_register[r ^ (1 << i)]].clone())
                 .collect()),
             Owner::Thread(b) if b < s.lane_bits => {
                 // Lanes that differ only in shared bits hold the same totals, so a move that
                 // also flips those (a row mirror) reaches the partner as well as the XOR does.
                 let dpp =
                     super::reduce::partner(b, &shared[..s.lane_bits], self.target, self.p.thread_bits());
-                total
+                blocks
+                    .total
                     .iter()
                     .map(|o| {
                         o.iter()
@@ -325,7 +491,11 @@ impl Lowering<'_> {
                     })
                     .collect()
             }
-            Owner::Thread(b) => self.warp_exchange((s, shared), b, total),
+            Owner::Thread(b) => {
+                // Operand by operand, so one operand's blocks lie side by side in LDS.
+                let by_operand = transpose(&blocks.total);
+                Ok(transpose(&self.warp_exchange((s, shared), b, &by_operand)?))
+            }
         }
     }
 
@@ -409,6 +579,12 @@ impl Lowering<'_> {
     }
 }
 
+/// `v[j][i]` as `w[i][j]` (operand-major values as register-major, and back).
+fn transpose(v: &[Vec<Value>]) -> Vec<Vec<Value>> {
+    let inner = v.first().map_or(0, Vec::len);
+    (0..inner).map(|i| v.iter().map(|o| o[i]).collect()).collect()
+}
+
 /// The thread whose id is this thread's with bits `fixed` (of `threads`) taken from `constant`.
 fn lane_with(threads: usize, fixed: &[usize], constant: u64) -> XorMap {
     let cols = (0..threads)
@@ -447,4 +623,57 @@ fn axis_owners(op: &Op, s: &Dist, axis: usize) -> Result<Vec<Option<Owner>>, Low
         }
     }
     Ok(owners)
+}
+
+/// A scan's elements in blocks — the registers that differ only in the bits owning the axis's
+/// lowest bits — with, per block, the combination of everything before it in the scan (its
+/// front, where there is something before it) and of its whole part of the axis scanned so
+/// far (its total).
+struct Blocks {
+    /// Axis bits scanned so far.
+    scanned: usize,
+    /// Per register, its block.
+    of_register: Vec<usize>,
+    /// Per block, its register with the block's own bits clear.
+    first: Vec<usize>,
+    /// Per register, its operands' scan inside its block; `None` where blocks are single
+    /// registers whose front is already their scan.
+    inner: Option<Vec<Vec<Value>>>,
+    /// Per block, its operands' front.
+    front: Vec<Option<Vec<Value>>>,
+    /// Per block, whether a register bit scanned above the blocks put it in the half scanned
+    /// second.
+    later_by_register: Vec<bool>,
+    /// Thread bits scanned above the blocks.
+    later_by_thread: Vec<usize>,
+    /// Per block, its operands' total.
+    total: Vec<Vec<Value>>,
+}
+
+impl Blocks {
+    /// Whether block `b` has a front: `None` where no thread's does, `Some(None)` where every
+    /// thread's does, `Some(Some(p))` where the threads with `p` set do.
+    fn has_front(&self, b: usize, thread_has: Option<Value>) -> Option<Option<Value>> {
+        if self.later_by_register[b] {
+            Some(None)
+        } else {
+            thread_has.map(Some)
+        }
+    }
+
+    /// Single registers (operand-major `scanned` and `total`), each already scanned along the
+    /// axis's lowest `bits` bits.
+    fn singles(scanned: Vec<Vec<Value>>, total: Vec<Vec<Value>>, bits: usize) -> Blocks {
+        let registers = scanned.first().map_or(0, Vec::len);
+        Blocks {
+            scanned: bits,
+            of_register: (0..registers).collect(),
+            first: (0..registers).collect(),
+            inner: None,
+            front: transpose(&scanned).into_iter().map(Some).collect(),
+            later_by_register: vec![true; registers],
+            later_by_thread: Vec::new(),
+            total: transpose(&total),
+        }
+    }
 }
