@@ -151,12 +151,13 @@ impl Folding {
                 self.set(*dst, r.and_then(|r| r.within(w)));
             }
             Op::ThreadMap { dst, map } => {
-                // Its bits are some of the columns' and the constant's: no more than their or.
+                // Its bits are some of the columns' and the constant's: no more than their or,
+                // and no less than the constant's bits no column can clear.
                 let w = p.value_bits(*dst);
-                let reach = map.cols.iter().fold(map.constant, |m, &c| m | c);
+                let columns = map.cols.iter().fold(0, |m, &c| m | c);
                 let r = Range {
-                    lo: 0,
-                    hi: i128::from(reach),
+                    lo: i128::from(map.constant & !columns),
+                    hi: i128::from(map.constant | columns),
                 };
                 self.set(*dst, if w >= 32 { r.within(w) } else { None });
             }
