@@ -367,7 +367,7 @@ fn every_elementwise_op_lowers_computes_and_passes_llc() {
         ("math.exp2", ArithOp::Exp2, &["f32", "bf16"]),
         ("math.log", ArithOp::Log, &["f32"]),
         ("math.log2", ArithOp::Log2, &["f32", "f16"]),
-        ("math.sqrt", ArithOp::Sqrt, &["f32", "f64"]),
+        ("math.sqrt", ArithOp::FastSqrt, &["f32", "f64", "f16"]),
         ("tt.precise_sqrt", ArithOp::Sqrt, &["f32"]),
         ("math.rsqrt", ArithOp::Rsqrt, &["f32"]),
         ("math.sin", ArithOp::Sin, &["f32"]),
@@ -393,7 +393,7 @@ fn every_elementwise_op_lowers_computes_and_passes_llc() {
                 let positive = |k: usize| {
                     matches!(
                         arith,
-                        ArithOp::Log | ArithOp::Log2 | ArithOp::Sqrt | ArithOp::Rsqrt
+                        ArithOp::Log | ArithOp::Log2 | ArithOp::Sqrt | ArithOp::FastSqrt | ArithOp::Rsqrt
                     ) || (k == 1
                         && matches!(
                             arith,
@@ -436,6 +436,23 @@ fn every_elementwise_op_lowers_computes_and_passes_llc() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `math.sqrt` of `f32` is `v_sqrt_f32` alone, as Triton's AMD lowering makes it (within 1 ulp:
+/// `llvm.sqrt` would add the scaling and the correction steps); `tt.precise_sqrt` and the other
+/// types' `math.sqrt` are LLVM's correctly rounded `sqrt`.
+#[test]
+fn math_sqrt_of_f32_is_the_instruction_alone() {
+    for (name, ty, wanted, unwanted) in [
+        ("math.sqrt", "f32", "@llvm.amdgcn.sqrt.f32(", "@llvm.sqrt."),
+        ("tt.precise_sqrt", "f32", "@llvm.sqrt.f32(", "@llvm.amdgcn.sqrt"),
+        ("math.sqrt", "f64", "@llvm.sqrt.f64(", "@llvm.amdgcn.sqrt"),
+    ] {
+        let text = elementwise_module(name, ty, ty, 1, 64, "");
+        let ir = lower(&text, "gfx942").llvm_ir().unwrap();
+        assert!(ir.contains(wanted), "{name} of {ty}: no {wanted} in\n{ir}");
+        assert!(!ir.contains(unwanted), "{name} of {ty}: {unwanted} in\n{ir}");
+    }
 }
 
 /// Law: every conversion between the types Triton uses lowers, computes what

@@ -177,6 +177,11 @@ impl Emitter<'_> {
     }
 
     fn float_op(&mut self, op: ArithOp, t: &str, args: &[String]) -> Result<String, LowerError> {
+        // Only `f32` has the instruction; other types' square roots are correctly rounded.
+        let op = match op {
+            ArithOp::FastSqrt if t != "float" => ArithOp::Sqrt,
+            op => op,
+        };
         let transcendental = matches!(
             op,
             ArithOp::Exp
@@ -236,6 +241,13 @@ impl Emitter<'_> {
             ArithOp::Minimum => self.intrinsic(&r, "minimum", t, &[a, b]),
             ArithOp::Abs => self.intrinsic(&r, "fabs", t, &[a]),
             ArithOp::Sqrt => self.intrinsic(&r, "sqrt", t, &[a]),
+            // The instruction alone, as Triton lowers `math.sqrt` of `f32`: `llvm.sqrt` would add
+            // the scaling and correction steps that round it correctly.
+            ArithOp::FastSqrt => {
+                self.decls
+                    .insert("declare float @llvm.amdgcn.sqrt.f32(float)".to_string());
+                self.line(&format!("{r} = call float @llvm.amdgcn.sqrt.f32(float {a})"));
+            }
             ArithOp::Floor => self.intrinsic(&r, "floor", t, &[a]),
             ArithOp::Ceil => self.intrinsic(&r, "ceil", t, &[a]),
             ArithOp::Trunc => self.intrinsic(&r, "trunc", t, &[a]),

@@ -90,6 +90,10 @@ pub enum ArithOp {
     Log10,
     /// The square root, correctly rounded.
     Sqrt,
+    /// The square root as the hardware's `v_sqrt_f32` gives it for `f32` — Triton's
+    /// `math.sqrt`, within 1 ulp, a subnormal argument not rescaled first — and correctly
+    /// rounded for the other types (as [`ArithOp::Sqrt`]).
+    FastSqrt,
     /// `1 / √a`.
     Rsqrt,
     /// The sine: the argument reduced by `π/2` in three parts (Cody and Waite), then Cephes'
@@ -227,8 +231,8 @@ impl ArithOp {
     pub fn operands(self) -> usize {
         use ArithOp::*;
         match self {
-            Neg | Abs | Exp | Exp2 | Log | Log2 | Log10 | Sqrt | Rsqrt | Sin | Cos | Erf | Floor | Ceil
-            | Trunc | Round | Rint | Tanh | Log1p | Expm1 | Tan | Asin | Acos | Atan => 1,
+            Neg | Abs | Exp | Exp2 | Log | Log2 | Log10 | Sqrt | FastSqrt | Rsqrt | Sin | Cos | Erf
+            | Floor | Ceil | Trunc | Round | Rint | Tanh | Log1p | Expm1 | Tan | Asin | Acos | Atan => 1,
             Fma => 3,
             _ => 2,
         }
@@ -255,7 +259,8 @@ impl ArithOp {
             Add | Sub | Mul | Div | RemS | Max | Min | Abs => float || int,
             DivU | RemU | MaxU | MinU | Shl | ShrS | ShrU => int,
             MulHiU => ty == "i32" || ty == "i64",
-            Neg | Maximum | Minimum | Sqrt | Floor | Ceil | Trunc | Round | Rint | Fma | CopySign => float,
+            Neg | Maximum | Minimum | Sqrt | FastSqrt | Floor | Ceil | Trunc | Round | Rint | Fma
+            | CopySign => float,
             // `f64` in software: a reduced argument and a polynomial.
             Exp | Log => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
@@ -342,7 +347,7 @@ impl ArithOp {
             Log => x.ln(),
             Log2 => x.log2(),
             Log10 => x.log10(),
-            Sqrt => x.sqrt(),
+            Sqrt | FastSqrt => x.sqrt(),
             Rsqrt => 1.0 / x.sqrt(),
             Sin => x.sin(),
             Cos => x.cos(),
