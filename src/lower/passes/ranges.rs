@@ -385,6 +385,32 @@ mod tests {
         assert!(matches!(p.ops[2], Op::Constant { bits: 1, .. }));
     }
 
+    /// An argmax's row indices in one thread: the warp's rows `w` and `w | 8` (8 above every
+    /// column's reach) never meet, so their compare is decided.
+    #[test]
+    fn a_thread_map_is_at_least_the_constant_bits_no_column_clears() {
+        let mut p = Program::new("k", 64, 512);
+        let (low, high, below) = (p.value(32), p.value(32), p.value(1));
+        for (dst, constant) in [(low, 0), (high, 8)] {
+            p.ops.push(Op::ThreadMap {
+                dst,
+                map: XorMap {
+                    cols: vec![0, 0, 0, 0, 0, 0, 1, 2, 4],
+                    constant,
+                },
+            });
+        }
+        p.ops.push(Op::Compare {
+            pred: Predicate::Slt,
+            ty: "i32",
+            dst: below,
+            a: low,
+            b: high,
+        });
+        assert_eq!(fold_ranges(&mut p), 1);
+        assert!(matches!(p.ops[2], Op::Constant { bits: 1, .. }));
+    }
+
     #[test]
     fn a_sum_that_may_wrap_decides_nothing() {
         let mut p = Program::new("k", 64, 64);
