@@ -438,6 +438,35 @@ fn every_elementwise_op_lowers_computes_and_passes_llc() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Law: where the target row has packed `f32` arithmetic (`packed_f32`: CDNA2 on), two
+/// elementwise `f32` products side by side are one `<2 x float>` product — `v_pk_mul_f32`, as
+/// `opt`'s SLP vectorizer makes Triton's — and elsewhere they stay scalar: four elements per
+/// thread of 64 are two packed products and no scalar one.
+#[test]
+fn elementwise_f32_pairs_are_packed_where_the_target_has_them() {
+    for (arch, lanes) in [("gfx942", 64), ("gfx950", 64), ("gfx1100", 32)] {
+        let packed = Target::by_name(arch).unwrap().lowering.packed_f32;
+        let k = lower(
+            &elementwise_module("arith.mulf", "f32", "f32", 2, lanes, ""),
+            arch,
+        );
+        let ir = k.llvm_ir().unwrap();
+        let per_thread = 256 / lanes as usize;
+        let pairs = if packed { per_thread / 2 } else { 0 };
+        assert_eq!(ir.matches("fmul contract <2 x float>").count(), pairs, "{arch}");
+        if let Some(llc) = llc() {
+            let dir = std::env::temp_dir().join(format!("ll-packed-{arch}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let asm = compile(llc, &ir, k.target, &dir, "packed").unwrap();
+            let _ = std::fs::remove_dir_all(&dir);
+            // Scalar products as `v_mul_f32` or RDNA's dual-issued `v_dual_mul_f32`.
+            let pk = asm.matches("v_pk_mul_f32").count();
+            let scalar = asm.matches("mul_f32").count() - pk;
+            assert_eq!((pk, scalar), (pairs, per_thread - 2 * pairs), "{arch}:\n{asm}");
+        }
+    }
+}
+
 /// `math.sqrt` of `f32` is `v_sqrt_f32` alone, as Triton's AMD lowering makes it (within 1 ulp:
 /// `llvm.sqrt` would add the scaling and the correction steps); `tt.precise_sqrt` and the other
 /// types' `math.sqrt` are LLVM's correctly rounded `sqrt`.

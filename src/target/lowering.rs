@@ -51,6 +51,11 @@ pub struct LoweringFacts {
     /// `v_cvt_pk_bf16_f32` it targets that way \[T: its LLVM IR for gfx90a, gfx942 and
     /// gfx1100; `fptrunc` for gfx950, gfx1201 and gfx1250\].
     pub bf16_rounding_in_integers: bool,
+    /// `v_pk_add_f32`, `v_pk_mul_f32` and `v_pk_fma_f32`: two `f32` operations in one
+    /// instruction on a pair of registers (CDNA2 on \[V: `<2 x float>` arithmetic\]). Triton's
+    /// elementwise `f32` code gets them from `opt`'s SLP vectorizer; the lowering pairs
+    /// operations itself.
+    pub packed_f32: bool,
 }
 
 /// Loads from global memory straight into LDS, without registers (amdgpu-lowering.md §6).
@@ -131,11 +136,16 @@ const GFX9: LoweringFacts = LoweringFacts {
     direct_to_lds: None,
     mfma_accumulates_in_vgprs: false,
     bf16_rounding_in_integers: true,
+    packed_f32: false,
 };
 
+/// CDNA1 (gfx908): its matrix instructions keep their accumulators in AGPRs only, and it has
+/// no packed `f32` arithmetic.
+pub const CDNA1: LoweringFacts = GFX9;
 /// CDNA2 (gfx90a): its direct-to-LDS loads are not verified with LLVM 22, so none are used.
 pub const CDNA2: LoweringFacts = LoweringFacts {
     mfma_accumulates_in_vgprs: true,
+    packed_f32: true,
     ..GFX9
 };
 /// CDNA3 (gfx942): 1-, 2- and 4-byte direct-to-LDS loads (§6 [V 06]).

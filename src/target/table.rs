@@ -377,6 +377,7 @@ const GFX908: Target = Target {
         mfma_version: Some(1),
         ..GFX90A.matrix
     },
+    lowering: lowering::CDNA1,
     notes: "MFMA v1 (Triton 3.6 accelerate-matmul); LDS size, banks and phase rules assumed \
             equal to gfx90a (no measurement found)",
     ..GFX90A

@@ -17,7 +17,7 @@ use crate::lower::error::LowerError;
 use crate::lower::ir::arith::{
     ASIN_POLY, ATAN_POLY, COS_POLY, ERF_SERIES, ERF_TAIL, HALF_PI_PARTS, SIN_POLY,
 };
-use crate::lower::ir::{ArithOp, Value};
+use crate::lower::ir::{ArithOp, Op, Value};
 
 /// An LLVM float literal (the hexadecimal form LLVM prints for doubles, exact for every type).
 fn float_literal(x: f64) -> String {
@@ -79,6 +79,54 @@ impl Emitter<'_> {
     }
 
     /// One element-wise operation: float operands bitcast to the number type, the result back.
+    /// Two `f32` operations of one kind side by side as one `<2 x float>` operation, which LLVM
+    /// selects as `v_pk_add_f32`, `v_pk_mul_f32` or `v_pk_fma_f32` (a product feeding a sum
+    /// fuses as the scalar ones do) — what `opt`'s SLP vectorizer makes of Triton's elementwise
+    /// code on the families with packed `f32` arithmetic.
+    pub(super) fn arith_pair(&mut self, op: ArithOp, pair: PackedPair) -> Result<(), LowerError> {
+        let mut vectors = Vec::with_capacity(op.operands());
+        for k in 0..op.operands() {
+            let mut v = "poison".to_string();
+            for (lane, (_, src)) in pair.iter().enumerate() {
+                let Some(&x) = src.get(k) else {
+                    return Err(LowerError::new(format!(
+                        "{op:?} takes {} operands",
+                        op.operands()
+                    )));
+                };
+                let x = self.val(x)?;
+                let f = self.compute(|c| format!("{c} = bitcast i32 {x} to float"));
+                v = self.compute(|c| format!("{c} = insertelement <2 x float> {v}, float {f}, i32 {lane}"));
+            }
+            vectors.push(v);
+        }
+        let r = match (op, vectors.as_slice()) {
+            (ArithOp::Fma, [a, b, c]) => {
+                self.decls.insert(
+                    "declare <2 x float> @llvm.fma.v2f32(<2 x float>, <2 x float>, <2 x float>)".to_string(),
+                );
+                self.compute(|r| {
+                    format!("{r} = call <2 x float> @llvm.fma.v2f32(<2 x float> {a}, <2 x float> {b}, <2 x float> {c})")
+                })
+            }
+            (ArithOp::Add | ArithOp::Sub | ArithOp::Mul, [a, b]) => {
+                let instruction = match op {
+                    ArithOp::Add => "fadd",
+                    ArithOp::Sub => "fsub",
+                    _ => "fmul",
+                };
+                self.compute(|r| format!("{r} = {instruction} contract <2 x float> {a}, {b}"))
+            }
+            _ => return Err(LowerError::new(format!("{op:?} has no packed f32 form"))),
+        };
+        for (lane, (dst, _)) in pair.iter().enumerate() {
+            let e = self.compute(|e| format!("{e} = extractelement <2 x float> {r}, i32 {lane}"));
+            let d = self.define(*dst)?;
+            self.line(&format!("{d} = bitcast float {e} to i32"));
+        }
+        Ok(())
+    }
+
     pub(super) fn arith(
         &mut self,
         op: ArithOp,
@@ -730,5 +778,35 @@ impl Emitter<'_> {
         self.intrinsic(&signed, "copysign", t, &[&far, x]);
         let small = self.compute(|r| format!("{r} = fcmp ole {t} {a}, {}", literal_of(t, 1.0)));
         Ok(self.compute(|r| format!("{r} = select i1 {small}, {t} {near}, {t} {signed}")))
+    }
+}
+
+/// Two operations' results and operands, the first's and the second's.
+pub(super) type PackedPair<'o> = [(Value, &'o [Value]); 2];
+
+/// Whether `a` and `b`, side by side, are one packed `f32` operation: the same addition,
+/// subtraction, product or fused multiply-add of `f32`, `b` not reading `a`'s result.
+pub(super) fn packed_pair<'o>(a: &'o Op, b: &'o Op) -> Option<(ArithOp, PackedPair<'o>)> {
+    match (a, b) {
+        (
+            Op::Arith {
+                op,
+                ty: "f32",
+                dst: d0,
+                src: s0,
+            },
+            Op::Arith {
+                op: op1,
+                ty: "f32",
+                dst: d1,
+                src: s1,
+            },
+        ) if op == op1
+            && matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Fma)
+            && !s1.contains(d0) =>
+        {
+            Some((*op, [(*d0, s0.as_slice()), (*d1, s1.as_slice())]))
+        }
+        _ => None,
     }
 }

@@ -95,9 +95,7 @@ impl Emitter<'_> {
         self.inside_slots.extend(slots.iter().copied());
         self.start_block(&entry);
         let phi_at = self.body.len();
-        for op in body {
-            self.op(op, target)?;
-        }
+        self.ops(body, target)?;
         let nexts: Vec<String> = uniforms
             .iter()
             .map(|u| self.uniform(&u.next))
@@ -187,17 +185,13 @@ impl Emitter<'_> {
         self.inside_slots.extend(uniforms.iter().map(|u| u.slot));
         self.start_block(&header);
         let phi_at = self.body.len();
-        for op in before {
-            self.op(op, target)?;
-        }
+        self.ops(before, target)?;
         let test = self.branch_test(cond)?;
         let left: Vec<String> = results.iter().map(|r| self.val(r[1])).collect::<Result<_, _>>()?;
         let tested = self.block.clone();
         self.line(&format!("br i1 {test}, label %{body}, label %{exit}"));
         self.start_block(&body);
-        for op in after {
-            self.op(op, target)?;
-        }
+        self.ops(after, target)?;
         let nexts: Vec<String> = uniforms
             .iter()
             .map(|u| self.uniform(&u.next))
@@ -291,9 +285,7 @@ impl Emitter<'_> {
         for (label, ops, pick) in [(&yes, then, 1), (&no, otherwise, 2)] {
             let scope = self.enter();
             self.start_block(label);
-            for op in ops {
-                self.op(op, target)?;
-            }
+            self.ops(ops, target)?;
             let names: Vec<String> = results
                 .iter()
                 .map(|r| self.val(r[pick]))
@@ -347,7 +339,7 @@ impl Emitter<'_> {
         let scope = self.enter();
         self.start_block(&acting);
         let outer = self.acting.replace(predicate);
-        let result = ops.iter().try_for_each(|op| self.op(op, target));
+        let result = self.ops(ops, target);
         self.acting = outer;
         result?;
         self.line(&format!("br label %{done}"));

@@ -544,6 +544,26 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// `ops` in order, two `f32` operations of one kind side by side as one packed operation
+    /// where the target has them.
+    fn ops(&mut self, ops: &[Op], target: &Target) -> Result<(), LowerError> {
+        let mut i = 0;
+        while let Some(op) = ops.get(i) {
+            let pair = ops.get(i + 1).and_then(|next| arith::packed_pair(op, next));
+            match pair {
+                Some((arith, pair)) if target.lowering.packed_f32 => {
+                    self.arith_pair(arith, pair)?;
+                    i += 2;
+                }
+                _ => {
+                    self.op(op, target)?;
+                    i += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn op(&mut self, op: &Op, target: &Target) -> Result<(), LowerError> {
         match op {
             Op::GlobalLoad {
@@ -1015,7 +1035,7 @@ impl Emitter<'_> {
                     None => shift,
                 };
                 self.lds_shift = Some(total);
-                let result = ops.iter().try_for_each(|o| self.op(o, target));
+                let result = self.ops(ops, target);
                 self.lds_shift = outer;
                 result?;
             }
@@ -1089,9 +1109,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());
     e.prologue_line("%tid = call i32 @llvm.amdgcn.workitem.id.x(), !range !1");
-    for op in &p.ops {
-        e.op(op, target)?;
-    }
+    e.ops(&p.ops, target)?;
     let mut out = String::new();
     let _ = writeln!(
         out,
