@@ -5,7 +5,7 @@
 
 mod lower_common;
 
-use linear_layout::lower::{Kernel, Launch, run_launch, ttgir_kernel};
+use linear_layout::lower::{Kernel, Launch, kernel_cost, run_launch, ttgir_kernel};
 use linear_layout::target::Target;
 use linear_layout::ttgir::Module;
 use lower_common::{compile, llc};
@@ -454,6 +454,14 @@ fn elementwise_f32_pairs_are_packed_where_the_target_has_them() {
         let per_thread = 256 / lanes as usize;
         let pairs = if packed { per_thread / 2 } else { 0 };
         assert_eq!(ir.matches("fmul contract <2 x float>").count(), pairs, "{arch}");
+        // The cost model counts what the emitter makes: a pair is one instruction (beside the
+        // same kernel's `i32` products, which never pack).
+        let ints = lower(&elementwise_module("arith.muli", "i32", "i32", 2, lanes, ""), arch);
+        assert_eq!(
+            kernel_cost(&k).instructions + pairs as u64,
+            kernel_cost(&ints).instructions,
+            "{arch}"
+        );
         if let Some(llc) = llc() {
             let dir = std::env::temp_dir().join(format!("ll-packed-{arch}-{}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();

@@ -14,6 +14,7 @@
 //! | `ds_bpermute` | `bpermute_cycles` |
 //! | DPP, permlane | `permlane_cycles` |
 //! | packing, unpacking 16-bit halves | 0 (absorbed by the instructions around them) |
+//! | two `f32` operations the emitter packs (`packed_f32` targets, [`Op::packed_with`]) | one `valu_issue` |
 //! | any other instruction | `valu_issue` |
 //!
 //! A loop's body counts once per iteration when its bounds are constants, [`UNKNOWN_TRIPS`]
@@ -115,10 +116,17 @@ struct Pricer<'a> {
 impl Pricer<'_> {
     /// (cycles, instructions) of a sequence of ops.
     fn ops(&self, ops: &[Op]) -> (u64, u64) {
-        ops.iter().fold((0, 0), |(c, n), op| {
+        let (mut c, mut n) = (0u64, 0u64);
+        let mut i = 0;
+        while let Some(op) = ops.get(i) {
+            // Two f32 operations the emitter packs into one instruction.
+            let packed = self.target.lowering.packed_f32
+                && ops.get(i + 1).is_some_and(|next| op.packed_with(next).is_some());
             let (c1, n1) = self.op(op);
-            (c.saturating_add(c1), n.saturating_add(n1))
-        })
+            (c, n) = (c.saturating_add(c1), n.saturating_add(n1));
+            i += if packed { 2 } else { 1 };
+        }
+        (c, n)
     }
 
     fn op(&self, op: &Op) -> (u64, u64) {

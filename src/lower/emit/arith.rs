@@ -17,7 +17,7 @@ use crate::lower::error::LowerError;
 use crate::lower::ir::arith::{
     ASIN_POLY, ATAN_POLY, COS_POLY, ERF_SERIES, ERF_TAIL, HALF_PI_PARTS, SIN_POLY,
 };
-use crate::lower::ir::{ArithOp, Op, Value};
+use crate::lower::ir::{ArithOp, PackedPair, Value};
 
 /// An LLVM float literal (the hexadecimal form LLVM prints for doubles, exact for every type).
 fn float_literal(x: f64) -> String {
@@ -778,35 +778,5 @@ impl Emitter<'_> {
         self.intrinsic(&signed, "copysign", t, &[&far, x]);
         let small = self.compute(|r| format!("{r} = fcmp ole {t} {a}, {}", literal_of(t, 1.0)));
         Ok(self.compute(|r| format!("{r} = select i1 {small}, {t} {near}, {t} {signed}")))
-    }
-}
-
-/// Two operations' results and operands, the first's and the second's.
-pub(super) type PackedPair<'o> = [(Value, &'o [Value]); 2];
-
-/// Whether `a` and `b`, side by side, are one packed `f32` operation: the same addition,
-/// subtraction, product or fused multiply-add of `f32`, `b` not reading `a`'s result.
-pub(super) fn packed_pair<'o>(a: &'o Op, b: &'o Op) -> Option<(ArithOp, PackedPair<'o>)> {
-    match (a, b) {
-        (
-            Op::Arith {
-                op,
-                ty: "f32",
-                dst: d0,
-                src: s0,
-            },
-            Op::Arith {
-                op: op1,
-                ty: "f32",
-                dst: d1,
-                src: s1,
-            },
-        ) if op == op1
-            && matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Fma)
-            && !s1.contains(d0) =>
-        {
-            Some((*op, [(*d0, s0.as_slice()), (*d1, s1.as_slice())]))
-        }
-        _ => None,
     }
 }

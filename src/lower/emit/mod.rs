@@ -549,7 +549,7 @@ impl Emitter<'_> {
     fn ops(&mut self, ops: &[Op], target: &Target) -> Result<(), LowerError> {
         let mut i = 0;
         while let Some(op) = ops.get(i) {
-            let pair = ops.get(i + 1).and_then(|next| arith::packed_pair(op, next));
+            let pair = ops.get(i + 1).and_then(|next| op.packed_with(next));
             match pair {
                 Some((arith, pair)) if target.lowering.packed_f32 => {
                     self.arith_pair(arith, pair)?;

@@ -865,7 +865,49 @@ pub enum Op {
     },
 }
 
+/// Two `f32` operations of one kind as one packed operation: each one's result and operands,
+/// the first's then the second's ([`Op::packed_with`]).
+pub type PackedPair<'o> = [(Value, &'o [Value]); 2];
+
 impl Op {
+    /// The packed `f32` operation `self` and `next` make side by side, where they make one: the
+    /// same addition, subtraction, product or fused multiply-add of `f32`, `next` not reading
+    /// `self`'s result. Where the target row has `packed_f32`, the emitter makes it one
+    /// `<2 x float>` operation (`v_pk_add_f32`, `v_pk_mul_f32`, `v_pk_fma_f32`) and the cost
+    /// model prices it as one instruction.
+    ///
+    /// ```
+    /// use linear_layout::lower::{ArithOp, Op, Value};
+    /// let mul = |dst, a, b| Op::Arith { op: ArithOp::Mul, ty: "f32", dst: Value(dst), src: vec![Value(a), Value(b)] };
+    /// let (op, [(first, _), (second, _)]) = mul(4, 0, 1).packed_with(&mul(5, 2, 3)).unwrap();
+    /// assert_eq!((op, first, second), (ArithOp::Mul, Value(4), Value(5)));
+    /// assert!(mul(4, 0, 1).packed_with(&mul(5, 4, 3)).is_none()); // reads the first's result
+    /// ```
+    pub fn packed_with<'o>(&'o self, next: &'o Op) -> Option<(ArithOp, PackedPair<'o>)> {
+        match (self, next) {
+            (
+                Op::Arith {
+                    op,
+                    ty: "f32",
+                    dst: d0,
+                    src: s0,
+                },
+                Op::Arith {
+                    op: op1,
+                    ty: "f32",
+                    dst: d1,
+                    src: s1,
+                },
+            ) if op == op1
+                && matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Fma)
+                && !s1.contains(d0) =>
+            {
+                Some((*op, [(*d0, s0.as_slice()), (*d1, s1.as_slice())]))
+            }
+            _ => None,
+        }
+    }
+
     /// The values the operation defines.
     ///
     /// ```
