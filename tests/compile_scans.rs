@@ -151,41 +151,43 @@ fn scans_along_either_axis_in_the_layouts_compile_chooses() {
 /// Law: a scan whose threads hold runs of consecutive elements scans each run in the thread,
 /// then the runs' totals across threads, then gives every element its run's front — so its
 /// combines are at most two per element plus two per run and axis bit above the runs (a
-/// total and a front), not a few per element and axis bit. `tl.cumsum` of 4096 `i32` over 8
-/// warps of 64 lanes: runs of 4 elements, two per thread, ten axis bits above them.
+/// total and a front), not a few per element and axis bit. Where lanes own the bits right
+/// above the runs, the totals scan across them at once and each run's front is the scan one
+/// lane before: a wave shift on GFX9 (`wave_shr:1`, `wave_shl:1` reversed), a row shift and a
+/// cross-row permute on RDNA. `tl.cumsum` of 4096 `i32` over 8 warps: runs of 4 elements, two
+/// per thread on 64 lanes (ten axis bits above them), four on 32.
 #[test]
 fn a_long_scan_combines_runs_not_elements() {
-    use linear_layout::lower::{ArithOp, Op};
+    use linear_layout::lower::{ArithOp, DppCtrl, Op};
     let shape = (1, 4096);
     let x: Vec<i32> = (0..4096).map(|i| (i * 7919 % 23) - 11).collect();
-    let target = Target::by_name("gfx942").unwrap();
-    for reverse in [false, true] {
-        for body in [Body::Sum, Body::LastNonzero] {
-            let what = format!("reverse {reverse} {body:?}");
-            let k = compile(&kernel(shape, 1, reverse, body), target, &CompileOptions::new(8))
-                .unwrap_or_else(|e| panic!("{what}: {e}"))
-                .kernel;
-            let mut buffers = vec![
-                x.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
-                vec![0u8; 4 * 4096],
-            ];
-            let launch = Launch {
-                scalars: vec![],
-                workgroup: [0, 0, 0],
-                grid: [1, 1, 1],
-            };
-            run_launch(&k.program, &mut buffers, &launch).unwrap_or_else(|e| panic!("{what}: {e}"));
-            let got: Vec<i32> = buffers[1]
-                .chunks(4)
-                .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
-                .collect();
-            assert_eq!(got, reference(&x, shape, 1, reverse, body), "{what}");
-            if let Body::Sum = body {
-                let sums = k
-                    .program
-                    .ops
-                    .iter()
-                    .filter(|op| {
+    for (arch, runs, bits_above) in [("gfx942", 2, 10), ("gfx1100", 4, 10)] {
+        let target = Target::by_name(arch).unwrap();
+        for reverse in [false, true] {
+            for body in [Body::Sum, Body::LastNonzero] {
+                let what = format!("{arch} reverse {reverse} {body:?}");
+                let k = compile(&kernel(shape, 1, reverse, body), target, &CompileOptions::new(8))
+                    .unwrap_or_else(|e| panic!("{what}: {e}"))
+                    .kernel;
+                let mut buffers = vec![
+                    x.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+                    vec![0u8; 4 * 4096],
+                ];
+                let launch = Launch {
+                    scalars: vec![],
+                    workgroup: [0, 0, 0],
+                    grid: [1, 1, 1],
+                };
+                run_launch(&k.program, &mut buffers, &launch).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let got: Vec<i32> = buffers[1]
+                    .chunks(4)
+                    .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
+                    .collect();
+                assert_eq!(got, reference(&x, shape, 1, reverse, body), "{what}");
+                let ops = &k.program.ops;
+                let count = |f: &dyn Fn(&Op) -> bool| ops.iter().filter(|op| f(op)).count();
+                if let Body::Sum = body {
+                    let sums = count(&|op| {
                         matches!(
                             op,
                             Op::Arith {
@@ -194,13 +196,29 @@ fn a_long_scan_combines_runs_not_elements() {
                                 ..
                             }
                         )
-                    })
-                    .count();
-                let (elements, runs, bits_above) = (8, 2, 10);
-                assert!(
-                    sums <= 2 * elements + 2 * runs * bits_above,
-                    "{what}: {sums} additions"
-                );
+                    });
+                    let elements = 4 * runs;
+                    assert!(
+                        sums <= 2 * elements + 2 * runs * bits_above,
+                        "{what}: {sums} additions"
+                    );
+                }
+                // Per run: GFX9's one wave shift; RDNA's cross-row permute, beside the lane
+                // scan's own.
+                let (steps, wanted) = if target.instructions.dpp_wave_shift {
+                    let wave = if reverse {
+                        DppCtrl::WaveShl1
+                    } else {
+                        DppCtrl::WaveShr1
+                    };
+                    (
+                        count(&|op| matches!(op, Op::Dpp { ctrl, .. } if *ctrl == wave)),
+                        runs,
+                    )
+                } else {
+                    (count(&|op| matches!(op, Op::PermlaneX16 { .. })), 2 * runs)
+                };
+                assert_eq!(steps, wanted, "{what}: moves one position back");
             }
         }
     }

@@ -441,22 +441,30 @@ fn every_elementwise_op_lowers_computes_and_passes_llc() {
 /// Law: where the target row has packed `f32` arithmetic (`packed_f32`: CDNA2 on), two
 /// elementwise `f32` products side by side are one `<2 x float>` product — `v_pk_mul_f32`, as
 /// `opt`'s SLP vectorizer makes Triton's — and elsewhere they stay scalar: four elements per
-/// thread of 64 are two packed products and no scalar one.
+/// thread of 64, loaded side by side, are two packed products and no scalar one.
 #[test]
 fn elementwise_f32_pairs_are_packed_where_the_target_has_them() {
     for (arch, lanes) in [("gfx942", 64), ("gfx950", 64), ("gfx1100", 32)] {
         let packed = Target::by_name(arch).unwrap().lowering.packed_f32;
-        let k = lower(
-            &elementwise_module("arith.mulf", "f32", "f32", 2, lanes, ""),
-            arch,
-        );
+        // Aligned pointers: each thread's four elements are one vector load, side by side.
+        let aligned = |name: &str, ty: &str| {
+            ["%a0", "%a1", "%out"]
+                .iter()
+                .fold(elementwise_module(name, ty, ty, 2, lanes, ""), |text, arg| {
+                    text.replace(
+                        &format!("{arg}: !tt.ptr<{ty}>"),
+                        &format!("{arg}: !tt.ptr<{ty}> {{tt.divisibility = 16 : i32}}"),
+                    )
+                })
+        };
+        let k = lower(&aligned("arith.mulf", "f32"), arch);
         let ir = k.llvm_ir().unwrap();
         let per_thread = 256 / lanes as usize;
         let pairs = if packed { per_thread / 2 } else { 0 };
         assert_eq!(ir.matches("fmul contract <2 x float>").count(), pairs, "{arch}");
         // The cost model counts what the emitter makes: a pair is one instruction (beside the
         // same kernel's `i32` products, which never pack).
-        let ints = lower(&elementwise_module("arith.muli", "i32", "i32", 2, lanes, ""), arch);
+        let ints = lower(&aligned("arith.muli", "i32"), arch);
         assert_eq!(
             kernel_cost(&k).instructions + pairs as u64,
             kernel_cost(&ints).instructions,

@@ -14,7 +14,7 @@
 //! | `ds_bpermute` | `bpermute_cycles` |
 //! | DPP, permlane | `permlane_cycles` |
 //! | packing, unpacking 16-bit halves | 0 (absorbed by the instructions around them) |
-//! | two `f32` operations the emitter packs (`packed_f32` targets, [`Op::packed_with`]) | one `valu_issue` |
+//! | two `f32` operations the emitter packs (`packed_f32` targets, [`Packing`]) | one `valu_issue` |
 //! | any other instruction | `valu_issue` |
 //!
 //! A loop's body counts once per iteration when its bounds are constants, [`UNKNOWN_TRIPS`]
@@ -42,7 +42,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use super::ir::{Extent, GlobalOffset, Kernel, Op, Program};
+use super::ir::{Extent, GlobalOffset, Kernel, Op, Packing, Program};
 use crate::target::Target;
 
 /// Iterations a loop whose bounds are only known at run time is counted for.
@@ -99,6 +99,7 @@ pub fn kernel_cost(kernel: &Kernel) -> KernelCost {
     let pricer = Pricer {
         program: &kernel.program,
         target: kernel.target,
+        packing: std::cell::RefCell::new(Packing::for_target(kernel.target)),
     };
     let (cycles, instructions) = pricer.ops(&kernel.program.ops);
     KernelCost {
@@ -111,6 +112,8 @@ pub fn kernel_cost(kernel: &Kernel) -> KernelCost {
 struct Pricer<'a> {
     program: &'a Program,
     target: &'static Target,
+    /// The emitter's packing of `f32` operations, followed in the same order.
+    packing: std::cell::RefCell<Packing>,
 }
 
 impl Pricer<'_> {
@@ -120,8 +123,9 @@ impl Pricer<'_> {
         let mut i = 0;
         while let Some(op) = ops.get(i) {
             // Two f32 operations the emitter packs into one instruction.
-            let packed = self.target.lowering.packed_f32
-                && ops.get(i + 1).is_some_and(|next| op.packed_with(next).is_some());
+            let packed =
+                self.target.lowering.packed_f32 && self.packing.borrow_mut().pair_at(ops, i).is_some();
+            self.packing.borrow_mut().record(op);
             let (c1, n1) = self.op(op);
             (c, n) = (c.saturating_add(c1), n.saturating_add(n1));
             i += if packed { 2 } else { 1 };

@@ -56,6 +56,10 @@ pub struct LoweringFacts {
     /// elementwise `f32` code gets them from `opt`'s SLP vectorizer; the lowering pairs
     /// operations itself.
     pub packed_f32: bool,
+    /// `v_cvt_pk_f16_f32`: two `f32` rounded to `f16` in one instruction (CDNA4 \[V\]). Without
+    /// it (CDNA2/3) LLVM fuses a product with its rounding into `v_fma_mix`, which a packed
+    /// product would lose.
+    pub f16_rounding_pairs: bool,
 }
 
 /// Loads from global memory straight into LDS, without registers (amdgpu-lowering.md §6).
@@ -137,6 +141,7 @@ const GFX9: LoweringFacts = LoweringFacts {
     mfma_accumulates_in_vgprs: false,
     bf16_rounding_in_integers: true,
     packed_f32: false,
+    f16_rounding_pairs: false,
 };
 
 /// CDNA1 (gfx908): its matrix instructions keep their accumulators in AGPRs only, and it has
@@ -166,6 +171,7 @@ pub const CDNA4: LoweringFacts = LoweringFacts {
     )),
     permlane_swap: Some(("llvm.amdgcn.permlane16.swap", "llvm.amdgcn.permlane32.swap")),
     bf16_rounding_in_integers: false,
+    f16_rounding_pairs: true,
     ..CDNA2
 };
 /// RDNA3 (gfx1100).

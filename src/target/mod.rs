@@ -72,6 +72,9 @@ pub struct Instructions {
     /// DPP `row_bcast:15` / `row_bcast:31` (a row's last lane to the next row, lane 31 to the
     /// upper half of a wave of 64; GFX9 only — RDNA dropped them).
     pub dpp_row_broadcast: bool,
+    /// DPP `wave_shr:1` / `wave_shl:1` (every lane reads its neighbour across rows; GFX9 only —
+    /// LLVM 22 rejects them from GFX10 on \[V\]).
+    pub dpp_wave_shift: bool,
     /// Bytes per lane of direct global→LDS loads (`buffer_load … lds`, `global_load_lds_*`,
     /// gfx1250 `global_load_async_to_lds_*`); empty if none.
     pub direct_to_lds_bytes: &'static [u32],

@@ -104,6 +104,7 @@ const GFX9_INSTR: Instructions = Instructions {
     permlane64: false,
     dpp: true,
     dpp_row_broadcast: true,
+    dpp_wave_shift: true,
     direct_to_lds_bytes: &[],
     direct_to_lds_per_lane_address: false,
 };
@@ -278,6 +279,7 @@ const GFX1100: Target = Target {
     instructions: Instructions {
         permlane16: true,
         dpp_row_broadcast: false,
+        dpp_wave_shift: false,
         permlane64: true,
         ..GFX9_INSTR
     },
@@ -313,6 +315,7 @@ const GFX1201: Target = Target {
     instructions: Instructions {
         permlane16: true,
         dpp_row_broadcast: false,
+        dpp_wave_shift: false,
         ..GFX9_INSTR
     },
     ds_mnemonics: ("ds_load", "ds_store"),
@@ -348,6 +351,7 @@ const GFX1250: Target = Target {
         ds_load_tr_b128: true,
         permlane16: true,
         dpp_row_broadcast: false,
+        dpp_wave_shift: false,
         direct_to_lds_bytes: &[1, 4, 8, 16],
         direct_to_lds_per_lane_address: true,
         ..GFX9_INSTR

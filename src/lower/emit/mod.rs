@@ -36,7 +36,8 @@ use std::fmt::Write as _;
 
 use super::error::LowerError;
 use super::ir::{
-    DppCtrl, GlobalOffset, Kernel, Op, Program, SwapKind, Uniform, UniformInput, Value, XorMap, numeric,
+    DppCtrl, GlobalOffset, Kernel, Op, Packing, Program, SwapKind, Uniform, UniformInput, Value, XorMap,
+    numeric,
 };
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 use offsets::BufferOffset;
@@ -79,6 +80,8 @@ struct Emitter<'a> {
     /// The largest constant LLVM folds into a buffer access's immediate offset
     /// ([`LoweringFacts::buffer_immediate_offset`](crate::target::LoweringFacts::buffer_immediate_offset)).
     immediate_offset: u64,
+    /// Which `f32` operations side by side are packed.
+    packing: Packing,
     /// The predicate of the enclosing [`Op::Predicated`]: the code runs only where it holds,
     /// so an access masked by it alone needs no mask of its own.
     acting: Option<Value>,
@@ -549,9 +552,14 @@ impl Emitter<'_> {
     fn ops(&mut self, ops: &[Op], target: &Target) -> Result<(), LowerError> {
         let mut i = 0;
         while let Some(op) = ops.get(i) {
-            let pair = ops.get(i + 1).and_then(|next| op.packed_with(next));
+            let pair = if target.lowering.packed_f32 {
+                self.packing.pair_at(ops, i)
+            } else {
+                None
+            };
+            self.packing.record(op);
             match pair {
-                Some((arith, pair)) if target.lowering.packed_f32 => {
+                Some((arith, pair)) => {
                     self.arith_pair(arith, pair)?;
                     i += 2;
                 }
@@ -778,7 +786,11 @@ impl Emitter<'_> {
             }
             Op::Dpp { dst, src, ctrl } => {
                 let broadcast = matches!(ctrl, DppCtrl::RowBcast15 | DppCtrl::RowBcast31);
-                if !target.instructions.dpp || (broadcast && !target.instructions.dpp_row_broadcast) {
+                let wave_shift = matches!(ctrl, DppCtrl::WaveShr1 | DppCtrl::WaveShl1);
+                if !target.instructions.dpp
+                    || (broadcast && !target.instructions.dpp_row_broadcast)
+                    || (wave_shift && !target.instructions.dpp_wave_shift)
+                {
                     return Err(LowerError::new(format!("{} has no DPP {ctrl:?}", target.name)));
                 }
                 let s = self.val(*src)?;
@@ -1105,6 +1117,7 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         lds_shift: None,
         immediate_offset: target.lowering.buffer_immediate_offset,
         acting: None,
+        packing: Packing::for_target(target),
     };
     e.decls
         .insert("declare i32 @llvm.amdgcn.workitem.id.x()".to_string());

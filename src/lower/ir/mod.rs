@@ -64,7 +64,7 @@ pub use predicate::Predicate;
 pub(crate) use program::walk;
 pub use program::{
     AtomicNeighbour, BranchCondition, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op,
-    PackedPair, Program, Scalar, SwapKind, Value,
+    PackedPair, Packing, Program, Scalar, SwapKind, Value,
 };
 pub(crate) use uniform::Env;
 pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput, UniformOp};

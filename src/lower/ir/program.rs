@@ -293,13 +293,19 @@ pub enum DppCtrl {
     RowBcast15,
     /// The lanes of rows 2 and 3 read lane 31 (`row_bcast:31`).
     RowBcast31,
+    /// Lane `i` reads lane `i − 1` of the wave (none for lane 0; `wave_shr:1`, GFX9 only).
+    WaveShr1,
+    /// Lane `i` reads lane `i + 1` of the wave (none for the last; `wave_shl:1`, GFX9 only).
+    WaveShl1,
 }
 
 impl DppCtrl {
-    /// The lane a lane reads (`None`: it reads 0).
+    /// The lane a lane reads (`None`: it reads 0; a lane past the wave's last reads 0 too).
     ///
     /// ```
     /// use linear_layout::lower::DppCtrl;
+    /// assert_eq!(DppCtrl::WaveShr1.source_lane(16), Some(15));
+    /// assert_eq!(DppCtrl::WaveShr1.source_lane(0), None);
     /// assert_eq!(DppCtrl::QuadPerm([2, 3, 0, 1]).source_lane(0), Some(2));
     /// assert_eq!(DppCtrl::RowShl(1).source_lane(15), None);
     /// assert_eq!(DppCtrl::RowBcast31.source_lane(31), None);
@@ -314,6 +320,8 @@ impl DppCtrl {
             DppCtrl::RowShl(n) => (in_row + u32::from(n) <= 15).then(|| lane + u32::from(n)),
             DppCtrl::RowBcast15 => (lane & 16 != 0).then_some((lane & !31) | 15),
             DppCtrl::RowBcast31 => (lane & 32 != 0).then_some(31),
+            DppCtrl::WaveShr1 => lane.checked_sub(1),
+            DppCtrl::WaveShl1 => Some(lane + 1),
         }
     }
 
@@ -324,6 +332,7 @@ impl DppCtrl {
     /// assert_eq!(DppCtrl::QuadPerm([1, 0, 3, 2]).code(), 0xb1);
     /// assert_eq!(DppCtrl::RowMirror.code(), 0x140);
     /// assert_eq!(DppCtrl::RowShr(4).code(), 0x114);
+    /// assert_eq!(DppCtrl::WaveShr1.code(), 0x138);
     /// ```
     pub fn code(self) -> u32 {
         match self {
@@ -337,6 +346,8 @@ impl DppCtrl {
             DppCtrl::RowHalfMirror => 0x141,
             DppCtrl::RowBcast15 => 0x142,
             DppCtrl::RowBcast31 => 0x143,
+            DppCtrl::WaveShl1 => 0x130,
+            DppCtrl::WaveShr1 => 0x138,
         }
     }
 
@@ -865,49 +876,7 @@ pub enum Op {
     },
 }
 
-/// Two `f32` operations of one kind as one packed operation: each one's result and operands,
-/// the first's then the second's ([`Op::packed_with`]).
-pub type PackedPair<'o> = [(Value, &'o [Value]); 2];
-
 impl Op {
-    /// The packed `f32` operation `self` and `next` make side by side, where they make one: the
-    /// same addition, subtraction, product or fused multiply-add of `f32`, `next` not reading
-    /// `self`'s result. Where the target row has `packed_f32`, the emitter makes it one
-    /// `<2 x float>` operation (`v_pk_add_f32`, `v_pk_mul_f32`, `v_pk_fma_f32`) and the cost
-    /// model prices it as one instruction.
-    ///
-    /// ```
-    /// use linear_layout::lower::{ArithOp, Op, Value};
-    /// let mul = |dst, a, b| Op::Arith { op: ArithOp::Mul, ty: "f32", dst: Value(dst), src: vec![Value(a), Value(b)] };
-    /// let (op, [(first, _), (second, _)]) = mul(4, 0, 1).packed_with(&mul(5, 2, 3)).unwrap();
-    /// assert_eq!((op, first, second), (ArithOp::Mul, Value(4), Value(5)));
-    /// assert!(mul(4, 0, 1).packed_with(&mul(5, 4, 3)).is_none()); // reads the first's result
-    /// ```
-    pub fn packed_with<'o>(&'o self, next: &'o Op) -> Option<(ArithOp, PackedPair<'o>)> {
-        match (self, next) {
-            (
-                Op::Arith {
-                    op,
-                    ty: "f32",
-                    dst: d0,
-                    src: s0,
-                },
-                Op::Arith {
-                    op: op1,
-                    ty: "f32",
-                    dst: d1,
-                    src: s1,
-                },
-            ) if op == op1
-                && matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Fma)
-                && !s1.contains(d0) =>
-            {
-                Some((*op, [(*d0, s0.as_slice()), (*d1, s1.as_slice())]))
-            }
-            _ => None,
-        }
-    }
-
     /// The values the operation defines.
     ///
     /// ```
@@ -1252,5 +1221,140 @@ impl Program {
             *m.entry(k).or_insert(0) += 1;
         }
         m
+    }
+}
+
+/// Two `f32` operations of one kind as one packed operation: each one's result and operands,
+/// the first's then the second's ([`Packing::pair_at`]).
+pub type PackedPair<'o> = [(Value, &'o [Value]); 2];
+
+/// Which `f32` operations side by side the emitter packs into one `<2 x float>` operation
+/// (`v_pk_add_f32`, `v_pk_mul_f32`, `v_pk_fma_f32`) on targets with packed `f32` — the rule the
+/// emitter and the cost model both read, walking a program's ops in order.
+///
+/// Two operations pack where they are the same addition, subtraction, product or fused
+/// multiply-add of `f32`, the second does not read the first's result, and each operand is
+/// one value for both or two values already side by side in a register pair: the elements a
+/// vector load or LDS read put in consecutive registers, or the results of an earlier packed
+/// operation. So an elementwise chain over a vector load packs from end to end, and operands
+/// that would first have to be moved together do not. A product packs only where the sums it
+/// feeds pack too, and — where the target has no paired `f16` rounding — where it is not
+/// rounded to `f16`: the `fma` a product and a sum fuse into, and the `v_fma_mix` a product
+/// and its rounding fuse into, are never lost.
+///
+/// ```
+/// use linear_layout::lower::{ArithOp, Op, Packing, Value, XorMap};
+/// let mul = |dst, a| Op::Arith { op: ArithOp::Mul, ty: "f32", dst: Value(dst), src: vec![Value(a), Value(9)] };
+/// let mut packing = Packing::default(); // or `Packing::for_target`
+/// // Operands 0 and 1 not side by side: the products stay apart.
+/// assert!(packing.pair_at(&[mul(4, 0), mul(5, 1)], 0).is_none());
+/// // Loaded side by side (or one value for both): one packed product.
+/// packing.record(&Op::LdsRead { dst: vec![Value(0), Value(1)], address: XorMap { cols: vec![8; 6], constant: 0 } });
+/// assert!(packing.pair_at(&[mul(4, 0), mul(5, 1)], 0).is_some());
+/// /// ```
+#[derive(Clone, Debug, Default)]
+pub struct Packing {
+    /// Value pairs side by side in a register pair.
+    adjacent: std::collections::HashSet<(Value, Value)>,
+    /// Products rounded to `f16` stay unpacked (the target fuses them with the rounding).
+    keep_f16_products: bool,
+}
+
+impl Packing {
+    /// The packing for `target`'s code.
+    ///
+    /// ```
+    /// use linear_layout::lower::Packing;
+    /// use linear_layout::target::Target;
+    /// let _ = Packing::for_target(Target::by_name("gfx942")?);
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn for_target(target: &crate::target::Target) -> Packing {
+        Packing {
+            adjacent: Default::default(),
+            keep_f16_products: !target.lowering.f16_rounding_pairs,
+        }
+    }
+
+    /// Notes the register pairs `op` leaves side by side (a vector load's or LDS read's
+    /// elements, two by two).
+    pub fn record(&mut self, op: &Op) {
+        if let Op::GlobalLoad { dst, .. } | Op::LdsRead { dst, .. } = op {
+            for pair in dst.chunks_exact(2) {
+                self.adjacent.insert((pair[0], pair[1]));
+            }
+        }
+    }
+
+    /// The packed operation `ops[i]` and `ops[i + 1]` make, if they make one (recording its
+    /// results as side by side).
+    pub fn pair_at<'o>(&mut self, ops: &'o [Op], i: usize) -> Option<(ArithOp, PackedPair<'o>)> {
+        let found = self.candidate(ops.get(i)?, ops.get(i + 1)?)?;
+        let (op, [(d0, _), (d1, _)]) = found;
+        if op == ArithOp::Mul && !self.sums_pack(ops, i + 2, (d0, d1)) {
+            return None;
+        }
+        self.adjacent.insert((d0, d1));
+        Some(found)
+    }
+
+    fn candidate<'o>(&self, a: &'o Op, b: &'o Op) -> Option<(ArithOp, PackedPair<'o>)> {
+        match (a, b) {
+            (
+                Op::Arith {
+                    op,
+                    ty: "f32",
+                    dst: d0,
+                    src: s0,
+                },
+                Op::Arith {
+                    op: op1,
+                    ty: "f32",
+                    dst: d1,
+                    src: s1,
+                },
+            ) if op == op1
+                && matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Fma)
+                && !s1.contains(d0)
+                && s0.len() == s1.len()
+                && s0
+                    .iter()
+                    .zip(s1)
+                    .all(|(&x, &y)| x == y || self.adjacent.contains(&(x, y))) =>
+            {
+                Some((*op, [(*d0, s0.as_slice()), (*d1, s1.as_slice())]))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether every addition or subtraction after `from` reading a product of `products`
+    /// packs with its neighbour (the products then side by side).
+    fn sums_pack(&self, ops: &[Op], from: usize, products: (Value, Value)) -> bool {
+        let mut trial = self.clone();
+        trial.adjacent.insert(products);
+        let reads = |op: &Op| {
+            matches!(op, Op::Arith { op: ArithOp::Add | ArithOp::Sub, src, .. }
+                if src.contains(&products.0) || src.contains(&products.1))
+        };
+        let mut j = from;
+        while let Some(op) = ops.get(j) {
+            // A product rounded to f16 fuses with the rounding (`v_fma_mix`) unpacked.
+            if let Op::Convert { src, to: "f16", .. } = op
+                && self.keep_f16_products
+                && (src.contains(&products.0) || src.contains(&products.1))
+            {
+                return false;
+            }
+            if reads(op) {
+                match ops.get(j + 1).and_then(|next| trial.candidate(op, next)) {
+                    Some(_) => j += 2,
+                    None => return false,
+                }
+            } else {
+                j += 1;
+            }
+        }
+        true
     }
 }

@@ -138,7 +138,9 @@ impl Lowering<'_> {
             };
             Blocks::singles(prefix, total, run.len())
         } else {
-            self.chunk_scan(op, how, &chunk, reverse, &prefix)?
+            let mut blocks = self.chunk_scan(op, how, &chunk, reverse, &prefix)?;
+            self.lane_run_fronts(op, how, (&s, &mut shared), &owners, reverse, &mut blocks)?;
+            blocks
         };
         for (j, owner) in owners.into_iter().enumerate().skip(blocks.scanned) {
             let Some(owner) = owner else {
@@ -235,7 +237,7 @@ impl Lowering<'_> {
                 };
                 (from, self.thread_bit(s, run[k], reverse))
             };
-            for r in 0..s.registers() {
+            for r in 0..acc.first().map_or(0, Vec::len) {
                 let mine: Vec<Value> = acc.iter().map(|o| o[r]).collect();
                 let theirs = mine
                     .iter()
@@ -346,6 +348,121 @@ impl Lowering<'_> {
             total,
             later_by_thread: Vec::new(),
         })
+    }
+
+    /// Where lanes own the axis bits right above the blocks and the target moves a value one
+    /// position along them cheaply: the blocks' totals scanned across those lanes at once (as
+    /// [`Self::lane_scan`] scans single elements), and each block's front the scan at the
+    /// position before it — one lane move — where there is one.
+    fn lane_run_fronts(
+        &mut self,
+        op: &Op,
+        how: Combiner,
+        (s, shared): (&Dist, &mut [bool]),
+        owners: &[Option<Owner>],
+        reverse: bool,
+        blocks: &mut Blocks,
+    ) -> Result<(), LowerError> {
+        let run: Vec<usize> = owners[blocks.scanned..]
+            .iter()
+            .map_while(|o| match o {
+                Some(Owner::Thread(b)) if *b < s.lane_bits => Some(*b),
+                _ => None,
+            })
+            .collect();
+        let Some(step) = self.position_step(s, &run, reverse) else {
+            return Ok(());
+        };
+        let scanned = self.lane_scan(op, how, s, &run, reverse, &transpose(&blocks.total))?;
+        let mut before = Vec::with_capacity(scanned.len());
+        for o in &scanned {
+            let mut moved = Vec::with_capacity(o.len());
+            for &v in o {
+                moved.push(self.step_back(v, &step)?);
+            }
+            before.push(moved);
+        }
+        blocks.front = transpose(&before).into_iter().map(Some).collect();
+        blocks.total = if blocks.scanned + run.len() < owners.len() {
+            transpose(&self.run_total(&run, reverse, &scanned)?)
+        } else {
+            transpose(&scanned)
+        };
+        for &b in &run {
+            shared[b] = true;
+        }
+        blocks.later_by_thread.extend(&run);
+        blocks.scanned += run.len();
+        Ok(())
+    }
+
+    /// How a lane reads the lane one position before it along the run (`reverse`: after):
+    /// a DPP row shift where the run lies within rows of 16, a wave shift where it starts at
+    /// lane bit 0 on GFX9, a row shift with the other row's last position for the lanes that
+    /// start a row where the run spans two rows and the target has `v_permlanex16`; `None`
+    /// elsewhere.
+    fn position_step(&mut self, s: &Dist, run: &[usize], reverse: bool) -> Option<PositionStep> {
+        let instructions = self.target.instructions;
+        let first = *run.first()?;
+        if !instructions.dpp || run.iter().enumerate().any(|(i, &b)| b != first + i) {
+            return None;
+        }
+        let shift = 1u8 << first;
+        let in_row = if reverse {
+            DppCtrl::RowShl(shift)
+        } else {
+            DppCtrl::RowShr(shift)
+        };
+        let end = first + run.len();
+        if end <= 4 {
+            return Some(PositionStep::Move(LaneMove::Dpp(in_row)));
+        }
+        if first == 0 && instructions.dpp_wave_shift {
+            let wave = if reverse {
+                DppCtrl::WaveShl1
+            } else {
+                DppCtrl::WaveShr1
+            };
+            return Some(PositionStep::Move(LaneMove::Dpp(wave)));
+        }
+        if end == 5 && instructions.permlane16 && s.lane_bits >= 5 {
+            let low = shift - 1;
+            let lanes = std::array::from_fn(|i| {
+                let i = i as u8;
+                if reverse { i & low } else { (15 & !low) | (i & low) }
+            });
+            // The lanes whose position in their row is its first (`reverse`: its last).
+            let row_bits: u64 = (first..4).map(|b| 1u64 << b).sum();
+            let map = XorMap {
+                cols: (0..s.thread.len())
+                    .map(|t| if row_bits >> t & 1 == 1 { 1u64 << t } else { 0 })
+                    .collect(),
+                constant: if reverse { row_bits } else { 0 },
+            };
+            let starts = self.p.thread_test(map, Predicate::Eq, 0);
+            return Some(PositionStep::AcrossRows {
+                in_row,
+                other_row: lanes,
+                starts,
+            });
+        }
+        None
+    }
+
+    /// `v` from the lane one position before along the run (`step`).
+    fn step_back(&mut self, v: Value, step: &PositionStep) -> Result<Value, LowerError> {
+        match step {
+            PositionStep::Move(how) => lane_read(&mut self.p, v, how),
+            PositionStep::AcrossRows {
+                in_row,
+                other_row,
+                starts,
+            } => {
+                let near = lane_read(&mut self.p, v, &LaneMove::Dpp(*in_row))?;
+                let far = lane_read(&mut self.p, v, &LaneMove::CrossRow(*other_row))?;
+                Ok(self.select_all(*starts, &[far], &[near])[0])
+            }
+        }
     }
 
     /// One axis bit above the blocks: every block meets its partner block across `owner`'s
@@ -623,6 +740,18 @@ fn axis_owners(op: &Op, s: &Dist, axis: usize) -> Result<Vec<Option<Owner>>, Low
         }
     }
     Ok(owners)
+}
+
+/// How a lane reads the lane one position before it along a run of lane bits.
+enum PositionStep {
+    /// One lane move.
+    Move(LaneMove),
+    /// A row shift, and for the lanes that start a row (`starts`) the other row's lane.
+    AcrossRows {
+        in_row: DppCtrl,
+        other_row: [u8; 16],
+        starts: Value,
+    },
 }
 
 /// A scan's elements in blocks — the registers that differ only in the bits owning the axis's
