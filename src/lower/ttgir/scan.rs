@@ -363,8 +363,9 @@ impl Lowering<'_> {
         reverse: bool,
         blocks: &mut Blocks,
     ) -> Result<(), LowerError> {
-        let run: Vec<usize> = owners[blocks.scanned..]
+        let run: Vec<usize> = owners
             .iter()
+            .skip(blocks.scanned)
             .map_while(|o| match o {
                 Some(Owner::Thread(b)) if *b < s.lane_bits => Some(*b),
                 _ => None,
@@ -460,7 +461,14 @@ impl Lowering<'_> {
             } => {
                 let near = lane_read(&mut self.p, v, &LaneMove::Dpp(*in_row))?;
                 let far = lane_read(&mut self.p, v, &LaneMove::CrossRow(*other_row))?;
-                Ok(self.select_all(*starts, &[far], &[near])[0])
+                let dst = self.p.value(self.p.value_bits(near));
+                self.p.ops.push(ProgramOp::Select {
+                    dst,
+                    cond: *starts,
+                    a: far,
+                    b: near,
+                });
+                Ok(dst)
             }
         }
     }
