@@ -1281,7 +1281,9 @@ impl Packing {
     pub fn record(&mut self, op: &Op) {
         if let Op::GlobalLoad { dst, .. } | Op::LdsRead { dst, .. } = op {
             for pair in dst.chunks_exact(2) {
-                self.adjacent.insert((pair[0], pair[1]));
+                if let &[a, b] = pair {
+                    self.adjacent.insert((a, b));
+                }
             }
         }
     }
