@@ -1405,3 +1405,50 @@ fn library_log10() {
         }
     }
 }
+
+/// Law: an arg-reduction across eight warps or more combines the warps' partials in a second
+/// round — each thread takes one (column, warp) pair and three butterfly steps combine the
+/// warps — not seven combines in every thread. `tl.argmax` and `tl.min(…, return_indices=True)`
+/// down the 64 rows of a 64 × 32 tile over 8 warps (the second zoo's column arg-min/max; ties
+/// keep the first row), 50 columns over two programs.
+#[test]
+fn an_arg_reduction_over_eight_warps_combines_in_a_second_round() {
+    use linear_layout::lower::Op;
+    let text = include_str!("fixtures/compile/zoo/col_argminmax_64x32_w8_f32.gfx942.ttir");
+    let n = 50usize;
+    let x: Vec<f32> = (0..64 * n)
+        .map(|i| ((i * 7919 + i / 13) % 29) as f32 - 14.0)
+        .collect();
+    for arch in ARCHS {
+        let target = Target::by_name(arch).unwrap();
+        let k = compile(text, target, &CompileOptions::new(8))
+            .unwrap_or_else(|e| panic!("{arch}: {e}"))
+            .kernel;
+        let mut buffers = vec![
+            x.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+            vec![0; 4 * n],
+            vec![0; 4 * n],
+        ];
+        run(&k, &mut buffers, &[n as u64], 2);
+        for c in 0..n {
+            let column: Vec<f32> = (0..64).map(|r| x[r * n + c]).collect();
+            let first = |better: &dyn Fn(f32, f32) -> bool| {
+                (1..64).fold(
+                    0,
+                    |best, r| if better(column[r], column[best]) { r } else { best },
+                )
+            };
+            let (amax, amin) = (first(&|a, b| a > b), first(&|a, b| a < b));
+            assert_eq!(word(&buffers[1], c) as usize, amax, "{arch}: column {c} argmax");
+            assert_eq!(word(&buffers[2], c) as usize, amin, "{arch}: column {c} argmin");
+        }
+        // Per reduction, the partials' barrier and the second round's.
+        let barriers = k
+            .program
+            .ops
+            .iter()
+            .filter(|op| matches!(op, Op::Barrier))
+            .count();
+        assert_eq!(barriers, 4, "{arch}");
+    }
+}

@@ -44,7 +44,7 @@ use crate::target::Target;
 use crate::ttgir::Op;
 
 /// How a reduce or scan body combines two elements: one commutative op of the instruction set on its
-/// two arguments (the fast form: an add, mul, max or min), or the body itself, lowered on
+/// two arguments (the fast form: an add, mul, max, min or bitwise op), or the body itself, lowered on
 /// scalars in registers each time two elements meet (argmax's value-and-index body, a sum of
 /// squares, …).
 #[derive(Clone, Copy)]
@@ -67,6 +67,13 @@ fn single_op(m: &crate::ttgir::Module, op: &Op) -> Option<ArithOp> {
         "arith.mulf" | "arith.muli" => ArithOp::Mul,
         "arith.maxnumf" | "arith.maxsi" => ArithOp::Max,
         "arith.minnumf" | "arith.minsi" => ArithOp::Min,
+        "arith.maximumf" => ArithOp::Maximum,
+        "arith.minimumf" => ArithOp::Minimum,
+        "arith.maxui" => ArithOp::MaxU,
+        "arith.minui" => ArithOp::MinU,
+        "arith.andi" => ArithOp::And,
+        "arith.ori" => ArithOp::Or,
+        "arith.xori" => ArithOp::Xor,
         _ => return None,
     };
     let uses_both =
@@ -468,11 +475,14 @@ impl Lowering<'_> {
             }
         }
         self.p.ops.push(ProgramOp::Barrier);
-        // Many rows per thread: a second round spreads (row, warp) pairs over the threads
-        // instead of every thread combining every warp's partial of each of its rows.
+        // Many rows per thread, or a body of several instructions over eight warps or more: a
+        // second round spreads (row, warp) pairs over the threads instead of every thread
+        // combining every warp's partial of each of its rows (log₂ of the warps' combines
+        // instead of one fewer than the warps, for a second trip through LDS; over four warps,
+        // two combines against three do not pay for the trip).
         let k_bits = partial.len().trailing_zeros() as usize;
         let bytes = regions.first().map_or(4, |r| r.1);
-        let spread = partial.len() >= 4
+        let spread = (partial.len() >= 4 || (matches!(how, Combiner::Body) && warp_bits.len() >= 3))
             && partial.len().is_power_of_two()
             && n.is_power_of_two()
             && regions.iter().all(|r| r.1 == bytes)
