@@ -118,13 +118,7 @@ impl Lowering<'_> {
             .collect();
         let mut blocks = if chunk.is_empty() {
             // Lanes owning the axis's lowest bits scan all at once.
-            let run: Vec<usize> = owners
-                .iter()
-                .map_while(|o| match o {
-                    Some(Owner::Thread(b)) if *b < s.lane_bits => Some(*b),
-                    _ => None,
-                })
-                .collect();
+            let run = lane_run(&owners, 0, s.lane_bits);
             if !run.is_empty() {
                 prefix = self.lane_scan(op, how, &s, &run, reverse, &prefix)?;
                 for &b in &run {
@@ -363,14 +357,7 @@ impl Lowering<'_> {
         reverse: bool,
         blocks: &mut Blocks,
     ) -> Result<(), LowerError> {
-        let run: Vec<usize> = owners
-            .iter()
-            .skip(blocks.scanned)
-            .map_while(|o| match o {
-                Some(Owner::Thread(b)) if *b < s.lane_bits => Some(*b),
-                _ => None,
-            })
-            .collect();
+        let run = lane_run(owners, blocks.scanned, s.lane_bits);
         let Some(step) = self.position_step(s, &run, reverse) else {
             return Ok(());
         };
@@ -708,6 +695,18 @@ impl Lowering<'_> {
 fn transpose(v: &[Vec<Value>]) -> Vec<Vec<Value>> {
     let inner = v.first().map_or(0, Vec::len);
     (0..inner).map(|i| v.iter().map(|o| o[i]).collect()).collect()
+}
+
+/// The lane bits owning the axis bits from `from` on, while lanes own them.
+fn lane_run(owners: &[Option<Owner>], from: usize, lane_bits: usize) -> Vec<usize> {
+    owners
+        .iter()
+        .skip(from)
+        .map_while(|o| match o {
+            Some(Owner::Thread(b)) if *b < lane_bits => Some(*b),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The thread whose id is this thread's with bits `fixed` (of `threads`) taken from `constant`.
