@@ -1291,7 +1291,7 @@ impl Packing {
     /// The packed operation `ops[i]` and `ops[i + 1]` make, if they make one (recording its
     /// results as side by side).
     pub fn pair_at<'o>(&mut self, ops: &'o [Op], i: usize) -> Option<(ArithOp, PackedPair<'o>)> {
-        let found = self.candidate(ops.get(i)?, ops.get(i + 1)?)?;
+        let found = self.candidate(ops.get(i)?, ops.get(i + 1)?, None)?;
         let (op, [(d0, _), (d1, _)]) = found;
         if op == ArithOp::Mul && !self.sums_pack(ops, i + 2, (d0, d1)) {
             return None;
@@ -1300,7 +1300,13 @@ impl Packing {
         Some(found)
     }
 
-    fn candidate<'o>(&self, a: &'o Op, b: &'o Op) -> Option<(ArithOp, PackedPair<'o>)> {
+    /// `a` and `b` as one packed operation, `also` counted side by side as well.
+    fn candidate<'o>(
+        &self,
+        a: &'o Op,
+        b: &'o Op,
+        also: Option<(Value, Value)>,
+    ) -> Option<(ArithOp, PackedPair<'o>)> {
         match (a, b) {
             (
                 Op::Arith {
@@ -1322,7 +1328,7 @@ impl Packing {
                 && s0
                     .iter()
                     .zip(s1)
-                    .all(|(&x, &y)| x == y || self.adjacent.contains(&(x, y))) =>
+                    .all(|(&x, &y)| x == y || also == Some((x, y)) || self.adjacent.contains(&(x, y))) =>
             {
                 Some((*op, [(*d0, s0.as_slice()), (*d1, s1.as_slice())]))
             }
@@ -1333,8 +1339,6 @@ impl Packing {
     /// Whether every addition or subtraction after `from` reading a product of `products`
     /// packs with its neighbour (the products then side by side).
     fn sums_pack(&self, ops: &[Op], from: usize, products: (Value, Value)) -> bool {
-        let mut trial = self.clone();
-        trial.adjacent.insert(products);
         let reads = |op: &Op| {
             matches!(op, Op::Arith { op: ArithOp::Add | ArithOp::Sub, src, .. }
                 if src.contains(&products.0) || src.contains(&products.1))
@@ -1349,7 +1353,10 @@ impl Packing {
                 return false;
             }
             if reads(op) {
-                match ops.get(j + 1).and_then(|next| trial.candidate(op, next)) {
+                match ops
+                    .get(j + 1)
+                    .and_then(|next| self.candidate(op, next, Some(products)))
+                {
                     Some(_) => j += 2,
                     None => return false,
                 }
