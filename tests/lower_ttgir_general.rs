@@ -25,6 +25,16 @@ fn word(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap())
 }
 
+/// How often the kernel's LLVM IR branches on a test into a `while` loop's body: twice where
+/// the loop is rotated (its guard and its body's end), once where a header tests.
+fn tests_into_while_bodies(k: &Kernel) -> usize {
+    k.llvm_ir()
+        .unwrap()
+        .lines()
+        .filter(|l| l.trim_start().starts_with("br i1") && l.contains("label %do."))
+        .count()
+}
+
 fn llc_accepts(k: &Kernel, name: &str) {
     if let Some(llc) = llc() {
         let dir = std::env::temp_dir().join(format!("ll-general-{name}-{}", std::process::id()));
@@ -785,6 +795,9 @@ module attributes {{"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = {lanes} 
                 assert_eq!(word(&buffers[1], i), want, "{arch}, n = {n}: element {i}");
             }
         }
+        // The first part is two operations: the loop is rotated, its doubled tensor a phi at
+        // the body's top fed by the guard's copy and the body's own.
+        assert_eq!(tests_into_while_bodies(&k), 2, "{arch}");
         llc_accepts(&k, &format!("while_collatz_{arch}"));
     }
 }
@@ -835,6 +848,8 @@ fn tritons_while_loop_lowers() {
         let largest = if n == 0 { 0.0 } else { before[n - 1] };
         assert_eq!(word(&buffers[3], 0), largest.to_bits(), "n = {n}: cnt");
     }
+    // Triton's first part is a compare: rotated.
+    assert_eq!(tests_into_while_bodies(&k), 2);
     llc_accepts(&k, "forms_while");
 }
 
@@ -915,6 +930,8 @@ module attributes {{"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = {lanes} 
                 assert_eq!(float(&buffers[1], i), e + runs as f32, "{arch}: element {i}");
             }
         }
+        // The first part reduces across warps, too long to copy: a header tests it.
+        assert_eq!(tests_into_while_bodies(&k), 1, "{arch}");
         llc_accepts(&k, &format!("while_halve_{arch}"));
     }
 }

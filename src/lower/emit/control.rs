@@ -1,18 +1,32 @@
 //! Control flow in LLVM IR: counted loops (rotated: a guard, the body with its phis at the top
-//! and the test at the bottom, phis at the exit), while loops (a header with the phis, the first
-//! part and the test; a body branching back; phis at the exit), branches (a select where
+//! and the test at the bottom, phis at the exit), while loops (rotated the same way, their first
+//! part copied into the guard and the body's end; a header with the phis, the first part and
+//! the test where that part is long), branches (a select where
 //! both arms are empty) and predicated regions (a branch each thread takes on its own bit).
 //! What the emitter computed inside a region is forgotten when it leaves: it does not dominate
 //! the code after. What depends on the thread id alone (thread parts of addresses, thread-bit
 //! conditions) is computed at the top of the kernel and seen everywhere.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::Emitter;
 use crate::lower::error::LowerError;
 use crate::lower::ir::{BranchCondition, Uniform};
-use crate::lower::ir::{CarriedUniform, CarriedValue, Op, Value};
+use crate::lower::ir::{CarriedUniform, CarriedValue, Op, Value, walk};
 use crate::target::Target;
+
+/// The largest first part of a `while` loop copied to rotate it: LLVM's loop rotation's
+/// default bound on the header it duplicates (`-rotation-max-header-size`, 16 instructions),
+/// counted in operations here.
+const ROTATED_FIRST_PART_OPS: usize = 16;
+
+/// What one copy of a `while` loop's first part leaves: its test, the sources of what the
+/// loop leaves, and the values the body reads from it.
+struct FirstPart {
+    test: String,
+    left: Vec<String>,
+    kept: Vec<String>,
+}
 
 /// What the emitter knows that holds only inside a region (a loop body, a branch).
 pub(super) struct Scope {
@@ -154,11 +168,192 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// A loop tested after its first part: a header whose phis open it, running `before` and
-    /// branching on the test to the body (`after`, which branches back to the header) or to the
-    /// exit, whose phis are what the loop leaves. The header is the exit's only predecessor, so
-    /// what `before` computed reaches the exit as it left the header.
+    /// A `while` loop, rotated as LLVM's own loop rotation leaves one: the first part and its
+    /// test run once in a guard on the initial values, the body's phis take what the first
+    /// part left (from the guard or from the body's last block), and the body ends with a
+    /// second copy of the first part on the values it yields, branching back or to the exit.
+    /// Each iteration runs the first part once, as the loop says; what changes is that the
+    /// test sits at the bottom, so the carried registers flow round the loop with no copies.
+    ///
+    /// ```text
+    ///   guard:  first part (initial values); br test, body, exit
+    ///   body:   phis (carried values, what the first part left); after; first part (next
+    ///           values); br test, body, exit
+    ///   exit:   phis (what the loop leaves: from the guard or from the body)
+    /// ```
+    ///
+    /// A first part of more than [`ROTATED_FIRST_PART_OPS`] operations (its second copy would
+    /// add more code than the copies it saves), or one that itself loops or names what
+    /// outlives it (a nested loop, a uniform read, a buffer bound), is not copied: the loop is
+    /// a header running the first part, the body branching back to it
+    /// ([`emit_header_while`](Self::emit_header_while)).
     pub(super) fn emit_while(
+        &mut self,
+        carried: (&[CarriedUniform], &[CarriedValue]),
+        (before, cond, after): (&[Op], &BranchCondition, &[Op]),
+        results: &[[Value; 2]],
+        target: &Target,
+    ) -> Result<(), LowerError> {
+        let copyable = walk(before).count() <= ROTATED_FIRST_PART_OPS
+            && walk(before).all(|op| {
+                !matches!(
+                    op,
+                    Op::Loop { .. } | Op::While { .. } | Op::ReadUniform { .. } | Op::BindBuffer { .. }
+                )
+            });
+        if !copyable {
+            return self.emit_header_while(carried, (before, cond, after), results, target);
+        }
+        let (uniforms, values) = carried;
+        let inits: Vec<String> = uniforms
+            .iter()
+            .map(|u| self.uniform(&u.init))
+            .collect::<Result<_, _>>()?;
+        let value_inits: Vec<String> = values
+            .iter()
+            .map(|v| self.val(v.init))
+            .collect::<Result<_, _>>()?;
+        // What the first part defines that the body reads: a phi each at the body's top.
+        let first_defs: HashSet<u32> = before.iter().flat_map(Op::defined).map(|v| v.0).collect();
+        let mut kept: Vec<Value> = walk(after)
+            .flat_map(Op::operands)
+            .chain(values.iter().map(|v| v.next))
+            .filter(|v| first_defs.contains(&v.0))
+            .collect();
+        kept.sort_by_key(|v| v.0);
+        kept.dedup();
+        let (body, exit) = (self.label("do"), self.label("done"));
+        let guard_part = self.first_part_copy(
+            ".g",
+            carried,
+            (&inits, &value_inits),
+            (before, cond, results),
+            &kept,
+            target,
+        )?;
+        let guard = self.block.clone();
+        self.line(&format!(
+            "br i1 {}, label %{body}, label %{exit}, !prof !2",
+            guard_part.test
+        ));
+        let outer = std::mem::take(&mut self.body);
+        let scope = self.enter();
+        for v in values {
+            self.define(v.phi)?;
+            self.inside.insert(v.phi.0);
+        }
+        for &v in &kept {
+            self.define(v)?;
+        }
+        self.inside_slots.extend(uniforms.iter().map(|u| u.slot));
+        self.start_block(&body);
+        let phi_at = self.body.len();
+        self.ops(after, target)?;
+        let nexts: Vec<String> = uniforms
+            .iter()
+            .map(|u| self.uniform(&u.next))
+            .collect::<Result<_, _>>()?;
+        let value_nexts: Vec<String> = values
+            .iter()
+            .map(|v| self.val(v.next))
+            .collect::<Result<_, _>>()?;
+        let bottom_part = self.first_part_copy(
+            ".b",
+            carried,
+            (&nexts, &value_nexts),
+            (before, cond, results),
+            &kept,
+            target,
+        )?;
+        let latch = self.block.clone();
+        self.line(&format!(
+            "br i1 {}, label %{body}, label %{exit}",
+            bottom_part.test
+        ));
+        let mut phis = String::new();
+        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
+            phis.push_str(&format!(
+                "  %u{}.in = phi i32 [ {init}, %{guard} ], [ {next}, %{latch} ]\n",
+                u.slot
+            ));
+        }
+        let carried_phis = values.iter().map(|v| (format!("%v{}.in", v.phi.0), v.phi));
+        let kept_phis = kept.iter().map(|&v| (format!("%v{}", v.0), v));
+        let firsts = value_inits.iter().chain(&guard_part.kept);
+        let seconds = value_nexts.iter().chain(&bottom_part.kept);
+        for (((name, v), first), second) in carried_phis.chain(kept_phis).zip(firsts).zip(seconds) {
+            let w = self.p.value_bits(v);
+            phis.push_str(&format!(
+                "  {name} = phi i{w} [ {first}, %{guard} ], [ {second}, %{latch} ]\n"
+            ));
+        }
+        self.body.insert_str(phi_at, &phis);
+        let loop_text = std::mem::replace(&mut self.body, outer);
+        self.body.push_str(&loop_text);
+        self.leave(scope);
+        for v in values {
+            self.inside.remove(&v.phi.0);
+        }
+        for u in uniforms {
+            self.inside_slots.remove(&u.slot);
+        }
+        self.start_block(&exit);
+        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
+            self.line(&format!(
+                "%u{} = phi i32 [ {init}, %{guard} ], [ {next}, %{latch} ]",
+                u.slot
+            ));
+        }
+        for (([dst, _], first), second) in results.iter().zip(&guard_part.left).zip(&bottom_part.left) {
+            let w = self.p.value_bits(*dst);
+            let d = self.define(*dst)?;
+            self.line(&format!(
+                "{d} = phi i{w} [ {first}, %{guard} ], [ {second}, %{latch} ]"
+            ));
+        }
+        Ok(())
+    }
+
+    /// One copy of a `while` loop's first part and its test, on the carried uniforms' and
+    /// values' operands `names` (the initial values in the guard, the next ones at the body's
+    /// end). What it defines is named with `suffix`, so the two copies and the body's phis
+    /// do not clash.
+    fn first_part_copy(
+        &mut self,
+        suffix: &'static str,
+        (uniforms, values): (&[CarriedUniform], &[CarriedValue]),
+        (uniform_names, value_names): (&[String], &[String]),
+        (before, cond, results): (&[Op], &BranchCondition, &[[Value; 2]]),
+        kept: &[Value],
+        target: &Target,
+    ) -> Result<FirstPart, LowerError> {
+        let saved = (
+            std::mem::take(&mut self.renamed),
+            std::mem::take(&mut self.slot_names),
+            self.copy_suffix.replace(suffix),
+        );
+        for (u, name) in uniforms.iter().zip(uniform_names) {
+            self.slot_names.insert(u.slot, name.clone());
+        }
+        for (v, name) in values.iter().zip(value_names) {
+            self.renamed.insert(v.phi.0, name.clone());
+        }
+        let part = self.ops(before, target).and_then(|()| {
+            Ok(FirstPart {
+                test: self.branch_test(cond)?,
+                left: results.iter().map(|r| self.val(r[1])).collect::<Result<_, _>>()?,
+                kept: kept.iter().map(|&v| self.val(v)).collect::<Result<_, _>>()?,
+            })
+        });
+        (self.renamed, self.slot_names, self.copy_suffix) = saved;
+        part
+    }
+
+    /// A `while` loop as a header whose phis open it, running `before` and branching on the
+    /// test to the body (`after`, which branches back to the header) or to the exit, whose
+    /// phis are what the loop leaves. The header is the exit's only predecessor, so what
+    /// `before` computed reaches the exit as it left the header.
+    fn emit_header_while(
         &mut self,
         (uniforms, values): (&[CarriedUniform], &[CarriedValue]),
         (before, cond, after): (&[Op], &BranchCondition, &[Op]),

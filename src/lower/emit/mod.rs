@@ -75,6 +75,12 @@ struct Emitter<'a> {
     /// body's phis (`%vN.in`, `%uK.in`); after it, the exit's.
     inside: std::collections::HashSet<u32>,
     inside_slots: std::collections::HashSet<u32>,
+    /// While a `while` loop's first part is copied (its guard, its body's end): the names
+    /// its values take in that copy (`%vN` and the `suffix`), the carried values' and slots'
+    /// operands there.
+    renamed: HashMap<u32, String>,
+    slot_names: HashMap<u32, String>,
+    copy_suffix: Option<&'static str>,
     /// The bytes an enclosing [`Op::LdsWindow`] adds to LDS addresses (an `i32` operand).
     lds_shift: Option<String>,
     /// The largest constant LLVM folds into a buffer access's immediate offset
@@ -241,6 +247,9 @@ impl Emitter<'_> {
     }
 
     fn val(&self, v: Value) -> Result<String, LowerError> {
+        if let Some(name) = self.renamed.get(&v.0) {
+            return Ok(name.clone());
+        }
         if !self.defined.get(v.0 as usize).copied().unwrap_or(false) {
             return Err(LowerError::new(format!(
                 "value {} is used before it is defined",
@@ -254,6 +263,11 @@ impl Emitter<'_> {
     }
 
     fn define(&mut self, v: Value) -> Result<String, LowerError> {
+        if let Some(suffix) = self.copy_suffix {
+            let name = format!("%v{}{suffix}", v.0);
+            self.renamed.insert(v.0, name.clone());
+            return Ok(name);
+        }
         match self.defined.get_mut(v.0 as usize) {
             Some(d) if !*d => {
                 *d = true;
@@ -1114,6 +1128,9 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         labels: 0,
         inside: Default::default(),
         inside_slots: Default::default(),
+        renamed: HashMap::new(),
+        slot_names: HashMap::new(),
+        copy_suffix: None,
         lds_shift: None,
         immediate_offset: target.lowering.buffer_immediate_offset,
         acting: None,

@@ -72,6 +72,9 @@ impl Emitter<'_> {
             return Ok(r.clone());
         }
         if let UniformInput::Carried(k) = x {
+            if let Some(name) = self.slot_names.get(&k) {
+                return Ok(name.clone());
+            }
             return Ok(match self.inside_slots.contains(&k) {
                 true => format!("%u{k}.in"),
                 false => format!("%u{k}"),
