@@ -1452,3 +1452,65 @@ fn an_arg_reduction_over_eight_warps_combines_in_a_second_round() {
         assert_eq!(barriers, 4, "{arch}");
     }
 }
+
+/// A loop over a constant range accumulating `x[k] · k` over blocks of 256: `for k in
+/// range(0, end, step)` with a pointer the loop advances (`make_ttir` of the kernel, `end`
+/// and `step` constexpr).
+fn weighted_block_sum(end: u32, step: u32) -> String {
+    format!(
+        r#"module {{
+  tt.func public @weighted_sum_kernel(%x_ptr: !tt.ptr<f32> {{tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}}, %out_ptr: !tt.ptr<f32> {{tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}}) attributes {{noinline = false}} {{
+    %cst = arith.constant dense<0.000000e+00> : tensor<256xf32>
+    %c0_i32 = arith.constant 0 : i32
+    %c_end = arith.constant {end} : i32
+    %c_step = arith.constant {step} : i32
+    %step = arith.constant dense<256> : tensor<256xi32>
+    %offs = tt.make_range {{end = 256 : i32, start = 0 : i32}} : tensor<256xi32>
+    %p = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %p_0 = tt.addptr %p, %offs : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %acc:2 = scf.for %k = %c0_i32 to %c_end step %c_step iter_args(%acc_1 = %cst, %p_2 = %p_0) -> (tensor<256xf32>, tensor<256x!tt.ptr<f32>>)  : i32 {{
+      %v = tt.load %p_2 : tensor<256x!tt.ptr<f32>>
+      %kf = arith.sitofp %k : i32 to f32
+      %ks = tt.splat %kf : f32 -> tensor<256xf32>
+      %t = arith.mulf %v, %ks : tensor<256xf32>
+      %acc_3 = arith.addf %acc_1, %t : tensor<256xf32>
+      %p_4 = tt.addptr %p_2, %step : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+      scf.yield %acc_3, %p_4 : tensor<256xf32>, tensor<256x!tt.ptr<f32>>
+    }}
+    %o = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %o_5 = tt.addptr %o, %offs : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    tt.store %o_5, %acc#0 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }}
+}}"#
+    )
+}
+
+/// A loop of a few constant trips is unrolled — the body once per trip, the counter a
+/// constant in each, no loop left in the code — and one of many trips (or of a range whose
+/// step is not positive) stays a loop; both compute `Σ_k x[k]·k` over the blocks.
+#[test]
+fn a_short_constant_loop_is_unrolled() {
+    for arch in ARCHS {
+        for (end, step, unrolled) in [(3u32, 1u32, true), (10, 4, true), (0, 1, true), (400, 1, false)] {
+            let k = compiled(&weighted_block_sum(end, step), arch);
+            let ir = k.llvm_ir().unwrap();
+            let loops = ir.lines().filter(|l| l.starts_with("loop.")).count();
+            assert_eq!(loops, usize::from(!unrolled), "{arch}, end {end}, step {step}");
+            let blocks = end.div_ceil(step) as usize;
+            let x: Vec<f32> = (0..256 * blocks.max(1)).map(|i| (i % 19) as f32 - 9.0).collect();
+            let mut buffers = vec![floats(&x), floats(&[f32::NAN; 256])];
+            run(&k, &mut buffers, &[], 1);
+            for i in 0..256 {
+                let want: f32 = (0..blocks)
+                    .map(|b| x[b * 256 + i] * (b as u32 * step) as f32)
+                    .sum();
+                assert_eq!(
+                    float(&buffers[1], i),
+                    want,
+                    "{arch}, end {end}, step {step}: out[{i}]"
+                );
+            }
+        }
+    }
+}

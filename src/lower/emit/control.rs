@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::Emitter;
+use super::{Emitter, lit};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{BranchCondition, Uniform};
 use crate::lower::ir::{CarriedUniform, CarriedValue, Op, Value, walk};
@@ -19,6 +19,48 @@ use crate::target::Target;
 /// default bound on the header it duplicates (`-rotation-max-header-size`, 16 instructions),
 /// counted in operations here.
 const ROTATED_FIRST_PART_OPS: usize = 16;
+
+/// The most operations unrolling may add (the trips' copies beyond the one a rolled loop
+/// holds anyway): LLVM's full-unrolling threshold at `-O3` (300 instructions, which AMDGPU
+/// keeps), counted in operations here — an approximation of LLVM's rule, which compares the
+/// whole unrolled size but raises its bound up to fourfold where unrolling lets constants
+/// fold (as a short loop's first trip on a zero accumulator does).
+const UNROLL_ADDED_OPS: usize = 300;
+
+/// The counter's value in each trip of a loop from `start` while below `end` by `step`, and
+/// after the last — where all three are constants and the loop is worth unrolling: its body
+/// holds no loop and names nothing that outlives a trip (a uniform read, a buffer bound), and
+/// unrolling adds at most [`UNROLL_ADDED_OPS`] operations.
+fn unrolled_trips((start, end, step): (&Uniform, &Uniform, &Uniform), body: &[Op]) -> Option<Vec<i64>> {
+    let (start, end, step) = (start.as_constant()?, end.as_constant()?, step.as_constant()?);
+    if step <= 0 || !copyable(body) {
+        return None;
+    }
+    let span = end.checked_sub(start)?.max(0);
+    let trips = span.checked_add(step - 1)? / step;
+    // Each trip costs its operations and its counter (an empty body is not free to copy).
+    let per_trip = i64::try_from(walk(body).count()).ok()? + 1;
+    if (trips - 1).max(0).checked_mul(per_trip)? > UNROLL_ADDED_OPS as i64 {
+        return None;
+    }
+    let counts: Vec<i64> = (0..=trips).map(|t| start + t * step).collect();
+    // The counter is an `i32`: a count past its range is the rolled loop's to wrap.
+    counts.iter().all(|&c| i32::try_from(c).is_ok()).then_some(counts)
+}
+
+/// Whether a region can be written more than once: it holds no loop and names nothing that
+/// outlives it (a uniform read, a buffer bound) — what it defines is renamed in each copy.
+fn copyable(ops: &[Op]) -> bool {
+    walk(ops).all(|op| {
+        !matches!(
+            op,
+            Op::Loop { .. } | Op::While { .. } | Op::ReadUniform { .. } | Op::BindBuffer { .. }
+        )
+    })
+}
+
+/// Uniform slots or values (by number) and the operands they read as in a copy of a region.
+type Renames = Vec<(u32, String)>;
 
 /// What one copy of a `while` loop's first part leaves: its test, the sources of what the
 /// loop leaves, and the values the body reads from it.
@@ -67,6 +109,11 @@ impl Emitter<'_> {
     /// A loop in the form LLVM optimises best (rotated): a guard, the body with its phis at the
     /// top and the test at the bottom, and phis at the exit for what the loop leaves (from the
     /// body's last block, or from a block of its own on the edge that skips the loop).
+    ///
+    /// A loop of a few constant trips is unrolled, as LLVM's full unrolling leaves it
+    /// ([`unrolled_trips`]): the body once per trip, the counter a constant in each, what one
+    /// trip yields the operands of the next — no phis, no test, and the first trip reads the
+    /// initial values themselves (a zero accumulator is a matrix instruction's inline 0).
     pub(super) fn emit_loop(
         &mut self,
         (counter, start, end, step): (u32, &Uniform, &Uniform, &Uniform),
@@ -75,6 +122,9 @@ impl Emitter<'_> {
         body: &[Op],
         target: &Target,
     ) -> Result<(), LowerError> {
+        if let Some(trips) = unrolled_trips((start, end, step), body) {
+            return self.emit_unrolled(counter, trips, (uniforms, values), body, target);
+        }
         let start = self.uniform(start)?;
         let end = self.uniform(end)?;
         let step = self.uniform(step)?;
@@ -168,6 +218,54 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// A loop unrolled: `trips` lists the counter's value in each trip and after the last.
+    fn emit_unrolled(
+        &mut self,
+        counter: u32,
+        trips: Vec<i64>,
+        (uniforms, values): (&[CarriedUniform], &[CarriedValue]),
+        body: &[Op],
+        target: &Target,
+    ) -> Result<(), LowerError> {
+        let mut slot_operands: Vec<String> = uniforms
+            .iter()
+            .map(|u| self.uniform(&u.init))
+            .collect::<Result<_, _>>()?;
+        let mut value_operands: Vec<String> = values
+            .iter()
+            .map(|v| self.val(v.init))
+            .collect::<Result<_, _>>()?;
+        let Some((&after_last, counts)) = trips.split_last() else {
+            return Err(LowerError::new("an unrolled loop without its final count"));
+        };
+        for (trip, &count) in counts.iter().enumerate() {
+            let slots = std::iter::once((counter, lit(count as u64)))
+                .chain(uniforms.iter().map(|u| u.slot).zip(slot_operands))
+                .collect();
+            let carried = values.iter().map(|v| v.phi.0).zip(value_operands).collect();
+            (slot_operands, value_operands) = self.in_copy(&format!(".u{trip}"), (slots, carried), |e| {
+                e.ops(body, target)?;
+                let nexts = uniforms
+                    .iter()
+                    .map(|u| e.uniform(&u.next))
+                    .collect::<Result<_, _>>()?;
+                let value_nexts = values.iter().map(|v| e.val(v.next)).collect::<Result<_, _>>()?;
+                Ok((nexts, value_nexts))
+            })?;
+        }
+        // What the loop leaves, under the names the code after it reads.
+        self.line(&format!("%u{counter} = add i32 {}, 0", lit(after_last as u64)));
+        for (u, operand) in uniforms.iter().zip(&slot_operands) {
+            self.line(&format!("%u{} = add i32 {operand}, 0", u.slot));
+        }
+        for (v, operand) in values.iter().zip(&value_operands) {
+            let w = self.p.value_bits(v.phi);
+            let d = self.define(v.phi)?;
+            self.line(&format!("{d} = bitcast i{w} {operand} to i{w}"));
+        }
+        Ok(())
+    }
+
     /// A `while` loop, rotated as LLVM's own loop rotation leaves one: the first part and its
     /// test run once in a guard on the initial values, the body's phis take what the first
     /// part left (from the guard or from the body's last block), and the body ends with a
@@ -194,14 +292,7 @@ impl Emitter<'_> {
         results: &[[Value; 2]],
         target: &Target,
     ) -> Result<(), LowerError> {
-        let copyable = walk(before).count() <= ROTATED_FIRST_PART_OPS
-            && walk(before).all(|op| {
-                !matches!(
-                    op,
-                    Op::Loop { .. } | Op::While { .. } | Op::ReadUniform { .. } | Op::BindBuffer { .. }
-                )
-            });
-        if !copyable {
+        if walk(before).count() > ROTATED_FIRST_PART_OPS || !copyable(before) {
             return self.emit_header_while(carried, (before, cond, after), results, target);
         }
         let (uniforms, values) = carried;
@@ -316,37 +407,48 @@ impl Emitter<'_> {
 
     /// One copy of a `while` loop's first part and its test, on the carried uniforms' and
     /// values' operands `names` (the initial values in the guard, the next ones at the body's
-    /// end). What it defines is named with `suffix`, so the two copies and the body's phis
-    /// do not clash.
+    /// end).
     fn first_part_copy(
         &mut self,
-        suffix: &'static str,
+        suffix: &str,
         (uniforms, values): (&[CarriedUniform], &[CarriedValue]),
         (uniform_names, value_names): (&[String], &[String]),
         (before, cond, results): (&[Op], &BranchCondition, &[[Value; 2]]),
         kept: &[Value],
         target: &Target,
     ) -> Result<FirstPart, LowerError> {
+        let slots = uniforms.iter().map(|u| u.slot).zip(uniform_names.iter().cloned());
+        let carried = values.iter().map(|v| v.phi.0).zip(value_names.iter().cloned());
+        self.in_copy(suffix, (slots.collect(), carried.collect()), |e| {
+            e.ops(before, target)?;
+            Ok(FirstPart {
+                test: e.branch_test(cond)?,
+                left: results.iter().map(|r| e.val(r[1])).collect::<Result<_, _>>()?,
+                kept: kept.iter().map(|&v| e.val(v)).collect::<Result<_, _>>()?,
+            })
+        })
+    }
+
+    /// Runs `write` on a copy of a region (a `while` loop's first part, an unrolled loop's
+    /// trip): what the copy defines is named with `suffix`, so the copies do not clash, and
+    /// the uniform slots and values listed read as the names given.
+    fn in_copy<T>(
+        &mut self,
+        suffix: &str,
+        (slots, values): (Renames, Renames),
+        write: impl FnOnce(&mut Self) -> Result<T, LowerError>,
+    ) -> Result<T, LowerError> {
+        let suffix = format!("{}{suffix}", self.copy_suffix.as_deref().unwrap_or(""));
         let saved = (
-            std::mem::take(&mut self.renamed),
-            std::mem::take(&mut self.slot_names),
+            self.renamed.clone(),
+            self.slot_names.clone(),
             self.copy_suffix.replace(suffix),
         );
-        for (u, name) in uniforms.iter().zip(uniform_names) {
-            self.slot_names.insert(u.slot, name.clone());
-        }
-        for (v, name) in values.iter().zip(value_names) {
-            self.renamed.insert(v.phi.0, name.clone());
-        }
-        let part = self.ops(before, target).and_then(|()| {
-            Ok(FirstPart {
-                test: self.branch_test(cond)?,
-                left: results.iter().map(|r| self.val(r[1])).collect::<Result<_, _>>()?,
-                kept: kept.iter().map(|&v| self.val(v)).collect::<Result<_, _>>()?,
-            })
-        });
+        self.renamed.extend(values);
+        self.slot_names.extend(slots);
+        let written = write(self);
         (self.renamed, self.slot_names, self.copy_suffix) = saved;
-        part
+        written
     }
 
     /// A `while` loop as a header whose phis open it, running `before` and branching on the

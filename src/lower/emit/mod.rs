@@ -80,7 +80,7 @@ struct Emitter<'a> {
     /// operands there.
     renamed: HashMap<u32, String>,
     slot_names: HashMap<u32, String>,
-    copy_suffix: Option<&'static str>,
+    copy_suffix: Option<String>,
     /// The bytes an enclosing [`Op::LdsWindow`] adds to LDS addresses (an `i32` operand).
     lds_shift: Option<String>,
     /// The largest constant LLVM folds into a buffer access's immediate offset
@@ -263,7 +263,7 @@ impl Emitter<'_> {
     }
 
     fn define(&mut self, v: Value) -> Result<String, LowerError> {
-        if let Some(suffix) = self.copy_suffix {
+        if let Some(suffix) = &self.copy_suffix {
             let name = format!("%v{}{suffix}", v.0);
             self.renamed.insert(v.0, name.clone());
             return Ok(name);
