@@ -493,15 +493,18 @@ fn elementwise_f32_pairs_are_packed_where_the_target_has_them() {
     }
 }
 
-/// `math.sqrt` of `f32` is `v_sqrt_f32` alone, as Triton's AMD lowering makes it (within 1 ulp:
-/// `llvm.sqrt` would add the scaling and the correction steps); `tt.precise_sqrt` and the other
-/// types' `math.sqrt` are LLVM's correctly rounded `sqrt`.
+/// `math.sqrt` of `f32` is `v_sqrt_f32` alone and `math.rsqrt` `v_rsq_f32` alone (an `f16`'s
+/// through `f32`), as Triton's AMD lowering makes them (within 1 ulp: `llvm.sqrt` would add the
+/// scaling and the correction steps, and `1 / sqrt` a reciprocal); `tt.precise_sqrt` and the
+/// other types' `math.sqrt` are LLVM's correctly rounded `sqrt`.
 #[test]
-fn math_sqrt_of_f32_is_the_instruction_alone() {
+fn math_sqrt_and_rsqrt_of_f32_are_the_instructions_alone() {
     for (name, ty, wanted, unwanted) in [
         ("math.sqrt", "f32", "@llvm.amdgcn.sqrt.f32(", "@llvm.sqrt."),
         ("tt.precise_sqrt", "f32", "@llvm.sqrt.f32(", "@llvm.amdgcn.sqrt"),
         ("math.sqrt", "f64", "@llvm.sqrt.f64(", "@llvm.amdgcn.sqrt"),
+        ("math.rsqrt", "f32", "@llvm.amdgcn.rsq.f32(", "@llvm.sqrt."),
+        ("math.rsqrt", "f16", "@llvm.amdgcn.rsq.f32(", "@llvm.sqrt."),
     ] {
         let text = elementwise_module(name, ty, ty, 1, 64, "");
         let ir = lower(&text, "gfx942").llvm_ir().unwrap();

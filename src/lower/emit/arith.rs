@@ -323,8 +323,14 @@ impl Emitter<'_> {
                     self.intrinsic(&r, "exp2", t, &[&m]);
                 }
             }
+            // `v_rsq_f32` alone, as Triton lowers `math.rsqrt` of `f32` with its default `ftz`
+            // (1 ulp; a subnormal argument is not rescaled first).
+            ArithOp::Rsqrt if t == "float" => {
+                self.decls
+                    .insert("declare float @llvm.amdgcn.rsq.f32(float)".to_string());
+                self.line(&format!("{r} = call float @llvm.amdgcn.rsq.f32(float {a})"));
+            }
             ArithOp::Rsqrt => {
-                // Approximate as `math.rsqrt` is: LLVM selects `v_rsq_f32` (1 ulp).
                 let s = self.tmp();
                 let suffix = llvm_suffix(t);
                 self.decls.insert(format!("declare {t} @llvm.sqrt.{suffix}({t})"));
