@@ -856,6 +856,21 @@ fn tritons_while_loop_lowers() {
     llc_accepts(&k, "forms_while");
 }
 
+/// A spin lock's `while` carries nothing (Triton's TTGIR of `while tl.atomic_cas(lock, 0, 1)
+/// == 1: pass`, `tests/fixtures/lower/ttgir-people`): rotating it would copy the
+/// compare-and-swap with its fences and save only the branch back, so a header tests it.
+#[test]
+fn a_spin_loop_is_not_rotated() {
+    let path = format!(
+        "{}/tests/fixtures/lower/ttgir-people/spin_lock_i32.gfx942.ttgir",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let k = lower(&std::fs::read_to_string(&path).unwrap(), "gfx942");
+    assert_eq!(k.program.op_counts()["while"], 1);
+    assert_eq!(tests_into_while_bodies(&k), 1);
+    llc_accepts(&k, "spin_lock");
+}
+
 /// A while loop whose test is computed in registers, `while max(v) > bound: v = v / 2`: the
 /// maximum is a reduction across warps (through LDS, again each iteration) compared with a
 /// float argument, one bit every thread holds, read from the first lane for a uniform branch.

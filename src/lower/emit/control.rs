@@ -280,7 +280,8 @@ impl Emitter<'_> {
     ///   exit:   phis (what the loop leaves: from the guard or from the body)
     /// ```
     ///
-    /// A first part of more than [`ROTATED_FIRST_PART_OPS`] operations (its second copy would
+    /// A loop that carries nothing (a spin on its test: only the branch back would be saved),
+    /// a first part of more than [`ROTATED_FIRST_PART_OPS`] operations (its second copy would
     /// add more code than the copies it saves), or one that itself loops or names what
     /// outlives it (a nested loop, a uniform read, a buffer bound), is not copied: the loop is
     /// a header running the first part, the body branching back to it
@@ -292,7 +293,8 @@ impl Emitter<'_> {
         results: &[[Value; 2]],
         target: &Target,
     ) -> Result<(), LowerError> {
-        if walk(before).count() > ROTATED_FIRST_PART_OPS || !copyable(before) {
+        let carries = !carried.0.is_empty() || !carried.1.is_empty();
+        if !carries || walk(before).count() > ROTATED_FIRST_PART_OPS || !copyable(before) {
             return self.emit_header_while(carried, (before, cond, after), results, target);
         }
         let (uniforms, values) = carried;
