@@ -1283,3 +1283,77 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// A reduction's lane steps by DPP are one instruction each: LLVM folds the move into the
+/// combine that reads it (`v_add_f32_dpp`, `v_add_nc_u32_dpp`), and the cost model counts
+/// them so. A float maximum keeps its moves (LLVM quiets the operands of `maxnum` first, in
+/// Triton's code too). A sum, a maximum and an integer sum of one warp's elements; the
+/// interpreter checks each against its reference.
+#[test]
+fn dpp_moves_fold_into_the_reductions_combines() {
+    for (arch, lanes) in [("gfx942", 64u32), ("gfx1100", 32)] {
+        let mut modelled = std::collections::HashMap::new();
+        for (ty, combine) in [
+            ("f32", "arith.addf"),
+            ("f32", "arith.maxnumf"),
+            ("i32", "arith.addi"),
+        ] {
+            let text = format!(
+                r#"
+#l = #ttg.blocked<{{sizePerThread = [1], threadsPerWarp = [{lanes}], warpsPerCTA = [1], order = [0]}}>
+module attributes {{"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = {lanes} : i32}} {{
+  tt.func public @total(%x: !tt.ptr<{ty}>, %out: !tt.ptr<{ty}>) {{
+    %r = tt.make_range {{end = {lanes} : i32, start = 0 : i32}} : tensor<{lanes}xi32, #l>
+    %p = tt.splat %x : !tt.ptr<{ty}> -> tensor<{lanes}x!tt.ptr<{ty}>, #l>
+    %q = tt.addptr %p, %r : tensor<{lanes}x!tt.ptr<{ty}>, #l>, tensor<{lanes}xi32, #l>
+    %v = tt.load %q : tensor<{lanes}x!tt.ptr<{ty}>, #l>
+    %s = "tt.reduce"(%v) <{{axis = 0 : i32}}> ({{
+    ^bb0(%a: {ty}, %b: {ty}):
+      %c = {combine} %a, %b : {ty}
+      tt.reduce.return %c : {ty}
+    }}) : (tensor<{lanes}x{ty}, #l>) -> {ty}
+    tt.store %out, %s : !tt.ptr<{ty}>
+    tt.return
+  }}
+}}"#
+            );
+            let k = lower(&text, arch);
+            let values: Vec<u32> = (0..lanes).map(|i| (i * 7 % 23) + 1).collect();
+            let input: Vec<u32> = match ty {
+                "f32" => values.iter().map(|&v| (v as f32).to_bits()).collect(),
+                _ => values.clone(),
+            };
+            let mut buffers = vec![words(&input), vec![0; 4]];
+            run_launch(&k.program, &mut buffers, &Launch::single(Vec::new())).unwrap();
+            let want = match combine {
+                "arith.maxnumf" => (*values.iter().max().unwrap() as f32).to_bits(),
+                "arith.addf" => (values.iter().sum::<u32>() as f32).to_bits(),
+                _ => values.iter().sum::<u32>(),
+            };
+            assert_eq!(word(&buffers[1], 0), want, "{arch} {combine}");
+            let dpp = k.program.op_counts().get("dpp").copied().unwrap_or(0);
+            assert!(dpp > 0, "{arch} {combine}: no DPP step");
+            modelled.insert(combine, (kernel_cost(&k).instructions, dpp));
+            if let Some(llc) = llc() {
+                let dir = std::env::temp_dir().join(format!("ll-dpp-{arch}-{ty}-{}", std::process::id()));
+                std::fs::create_dir_all(&dir).unwrap();
+                let asm = compile(llc, &k.llvm_ir().unwrap(), k.target, &dir, "dpp").unwrap();
+                let _ = std::fs::remove_dir_all(&dir);
+                let moves = if combine == "arith.maxnumf" { dpp } else { 0 };
+                assert_eq!(
+                    asm.matches("v_mov_b32_dpp").count() as u64,
+                    moves,
+                    "{arch} {combine}:\n{asm}"
+                );
+                assert_eq!(
+                    asm.matches("_dpp ").count() as u64,
+                    dpp,
+                    "{arch} {combine}:\n{asm}"
+                );
+            }
+        }
+        // The model: the maximum's moves are instructions of their own, the sum's are not.
+        let ((sum, dpp), (max, _)) = (modelled["arith.addf"], modelled["arith.maxnumf"]);
+        assert_eq!(max, sum + dpp, "{arch}");
+    }
+}

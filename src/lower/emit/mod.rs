@@ -813,13 +813,14 @@ impl Emitter<'_> {
                     "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)".to_string(),
                 );
                 // Rows the move leaves keep `old` and lanes without a source read 0
-                // (`bound_ctrl`): 0 both ways.
+                // (`bound_ctrl`): 0 both ways. `bound_ctrl` is set where every lane has a
+                // source too (it changes nothing there): LLVM folds a move with it into the
+                // operation that reads it (`v_add_f32_dpp`), one instruction instead of two.
                 let old = if ctrl.row_mask() == 0b1111 { "poison" } else { "0" };
                 self.line(&format!(
-                    "{d} = call i32 @llvm.amdgcn.update.dpp.i32(i32 {old}, i32 {s}, i32 {}, i32 {}, i32 15, i1 {})",
+                    "{d} = call i32 @llvm.amdgcn.update.dpp.i32(i32 {old}, i32 {s}, i32 {}, i32 {}, i32 15, i1 true)",
                     ctrl.code(),
                     ctrl.row_mask(),
-                    !ctrl.every_lane_reads()
                 ));
             }
             Op::PermlaneX16 { dst, src, lanes } => {

@@ -366,20 +366,6 @@ impl DppCtrl {
             _ => 0b1111,
         }
     }
-
-    /// Whether every lane has a source.
-    ///
-    /// ```
-    /// use linear_layout::lower::DppCtrl;
-    /// assert!(DppCtrl::RowMirror.every_lane_reads());
-    /// assert!(!DppCtrl::RowShr(8).every_lane_reads());
-    /// ```
-    pub fn every_lane_reads(self) -> bool {
-        matches!(
-            self,
-            DppCtrl::QuadPerm(_) | DppCtrl::RowMirror | DppCtrl::RowHalfMirror
-        )
-    }
 }
 
 /// Every operation of `ops`, those in loop bodies and branches too, each before its body.
