@@ -1514,3 +1514,106 @@ fn a_short_constant_loop_is_unrolled() {
         }
     }
 }
+
+/// A loop of two constant trips around a loop of runtime trips (`for p in range(2)` around
+/// `for off in range(0, n, BLOCK)`, a two-pass variance): the outer loop is unrolled with its
+/// inner loop copied into each trip, where `p == 0` is a constant; both passes compute the
+/// mean and the variance of each row (rows of 0, 45 and 100 elements).
+#[test]
+fn an_unrolled_loop_copies_its_inner_loop() {
+    // `make_ttir` of `two_pass_var_kernel` (BLOCK 32): `mean` accumulated in pass 0, the
+    // squared deviations in pass 1, each pass branching on `p` inside and after its inner loop.
+    let text = r#"module {
+  tt.func public @two_pass_var_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %mean_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %var_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %n: i32, %stride: i32 {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %c32_i32 = arith.constant 32 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c2_i32 = arith.constant 2 : i32
+    %cst = arith.constant dense<0.000000e+00> : tensor<32xf32>
+    %c0_i32 = arith.constant 0 : i32
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %row = tt.get_program_id x : i32
+    %cols = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+    %m = tt.splat %n : i32 -> tensor<32xi32>
+    %x = arith.muli %row, %stride : i32
+    %x_1 = tt.addptr %x_ptr, %x : !tt.ptr<f32>, i32
+    %x_2 = tt.splat %x_1 : !tt.ptr<f32> -> tensor<32x!tt.ptr<f32>>
+    %var:2 = scf.for %p = %c0_i32 to %c2_i32 step %c1_i32 iter_args(%mean = %cst_0, %var_3 = %cst_0) -> (f32, f32)  : i32 {
+      %2 = arith.cmpi eq, %p, %c0_i32 : i32
+      %acc = scf.for %off = %c0_i32 to %n step %c32_i32 iter_args(%acc_4 = %cst) -> (tensor<32xf32>)  : i32 {
+        %cols_5 = tt.splat %off : i32 -> tensor<32xi32>
+        %cols_6 = arith.addi %cols_5, %cols : tensor<32xi32>
+        %m_7 = arith.cmpi slt, %cols_6, %m : tensor<32xi32>
+        %x_8 = tt.addptr %x_2, %cols_6 : tensor<32x!tt.ptr<f32>>, tensor<32xi32>
+        %x_9 = tt.load %x_8, %m_7, %cst : tensor<32x!tt.ptr<f32>>
+        %5 = scf.if %2 -> (tensor<32xf32>) {
+          %acc_10 = arith.addf %acc_4, %x_9 : tensor<32xf32>
+          scf.yield %acc_10 : tensor<32xf32>
+        } else {
+          %d = tt.splat %mean : f32 -> tensor<32xf32>
+          %d_10 = arith.subf %x_9, %d : tensor<32xf32>
+          %d_11 = arith.select %m_7, %d_10, %cst : tensor<32xi1>, tensor<32xf32>
+          %acc_12 = arith.mulf %d_11, %d_11 : tensor<32xf32>
+          %acc_13 = arith.addf %acc_4, %acc_12 : tensor<32xf32>
+          scf.yield %acc_13 : tensor<32xf32>
+        }
+        scf.yield %5 : tensor<32xf32>
+      }
+      %3 = arith.cmpi eq, %p, %c0_i32 : i32
+      %4:2 = scf.if %3 -> (f32, f32) {
+        %mean_4 = "tt.reduce"(%acc) <{axis = 0 : i32}> ({
+        ^bb0(%mean_7: f32, %mean_8: f32):
+          %mean_9 = arith.addf %mean_7, %mean_8 : f32
+          tt.reduce.return %mean_9 : f32
+        }) : (tensor<32xf32>) -> f32
+        %mean_5 = arith.sitofp %n : i32 to f32
+        %mean_6 = arith.divf %mean_4, %mean_5 : f32
+        scf.yield %mean_6, %var_3 : f32, f32
+      } else {
+        %var_4 = "tt.reduce"(%acc) <{axis = 0 : i32}> ({
+        ^bb0(%var_7: f32, %var_8: f32):
+          %var_9 = arith.addf %var_7, %var_8 : f32
+          tt.reduce.return %var_9 : f32
+        }) : (tensor<32xf32>) -> f32
+        %var_5 = arith.sitofp %n : i32 to f32
+        %var_6 = arith.divf %var_4, %var_5 : f32
+        scf.yield %mean, %var_6 : f32, f32
+      }
+      scf.yield %4#0, %4#1 : f32, f32
+    }
+    %0 = tt.addptr %mean_ptr, %row : !tt.ptr<f32>, i32
+    tt.store %0, %var#0 : !tt.ptr<f32>
+    %1 = tt.addptr %var_ptr, %row : !tt.ptr<f32>, i32
+    tt.store %1, %var#1 : !tt.ptr<f32>
+    tt.return
+  }
+}"#;
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let ir = k.llvm_ir().unwrap();
+        // The inner loop's load, once per unrolled trip (a rolled outer loop holds it once).
+        let loads = ir
+            .lines()
+            .filter(|l| l.contains("= call") && l.contains("buffer.load"))
+            .count();
+        assert_eq!(loads, 2, "{arch}: one inner loop per unrolled trip");
+        let stride = 100usize;
+        let x: Vec<f32> = (0..3 * stride).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+        for n in [0usize, 45, 100] {
+            let mut buffers = vec![floats(&x), floats(&[f32::NAN; 3]), floats(&[f32::NAN; 3])];
+            run(&k, &mut buffers, &[n as u64, stride as u64], 3);
+            for row in 0..3 {
+                let xs = &x[row * stride..row * stride + n];
+                let mean = xs.iter().map(|&v| f64::from(v)).sum::<f64>() / n as f64;
+                let var = xs.iter().map(|&v| (f64::from(v) - mean).powi(2)).sum::<f64>() / n as f64;
+                for (buffer, want) in [(1, mean), (2, var)] {
+                    let got = f64::from(float(&buffers[buffer], row));
+                    let close = (got - want).abs() <= 1e-5 * want.abs().max(1.0);
+                    assert!(
+                        close || (n == 0 && got.is_nan()),
+                        "{arch}, n = {n}, row {row}: {got} against {want}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -42,7 +42,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use super::ir::{ArithOp, Extent, GlobalOffset, Kernel, Op, Packing, Program};
+use super::ir::{Extent, GlobalOffset, Kernel, Op, Packing, Program, dpp_folds_into_next};
 use crate::target::Target;
 
 /// Iterations a loop whose bounds are only known at run time is counted for.
@@ -109,25 +109,6 @@ pub fn kernel_cost(kernel: &Kernel) -> KernelCost {
     }
 }
 
-/// Whether `ops[i]` is a DPP move LLVM folds into the two-operand 32-bit operation right after
-/// it that reads it (`v_add_f32_dpp`: a reduction's or a scan's step is one instruction). A
-/// float maximum or minimum is not folded: in IEEE mode LLVM quiets its operands first
-/// (`v_max_f32 x, x, x`), which reads the move.
-fn folded_into_next(ops: &[Op], i: usize) -> bool {
-    let Some(Op::Dpp { dst, ctrl, .. }) = ops.get(i) else {
-        return false;
-    };
-    let Some(Op::Arith { op, ty, src, .. }) = ops.get(i + 1) else {
-        return false;
-    };
-    let quieted = ty.starts_with('f') && matches!(op, ArithOp::Max | ArithOp::Min);
-    ctrl.row_mask() == 0b1111
-        && src.len() == 2
-        && src.contains(dst)
-        && ["f32", "i32", "f16"].contains(ty)
-        && !quieted
-}
-
 struct Pricer<'a> {
     program: &'a Program,
     target: &'static Target,
@@ -146,7 +127,7 @@ impl Pricer<'_> {
                 self.target.lowering.packed_f32 && self.packing.borrow_mut().pair_at(ops, i).is_some();
             self.packing.borrow_mut().record(op);
             let (c1, n1) = self.op(op);
-            let n1 = if folded_into_next(ops, i) { 0 } else { n1 };
+            let n1 = if dpp_folds_into_next(ops, i) { 0 } else { n1 };
             (c, n) = (c.saturating_add(c1), n.saturating_add(n1));
             i += if packed { 2 } else { 1 };
         }

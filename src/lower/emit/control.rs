@@ -29,8 +29,8 @@ const UNROLL_ADDED_OPS: usize = 300;
 
 /// The counter's value in each trip of a loop from `start` while below `end` by `step`, and
 /// after the last — where all three are constants and the loop is worth unrolling: its body
-/// holds no loop and names nothing that outlives a trip (a uniform read, a buffer bound), and
-/// unrolling adds at most [`UNROLL_ADDED_OPS`] operations.
+/// names nothing that outlives a trip (a uniform read, a buffer bound; inner loops are
+/// copied with it), and unrolling adds at most [`UNROLL_ADDED_OPS`] operations.
 fn unrolled_trips((start, end, step): (&Uniform, &Uniform, &Uniform), body: &[Op]) -> Option<Vec<i64>> {
     let (start, end, step) = (start.as_constant()?, end.as_constant()?, step.as_constant()?);
     if step <= 0 || !copyable(body) {
@@ -48,15 +48,11 @@ fn unrolled_trips((start, end, step): (&Uniform, &Uniform, &Uniform), body: &[Op
     counts.iter().all(|&c| i32::try_from(c).is_ok()).then_some(counts)
 }
 
-/// Whether a region can be written more than once: it holds no loop and names nothing that
-/// outlives it (a uniform read, a buffer bound) — what it defines is renamed in each copy.
+/// Whether a region can be written more than once: it names nothing that outlives it (a
+/// uniform read, a buffer bound) — what it defines, its loops' slots too, is renamed in each
+/// copy ([`Names`](super::Names)).
 fn copyable(ops: &[Op]) -> bool {
-    walk(ops).all(|op| {
-        !matches!(
-            op,
-            Op::Loop { .. } | Op::While { .. } | Op::ReadUniform { .. } | Op::BindBuffer { .. }
-        )
-    })
+    walk(ops).all(|op| !matches!(op, Op::ReadUniform { .. } | Op::BindBuffer { .. }))
 }
 
 /// Uniform slots or values (by number) and the operands they read as in a copy of a region.
@@ -128,6 +124,11 @@ impl Emitter<'_> {
         let start = self.uniform(start)?;
         let end = self.uniform(end)?;
         let step = self.uniform(step)?;
+        self.define_slot(counter);
+        for u in uniforms {
+            self.define_slot(u.slot);
+        }
+        let counter_name = self.slot_name(counter);
         let inits: Vec<String> = uniforms
             .iter()
             .map(|u| self.uniform(&u.init))
@@ -169,23 +170,23 @@ impl Emitter<'_> {
             .map(|v| self.val(v.next))
             .collect::<Result<_, _>>()?;
         let (c, again) = (self.tmp(), self.tmp());
-        self.line(&format!("{c} = add i32 %u{counter}.in, {step}"));
+        self.line(&format!("{c} = add i32 {counter_name}.in, {step}"));
         self.line(&format!("{again} = icmp slt i32 {c}, {end}"));
         let latch = self.block.clone();
         self.line(&format!("br i1 {again}, label %{entry}, label %{exit}"));
         // The phis open the body.
-        let mut phis = format!("  %u{counter}.in = phi i32 [ {start}, %{pre} ], [ {c}, %{latch} ]\n");
+        let mut phis = format!("  {counter_name}.in = phi i32 [ {start}, %{pre} ], [ {c}, %{latch} ]\n");
         for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
             phis.push_str(&format!(
-                "  %u{}.in = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
-                u.slot
+                "  {}.in = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                self.slot_name(u.slot)
             ));
         }
         for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
             let w = self.p.value_bits(v.phi);
             phis.push_str(&format!(
-                "  %v{}.in = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
-                v.phi.0
+                "  {}.in = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                self.value_name(v.phi)
             ));
         }
         self.body.insert_str(phi_at, &phis);
@@ -200,12 +201,12 @@ impl Emitter<'_> {
         }
         self.start_block(&exit);
         self.line(&format!(
-            "%u{counter} = phi i32 [ {start}, %{skip} ], [ {c}, %{latch} ]"
+            "{counter_name} = phi i32 [ {start}, %{skip} ], [ {c}, %{latch} ]"
         ));
         for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
             self.line(&format!(
-                "%u{} = phi i32 [ {init}, %{skip} ], [ {next}, %{latch} ]",
-                u.slot
+                "{} = phi i32 [ {init}, %{skip} ], [ {next}, %{latch} ]",
+                self.slot_name(u.slot)
             ));
         }
         for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
@@ -254,9 +255,13 @@ impl Emitter<'_> {
             })?;
         }
         // What the loop leaves, under the names the code after it reads.
-        self.line(&format!("%u{counter} = add i32 {}, 0", lit(after_last as u64)));
+        self.define_slot(counter);
+        let counter_name = self.slot_name(counter);
+        self.line(&format!("{counter_name} = add i32 {}, 0", lit(after_last as u64)));
         for (u, operand) in uniforms.iter().zip(&slot_operands) {
-            self.line(&format!("%u{} = add i32 {operand}, 0", u.slot));
+            self.define_slot(u.slot);
+            let name = self.slot_name(u.slot);
+            self.line(&format!("{name} = add i32 {operand}, 0"));
         }
         for (v, operand) in values.iter().zip(&value_operands) {
             let w = self.p.value_bits(v.phi);
@@ -282,8 +287,8 @@ impl Emitter<'_> {
     ///
     /// A loop that carries nothing (a spin on its test: only the branch back would be saved),
     /// a first part of more than [`ROTATED_FIRST_PART_OPS`] operations (its second copy would
-    /// add more code than the copies it saves), or one that itself loops or names what
-    /// outlives it (a nested loop, a uniform read, a buffer bound), is not copied: the loop is
+    /// add more code than the copies it saves), or one that names what outlives it (a uniform
+    /// read, a buffer bound), is not copied: the loop is
     /// a header running the first part, the body branching back to it
     /// ([`emit_header_while`](Self::emit_header_while)).
     pub(super) fn emit_while(
@@ -315,6 +320,9 @@ impl Emitter<'_> {
             .collect();
         kept.sort_by_key(|v| v.0);
         kept.dedup();
+        for u in uniforms {
+            self.define_slot(u.slot);
+        }
         let (body, exit) = (self.label("do"), self.label("done"));
         let guard_part = self.first_part_copy(
             ".g",
@@ -366,12 +374,14 @@ impl Emitter<'_> {
         let mut phis = String::new();
         for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
             phis.push_str(&format!(
-                "  %u{}.in = phi i32 [ {init}, %{guard} ], [ {next}, %{latch} ]\n",
-                u.slot
+                "  {}.in = phi i32 [ {init}, %{guard} ], [ {next}, %{latch} ]\n",
+                self.slot_name(u.slot)
             ));
         }
-        let carried_phis = values.iter().map(|v| (format!("%v{}.in", v.phi.0), v.phi));
-        let kept_phis = kept.iter().map(|&v| (format!("%v{}", v.0), v));
+        let carried_phis = values
+            .iter()
+            .map(|v| (format!("{}.in", self.value_name(v.phi)), v.phi));
+        let kept_phis = kept.iter().map(|&v| (self.value_name(v), v));
         let firsts = value_inits.iter().chain(&guard_part.kept);
         let seconds = value_nexts.iter().chain(&bottom_part.kept);
         for (((name, v), first), second) in carried_phis.chain(kept_phis).zip(firsts).zip(seconds) {
@@ -393,8 +403,8 @@ impl Emitter<'_> {
         self.start_block(&exit);
         for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
             self.line(&format!(
-                "%u{} = phi i32 [ {init}, %{guard} ], [ {next}, %{latch} ]",
-                u.slot
+                "{} = phi i32 [ {init}, %{guard} ], [ {next}, %{latch} ]",
+                self.slot_name(u.slot)
             ));
         }
         for (([dst, _], first), second) in results.iter().zip(&guard_part.left).zip(&bottom_part.left) {
@@ -440,16 +450,13 @@ impl Emitter<'_> {
         (slots, values): (Renames, Renames),
         write: impl FnOnce(&mut Self) -> Result<T, LowerError>,
     ) -> Result<T, LowerError> {
-        let suffix = format!("{}{suffix}", self.copy_suffix.as_deref().unwrap_or(""));
-        let saved = (
-            self.renamed.clone(),
-            self.slot_names.clone(),
-            self.copy_suffix.replace(suffix),
-        );
-        self.renamed.extend(values);
-        self.slot_names.extend(slots);
+        let saved = self.names.clone();
+        let suffix = format!("{}{suffix}", self.names.suffix.as_deref().unwrap_or(""));
+        self.names.suffix = Some(suffix);
+        self.names.slot_operands.extend(slots);
+        self.names.value_operands.extend(values);
         let written = write(self);
-        (self.renamed, self.slot_names, self.copy_suffix) = saved;
+        self.names = saved;
         written
     }
 
@@ -472,6 +479,9 @@ impl Emitter<'_> {
             .iter()
             .map(|v| self.val(v.init))
             .collect::<Result<_, _>>()?;
+        for u in uniforms {
+            self.define_slot(u.slot);
+        }
         let (header, body, exit) = (self.label("while"), self.label("do"), self.label("done"));
         let pre = self.block.clone();
         self.line(&format!("br label %{header}"));
@@ -504,15 +514,15 @@ impl Emitter<'_> {
         let mut phis = String::new();
         for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
             phis.push_str(&format!(
-                "  %u{}.in = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
-                u.slot
+                "  {}.in = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                self.slot_name(u.slot)
             ));
         }
         for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
             let w = self.p.value_bits(v.phi);
             phis.push_str(&format!(
-                "  %v{}.in = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
-                v.phi.0
+                "  {}.in = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
+                self.value_name(v.phi)
             ));
         }
         self.body.insert_str(phi_at, &phis);
@@ -527,7 +537,8 @@ impl Emitter<'_> {
         }
         self.start_block(&exit);
         for u in uniforms {
-            self.line(&format!("%u{k} = phi i32 [ %u{k}.in, %{tested} ]", k = u.slot));
+            let name = self.slot_name(u.slot);
+            self.line(&format!("{name} = phi i32 [ {name}.in, %{tested} ]"));
         }
         for ([dst, _], src) in results.iter().zip(&left) {
             let w = self.p.value_bits(*dst);

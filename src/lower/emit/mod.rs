@@ -37,7 +37,7 @@ use std::fmt::Write as _;
 use super::error::LowerError;
 use super::ir::{
     DppCtrl, GlobalOffset, Kernel, Op, Packing, Program, SwapKind, Uniform, UniformInput, Value, XorMap,
-    numeric,
+    dpp_folds_into_next, numeric,
 };
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 use offsets::BufferOffset;
@@ -75,12 +75,11 @@ struct Emitter<'a> {
     /// body's phis (`%vN.in`, `%uK.in`); after it, the exit's.
     inside: std::collections::HashSet<u32>,
     inside_slots: std::collections::HashSet<u32>,
-    /// While a `while` loop's first part is copied (its guard, its body's end): the names
-    /// its values take in that copy (`%vN` and the `suffix`), the carried values' and slots'
-    /// operands there.
-    renamed: HashMap<u32, String>,
-    slot_names: HashMap<u32, String>,
-    copy_suffix: Option<String>,
+    /// The names of values and slots inside copies of a region.
+    names: Names,
+    /// Whether the DPP move being written is folded into the operation after it
+    /// ([`dpp_folds_into_next`]).
+    dpp_folded: bool,
     /// The bytes an enclosing [`Op::LdsWindow`] adds to LDS addresses (an `i32` operand).
     lds_shift: Option<String>,
     /// The largest constant LLVM folds into a buffer access's immediate offset
@@ -91,6 +90,22 @@ struct Emitter<'a> {
     /// The predicate of the enclosing [`Op::Predicated`]: the code runs only where it holds,
     /// so an access masked by it alone needs no mask of its own.
     acting: Option<Value>,
+}
+
+/// The names of what a copied region defines. A region written more than once (an unrolled
+/// loop's trips, a rotated `while` loop's first part) names its values and its loops' slots
+/// with the copy's `suffix` (`%v7.u1`, `%u3.u1.in`), and reads its carried values and slots
+/// as the operands each copy gives them (the initial values, the previous trip's).
+#[derive(Clone, Default)]
+struct Names {
+    /// Operands read in place of values and slots (by number).
+    value_operands: HashMap<u32, String>,
+    slot_operands: HashMap<u32, String>,
+    /// The names of the values and slots the copies being written define.
+    values: HashMap<u32, String>,
+    slots: HashMap<u32, String>,
+    /// The suffix of the copy being written (the copies around it first).
+    suffix: Option<String>,
 }
 
 fn lit(c: u64) -> String {
@@ -247,25 +262,52 @@ impl Emitter<'_> {
     }
 
     fn val(&self, v: Value) -> Result<String, LowerError> {
-        if let Some(name) = self.renamed.get(&v.0) {
-            return Ok(name.clone());
+        if let Some(operand) = self.names.value_operands.get(&v.0) {
+            return Ok(operand.clone());
         }
-        if !self.defined.get(v.0 as usize).copied().unwrap_or(false) {
+        let copied = self.names.values.contains_key(&v.0);
+        if !copied && !self.defined.get(v.0 as usize).copied().unwrap_or(false) {
             return Err(LowerError::new(format!(
                 "value {} is used before it is defined",
                 v.0
             )));
         }
+        let name = self.value_name(v);
         Ok(match self.inside.contains(&v.0) {
-            true => format!("%v{}.in", v.0),
-            false => format!("%v{}", v.0),
+            true => format!("{name}.in"),
+            false => name,
         })
     }
 
+    /// `%vN`, or its name in the copy being written.
+    fn value_name(&self, v: Value) -> String {
+        self.names
+            .values
+            .get(&v.0)
+            .cloned()
+            .unwrap_or_else(|| format!("%v{}", v.0))
+    }
+
+    /// `%uK`, or its name in the copy being written.
+    fn slot_name(&self, k: u32) -> String {
+        self.names
+            .slots
+            .get(&k)
+            .cloned()
+            .unwrap_or_else(|| format!("%u{k}"))
+    }
+
+    /// A loop's uniform slot about to be defined: in a copy, under the copy's name.
+    fn define_slot(&mut self, k: u32) {
+        if let Some(suffix) = &self.names.suffix {
+            self.names.slots.insert(k, format!("%u{k}{suffix}"));
+        }
+    }
+
     fn define(&mut self, v: Value) -> Result<String, LowerError> {
-        if let Some(suffix) = &self.copy_suffix {
+        if let Some(suffix) = &self.names.suffix {
             let name = format!("%v{}{suffix}", v.0);
-            self.renamed.insert(v.0, name.clone());
+            self.names.values.insert(v.0, name.clone());
             return Ok(name);
         }
         match self.defined.get_mut(v.0 as usize) {
@@ -578,6 +620,7 @@ impl Emitter<'_> {
                     i += 2;
                 }
                 _ => {
+                    self.dpp_folded = dpp_folds_into_next(ops, i);
                     self.op(op, target)?;
                     i += 1;
                 }
@@ -813,14 +856,18 @@ impl Emitter<'_> {
                     "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)".to_string(),
                 );
                 // Rows the move leaves keep `old` and lanes without a source read 0
-                // (`bound_ctrl`): 0 both ways. `bound_ctrl` is set where every lane has a
-                // source too (it changes nothing there): LLVM folds a move with it into the
-                // operation that reads it (`v_add_f32_dpp`), one instruction instead of two.
+                // (`bound_ctrl`): 0 both ways. A move every lane has a source for needs no
+                // `bound_ctrl`, but LLVM folds a move into the operation that reads it only
+                // with it: it is set where the next operation is one that folds
+                // (`v_add_f32_dpp`, one instruction instead of two, as the cost model counts)
+                // and left off elsewhere (a compare folded into a VOP3 DPP encoding buys
+                // nothing).
                 let old = if ctrl.row_mask() == 0b1111 { "poison" } else { "0" };
                 self.line(&format!(
-                    "{d} = call i32 @llvm.amdgcn.update.dpp.i32(i32 {old}, i32 {s}, i32 {}, i32 {}, i32 15, i1 true)",
+                    "{d} = call i32 @llvm.amdgcn.update.dpp.i32(i32 {old}, i32 {s}, i32 {}, i32 {}, i32 15, i1 {})",
                     ctrl.code(),
                     ctrl.row_mask(),
+                    self.dpp_folded || !ctrl.every_lane_reads()
                 ));
             }
             Op::PermlaneX16 { dst, src, lanes } => {
@@ -1129,9 +1176,8 @@ pub fn emit_llvm(p: &Program, target: &Target) -> Result<String, LowerError> {
         labels: 0,
         inside: Default::default(),
         inside_slots: Default::default(),
-        renamed: HashMap::new(),
-        slot_names: HashMap::new(),
-        copy_suffix: None,
+        names: Names::default(),
+        dpp_folded: false,
         lds_shift: None,
         immediate_offset: target.lowering.buffer_immediate_offset,
         acting: None,

@@ -72,12 +72,13 @@ impl Emitter<'_> {
             return Ok(r.clone());
         }
         if let UniformInput::Carried(k) = x {
-            if let Some(name) = self.slot_names.get(&k) {
-                return Ok(name.clone());
+            if let Some(operand) = self.names.slot_operands.get(&k) {
+                return Ok(operand.clone());
             }
+            let name = self.slot_name(k);
             return Ok(match self.inside_slots.contains(&k) {
-                true => format!("%u{k}.in"),
-                false => format!("%u{k}"),
+                true => format!("{name}.in"),
+                false => name,
             });
         }
         if let UniformInput::Derived(k) = x {

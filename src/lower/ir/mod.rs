@@ -61,11 +61,11 @@ pub use atomic::{AtomicKind, AtomicOrdering, AtomicPath, AtomicScope};
 pub use conjunction::Conjunctions;
 pub use kernel::Kernel;
 pub use predicate::Predicate;
-pub(crate) use program::walk;
 pub use program::{
     AtomicNeighbour, BranchCondition, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op,
     PackedPair, Packing, Program, Scalar, SwapKind, Value,
 };
+pub(crate) use program::{dpp_folds_into_next, walk};
 pub(crate) use uniform::Env;
 pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput, UniformOp};
 pub use xor_map::{ShiftTerm, XorMap};

@@ -366,6 +366,40 @@ impl DppCtrl {
             _ => 0b1111,
         }
     }
+
+    /// Whether every lane has a source.
+    ///
+    /// ```
+    /// use linear_layout::lower::DppCtrl;
+    /// assert!(DppCtrl::RowMirror.every_lane_reads());
+    /// assert!(!DppCtrl::RowShr(8).every_lane_reads());
+    /// ```
+    pub fn every_lane_reads(self) -> bool {
+        matches!(
+            self,
+            DppCtrl::QuadPerm(_) | DppCtrl::RowMirror | DppCtrl::RowHalfMirror
+        )
+    }
+}
+
+/// Whether `ops[i]` is a DPP move LLVM folds into the two-operand 32-bit operation right after
+/// it that reads it (`v_add_f32_dpp`: a reduction's or a scan's step is one instruction) — the
+/// emitter marks those moves for folding (`bound_ctrl`) and the cost model counts them as no
+/// instruction. A float maximum or minimum is not folded: in IEEE mode LLVM quiets its
+/// operands first (`v_max_f32 x, x, x`), which reads the move.
+pub(crate) fn dpp_folds_into_next(ops: &[Op], i: usize) -> bool {
+    let Some(Op::Dpp { dst, ctrl, .. }) = ops.get(i) else {
+        return false;
+    };
+    let Some(Op::Arith { op, ty, src, .. }) = ops.get(i + 1) else {
+        return false;
+    };
+    let quieted = ty.starts_with('f') && matches!(op, ArithOp::Max | ArithOp::Min);
+    ctrl.row_mask() == 0b1111
+        && src.len() == 2
+        && src.contains(dst)
+        && ["f32", "i32", "f16"].contains(ty)
+        && !quieted
 }
 
 /// Every operation of `ops`, those in loop bodies and branches too, each before its body.
