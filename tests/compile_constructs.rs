@@ -1617,3 +1617,74 @@ fn an_unrolled_loop_copies_its_inner_loop() {
         }
     }
 }
+
+/// A binary search (`while lo < hi`, probing `sorted[(lo + hi) // 2]`, `if` moving `lo`): the
+/// probe's address is data, but every thread's is the same, so it is a plain load LLVM makes a
+/// scalar load (`s_load_dword`, as Triton's is), and the `if`, whose arm is one addition, is a
+/// select: no branch but the loop's. Each workgroup searches for its query.
+#[test]
+fn a_binary_search_probes_with_scalar_loads_and_selects() {
+    // `make_ttir` of `searchsorted_while_kernel` (every query in its own program).
+    let text = r#"module {
+  tt.func public @searchsorted_while_kernel(%sorted_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %q_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %out_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %hi: i32) attributes {noinline = false} {
+    %c1_i32 = arith.constant 1 : i32
+    %c2_i32 = arith.constant 2 : i32
+    %lo = arith.constant 0 : i32
+    %pid = tt.get_program_id x : i32
+    %v = tt.addptr %q_ptr, %pid : !tt.ptr<i32>, i32
+    %v_0 = tt.load %v : !tt.ptr<i32>
+    %hi_1:2 = scf.while (%lo_2 = %lo, %hi_3 = %hi) : (i32, i32) -> (i32, i32) {
+      %1 = arith.cmpi slt, %lo_2, %hi_3 : i32
+      scf.condition(%1) %lo_2, %hi_3 : i32, i32
+    } do {
+    ^bb0(%lo_2: i32, %hi_3: i32):
+      %mid = arith.addi %lo_2, %hi_3 : i32
+      %hi_4 = arith.divsi %mid, %c2_i32 : i32
+      %1 = tt.addptr %sorted_ptr, %hi_4 : !tt.ptr<i32>, i32
+      %2 = tt.load %1 : !tt.ptr<i32>
+      %3 = arith.cmpi slt, %2, %v_0 : i32
+      %4 = arith.select %3, %hi_3, %hi_4 : i32
+      %5 = scf.if %3 -> (i32) {
+        %lo_5 = arith.addi %hi_4, %c1_i32 : i32
+        scf.yield %lo_5 : i32
+      } else {
+        scf.yield %lo_2 : i32
+      }
+      scf.yield %5, %4 : i32, i32
+    }
+    %0 = tt.addptr %out_ptr, %pid : !tt.ptr<i32>, i32
+    tt.store %0, %hi_1#0 : !tt.ptr<i32>
+    tt.return
+  }
+}"#;
+    let sorted: Vec<u32> = (0..100).map(|i| 3 * i + 1).collect();
+    let queries: Vec<u32> = vec![0, 1, 2, 150, 298, 400];
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let ir = k.llvm_ir().unwrap();
+        assert!(!ir.contains("buffer.load"), "{arch}: the probe is a plain load");
+        assert!(
+            !ir.lines().any(|l| l.starts_with("then.")),
+            "{arch}: the if is a select"
+        );
+        let mut buffers = vec![words(&sorted), words(&queries), vec![0; 4 * queries.len()]];
+        run(&k, &mut buffers, &[100], queries.len() as u32);
+        for (i, &q) in queries.iter().enumerate() {
+            let want = sorted.partition_point(|&s| s < q) as u32;
+            assert_eq!(word(&buffers[2], i), want, "{arch}: query {q}");
+        }
+        if let Some(llc) = llc() {
+            let dir = std::env::temp_dir().join(format!("ll-search-{arch}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let asm = assemble(llc, &ir, k.target, &dir, "search").unwrap();
+            let _ = std::fs::remove_dir_all(&dir);
+            // `s_load_dword s…, s[…], s…` on CDNA, `s_load_b32` on RDNA: an SGPR offset.
+            let probes = asm
+                .lines()
+                .filter(|l| l.contains("s_load_") && l.contains(" offset:0x0"))
+                .count();
+            assert_eq!(probes, 2, "{arch}: the query and the probe:\n{asm}");
+            assert!(!asm.contains("buffer_load"), "{arch}:\n{asm}");
+        }
+    }
+}

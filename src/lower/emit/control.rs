@@ -1,8 +1,9 @@
 //! Control flow in LLVM IR: counted loops (rotated: a guard, the body with its phis at the top
 //! and the test at the bottom, phis at the exit), while loops (rotated the same way, their first
 //! part copied into the guard and the body's end; a header with the phis, the first part and
-//! the test where that part is long), branches (a select where
-//! both arms are empty) and predicated regions (a branch each thread takes on its own bit).
+//! the test where that part is long), branches (selects where both arms are a couple of cheap
+//! operations, run both ways) and predicated regions (a branch each thread takes on its own
+//! bit).
 //! What the emitter computed inside a region is forgotten when it leaves: it does not dominate
 //! the code after. What depends on the thread id alone (thread parts of addresses, thread-bit
 //! conditions) is computed at the top of the kernel and seen everywhere.
@@ -11,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::{Emitter, lit};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{BranchCondition, Uniform};
+use crate::lower::ir::{ArithOp, BranchCondition, Uniform};
 use crate::lower::ir::{CarriedUniform, CarriedValue, Op, Value, walk};
 use crate::target::Target;
 
@@ -53,6 +54,35 @@ fn unrolled_trips((start, end, step): (&Uniform, &Uniform, &Uniform), body: &[Op
 /// copy ([`Names`](super::Names)).
 fn copyable(ops: &[Op]) -> bool {
     walk(ops).all(|op| !matches!(op, Op::ReadUniform { .. } | Op::BindBuffer { .. }))
+}
+
+/// Whether a branch's arm is cheap enough to run whatever the test says: at most two
+/// operations, each one instruction that cannot trap (no division: a zero divisor would be
+/// undefined where the arm was not taken).
+fn speculated(arm: &[Op]) -> bool {
+    arm.len() <= 2
+        && arm.iter().all(|op| match op {
+            Op::Arith { op, .. } => matches!(
+                op,
+                ArithOp::Add
+                    | ArithOp::Sub
+                    | ArithOp::Mul
+                    | ArithOp::And
+                    | ArithOp::Or
+                    | ArithOp::Xor
+                    | ArithOp::Shl
+                    | ArithOp::ShrS
+                    | ArithOp::ShrU
+                    | ArithOp::Max
+                    | ArithOp::Min
+                    | ArithOp::MaxU
+                    | ArithOp::MinU
+                    | ArithOp::Neg
+                    | ArithOp::Abs
+            ),
+            Op::Compare { .. } | Op::Select { .. } | Op::Constant { .. } => true,
+            _ => false,
+        })
 }
 
 /// Uniform slots or values (by number) and the operands they read as in a copy of a region.
@@ -548,7 +578,8 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// A select where both branches are empty; else two blocks and phis at the join.
+    /// Selects where both arms are cheap enough to run both ([`speculated`]); else two blocks
+    /// and phis at the join.
     /// The `i1` a branch tests: a condition of uniforms, or one bit every thread agrees on,
     /// made a scalar so that the branch is uniform: the wave's ballot of it is zero or not
     /// (LLVM branches on the compare's lane mask itself, `s_cbranch_vccz`, where moving the
@@ -580,7 +611,11 @@ impl Emitter<'_> {
         target: &Target,
     ) -> Result<(), LowerError> {
         let c = self.branch_test(cond)?;
-        if then.is_empty() && otherwise.is_empty() {
+        if speculated(then) && speculated(otherwise) {
+            // Both arms run (at most two cheap operations each, as LLVM's `simplifycfg`
+            // speculates them) and the results are picked: no branch.
+            self.ops(then, target)?;
+            self.ops(otherwise, target)?;
             for [dst, a, b] in results {
                 let w = self.p.value_bits(*dst);
                 let (a, b) = (self.val(*a)?, self.val(*b)?);
