@@ -44,9 +44,13 @@ fn unrolled_trips((start, end, step): (&Uniform, &Uniform, &Uniform), body: &[Op
     if (trips - 1).max(0).checked_mul(per_trip)? > UNROLL_ADDED_OPS as i64 {
         return None;
     }
-    let counts: Vec<i64> = (0..=trips).map(|t| start + t * step).collect();
     // The counter is an `i32`: a count past its range is the rolled loop's to wrap.
-    counts.iter().all(|&c| i32::try_from(c).is_ok()).then_some(counts)
+    (0..=trips)
+        .map(|t| {
+            let count = t.checked_mul(step)?.checked_add(start)?;
+            i32::try_from(count).is_ok().then_some(count)
+        })
+        .collect()
 }
 
 /// Whether a region can be written more than once: it names nothing that outlives it (a
@@ -318,9 +322,8 @@ impl Emitter<'_> {
     /// A loop that carries nothing (a spin on its test: only the branch back would be saved),
     /// a first part of more than [`ROTATED_FIRST_PART_OPS`] operations (its second copy would
     /// add more code than the copies it saves), or one that names what outlives it (a uniform
-    /// read, a buffer bound), is not copied: the loop is
-    /// a header running the first part, the body branching back to it
-    /// ([`emit_header_while`](Self::emit_header_while)).
+    /// read, a buffer bound), is not copied: the loop is a header running the first part, the
+    /// body branching back to it ([`emit_header_while`](Self::emit_header_while)).
     pub(super) fn emit_while(
         &mut self,
         carried: (&[CarriedUniform], &[CarriedValue]),

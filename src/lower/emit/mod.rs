@@ -663,6 +663,7 @@ impl Emitter<'_> {
                     self.decls.insert(format!("declare void @llvm.amdgcn.raw.ptr.buffer.store.{suffix}({ity}, ptr addrspace(8), i32, i32, i32)"));
                     self.line(&format!("call void @llvm.amdgcn.raw.ptr.buffer.store.{suffix}({ity} {v}, ptr addrspace(8) {rsrc}, i32 {off}, i32 {soff}, i32 0)"));
                 } else if offset.unmasked()
+                    && self.p.buffers[*buffer].is_argument()
                     && (offset.coords.is_empty()
                         || offset.index.is_none()
                             && offset.coords.iter().all(|c| c.cols.iter().all(|&k| k == 0)))
@@ -671,7 +672,8 @@ impl Emitter<'_> {
                     // data too (a binary search's probe) — a plain load, which LLVM makes a
                     // scalar load where the address is uniform and nothing before it in the
                     // kernel may write them (the value then stays in scalar registers, as
-                    // Triton's does).
+                    // Triton's does). Through an argument's pointer: a loaded pointer is bound
+                    // as a buffer only.
                     let name = self.p.buffers[*buffer].name.clone();
                     let (total, wide, address, l) = (self.tmp(), self.tmp(), self.tmp(), self.tmp());
                     self.line(&format!("{total} = add i32 {off}, {soff}"));
