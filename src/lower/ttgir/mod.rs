@@ -492,7 +492,11 @@ impl Lowering<'_> {
             // registers.
             name if rank == 0
                 && UniformOp::parse(name).is_some()
-                && crate::ttgir::element_bits(&self.m.values[op.results[0]].ty.element)
+                && op
+                    .results
+                    .first()
+                    .and_then(|&r| self.m.values.get(r))
+                    .and_then(|v| crate::ttgir::element_bits(&v.ty.element))
                     .is_some_and(|b| b <= 32)
                 && (0..2).all(|k| matches!(self.operand(op, k), Ok(Sym::Int(_)))) =>
             {
