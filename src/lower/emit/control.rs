@@ -163,14 +163,7 @@ impl Emitter<'_> {
             self.define_slot(u.slot);
         }
         let counter_name = self.slot_name(counter);
-        let inits: Vec<String> = uniforms
-            .iter()
-            .map(|u| self.uniform(&u.init))
-            .collect::<Result<_, _>>()?;
-        let value_inits: Vec<String> = values
-            .iter()
-            .map(|v| self.val(v.init))
-            .collect::<Result<_, _>>()?;
+        let (inits, value_inits) = self.carried_operands((uniforms, values), false)?;
         let (entry, exit, skip) = (self.label("loop"), self.label("done"), self.label("skip"));
         let pre = self.block.clone();
         let guard = self.tmp();
@@ -195,14 +188,7 @@ impl Emitter<'_> {
         self.start_block(&entry);
         let phi_at = self.body.len();
         self.ops(body, target)?;
-        let nexts: Vec<String> = uniforms
-            .iter()
-            .map(|u| self.uniform(&u.next))
-            .collect::<Result<_, _>>()?;
-        let value_nexts: Vec<String> = values
-            .iter()
-            .map(|v| self.val(v.next))
-            .collect::<Result<_, _>>()?;
+        let (nexts, value_nexts) = self.carried_operands((uniforms, values), true)?;
         let (c, again) = (self.tmp(), self.tmp());
         self.line(&format!("{c} = add i32 {counter_name}.in, {step}"));
         self.line(&format!("{again} = icmp slt i32 {c}, {end}"));
@@ -210,19 +196,11 @@ impl Emitter<'_> {
         self.line(&format!("br i1 {again}, label %{entry}, label %{exit}"));
         // The phis open the body.
         let mut phis = format!("  {counter_name}.in = phi i32 [ {start}, %{pre} ], [ {c}, %{latch} ]\n");
-        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
-            phis.push_str(&format!(
-                "  {}.in = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
-                self.slot_name(u.slot)
-            ));
-        }
-        for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
-            let w = self.p.value_bits(v.phi);
-            phis.push_str(&format!(
-                "  {}.in = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
-                self.value_name(v.phi)
-            ));
-        }
+        phis.push_str(&self.carried_phis(
+            (uniforms, values),
+            ((&inits, &value_inits), &pre),
+            ((&nexts, &value_nexts), &latch),
+        ));
         self.body.insert_str(phi_at, &phis);
         let body_text = std::mem::replace(&mut self.body, outer);
         self.body.push_str(&body_text);
@@ -262,14 +240,7 @@ impl Emitter<'_> {
         body: &[Op],
         target: &Target,
     ) -> Result<(), LowerError> {
-        let mut slot_operands: Vec<String> = uniforms
-            .iter()
-            .map(|u| self.uniform(&u.init))
-            .collect::<Result<_, _>>()?;
-        let mut value_operands: Vec<String> = values
-            .iter()
-            .map(|v| self.val(v.init))
-            .collect::<Result<_, _>>()?;
+        let (mut slot_operands, mut value_operands) = self.carried_operands((uniforms, values), false)?;
         let Some((&after_last, counts)) = trips.split_last() else {
             return Err(LowerError::new("an unrolled loop without its final count"));
         };
@@ -280,12 +251,7 @@ impl Emitter<'_> {
             let carried = values.iter().map(|v| v.phi.0).zip(value_operands).collect();
             (slot_operands, value_operands) = self.in_copy(&format!(".u{trip}"), (slots, carried), |e| {
                 e.ops(body, target)?;
-                let nexts = uniforms
-                    .iter()
-                    .map(|u| e.uniform(&u.next))
-                    .collect::<Result<_, _>>()?;
-                let value_nexts = values.iter().map(|v| e.val(v.next)).collect::<Result<_, _>>()?;
-                Ok((nexts, value_nexts))
+                e.carried_operands((uniforms, values), true)
             })?;
         }
         // What the loop leaves, under the names the code after it reads.
@@ -336,14 +302,7 @@ impl Emitter<'_> {
             return self.emit_header_while(carried, (before, cond, after), results, target);
         }
         let (uniforms, values) = carried;
-        let inits: Vec<String> = uniforms
-            .iter()
-            .map(|u| self.uniform(&u.init))
-            .collect::<Result<_, _>>()?;
-        let value_inits: Vec<String> = values
-            .iter()
-            .map(|v| self.val(v.init))
-            .collect::<Result<_, _>>()?;
+        let (inits, value_inits) = self.carried_operands((uniforms, values), false)?;
         // What the first part defines that the body reads: a phi each at the body's top.
         let first_defs: HashSet<u32> = before.iter().flat_map(Op::defined).map(|v| v.0).collect();
         let mut kept: Vec<Value> = walk(after)
@@ -383,14 +342,7 @@ impl Emitter<'_> {
         self.start_block(&body);
         let phi_at = self.body.len();
         self.ops(after, target)?;
-        let nexts: Vec<String> = uniforms
-            .iter()
-            .map(|u| self.uniform(&u.next))
-            .collect::<Result<_, _>>()?;
-        let value_nexts: Vec<String> = values
-            .iter()
-            .map(|v| self.val(v.next))
-            .collect::<Result<_, _>>()?;
+        let (nexts, value_nexts) = self.carried_operands((uniforms, values), true)?;
         let bottom_part = self.first_part_copy(
             ".b",
             carried,
@@ -404,21 +356,13 @@ impl Emitter<'_> {
             "br i1 {}, label %{body}, label %{exit}",
             bottom_part.test
         ));
-        let mut phis = String::new();
-        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
-            phis.push_str(&format!(
-                "  {}.in = phi i32 [ {init}, %{guard} ], [ {next}, %{latch} ]\n",
-                self.slot_name(u.slot)
-            ));
-        }
-        let carried_phis = values
-            .iter()
-            .map(|v| (format!("{}.in", self.value_name(v.phi)), v.phi));
-        let kept_phis = kept.iter().map(|&v| (self.value_name(v), v));
-        let firsts = value_inits.iter().chain(&guard_part.kept);
-        let seconds = value_nexts.iter().chain(&bottom_part.kept);
-        for (((name, v), first), second) in carried_phis.chain(kept_phis).zip(firsts).zip(seconds) {
-            let w = self.p.value_bits(v);
+        let mut phis = self.carried_phis(
+            (uniforms, values),
+            ((&inits, &value_inits), &guard),
+            ((&nexts, &value_nexts), &latch),
+        );
+        for ((&v, first), second) in kept.iter().zip(&guard_part.kept).zip(&bottom_part.kept) {
+            let (name, w) = (self.value_name(v), self.p.value_bits(v));
             phis.push_str(&format!(
                 "  {name} = phi i{w} [ {first}, %{guard} ], [ {second}, %{latch} ]\n"
             ));
@@ -474,6 +418,56 @@ impl Emitter<'_> {
         })
     }
 
+    /// The operands of what a loop carries, its uniform slots' and its values': their initial
+    /// values, or (`next`) what an iteration leaves them.
+    fn carried_operands(
+        &mut self,
+        (uniforms, values): (&[CarriedUniform], &[CarriedValue]),
+        next: bool,
+    ) -> Result<(Vec<String>, Vec<String>), LowerError> {
+        let slots = uniforms
+            .iter()
+            .map(|u| self.uniform(if next { &u.next } else { &u.init }))
+            .collect::<Result<_, _>>()?;
+        let carried = values
+            .iter()
+            .map(|v| self.val(if next { v.next } else { v.init }))
+            .collect::<Result<_, _>>()?;
+        Ok((slots, carried))
+    }
+
+    /// The phis opening a loop's body (`%uK.in`, `%vN.in`): each carried slot and value from
+    /// the block entering the loop or from the one branching back, with their operands there.
+    fn carried_phis(
+        &self,
+        (uniforms, values): (&[CarriedUniform], &[CarriedValue]),
+        ((slots_in, values_in), entry): ((&[String], &[String]), &str),
+        ((slots_back, values_back), latch): ((&[String], &[String]), &str),
+    ) -> String {
+        let slot_phis = uniforms
+            .iter()
+            .zip(slots_in)
+            .zip(slots_back)
+            .map(|((u, first), second)| {
+                format!(
+                    "  {}.in = phi i32 [ {first}, %{entry} ], [ {second}, %{latch} ]\n",
+                    self.slot_name(u.slot)
+                )
+            });
+        let value_phis = values
+            .iter()
+            .zip(values_in)
+            .zip(values_back)
+            .map(|((v, first), second)| {
+                format!(
+                    "  {}.in = phi i{} [ {first}, %{entry} ], [ {second}, %{latch} ]\n",
+                    self.value_name(v.phi),
+                    self.p.value_bits(v.phi)
+                )
+            });
+        slot_phis.chain(value_phis).collect()
+    }
+
     /// Runs `write` on a copy of a region (a `while` loop's first part, an unrolled loop's
     /// trip): what the copy defines is named with `suffix`, so the copies do not clash, and
     /// the uniform slots and values listed read as the names given.
@@ -504,14 +498,7 @@ impl Emitter<'_> {
         results: &[[Value; 2]],
         target: &Target,
     ) -> Result<(), LowerError> {
-        let inits: Vec<String> = uniforms
-            .iter()
-            .map(|u| self.uniform(&u.init))
-            .collect::<Result<_, _>>()?;
-        let value_inits: Vec<String> = values
-            .iter()
-            .map(|v| self.val(v.init))
-            .collect::<Result<_, _>>()?;
+        let (inits, value_inits) = self.carried_operands((uniforms, values), false)?;
         for u in uniforms {
             self.define_slot(u.slot);
         }
@@ -534,30 +521,14 @@ impl Emitter<'_> {
         self.line(&format!("br i1 {test}, label %{body}, label %{exit}"));
         self.start_block(&body);
         self.ops(after, target)?;
-        let nexts: Vec<String> = uniforms
-            .iter()
-            .map(|u| self.uniform(&u.next))
-            .collect::<Result<_, _>>()?;
-        let value_nexts: Vec<String> = values
-            .iter()
-            .map(|v| self.val(v.next))
-            .collect::<Result<_, _>>()?;
+        let (nexts, value_nexts) = self.carried_operands((uniforms, values), true)?;
         let latch = self.block.clone();
         self.line(&format!("br label %{header}"));
-        let mut phis = String::new();
-        for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
-            phis.push_str(&format!(
-                "  {}.in = phi i32 [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
-                self.slot_name(u.slot)
-            ));
-        }
-        for ((v, init), next) in values.iter().zip(&value_inits).zip(&value_nexts) {
-            let w = self.p.value_bits(v.phi);
-            phis.push_str(&format!(
-                "  {}.in = phi i{w} [ {init}, %{pre} ], [ {next}, %{latch} ]\n",
-                self.value_name(v.phi)
-            ));
-        }
+        let phis = self.carried_phis(
+            (uniforms, values),
+            ((&inits, &value_inits), &pre),
+            ((&nexts, &value_nexts), &latch),
+        );
         self.body.insert_str(phi_at, &phis);
         let loop_text = std::mem::replace(&mut self.body, outer);
         self.body.push_str(&loop_text);
