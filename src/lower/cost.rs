@@ -56,7 +56,7 @@ pub const UNKNOWN_TRIPS: u64 = 8;
 /// own lines).
 const FAR_STRIDE: u64 = 1 << 24;
 
-/// A kernel's price for one wave under the model of the [module docs](self).
+/// A kernel's price for one wave under the model of the module docs.
 ///
 /// ```
 /// use linear_layout::lower::KernelCost;
@@ -83,7 +83,7 @@ impl fmt::Display for KernelCost {
     }
 }
 
-/// Prices `kernel` (see the [module docs](self)).
+/// Prices `kernel` (see the module docs).
 ///
 /// ```
 /// use linear_layout::linear::LinearLayout;

@@ -52,7 +52,7 @@ use super::ops::int_attr;
 use super::remat::replace_for_with_new_signature;
 
 /// Triton 3.6's `tritongpu-optimize-thread-locality` on `g`, in place; see the
-/// [module docs](self). On an error `g` is left as it was.
+/// module docs. On an error `g` is left as it was.
 ///
 /// ```
 /// use linear_layout::heuristics::propagation::optimize_thread_locality;

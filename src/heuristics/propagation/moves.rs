@@ -73,7 +73,7 @@ use super::ops::{infer_dst, is_elementwise};
 use super::remat::Remat;
 use super::{MAX_REMAT_ROUNDS, PassError, bounded, cleanup, rematerialise};
 
-/// Which of a convert's two layouts takes over (see the [module docs](self)).
+/// Which of a convert's two layouts takes over (see the module docs).
 ///
 /// ```
 /// use linear_layout::heuristics::propagation::LayoutMove;

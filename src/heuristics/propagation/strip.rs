@@ -35,7 +35,7 @@
 
 use crate::ttgir::graph::{Graph, Item};
 
-/// Takes every layout off `g` (see the [module docs](self)); false, leaving `g` as it is, when
+/// Takes every layout off `g` (see the module docs); false, leaving `g` as it is, when
 /// the module has ops beyond distributed layouts.
 ///
 /// ```

@@ -171,7 +171,7 @@ const GENERIC: &[&str] = &[
 
 /// Triton 3.6's `convert-triton-to-tritongpu` on `g`, for `num_warps` warps of
 /// `threads_per_warp` lanes and one CTA; `target` is Triton's `target` option, written into
-/// `ttg.target` as it is (`hip:gfx942`, `cuda:80`). See the [module docs](self).
+/// `ttg.target` as it is (`hip:gfx942`, `cuda:80`). See the module docs.
 ///
 /// On an error `g` is left as it was.
 ///

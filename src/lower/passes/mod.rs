@@ -1,4 +1,4 @@
-//! Passes over a built [`Program`](super::ir::Program), before it is emitted or run: each
+//! Passes over a built [`Program`], before it is emitted or run: each
 //! rewrites the program into one that computes the same for every launch, with less to do.
 //!
 //! - [`ranges`]: what each integer value can be, and what that settles — a compare decided

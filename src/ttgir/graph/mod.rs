@@ -613,7 +613,7 @@ impl Graph {
         format!("%ll{}", self.fresh)
     }
 
-    /// Inserts a new op printed from the graph (see [`Form::Built`]) at `at`, with results of
+    /// Inserts a new op printed from the graph (see `Form::Built`) at `at`, with results of
     /// the given types; returns its id.
     ///
     /// ```

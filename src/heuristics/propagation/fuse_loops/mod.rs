@@ -64,7 +64,7 @@ const WARP_SPECIALIZE: &str = "tt.warp_specialize";
 const DISALLOW_ACC_MULTI_BUFFER: &str = "tt.disallow_acc_multi_buffer";
 const NUM_STAGES: &str = "tt.num_stages";
 
-/// Triton 3.6's `tritongpu-fuse-nested-loops` on `g`, in place; see the [module docs](self).
+/// Triton 3.6's `tritongpu-fuse-nested-loops` on `g`, in place; see the module docs.
 ///
 /// ```
 /// use linear_layout::heuristics::propagation::fuse_nested_loops;
