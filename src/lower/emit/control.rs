@@ -92,6 +92,16 @@ fn speculated(arm: &[Op]) -> bool {
 /// Uniform slots or values (by number) and the operands they read as in a copy of a region.
 type Renames = Vec<(u32, String)>;
 
+/// A loop being written ([`Emitter::open_loop`]): the text before it, the scope it opened,
+/// the slots and phi values it carries, and where its first block's phis go.
+struct LoopFrame {
+    outer: String,
+    scope: Scope,
+    slots: Vec<u32>,
+    phis: Vec<u32>,
+    phi_at: usize,
+}
+
 /// What one copy of a `while` loop's first part leaves: its test, the sources of what the
 /// loop leaves, and the values the body reads from it.
 struct FirstPart {
@@ -175,18 +185,8 @@ impl Emitter<'_> {
         self.line(&format!("br i1 {guard}, label %{entry}, label %{skip}, !prof !2"));
         self.start_block(&skip);
         self.line(&format!("br label %{exit}"));
-        let outer = std::mem::take(&mut self.body);
-        let scope = self.enter();
-        for v in values {
-            self.define(v.phi)?;
-            self.inside.insert(v.phi.0);
-        }
-        let slots: Vec<u32> = std::iter::once(counter)
-            .chain(uniforms.iter().map(|u| u.slot))
-            .collect();
-        self.inside_slots.extend(slots.iter().copied());
-        self.start_block(&entry);
-        let phi_at = self.body.len();
+        let slots = std::iter::once(counter).chain(uniforms.iter().map(|u| u.slot));
+        let frame = self.open_loop(slots.collect(), values, &entry)?;
         self.ops(body, target)?;
         let (nexts, value_nexts) = self.carried_operands((uniforms, values), true)?;
         let (c, again) = (self.tmp(), self.tmp());
@@ -201,16 +201,7 @@ impl Emitter<'_> {
             ((&inits, &value_inits), &pre),
             ((&nexts, &value_nexts), &latch),
         ));
-        self.body.insert_str(phi_at, &phis);
-        let body_text = std::mem::replace(&mut self.body, outer);
-        self.body.push_str(&body_text);
-        self.leave(scope);
-        for v in values {
-            self.inside.remove(&v.phi.0);
-        }
-        for k in &slots {
-            self.inside_slots.remove(k);
-        }
+        self.close_loop(frame, &phis);
         self.start_block(&exit);
         self.line(&format!(
             "{counter_name} = phi i32 [ {start}, %{skip} ], [ {c}, %{latch} ]"
@@ -329,18 +320,10 @@ impl Emitter<'_> {
             "br i1 {}, label %{body}, label %{exit}, !prof !2",
             guard_part.test
         ));
-        let outer = std::mem::take(&mut self.body);
-        let scope = self.enter();
-        for v in values {
-            self.define(v.phi)?;
-            self.inside.insert(v.phi.0);
-        }
+        let frame = self.open_loop(uniforms.iter().map(|u| u.slot).collect(), values, &body)?;
         for &v in &kept {
             self.define(v)?;
         }
-        self.inside_slots.extend(uniforms.iter().map(|u| u.slot));
-        self.start_block(&body);
-        let phi_at = self.body.len();
         self.ops(after, target)?;
         let (nexts, value_nexts) = self.carried_operands((uniforms, values), true)?;
         let bottom_part = self.first_part_copy(
@@ -367,16 +350,7 @@ impl Emitter<'_> {
                 "  {name} = phi i{w} [ {first}, %{guard} ], [ {second}, %{latch} ]\n"
             ));
         }
-        self.body.insert_str(phi_at, &phis);
-        let loop_text = std::mem::replace(&mut self.body, outer);
-        self.body.push_str(&loop_text);
-        self.leave(scope);
-        for v in values {
-            self.inside.remove(&v.phi.0);
-        }
-        for u in uniforms {
-            self.inside_slots.remove(&u.slot);
-        }
+        self.close_loop(frame, &phis);
         self.start_block(&exit);
         for ((u, init), next) in uniforms.iter().zip(&inits).zip(&nexts) {
             self.line(&format!(
@@ -416,6 +390,48 @@ impl Emitter<'_> {
                 kept: kept.iter().map(|&v| e.val(v)).collect::<Result<_, _>>()?,
             })
         })
+    }
+
+    /// Opens a loop's first block `block`: what the loop computes is scoped to it, its carried
+    /// values and uniform `slots` read as the phis (`%vN.in`, `%uK.in`) that
+    /// [`close_loop`](Self::close_loop) puts at the block's top, and its text is written apart
+    /// until then.
+    fn open_loop(
+        &mut self,
+        slots: Vec<u32>,
+        values: &[CarriedValue],
+        block: &str,
+    ) -> Result<LoopFrame, LowerError> {
+        let outer = std::mem::take(&mut self.body);
+        let scope = self.enter();
+        for v in values {
+            self.define(v.phi)?;
+            self.inside.insert(v.phi.0);
+        }
+        self.inside_slots.extend(slots.iter().copied());
+        self.start_block(block);
+        Ok(LoopFrame {
+            outer,
+            scope,
+            slots,
+            phis: values.iter().map(|v| v.phi.0).collect(),
+            phi_at: self.body.len(),
+        })
+    }
+
+    /// Closes the loop `frame` opened: `phis` open its first block, its text follows what
+    /// came before it, and what it computed and carried is no longer seen.
+    fn close_loop(&mut self, frame: LoopFrame, phis: &str) {
+        self.body.insert_str(frame.phi_at, phis);
+        let loop_text = std::mem::replace(&mut self.body, frame.outer);
+        self.body.push_str(&loop_text);
+        self.leave(frame.scope);
+        for id in frame.phis {
+            self.inside.remove(&id);
+        }
+        for k in frame.slots {
+            self.inside_slots.remove(&k);
+        }
     }
 
     /// The operands of what a loop carries, its uniform slots' and its values': their initial
@@ -505,15 +521,7 @@ impl Emitter<'_> {
         let (header, body, exit) = (self.label("while"), self.label("do"), self.label("done"));
         let pre = self.block.clone();
         self.line(&format!("br label %{header}"));
-        let outer = std::mem::take(&mut self.body);
-        let scope = self.enter();
-        for v in values {
-            self.define(v.phi)?;
-            self.inside.insert(v.phi.0);
-        }
-        self.inside_slots.extend(uniforms.iter().map(|u| u.slot));
-        self.start_block(&header);
-        let phi_at = self.body.len();
+        let frame = self.open_loop(uniforms.iter().map(|u| u.slot).collect(), values, &header)?;
         self.ops(before, target)?;
         let test = self.branch_test(cond)?;
         let left: Vec<String> = results.iter().map(|r| self.val(r[1])).collect::<Result<_, _>>()?;
@@ -529,16 +537,7 @@ impl Emitter<'_> {
             ((&inits, &value_inits), &pre),
             ((&nexts, &value_nexts), &latch),
         );
-        self.body.insert_str(phi_at, &phis);
-        let loop_text = std::mem::replace(&mut self.body, outer);
-        self.body.push_str(&loop_text);
-        self.leave(scope);
-        for v in values {
-            self.inside.remove(&v.phi.0);
-        }
-        for u in uniforms {
-            self.inside_slots.remove(&u.slot);
-        }
+        self.close_loop(frame, &phis);
         self.start_block(&exit);
         for u in uniforms {
             let name = self.slot_name(u.slot);
