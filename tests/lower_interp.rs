@@ -318,7 +318,7 @@ fn loops_and_branches_carry_values_and_slots() {
             when: vec![],
             index: None,
             predicate: None,
-            held: None,
+            held: None, held_row: None,
         },
     });
     for n in [0u64, 1, 2, 5] {
@@ -741,6 +741,82 @@ fn held_offsets_must_be_what_the_coordinates_say() {
     .llvm_ir()
     .unwrap();
     assert!(ir.contains("shl i32") && ir.contains(", i32 0, i32 0)"), "{ir}");
+}
+
+/// A held row replaces one dimension's part of the formula in the code, so the interpreter
+/// checks it too: a row that forgets its start is an error; a right one leaves the uniform part
+/// without the row's `start · stride`, and the code passes no scalar offset.
+#[test]
+fn held_rows_must_be_what_the_coordinates_say() {
+    use linear_layout::lower::{
+        ArithOp, Buffer, Extent, GlobalOffset, HeldRow, Op, Program, Uniform, UniformInput, XorMap, run_with,
+    };
+    let build = |with_start: bool| {
+        let mut p = Program::new("held_row", 64, 64);
+        p.buffers.push(Buffer {
+            name: "out".into(),
+            elements: Some(1024),
+            element_bits: 32,
+            address: None,
+        });
+        for (name, position) in [("stride", 1), ("start", 2)] {
+            p.scalars.push(linear_layout::lower::Scalar {
+                name: name.into(),
+                ty: "i32",
+                position,
+            });
+        }
+        let lane = XorMap {
+            cols: vec![1, 2, 4, 8, 16, 32],
+            constant: 0,
+        };
+        let stride = Extent::Scalar { index: 0, times: 1 };
+        let start = Uniform::input(UniformInput::Argument(1));
+        let (tid, s, row) = (p.value(32), p.value(32), p.value(32));
+        p.ops.push(Op::ThreadMap {
+            dst: tid,
+            map: lane.clone(),
+        });
+        p.ops.push(Op::UniformValue {
+            dst: s,
+            value: if with_start { start.clone() } else { Uniform::constant(0) },
+        });
+        p.ops.push(Op::Arith {
+            op: ArithOp::Add,
+            ty: "i32",
+            dst: row,
+            src: vec![tid, s],
+        });
+        p.ops.push(Op::GlobalStore {
+            src: vec![tid],
+            buffer: 0,
+            offset: GlobalOffset {
+                coords: vec![lane],
+                strides: vec![stride],
+                bounds: vec![None],
+                base: start.mul(&stride.uniform()),
+                held_row: Some(HeldRow { dim: 0, start: start.clone(), value: row }),
+                ..GlobalOffset::default()
+            },
+        });
+        p.validate().unwrap();
+        p
+    };
+    let mut buffers = vec![vec![0u8; 4096]];
+    run_with(&build(true), &mut buffers, &[3, 100]).unwrap();
+    let word = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!((word(&buffers[0], 300 + 3), word(&buffers[0], 300 + 3 * 63)), (1, 63));
+    let wrong = run_with(&build(false), &mut buffers, &[3, 100]).unwrap_err();
+    assert!(wrong.message().contains("held row"), "{wrong}");
+    // The code multiplies the held row by the stride and passes no uniform part.
+    let t = linear_layout::target::Target::by_name("gfx942").unwrap();
+    let ir = linear_layout::lower::Kernel {
+        program: build(true),
+        target: t,
+    }
+    .llvm_ir()
+    .unwrap();
+    assert!(ir.contains(", i32 0, i32 0)") && !ir.contains("readfirstlane"), "{ir}");
 }
 
 /// A predicated region holds only what may run in some threads alone: a store masked by

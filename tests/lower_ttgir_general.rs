@@ -1357,3 +1357,80 @@ module attributes {{"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = {lanes} 
         assert_eq!(max, sum + dpp, "{arch}");
     }
 }
+
+/// A row index a mask compared (`rows = pid·8 + arange` in `rows[:, None] < M`) addresses the
+/// rows of a 2-D access at a runtime stride: `rows · stride` is one product per register, and
+/// neither the coordinate's own product nor the uniform `pid·8·stride` (scalar code in the
+/// buffer instruction's `soffset`) is computed — the code has no scalar multiply.
+#[test]
+fn a_row_index_a_mask_compared_addresses_the_rows() {
+    let text = r#"
+#b = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [2, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#r = #ttg.slice<{dim = 1, parent = #b}>
+#c = #ttg.slice<{dim = 0, parent = #b}>
+module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @scale_rows(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %M: i32, %N: i32, %sx: i32, %sy: i32) {
+    %zero = arith.constant dense<0.000000e+00> : tensor<8x64xf32, #b>
+    %two = arith.constant dense<2.000000e+00> : tensor<8x64xf32, #b>
+    %c8 = arith.constant 8 : i32
+    %pid = tt.get_program_id x : i32
+    %row0 = arith.muli %pid, %c8 : i32
+    %ar = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32, #r>
+    %s0 = tt.splat %row0 : i32 -> tensor<8xi32, #r>
+    %rows = arith.addi %s0, %ar : tensor<8xi32, #r>
+    %rows2 = tt.expand_dims %rows {axis = 1 : i32} : tensor<8xi32, #r> -> tensor<8x1xi32, #b>
+    %Ms = tt.splat %M : i32 -> tensor<8x1xi32, #b>
+    %rm = arith.cmpi slt, %rows2, %Ms : tensor<8x1xi32, #b>
+    %cols = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #c>
+    %cols2 = tt.expand_dims %cols {axis = 0 : i32} : tensor<64xi32, #c> -> tensor<1x64xi32, #b>
+    %Ns = tt.splat %N : i32 -> tensor<1x64xi32, #b>
+    %cm = arith.cmpi slt, %cols2, %Ns : tensor<1x64xi32, #b>
+    %rmb = tt.broadcast %rm : tensor<8x1xi1, #b> -> tensor<8x64xi1, #b>
+    %cmb = tt.broadcast %cm : tensor<1x64xi1, #b> -> tensor<8x64xi1, #b>
+    %mask = arith.andi %rmb, %cmb : tensor<8x64xi1, #b>
+    %colsb = tt.broadcast %cols2 : tensor<1x64xi32, #b> -> tensor<8x64xi32, #b>
+    %sxs = tt.splat %sx : i32 -> tensor<8x1xi32, #b>
+    %ox = arith.muli %rows2, %sxs : tensor<8x1xi32, #b>
+    %px = tt.splat %x : !tt.ptr<f32> -> tensor<8x1x!tt.ptr<f32>, #b>
+    %px1 = tt.addptr %px, %ox : tensor<8x1x!tt.ptr<f32>, #b>, tensor<8x1xi32, #b>
+    %px2 = tt.broadcast %px1 : tensor<8x1x!tt.ptr<f32>, #b> -> tensor<8x64x!tt.ptr<f32>, #b>
+    %px3 = tt.addptr %px2, %colsb : tensor<8x64x!tt.ptr<f32>, #b>, tensor<8x64xi32, #b>
+    %v = tt.load %px3, %mask, %zero : tensor<8x64x!tt.ptr<f32>, #b>
+    %w = arith.mulf %v, %two : tensor<8x64xf32, #b>
+    %sys = tt.splat %sy : i32 -> tensor<8x1xi32, #b>
+    %oy = arith.muli %rows2, %sys : tensor<8x1xi32, #b>
+    %py = tt.splat %y : !tt.ptr<f32> -> tensor<8x1x!tt.ptr<f32>, #b>
+    %py1 = tt.addptr %py, %oy : tensor<8x1x!tt.ptr<f32>, #b>, tensor<8x1xi32, #b>
+    %py2 = tt.broadcast %py1 : tensor<8x1x!tt.ptr<f32>, #b> -> tensor<8x64x!tt.ptr<f32>, #b>
+    %py3 = tt.addptr %py2, %colsb : tensor<8x64x!tt.ptr<f32>, #b>, tensor<8x64xi32, #b>
+    tt.store %py3, %w, %mask : tensor<8x64x!tt.ptr<f32>, #b>
+    tt.return
+  }
+}"#;
+    let k = lower(text, "gfx942");
+    let (m, n, sx, sy) = (20u32, 50u32, 56u32, 64u32);
+    let x: Vec<f32> = (0..m * sx).map(|i| i as f32).collect();
+    let mut buffers = vec![floats(&x), vec![0; (m * sy * 4) as usize]];
+    for g in 0..m.div_ceil(8) {
+        let launch = Launch {
+            scalars: vec![m.into(), n.into(), sx.into(), sy.into()],
+            workgroup: [g, 0, 0],
+            grid: [m.div_ceil(8), 1, 1],
+        };
+        run_launch(&k.program, &mut buffers, &launch).unwrap();
+    }
+    for r in 0..m {
+        for c in 0..sy {
+            let want = if c < n { 2.0 * (r * sx + c) as f32 } else { 0.0 };
+            assert_eq!(float(&buffers[1], (r * sy + c) as usize), want, "row {r} col {c}");
+        }
+    }
+    if let Some(llc) = llc() {
+        let dir = std::env::temp_dir().join(format!("ll-held-row-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let asm = compile(llc, &k.llvm_ir().unwrap(), k.target, &dir, "rows").unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(asm.matches("s_mul_i32").count(), 0, "{asm}");
+        assert_eq!(asm.matches("v_mul_lo_u32").count(), 2, "{asm}");
+    }
+}

@@ -17,7 +17,7 @@
 //!     p.buffers.push(Buffer { name: name.into(), elements: Some(64), element_bits: 32, address: None });
 //! }
 //! let x = p.value(32);
-//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None };
+//! let at = GlobalOffset { coords: vec![XorMap { cols: vec![1, 2, 4, 8, 16, 32], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None, held_row: None };
 //! p.ops.push(Op::GlobalLoad { dst: vec![x], buffer: 0, offset: at.clone(), other: 0 });
 //! p.ops.push(Op::GlobalStore { src: vec![x], buffer: 1, offset: at });
 //! let input: Vec<u8> = (0..=255).collect();
@@ -78,6 +78,7 @@ fn err<T>(msg: String) -> Result<T, LowerError> {
 fn check_held(
     offset: &GlobalOffset,
     s: &State,
+    env: &Env,
     t: usize,
     first: Option<u64>,
     buffer: &str,
@@ -88,6 +89,20 @@ fn check_held(
             s.get(h, t) as u32
         )),
         _ => Ok(()),
+    }?;
+    let (Some(h), Some(_)) = (&offset.held_row, first) else {
+        return Ok(());
+    };
+    let row = h.start.value_in(env).zip(offset.coords.get(h.dim)).map(|(start, c)| {
+        (start as u64).wrapping_add(c.eval(t as u64)) as u32
+    });
+    match row {
+        Some(row) if row == s.get(h.value, t) as u32 => Ok(()),
+        _ => err(format!(
+            "thread {t}'s held row of dimension {} into {buffer} is {} where its coordinates say {row:?}",
+            h.dim,
+            s.get(h.value, t) as u32
+        )),
     }
 }
 
@@ -483,11 +498,12 @@ fn exec(
                 // The buffer instructions read the offset as two unsigned parts: the uniform
                 // base (`soffset`, unless a term of it subtracts or the offset is held whole in
                 // a register) and the rest per thread.
-                let soffset = (offset.held.is_none() && !offset.base.subtracts())
-                    .then(|| offset.base.value_in(&r.env).unwrap_or(0));
+                let rest = offset.uniform_rest();
+                let soffset = (offset.held.is_none() && !rest.subtracts())
+                    .then(|| rest.value_in(&r.env).unwrap_or(0));
                 for (t, first) in firsts.into_iter().enumerate() {
                     let live = offset.predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
-                    check_held(offset, s, t, first.filter(|_| live), &b.name)?;
+                    check_held(offset, s, &r.env, t, first.filter(|_| live), &b.name)?;
                     let index = offset
                         .index
                         .map_or(0, |i| s.get(i, t) as u32 as i32 as i64 as u64);
@@ -572,7 +588,7 @@ fn exec(
                 }
                 for (t, first) in firsts.into_iter().enumerate() {
                     let live = offset.predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
-                    check_held(offset, s, t, first.filter(|_| live), &b.name)?;
+                    check_held(offset, s, &r.env, t, first.filter(|_| live), &b.name)?;
                     let index = offset
                         .index
                         .map_or(0, |i| s.get(i, t) as u32 as i32 as i64 as u64);

@@ -108,7 +108,7 @@ pub use ir::numeric;
 pub use ir::{
     ArithOp, AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, BranchCondition, Buffer,
     CarriedUniform, CarriedValue, Cmp, Condition, Conjunctions, Derived, DppCtrl, Extent, GlobalOffset,
-    Kernel, Launch, Op, PackedPair, Packing, Predicate, Program, Scalar, ShiftTerm, SwapKind, Uniform,
+    HeldRow, Kernel, Launch, Op, PackedPair, Packing, Predicate, Program, Scalar, ShiftTerm, SwapKind, Uniform,
     UniformInput, UniformOp, Value, XorMap,
 };
 pub use plan::Dtype;

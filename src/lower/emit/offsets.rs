@@ -3,11 +3,12 @@
 //! distinct row, a constant row folded into `soffset`, a data index added per lane, and a
 //! masked thread sent past the buffer (offset `0x80000000`) so the hardware drops its access.
 //! An offset the program already holds in a register (the index a mask compared) is shifted
-//! to bytes instead: the whole offset per thread, no uniform part to compute.
+//! to bytes instead: the whole offset per thread, no uniform part to compute; a row index it
+//! holds is multiplied by its stride in place of that dimension's product and uniform part.
 
 use super::{Emitter, lit};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{Extent, GlobalOffset, Uniform, UniformInput, Value, XorMap};
+use crate::lower::ir::{Extent, GlobalOffset, HeldRow, Uniform, UniformInput, XorMap};
 
 /// A global access's operands: the per-thread `voffset` (masked lanes already sent to
 /// `0x80000000`; `unmasked`: before that), the uniform `soffset` (`"0"` when none), and the
@@ -53,15 +54,21 @@ impl Emitter<'_> {
     /// LLVM folds into the instruction's offset field, and constants times argument strides
     /// become the uniform part — scalar code, no vector instruction per access.
     pub(super) fn global_offset(&mut self, o: &GlobalOffset, bytes: u64) -> Result<BufferOffset, LowerError> {
-        let (mut voffset, soffset, mut live) = match o.held {
-            Some(held) => (self.held_offset(held, bytes)?, "0".to_string(), Vec::new()),
-            None => self.coordinate_offset(o, bytes)?,
+        let (mut voffset, soffset, mut live) = match (o.held, &o.held_row) {
+            (Some(held), _) => {
+                let h = self.val(held)?;
+                (self.in_bytes(h, bytes), "0".to_string(), Vec::new())
+            }
+            (None, Some(row)) => self.held_row_offset(o, row, bytes)?,
+            (None, None) => self.coordinate_offset(o, bytes)?,
         };
+        // What the access computes of its uniform part (none when the offset is held whole).
+        let rest = o.uniform_rest();
         // `soffset` is unsigned: a base that may be negative (a window reaching back,
         // `rows - 3 + j`) joins the per-thread part, whose sum is what the access reads.
-        let base_per_thread = o.held.is_none() && o.base.subtracts();
+        let base_per_thread = rest.subtracts();
         if base_per_thread {
-            let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;
+            let base = self.uniform(&rest.mul(&Uniform::constant(bytes as i64)))?;
             let r = self.tmp();
             self.line(&format!("{r} = add i32 {voffset}, {base}"));
             voffset = r;
@@ -117,7 +124,7 @@ impl Emitter<'_> {
         };
         if soffset == "0"
             && o.held.is_none()
-            && let Some(b) = o.base.as_constant().and_then(bytes_in)
+            && let Some(b) = rest.as_constant().and_then(bytes_in)
         {
             let (masked, whole) = (self.tmp(), self.tmp());
             self.line(&format!("{masked} = add i32 {voffset}, {b}"));
@@ -129,7 +136,7 @@ impl Emitter<'_> {
                 live,
             });
         }
-        if o.base.is_zero() || base_per_thread || o.held.is_some() {
+        if rest.is_zero() || base_per_thread {
             return Ok(BufferOffset {
                 voffset,
                 unmasked,
@@ -137,7 +144,7 @@ impl Emitter<'_> {
                 live,
             });
         }
-        let base = self.uniform(&o.base.mul(&Uniform::constant(bytes as i64)))?;
+        let base = self.uniform(&rest.mul(&Uniform::constant(bytes as i64)))?;
         let mut soffset = if soffset == "0" {
             base
         } else {
@@ -147,7 +154,7 @@ impl Emitter<'_> {
         };
         // A loop's slots are uniform, but llc may keep them in VGPRs and then wrap the access
         // in a loop over lanes: read the (equal) value of the first lane instead.
-        if o.base.inputs().any(|x| self.loop_dependent(x)) {
+        if rest.inputs().any(|x| self.loop_dependent(x)) {
             self.decls
                 .insert("declare i32 @llvm.amdgcn.readfirstlane.i32(i32)".to_string());
             let t = self.tmp();
@@ -202,17 +209,16 @@ impl Emitter<'_> {
         Some(all)
     }
 
-    /// The byte offset of an element offset the program holds in `held`: one shift, shared
-    /// by every access of that element (a load and the store masked like it share the
-    /// select that sends a masked lane past the buffer).
-    fn held_offset(&mut self, held: Value, bytes: u64) -> Result<String, LowerError> {
-        let h = self.val(held)?;
+    /// An element offset `h` in bytes: one shift, shared by every access of that element (a
+    /// load and the store masked like it share the select that sends a masked lane past the
+    /// buffer).
+    fn in_bytes(&mut self, h: String, bytes: u64) -> String {
         if bytes == 1 {
-            return Ok(h);
+            return h;
         }
         let key = (h.clone(), format!("bytes*{bytes}"));
         if let Some(t) = self.products.get(&key) {
-            return Ok(t.clone());
+            return t.clone();
         }
         let t = self.tmp();
         if bytes.is_power_of_two() {
@@ -221,7 +227,45 @@ impl Emitter<'_> {
             self.line(&format!("{t} = mul i32 {h}, {bytes}"));
         }
         self.products.insert(key, t.clone());
-        Ok(t)
+        t
+    }
+
+    /// [`coordinate_offset`](Self::coordinate_offset) of the other dimensions, plus the held
+    /// row times its dimension's stride per thread: that dimension's coordinate product and
+    /// its uniform part (`start · stride`, left out of the base) are not computed.
+    fn held_row_offset(
+        &mut self,
+        o: &GlobalOffset,
+        row: &HeldRow,
+        bytes: u64,
+    ) -> Result<(String, String, Vec<String>), LowerError> {
+        let stride = *o
+            .strides
+            .get(row.dim)
+            .ok_or_else(|| LowerError::new("a held row names a dimension the offset does not have"))?;
+        let mut others = GlobalOffset {
+            coords: o.coords.clone(),
+            strides: o.strides.clone(),
+            bounds: o.bounds.clone(),
+            ..GlobalOffset::default()
+        };
+        others.coords.remove(row.dim);
+        others.strides.remove(row.dim);
+        others.bounds.remove(row.dim);
+        let (voffset, soffset, live) = if others.coords.is_empty() {
+            ("0".to_string(), "0".to_string(), Vec::new())
+        } else {
+            self.coordinate_offset(&others, bytes)?
+        };
+        let h = self.val(row.value)?;
+        let product = self.times(&h, stride)?;
+        let scaled = self.in_bytes(product, bytes);
+        if voffset == "0" {
+            return Ok((scaled, soffset, live));
+        }
+        let sum = self.tmp();
+        self.line(&format!("{sum} = add i32 {voffset}, {scaled}"));
+        Ok((sum, soffset, live))
     }
 
     /// [`global_offset`](Self::global_offset) without the base, and the bounds' conditions

@@ -27,7 +27,7 @@
 //!     when: vec![],
 //!     index: None,
 //!     predicate: None,
-//!     held: None,
+//!     held: None, held_row: None,
 //! };
 //! let v = p.values_of(2, 32);
 //! p.ops.push(Op::GlobalLoad { dst: v.clone(), buffer: 0, offset: offset.clone(), other: 0 });
@@ -62,7 +62,7 @@ pub use conjunction::Conjunctions;
 pub use kernel::Kernel;
 pub use predicate::Predicate;
 pub use program::{
-    AtomicNeighbour, BranchCondition, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, Op,
+    AtomicNeighbour, BranchCondition, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, HeldRow, Op,
     PackedPair, Packing, Program, Scalar, SwapKind, Value,
 };
 pub(crate) use program::{dpp_folds_into_next, walk};

@@ -20,6 +20,7 @@ macro_rules! operands_of {
                 (& $($m)? offset.index).into_iter()
                     .chain(& $($m)? offset.predicate)
                     .chain(& $($m)? offset.held)
+                    .chain((& $($m)? offset.held_row).into_iter().map(|h| & $($m)? h.value))
                     .collect()
             }
             Op::GlobalStore { src, offset, .. } => src
@@ -27,6 +28,7 @@ macro_rules! operands_of {
                 .chain(& $($m)? offset.index)
                 .chain(& $($m)? offset.predicate)
                 .chain(& $($m)? offset.held)
+                .chain((& $($m)? offset.held_row).into_iter().map(|h| & $($m)? h.value))
                 .collect(),
             Op::GlobalAtomic { src, cmp, offset, neighbour, .. } => {
                 let mut all: Vec<_> = std::iter::once(src)
@@ -34,6 +36,7 @@ macro_rules! operands_of {
                     .chain(& $($m)? offset.index)
                     .chain(& $($m)? offset.predicate)
                     .chain(& $($m)? offset.held)
+                    .chain((& $($m)? offset.held_row).into_iter().map(|h| & $($m)? h.value))
                     .collect();
                 if let Some(n) = neighbour {
                     all.push(& $($m)? n.src);

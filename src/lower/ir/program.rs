@@ -37,7 +37,7 @@ pub struct Value(pub u32);
 ///
 /// ```
 /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::constant(8), when: vec![], index: None, predicate: None, held: None };
+/// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::constant(8), when: vec![], index: None, predicate: None, held: None, held_row: None };
 /// assert_eq!(o.eval(0, &Launch::single(vec![])), Some(8));
 /// assert_eq!(o.eval(1, &Launch::single(vec![])), None);
 /// ```
@@ -64,15 +64,70 @@ pub struct GlobalOffset {
     /// access then takes its whole offset from that register, shifted to bytes, and needs no
     /// uniform part of its own; the interpreter checks that it holds what the formula says.
     pub held: Option<Value>,
+    /// One dimension's coordinate and its uniform start as a 32-bit value the program already
+    /// holds (see [`HeldRow`]): that dimension's part of the offset is taken from it.
+    pub held_row: Option<HeldRow>,
+}
+
+/// `start + coords[dim]` per thread, held in a register: the row index a mask compared.
+///
+/// `rows = pid * BM + arange(0, BM)` masked by `rows[:, None] < M` is in a register before
+/// `x + rows[:, None] * stride + cols[None, :]` is read. The access's offset is then
+/// `rows · stride + cols`: one product per register, where computing it anew takes the
+/// coordinate's product `arange · stride` and the uniform `pid · BM · stride` (scalar code, in
+/// the buffer instruction's `soffset`) apart. The offset is the same either way; the
+/// interpreter checks that the register holds what the formula says.
+///
+/// ```
+/// use linear_layout::lower::{Extent, GlobalOffset, HeldRow, Uniform, UniformInput, Value, XorMap};
+/// let row = Uniform::input(UniformInput::Argument(1));
+/// let o = GlobalOffset {
+///     coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 0 }],
+///     strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)],
+///     bounds: vec![None, None],
+///     base: row.mul(&Extent::Scalar { index: 0, times: 1 }.uniform()),
+///     held_row: Some(HeldRow { dim: 0, start: row, value: Value(0) }),
+///     ..GlobalOffset::default()
+/// };
+/// assert_eq!(o.uniform_rest().is_zero(), true);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldRow {
+    /// The dimension.
+    pub dim: usize,
+    /// The uniform start of the coordinate (`pid · BM`), part of the offset's base times the
+    /// dimension's stride.
+    pub start: Uniform,
+    /// The register holding `start + coords[dim]`.
+    pub value: Value,
 }
 
 impl GlobalOffset {
+    /// The uniform part the access computes itself: the base, less what a held row brings
+    /// (`start · stride` of its dimension).
+    ///
+    /// ```
+    /// use linear_layout::lower::{GlobalOffset, Uniform};
+    /// let o = GlobalOffset { base: Uniform::constant(8), ..GlobalOffset::default() };
+    /// assert_eq!(o.uniform_rest(), Uniform::constant(8));
+    /// ```
+    pub fn uniform_rest(&self) -> Uniform {
+        match (&self.held_row, self.held) {
+            (_, Some(_)) => Uniform::default(),
+            (Some(h), None) => match self.strides.get(h.dim) {
+                Some(s) => self.base.add(&h.start.mul(&s.uniform()), -1),
+                None => self.base.clone(),
+            },
+            (None, None) => self.base.clone(),
+        }
+    }
+
     /// The element offset for thread `tid` in `launch`, or `None` when masked (or an input is
     /// missing).
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None };
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }, XorMap { cols: vec![0], constant: 1 }], strides: vec![Extent::Scalar { index: 0, times: 1 }, Extent::Elements(1)], bounds: vec![None, None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None, held_row: None };
     /// assert_eq!(o.eval(1, &Launch::single(vec![3])), Some(4));
     /// ```
     pub fn eval(&self, tid: u64, launch: &Launch) -> Option<u64> {
@@ -97,7 +152,7 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Launch, Uniform, XorMap};
-    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None };
+    /// let o = GlobalOffset { coords: vec![XorMap { cols: vec![1], constant: 0 }], strides: vec![Extent::Elements(1)], bounds: vec![Some(Extent::Elements(1))], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None, held_row: None };
     /// assert_eq!(o.eval_all(2, &Launch::single(vec![])), vec![Some(0), None]);
     /// ```
     pub fn eval_all(&self, threads: usize, launch: &Launch) -> Vec<Option<u64>> {
@@ -127,7 +182,7 @@ impl GlobalOffset {
     ///
     /// ```
     /// use linear_layout::lower::{GlobalOffset, Extent, Uniform, XorMap};
-    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None }.unmasked());
+    /// assert!(GlobalOffset { coords: vec![XorMap::constant(0, 1)], strides: vec![Extent::Elements(1)], bounds: vec![None], base: Uniform::default(), when: vec![], index: None, predicate: None, held: None, held_row: None }.unmasked());
     /// ```
     pub fn unmasked(&self) -> bool {
         self.bounds.iter().all(Option::is_none) && self.when.is_empty() && self.predicate.is_none()

@@ -43,6 +43,23 @@ impl Extent {
             Extent::Scalar { index, times } => scalars.get(index).map(|&v| v.wrapping_mul(times)),
         }
     }
+
+    /// The extent as a [`Uniform`] (`times ·` the argument, or the constant).
+    ///
+    /// ```
+    /// use linear_layout::lower::{Extent, Uniform, UniformInput};
+    /// let u = Extent::Scalar { index: 0, times: 4 }.uniform();
+    /// assert_eq!(u, Uniform::input(UniformInput::Argument(0)).mul(&Uniform::constant(4)));
+    /// assert_eq!(Extent::Elements(3).uniform().as_constant(), Some(3));
+    /// ```
+    pub fn uniform(self) -> Uniform {
+        match self {
+            Extent::Elements(k) => Uniform::constant(k as i64),
+            Extent::Scalar { index, times } => {
+                Uniform::input(UniformInput::Argument(index)).mul(&Uniform::constant(times as i64))
+            }
+        }
+    }
 }
 
 /// What a workgroup-uniform integer is made of: a scalar argument, the workgroup's id or the

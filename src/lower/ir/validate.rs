@@ -122,11 +122,21 @@ impl Program {
             | Op::GlobalLoadToLds { offset, .. } = op
                 && (offset.index.is_some_and(|v| self.value_bits(v) != 32)
                     || offset.held.is_some_and(|v| self.value_bits(v) != 32)
+                    || offset.held_row.as_ref().is_some_and(|h| self.value_bits(h.value) != 32)
                     || offset.predicate.is_some_and(|v| self.value_bits(v) != 1))
             {
                 return bad(
                     "an access's data index and held offset are 32 bits wide and its predicate 1 bit",
                 );
+            }
+            if let Op::GlobalLoad { offset, .. }
+            | Op::GlobalStore { offset, .. }
+            | Op::GlobalAtomic { offset, .. }
+            | Op::GlobalLoadToLds { offset, .. } = op
+                && let Some(h) = &offset.held_row
+                && (offset.bounds.get(h.dim) != Some(&None) || offset.held.is_some())
+            {
+                return bad("a held row names an unbounded dimension of an offset not held whole");
             }
             if let Op::GlobalLoadToLds { offset, .. } = op
                 && !offset.symbolic()

@@ -15,7 +15,7 @@
 
 use crate::linear::LinearLayout;
 use crate::lower::error::LowerError;
-use crate::lower::ir::{Condition, Extent, GlobalOffset, Op, Program, Uniform, Value, XorMap};
+use crate::lower::ir::{Condition, Extent, GlobalOffset, HeldRow, Op, Program, Uniform, Value, XorMap};
 
 /// Largest tensor (elements) the lowering accepts: byte offsets stay far below 2^31.
 pub(crate) const MAX_ELEMENTS: u64 = 1 << 24;
@@ -173,7 +173,7 @@ impl Dist {
                 when: Vec::new(),
                 index: None,
                 predicate: None,
-                held: None,
+                held: None, held_row: None,
             },
         )
     }
@@ -197,6 +197,13 @@ impl Dist {
             index: a.index.as_ref().and_then(|v| v.get(r).copied()),
             predicate: a.predicate.as_ref().and_then(|v| v.get(r).copied()),
             held: a.held.as_ref().and_then(|v| v.get(r).copied()),
+            held_row: a.held_row.as_ref().and_then(|(dim, start, values)| {
+                Some(HeldRow {
+                    dim: *dim,
+                    start: start.clone(),
+                    value: *values.get(r)?,
+                })
+            }),
         }
     }
 
@@ -296,6 +303,9 @@ pub(crate) struct Addressing {
     pub(crate) predicate: Option<Vec<Value>>,
     /// Per register, `base + Σ c_d·strides[d]` as a 32-bit value the program already holds.
     pub(crate) held: Option<Vec<Value>>,
+    /// A dimension, its coordinate's uniform start and per register the 32-bit value holding
+    /// `start + c_dim` (a [`HeldRow`] per access).
+    pub(crate) held_row: Option<(usize, Uniform, Vec<Value>)>,
 }
 
 /// The accesses of a layout's distinct registers in vectors of `vector` elements, each with

@@ -66,16 +66,6 @@ fn predicate_of(cmp: Cmp) -> Predicate {
     }
 }
 
-/// The uniform an [`Extent`] is.
-fn extent_uniform(e: Extent) -> Uniform {
-    match e {
-        Extent::Elements(k) => Uniform::constant(k as i64),
-        Extent::Scalar { index, times } => {
-            Uniform::input(UniformInput::Argument(index)).mul(&Uniform::constant(times as i64))
-        }
-    }
-}
-
 /// An affine index tensor `constant + Σ c_d·coef[d]` the program holds in registers of
 /// `layout` (32-bit): what a mask compared, and what an access at the same offsets shifts to
 /// bytes instead of computing its offset again.
@@ -84,6 +74,28 @@ pub(super) struct HeldIndex {
     coef: Vec<Uniform>,
     layout: LinearLayout,
     pub(super) values: Vec<Value>,
+}
+
+/// Per register of `access`, the register of the held index `h` (distributed as `held`) whose
+/// coordinate `from` is the access element's coordinate `dim` in every thread — `rows` (shape
+/// `BM`, or `BM × 1`) for a `BM × BN` access: the threads must own the two alike.
+fn rows_in(h: &HeldIndex, held: &Dist, from: usize, access: &Dist, dim: usize) -> Option<Vec<Value>> {
+    if held.thread.len() != access.thread.len()
+        || held
+            .thread
+            .iter()
+            .zip(&access.thread)
+            .any(|(&a, &b)| held.coord(a, from) != access.coord(b, dim))
+    {
+        return None;
+    }
+    (0..access.registers())
+        .map(|r| {
+            let want = access.coord(access.reg_position(r), dim);
+            let q = (0..held.registers()).find(|&q| held.coord(held.reg_position(q), from) == want)?;
+            h.values.get(q).copied()
+        })
+        .collect()
 }
 
 impl Lowering<'_> {
@@ -101,7 +113,7 @@ impl Lowering<'_> {
     /// overwrites the condition code, so the loop's compare must wait for it, and the
     /// compare's own hazard with the first masked select then costs a wait state (a
     /// grid-stride loop: 13 instructions per iteration with `soffset`, 12 held, as Triton's).
-    pub(super) fn held_offsets(
+    fn held_offsets(
         &self,
         addressing: &Addressing,
         layout: &LinearLayout,
@@ -128,6 +140,53 @@ impl Lowering<'_> {
             })
             .filter(|h| !in_loop || h.values.len() == 1)
             .map(|h| h.values.clone())
+    }
+
+    /// The held row (see [`HeldRow`](crate::lower::ir::HeldRow)) an access at `addressing` in
+    /// `layout` takes one dimension's part from, where its offset is not held whole: a held
+    /// index `start + c` of one coordinate alone (`rows` that `rows < M` or `rows[:, None] <
+    /// M` compared) whose threads own that coordinate as the access's threads own one of its
+    /// dimensions, where that dimension's stride is an argument and the access's base holds
+    /// `start · stride` — one product per register in place of the coordinate's product and
+    /// the scalar code of the uniform part. Outside loops whose base moves: there a uniform
+    /// add per iteration beside a thread part computed once is what the loop keeps.
+    fn held_row(&self, addressing: &Addressing, layout: &LinearLayout) -> Option<(usize, Uniform, Vec<Value>)> {
+        let in_loop = addressing
+            .base
+            .inputs()
+            .any(|x| matches!(x, UniformInput::Carried(_) | UniformInput::Derived(_)));
+        if addressing.held.is_some() || in_loop {
+            return None;
+        }
+        let access = Dist::of(layout, self.target.wave_size).ok()?;
+        self.held.iter().rev().find_map(|h| {
+            let mut varying = h.coef.iter().enumerate().filter(|(_, c)| !c.is_zero());
+            let (from, coef) = varying.next()?;
+            if varying.next().is_some() || coef.as_constant() != Some(1) {
+                return None;
+            }
+            let held = Dist::of(&h.layout, self.target.wave_size).ok()?;
+            (0..addressing.strides.len()).find_map(|dim| {
+                let stride = addressing.strides[dim];
+                if !matches!(stride, Extent::Scalar { .. }) || addressing.bounds.get(dim)?.is_some() {
+                    return None;
+                }
+                let rest = addressing.base.add(&h.constant.mul(&stride.uniform()), -1);
+                if rest.terms.len() >= addressing.base.terms.len() || rest.subtracts() {
+                    return None;
+                }
+                let values = rows_in(h, &held, from, &access, dim)?;
+                Some((dim, h.constant.clone(), values))
+            })
+        })
+    }
+
+    /// `addressing` with what the program holds of its offset: the whole of it
+    /// ([`held_offsets`](Self::held_offsets)) or else one dimension's part
+    /// ([`held_row`](Self::held_row)).
+    pub(super) fn take_held(&self, addressing: &mut Addressing, layout: &LinearLayout, vector: usize) {
+        addressing.held = self.held_offsets(addressing, layout, vector);
+        addressing.held_row = self.held_row(addressing, layout);
     }
 
     /// The 32-bit registers of the affine tensor `constant + Σ c_d·coef[d]` in `layout` as
@@ -399,7 +458,7 @@ impl Lowering<'_> {
         }
         let limits: Vec<Option<Value>> = bounds
             .iter()
-            .map(|b| b.map(|b| self.uniform_register(&extent_uniform(b), 32)))
+            .map(|b| b.map(|b| self.uniform_register(&b.uniform(), 32)))
             .collect();
         let mut out = Vec::with_capacity(dist.registers());
         for r in 0..dist.registers() {

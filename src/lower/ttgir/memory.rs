@@ -180,7 +180,7 @@ impl Lowering<'_> {
                 when: Vec::new(),
                 index: None,
                 predicate: None,
-                held: None,
+                held: None, held_row: None,
             },
         ))
     }
@@ -263,7 +263,7 @@ impl Lowering<'_> {
         let vector = self
             .vector(&dist, &shape, bits, &addressing.strides, ptr)?
             .min(masked);
-        addressing.held = self.held_offsets(&addressing, &layout, vector);
+        self.take_held(&mut addressing, &layout, vector);
         self.define(
             op,
             Sym::Pending(Box::new(Pending {
@@ -375,7 +375,7 @@ impl Lowering<'_> {
             let vector = self
                 .vector(&d, &shape, bits, &addressing.strides, ptr)?
                 .min(masked);
-            addressing.held = self.held_offsets(&addressing, dst, vector);
+            self.take_held(&mut addressing, dst, vector);
             let mut loader = pending.loader(&s);
             let mut storer = Storer::strided(&d, &addressing, vector, buffer);
             let values = convert::streaming(
@@ -398,7 +398,7 @@ impl Lowering<'_> {
         let vector = self
             .vector(&dist, &shape, bits, &addressing.strides, ptr)?
             .min(masked);
-        addressing.held = self.held_offsets(&addressing, &layout, vector);
+        self.take_held(&mut addressing, &layout, vector);
         Storer::strided(&dist, &addressing, vector, buffer).finish(&mut self.p, &values)
     }
 
