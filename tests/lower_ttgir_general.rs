@@ -536,6 +536,9 @@ fn every_conversion_lowers_computes_and_passes_llc() {
         ("arith.truncf", "f32", "bf16", "f32", "bf16"),
         ("arith.truncf", "f64", "f32", "f64", "f32"),
         ("arith.sitofp", "i16", "f16", "i16", "f16"),
+        ("arith.sitofp", "i8", "f32", "i8", "f32"),
+        ("arith.fptosi", "f32", "i8", "f32", "i8"),
+        ("arith.fptoui", "f32", "i8", "f32", "u8"),
         ("tt.bitcast", "f32", "i32", "i32", "i32"),
     ];
     let mut failures = Vec::new();
@@ -573,6 +576,28 @@ fn every_conversion_lowers_computes_and_passes_llc() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Floats become bytes element by element (a vector conversion to `<4 x i8>` packs the bytes
+/// into one register, which gfx11 does with 16-bit shifts and ors, only for the stores to take
+/// them apart); bytes become floats as a vector (CDNA converts a register's bytes in place).
+#[test]
+fn floats_become_bytes_element_by_element() {
+    for (name, from, to, vector) in [
+        ("arith.fptosi", "f32", "i8", false),
+        ("arith.fptoui", "f32", "i8", false),
+        ("arith.sitofp", "i8", "f32", true),
+    ] {
+        let ir = lower(&elementwise_module(name, from, to, 1, 32, ""), "gfx1100")
+            .llvm_ir()
+            .unwrap();
+        let cast = name.trim_start_matches("arith.");
+        let from = if from == "f32" { "float" } else { from };
+        // 256 elements over 32 lanes: 8 per thread.
+        let elements = ir.matches(&format!("{cast} {from} ")).count();
+        let vectors = ir.matches(&format!("{cast} <")).count();
+        assert_eq!((elements, vectors > 0), if vector { (0, true) } else { (8, false) }, "{name}:\n{ir}");
+    }
 }
 
 /// Triton's K loop pipelined over 3 and 4 stages: the tiles are multi-buffered in LDS and each

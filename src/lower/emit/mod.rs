@@ -162,6 +162,11 @@ fn llvm_convertible(ty: &str) -> Result<&'static str, LowerError> {
     })
 }
 
+/// An LLVM integer type narrower than a register (`i1`, `i8`, `i16`).
+fn narrow_integer(llvm: &str) -> bool {
+    matches!(llvm, "i1" | "i8" | "i16")
+}
+
 /// The LLVM type of a scalar argument's type.
 fn llvm_scalar(ty: &str) -> Result<&'static str, LowerError> {
     Ok(match ty {
@@ -967,12 +972,15 @@ impl Emitter<'_> {
             {
                 self.convert_fp8(dst, src, from, to)?
             }
-            // Integers change width element by element: as a vector, LLVM packs the narrow
-            // elements into one register (shifts and ors on gfx11) only to take them apart again.
+            // Integers change width, and floats become narrow integers (below 32 bits),
+            // element by element: as a vector, LLVM packs the narrow elements into one
+            // register (shifts and ors on gfx11) only to take them apart again. (Narrow
+            // integers become floats as a vector: CDNA converts a packed register's bytes in
+            // place, and gfx11 packs the `f16` results a matrix instruction reads.)
             Op::Convert { dst, src, from, to }
                 if src.len() > 1
-                    && llvm_convertible(from)?.starts_with('i')
-                    && llvm_convertible(to)?.starts_with('i') =>
+                    && llvm_convertible(to)?.starts_with('i')
+                    && (llvm_convertible(from)?.starts_with('i') || narrow_integer(llvm_convertible(to)?)) =>
             {
                 for (&d, &s) in dst.iter().zip(src) {
                     self.op(
