@@ -318,7 +318,8 @@ fn loops_and_branches_carry_values_and_slots() {
             when: vec![],
             index: None,
             predicate: None,
-            held: None, held_row: None,
+            held: None,
+            held_row: None,
         },
     });
     for n in [0u64, 1, 2, 5] {
@@ -779,7 +780,11 @@ fn held_rows_must_be_what_the_coordinates_say() {
         });
         p.ops.push(Op::UniformValue {
             dst: s,
-            value: if with_start { start.clone() } else { Uniform::constant(0) },
+            value: if with_start {
+                start.clone()
+            } else {
+                Uniform::constant(0)
+            },
         });
         p.ops.push(Op::Arith {
             op: ArithOp::Add,
@@ -795,7 +800,11 @@ fn held_rows_must_be_what_the_coordinates_say() {
                 strides: vec![stride],
                 bounds: vec![None],
                 base: start.mul(&stride.uniform()),
-                held_row: Some(HeldRow { dim: 0, start: start.clone(), value: row }),
+                held_row: Some(HeldRow {
+                    dim: 0,
+                    start: start.clone(),
+                    value: row,
+                }),
                 ..GlobalOffset::default()
             },
         });
@@ -805,7 +814,10 @@ fn held_rows_must_be_what_the_coordinates_say() {
     let mut buffers = vec![vec![0u8; 4096]];
     run_with(&build(true), &mut buffers, &[3, 100]).unwrap();
     let word = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
-    assert_eq!((word(&buffers[0], 300 + 3), word(&buffers[0], 300 + 3 * 63)), (1, 63));
+    assert_eq!(
+        (word(&buffers[0], 300 + 3), word(&buffers[0], 300 + 3 * 63)),
+        (1, 63)
+    );
     let wrong = run_with(&build(false), &mut buffers, &[3, 100]).unwrap_err();
     assert!(wrong.message().contains("held row"), "{wrong}");
     // The code multiplies the held row by the stride and passes no uniform part.
@@ -816,7 +828,10 @@ fn held_rows_must_be_what_the_coordinates_say() {
     }
     .llvm_ir()
     .unwrap();
-    assert!(ir.contains(", i32 0, i32 0)") && !ir.contains("readfirstlane"), "{ir}");
+    assert!(
+        ir.contains(", i32 0, i32 0)") && !ir.contains("readfirstlane"),
+        "{ir}"
+    );
 }
 
 /// A predicated region holds only what may run in some threads alone: a store masked by

@@ -596,7 +596,11 @@ fn floats_become_bytes_element_by_element() {
         // 256 elements over 32 lanes: 8 per thread.
         let elements = ir.matches(&format!("{cast} {from} ")).count();
         let vectors = ir.matches(&format!("{cast} <")).count();
-        assert_eq!((elements, vectors > 0), if vector { (0, true) } else { (8, false) }, "{name}:\n{ir}");
+        assert_eq!(
+            (elements, vectors > 0),
+            if vector { (0, true) } else { (8, false) },
+            "{name}:\n{ir}"
+        );
     }
 }
 

@@ -93,9 +93,11 @@ fn check_held(
     let (Some(h), Some(_)) = (&offset.held_row, first) else {
         return Ok(());
     };
-    let row = h.start.value_in(env).zip(offset.coords.get(h.dim)).map(|(start, c)| {
-        (start as u64).wrapping_add(c.eval(t as u64)) as u32
-    });
+    let row = h
+        .start
+        .value_in(env)
+        .zip(offset.coords.get(h.dim))
+        .map(|(start, c)| (start as u64).wrapping_add(c.eval(t as u64)) as u32);
     match row {
         Some(row) if row == s.get(h.value, t) as u32 => Ok(()),
         _ => err(format!(
@@ -499,8 +501,8 @@ fn exec(
                 // base (`soffset`, unless a term of it subtracts or the offset is held whole in
                 // a register) and the rest per thread.
                 let rest = offset.uniform_rest();
-                let soffset = (offset.held.is_none() && !rest.subtracts())
-                    .then(|| rest.value_in(&r.env).unwrap_or(0));
+                let soffset =
+                    (offset.held.is_none() && !rest.subtracts()).then(|| rest.value_in(&r.env).unwrap_or(0));
                 for (t, first) in firsts.into_iter().enumerate() {
                     let live = offset.predicate.is_none_or(|p| s.get(p, t) & 1 == 1);
                     check_held(offset, s, &r.env, t, first.filter(|_| live), &b.name)?;

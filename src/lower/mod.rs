@@ -108,8 +108,8 @@ pub use ir::numeric;
 pub use ir::{
     ArithOp, AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, BranchCondition, Buffer,
     CarriedUniform, CarriedValue, Cmp, Condition, Conjunctions, Derived, DppCtrl, Extent, GlobalOffset,
-    HeldRow, Kernel, Launch, Op, PackedPair, Packing, Predicate, Program, Scalar, ShiftTerm, SwapKind, Uniform,
-    UniformInput, UniformOp, Value, XorMap,
+    HeldRow, Kernel, Launch, Op, PackedPair, Packing, Predicate, Program, Scalar, ShiftTerm, SwapKind,
+    Uniform, UniformInput, UniformOp, Value, XorMap,
 };
 pub use plan::Dtype;
 pub use plan::convert::convert_kernel;

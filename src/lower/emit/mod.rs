@@ -980,7 +980,8 @@ impl Emitter<'_> {
             Op::Convert { dst, src, from, to }
                 if src.len() > 1
                     && llvm_convertible(to)?.starts_with('i')
-                    && (llvm_convertible(from)?.starts_with('i') || narrow_integer(llvm_convertible(to)?)) =>
+                    && (llvm_convertible(from)?.starts_with('i')
+                        || narrow_integer(llvm_convertible(to)?)) =>
             {
                 for (&d, &s) in dst.iter().zip(src) {
                     self.op(

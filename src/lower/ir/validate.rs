@@ -122,7 +122,10 @@ impl Program {
             | Op::GlobalLoadToLds { offset, .. } = op
                 && (offset.index.is_some_and(|v| self.value_bits(v) != 32)
                     || offset.held.is_some_and(|v| self.value_bits(v) != 32)
-                    || offset.held_row.as_ref().is_some_and(|h| self.value_bits(h.value) != 32)
+                    || offset
+                        .held_row
+                        .as_ref()
+                        .is_some_and(|h| self.value_bits(h.value) != 32)
                     || offset.predicate.is_some_and(|v| self.value_bits(v) != 1))
             {
                 return bad(

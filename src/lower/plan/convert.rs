@@ -225,7 +225,8 @@ pub(crate) fn store_registers(p: &mut Program, d: &Dist, bits: u32, vals: &[Valu
                 when: Vec::new(),
                 index: None,
                 predicate: None,
-                held: None, held_row: None,
+                held: None,
+                held_row: None,
             },
         });
     }

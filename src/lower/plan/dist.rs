@@ -173,7 +173,8 @@ impl Dist {
                 when: Vec::new(),
                 index: None,
                 predicate: None,
-                held: None, held_row: None,
+                held: None,
+                held_row: None,
             },
         )
     }

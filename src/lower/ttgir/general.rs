@@ -150,7 +150,11 @@ impl Lowering<'_> {
     /// `start · stride` — one product per register in place of the coordinate's product and
     /// the scalar code of the uniform part. Outside loops whose base moves: there a uniform
     /// add per iteration beside a thread part computed once is what the loop keeps.
-    fn held_row(&self, addressing: &Addressing, layout: &LinearLayout) -> Option<(usize, Uniform, Vec<Value>)> {
+    fn held_row(
+        &self,
+        addressing: &Addressing,
+        layout: &LinearLayout,
+    ) -> Option<(usize, Uniform, Vec<Value>)> {
         let in_loop = addressing
             .base
             .inputs()

@@ -180,7 +180,8 @@ impl Lowering<'_> {
                 when: Vec::new(),
                 index: None,
                 predicate: None,
-                held: None, held_row: None,
+                held: None,
+                held_row: None,
             },
         ))
     }
