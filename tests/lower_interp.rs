@@ -668,79 +668,102 @@ fn gathers_and_predicates_read_data_addresses() {
     }
 }
 
+/// A wave storing each lane's id at `offset(lane, held)`, where `held` is a register holding
+/// the lane plus `start` — or plus 0 where `forget` (a register that forgets the start) — and
+/// `scalars` names the scalar arguments.
+fn held_store(
+    scalars: &[&str],
+    start: &linear_layout::lower::Uniform,
+    forget: bool,
+    offset: impl Fn(
+        linear_layout::lower::XorMap,
+        linear_layout::lower::Value,
+    ) -> linear_layout::lower::GlobalOffset,
+) -> linear_layout::lower::Program {
+    use linear_layout::lower::{ArithOp, Buffer, Op, Program, Scalar, Uniform, XorMap};
+    let mut p = Program::new("held", 64, 64);
+    p.buffers.push(Buffer {
+        name: "out".into(),
+        elements: Some(1024),
+        element_bits: 32,
+        address: None,
+    });
+    for (i, name) in scalars.iter().enumerate() {
+        p.scalars.push(Scalar {
+            name: name.to_string(),
+            ty: "i32",
+            position: i + 1,
+        });
+    }
+    let lane = XorMap {
+        cols: vec![1, 2, 4, 8, 16, 32],
+        constant: 0,
+    };
+    let (tid, b, held) = (p.value(32), p.value(32), p.value(32));
+    p.ops.push(Op::ThreadMap {
+        dst: tid,
+        map: lane.clone(),
+    });
+    p.ops.push(Op::UniformValue {
+        dst: b,
+        value: if forget {
+            Uniform::constant(0)
+        } else {
+            start.clone()
+        },
+    });
+    p.ops.push(Op::Arith {
+        op: ArithOp::Add,
+        ty: "i32",
+        dst: held,
+        src: vec![tid, b],
+    });
+    p.ops.push(Op::GlobalStore {
+        src: vec![tid],
+        buffer: 0,
+        offset: offset(lane, held),
+    });
+    p.validate().unwrap();
+    p
+}
+
+fn word_at(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap())
+}
+
+/// The LLVM IR of `program` for gfx942.
+fn ir_of(program: linear_layout::lower::Program) -> String {
+    linear_layout::lower::Kernel {
+        program,
+        target: linear_layout::target::Target::by_name("gfx942").unwrap(),
+    }
+    .llvm_ir()
+    .unwrap()
+}
+
 /// An offset held in a register replaces the formula in the code, so the interpreter checks
 /// it: a held offset that forgets the base is an error, not a silent wrong address.
 #[test]
 fn held_offsets_must_be_what_the_coordinates_say() {
-    use linear_layout::lower::{
-        ArithOp, Buffer, Extent, GlobalOffset, Op, Program, Uniform, UniformInput, XorMap, run_with,
+    use linear_layout::lower::{Extent, GlobalOffset, Uniform, UniformInput, run_with};
+    let base = Uniform::input(UniformInput::Argument(0));
+    let build = |forget: bool| {
+        held_store(&["base"], &base, forget, |lane, held| GlobalOffset {
+            coords: vec![lane],
+            strides: vec![Extent::Elements(1)],
+            bounds: vec![None],
+            base: base.clone(),
+            held: Some(held),
+            ..GlobalOffset::default()
+        })
     };
-    let build = |with_base: bool| {
-        let mut p = Program::new("held", 64, 64);
-        p.buffers.push(Buffer {
-            name: "out".into(),
-            elements: Some(256),
-            element_bits: 32,
-            address: None,
-        });
-        p.scalars.push(linear_layout::lower::Scalar {
-            name: "base".into(),
-            ty: "i32",
-            position: 1,
-        });
-        let lane = XorMap {
-            cols: vec![1, 2, 4, 8, 16, 32],
-            constant: 0,
-        };
-        let base = Uniform::input(UniformInput::Argument(0));
-        let (tid, b, held) = (p.value(32), p.value(32), p.value(32));
-        p.ops.push(Op::ThreadMap {
-            dst: tid,
-            map: lane.clone(),
-        });
-        p.ops.push(Op::UniformValue {
-            dst: b,
-            value: if with_base {
-                base.clone()
-            } else {
-                Uniform::constant(0)
-            },
-        });
-        p.ops.push(Op::Arith {
-            op: ArithOp::Add,
-            ty: "i32",
-            dst: held,
-            src: vec![tid, b],
-        });
-        p.ops.push(Op::GlobalStore {
-            src: vec![tid],
-            buffer: 0,
-            offset: GlobalOffset {
-                coords: vec![lane],
-                strides: vec![Extent::Elements(1)],
-                bounds: vec![None],
-                base,
-                held: Some(held),
-                ..GlobalOffset::default()
-            },
-        });
-        p.validate().unwrap();
-        p
-    };
-    let mut buffers = vec![vec![0u8; 1024]];
-    run_with(&build(true), &mut buffers, &[100]).unwrap();
-    let word = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
-    assert_eq!((word(&buffers[0], 100), word(&buffers[0], 163)), (0, 63));
-    let wrong = run_with(&build(false), &mut buffers, &[100]).unwrap_err();
+    let mut buffers = vec![vec![0u8; 4096]];
+    run_with(&build(false), &mut buffers, &[100]).unwrap();
+    assert_eq!((word_at(&buffers[0], 100), word_at(&buffers[0], 163)), (0, 63));
+    let wrong = run_with(&build(true), &mut buffers, &[100]).unwrap_err();
     assert!(wrong.message().contains("held offset"), "{wrong}");
     // The code shifts the held register to bytes and passes no uniform part.
-    let t = linear_layout::target::Target::by_name("gfx942").unwrap();
-    let ir = linear_layout::lower::Kernel {
-        program: build(true),
-        target: t,
-    }
-    .llvm_ir()
-    .unwrap();
+    let ir = ir_of(build(false));
     assert!(ir.contains("shl i32") && ir.contains(", i32 0, i32 0)"), "{ir}");
 }
 
@@ -749,85 +772,33 @@ fn held_offsets_must_be_what_the_coordinates_say() {
 /// without the row's `start · stride`, and the code passes no scalar offset.
 #[test]
 fn held_rows_must_be_what_the_coordinates_say() {
-    use linear_layout::lower::{
-        ArithOp, Buffer, Extent, GlobalOffset, HeldRow, Op, Program, Uniform, UniformInput, XorMap, run_with,
-    };
-    let build = |with_start: bool| {
-        let mut p = Program::new("held_row", 64, 64);
-        p.buffers.push(Buffer {
-            name: "out".into(),
-            elements: Some(1024),
-            element_bits: 32,
-            address: None,
-        });
-        for (name, position) in [("stride", 1), ("start", 2)] {
-            p.scalars.push(linear_layout::lower::Scalar {
-                name: name.into(),
-                ty: "i32",
-                position,
-            });
-        }
-        let lane = XorMap {
-            cols: vec![1, 2, 4, 8, 16, 32],
-            constant: 0,
-        };
-        let stride = Extent::Scalar { index: 0, times: 1 };
-        let start = Uniform::input(UniformInput::Argument(1));
-        let (tid, s, row) = (p.value(32), p.value(32), p.value(32));
-        p.ops.push(Op::ThreadMap {
-            dst: tid,
-            map: lane.clone(),
-        });
-        p.ops.push(Op::UniformValue {
-            dst: s,
-            value: if with_start {
-                start.clone()
-            } else {
-                Uniform::constant(0)
-            },
-        });
-        p.ops.push(Op::Arith {
-            op: ArithOp::Add,
-            ty: "i32",
-            dst: row,
-            src: vec![tid, s],
-        });
-        p.ops.push(Op::GlobalStore {
-            src: vec![tid],
-            buffer: 0,
-            offset: GlobalOffset {
-                coords: vec![lane],
-                strides: vec![stride],
-                bounds: vec![None],
-                base: start.mul(&stride.uniform()),
-                held_row: Some(HeldRow {
-                    dim: 0,
-                    start: start.clone(),
-                    value: row,
-                }),
-                ..GlobalOffset::default()
-            },
-        });
-        p.validate().unwrap();
-        p
+    use linear_layout::lower::{Extent, GlobalOffset, HeldRow, Uniform, UniformInput, run_with};
+    let stride = Extent::Scalar { index: 0, times: 1 };
+    let start = Uniform::input(UniformInput::Argument(1));
+    let build = |forget: bool| {
+        held_store(&["stride", "start"], &start, forget, |lane, row| GlobalOffset {
+            coords: vec![lane],
+            strides: vec![stride],
+            bounds: vec![None],
+            base: start.mul(&stride.uniform()),
+            held_row: Some(HeldRow {
+                dim: 0,
+                start: start.clone(),
+                value: row,
+            }),
+            ..GlobalOffset::default()
+        })
     };
     let mut buffers = vec![vec![0u8; 4096]];
-    run_with(&build(true), &mut buffers, &[3, 100]).unwrap();
-    let word = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+    run_with(&build(false), &mut buffers, &[3, 100]).unwrap();
     assert_eq!(
-        (word(&buffers[0], 300 + 3), word(&buffers[0], 300 + 3 * 63)),
+        (word_at(&buffers[0], 303), word_at(&buffers[0], 300 + 3 * 63)),
         (1, 63)
     );
-    let wrong = run_with(&build(false), &mut buffers, &[3, 100]).unwrap_err();
+    let wrong = run_with(&build(true), &mut buffers, &[3, 100]).unwrap_err();
     assert!(wrong.message().contains("held row"), "{wrong}");
     // The code multiplies the held row by the stride and passes no uniform part.
-    let t = linear_layout::target::Target::by_name("gfx942").unwrap();
-    let ir = linear_layout::lower::Kernel {
-        program: build(true),
-        target: t,
-    }
-    .llvm_ir()
-    .unwrap();
+    let ir = ir_of(build(false));
     assert!(
         ir.contains(", i32 0, i32 0)") && !ir.contains("readfirstlane"),
         "{ir}"
