@@ -74,7 +74,8 @@ fn err<T>(msg: String) -> Result<T, LowerError> {
 }
 
 /// A live thread's held offset must be its element offset (without the data index) modulo
-/// 2³²: the code takes its address from that register instead of the formula.
+/// 2³², and its held row `start + coords[dim]`: the code takes its address, or that
+/// dimension's part of it, from the register instead of the formula.
 fn check_held(
     offset: &GlobalOffset,
     s: &State,
@@ -498,8 +499,9 @@ fn exec(
                 let store = matches!(op, Op::GlobalStore { .. });
                 let firsts = offset.eval_all_in(threads, &r.env);
                 // The buffer instructions read the offset as two unsigned parts: the uniform
-                // base (`soffset`, unless a term of it subtracts or the offset is held whole in
-                // a register) and the rest per thread.
+                // part the access computes (`soffset`: the base less a held row's part, unless
+                // a term of it subtracts or the offset is held whole in a register) and the
+                // rest per thread.
                 let rest = offset.uniform_rest();
                 let soffset =
                     (offset.held.is_none() && !rest.subtracts()).then(|| rest.value_in(&r.env).unwrap_or(0));

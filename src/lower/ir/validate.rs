@@ -139,7 +139,9 @@ impl Program {
                 && let Some(h) = &offset.held_row
                 && (offset.bounds.get(h.dim) != Some(&None) || offset.held.is_some())
             {
-                return bad("a held row names an unbounded dimension of an offset not held whole");
+                return bad(
+                    "a held row names a dimension the offset lacks or bounds, or an offset held whole",
+                );
             }
             if let Op::GlobalLoadToLds { offset, .. } = op
                 && !offset.symbolic()
