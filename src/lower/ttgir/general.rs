@@ -73,13 +73,16 @@ pub(super) struct HeldIndex {
     constant: Uniform,
     coef: Vec<Uniform>,
     layout: LinearLayout,
+    /// `layout` flattened (what [`rows_in`] matches coordinates by).
+    dist: Dist,
     pub(super) values: Vec<Value>,
 }
 
-/// Per register of `access`, the register of the held index `h` (distributed as `held`) whose
-/// coordinate `from` is the access element's coordinate `dim` in every thread — `rows` (shape
-/// `BM`, or `BM × 1`) for a `BM × BN` access: the threads must own the two alike.
-fn rows_in(h: &HeldIndex, held: &Dist, from: usize, access: &Dist, dim: usize) -> Option<Vec<Value>> {
+/// Per register of `access`, the register of the held index `h` whose coordinate `from` is the
+/// access element's coordinate `dim` in every thread — `rows` (shape `BM`, or `BM × 1`) for a
+/// `BM × BN` access: the threads must own the two alike.
+fn rows_in(h: &HeldIndex, from: usize, access: &Dist, dim: usize) -> Option<Vec<Value>> {
+    let held = &h.dist;
     if held.thread.len() != access.thread.len()
         || held
             .thread
@@ -150,11 +153,7 @@ impl Lowering<'_> {
     /// `start · stride` — one product per register in place of the coordinate's product and
     /// the scalar code of the uniform part. Outside loops whose base moves: there a uniform
     /// add per iteration beside a thread part computed once is what the loop keeps.
-    fn held_row(
-        &self,
-        addressing: &Addressing,
-        layout: &LinearLayout,
-    ) -> Option<(usize, Uniform, Vec<Value>)> {
+    fn held_row(&self, addressing: &Addressing, access: &Dist) -> Option<(usize, Uniform, Vec<Value>)> {
         let in_loop = addressing
             .base
             .inputs()
@@ -162,14 +161,12 @@ impl Lowering<'_> {
         if addressing.held.is_some() || in_loop {
             return None;
         }
-        let access = Dist::of(layout, self.target.wave_size).ok()?;
         self.held.iter().rev().find_map(|h| {
             let mut varying = h.coef.iter().enumerate().filter(|(_, c)| !c.is_zero());
             let (from, coef) = varying.next()?;
             if varying.next().is_some() || coef.as_constant() != Some(1) {
                 return None;
             }
-            let held = Dist::of(&h.layout, self.target.wave_size).ok()?;
             (0..addressing.strides.len()).find_map(|dim| {
                 let stride = addressing.strides[dim];
                 if !matches!(stride, Extent::Scalar { .. }) || addressing.bounds.get(dim)?.is_some() {
@@ -179,7 +176,7 @@ impl Lowering<'_> {
                 if rest.terms.len() >= addressing.base.terms.len() || rest.subtracts() {
                     return None;
                 }
-                let values = rows_in(h, &held, from, &access, dim)?;
+                let values = rows_in(h, from, access, dim)?;
                 Some((dim, h.constant.clone(), values))
             })
         })
@@ -188,9 +185,15 @@ impl Lowering<'_> {
     /// `addressing` with what the program holds of its offset: the whole of it
     /// ([`held_offsets`](Self::held_offsets)) or else one dimension's part
     /// ([`held_row`](Self::held_row)).
-    pub(super) fn take_held(&self, addressing: &mut Addressing, layout: &LinearLayout, vector: usize) {
+    pub(super) fn take_held(
+        &self,
+        addressing: &mut Addressing,
+        layout: &LinearLayout,
+        dist: &Dist,
+        vector: usize,
+    ) {
         addressing.held = self.held_offsets(addressing, layout, vector);
-        addressing.held_row = self.held_row(addressing, layout);
+        addressing.held_row = self.held_row(addressing, dist);
     }
 
     /// The 32-bit registers of the affine tensor `constant + Σ c_d·coef[d]` in `layout` as
@@ -275,6 +278,7 @@ impl Lowering<'_> {
                         constant,
                         coef,
                         layout: layout.clone(),
+                        dist: dist.clone(),
                         values: values.clone(),
                     });
                 }

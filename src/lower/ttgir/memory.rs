@@ -264,7 +264,7 @@ impl Lowering<'_> {
         let vector = self
             .vector(&dist, &shape, bits, &addressing.strides, ptr)?
             .min(masked);
-        self.take_held(&mut addressing, &layout, vector);
+        self.take_held(&mut addressing, &layout, &dist, vector);
         self.define(
             op,
             Sym::Pending(Box::new(Pending {
@@ -376,7 +376,7 @@ impl Lowering<'_> {
             let vector = self
                 .vector(&d, &shape, bits, &addressing.strides, ptr)?
                 .min(masked);
-            self.take_held(&mut addressing, dst, vector);
+            self.take_held(&mut addressing, dst, &d, vector);
             let mut loader = pending.loader(&s);
             let mut storer = Storer::strided(&d, &addressing, vector, buffer);
             let values = convert::streaming(
@@ -399,7 +399,7 @@ impl Lowering<'_> {
         let vector = self
             .vector(&dist, &shape, bits, &addressing.strides, ptr)?
             .min(masked);
-        self.take_held(&mut addressing, &layout, vector);
+        self.take_held(&mut addressing, &layout, &dist, vector);
         Storer::strided(&dist, &addressing, vector, buffer).finish(&mut self.p, &values)
     }
 
