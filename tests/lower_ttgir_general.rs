@@ -378,7 +378,7 @@ fn every_elementwise_op_lowers_computes_and_passes_llc() {
         ("math.log", ArithOp::Log, &["f32"]),
         ("math.log2", ArithOp::Log2, &["f32", "f16"]),
         ("math.sqrt", ArithOp::FastSqrt, &["f32", "f64", "f16"]),
-        ("tt.precise_sqrt", ArithOp::Sqrt, &["f32"]),
+        ("tt.precise_sqrt", ArithOp::PreciseSqrt, &["f32"]),
         ("math.rsqrt", ArithOp::Rsqrt, &["f32"]),
         ("math.sin", ArithOp::Sin, &["f32"]),
         ("math.cos", ArithOp::Cos, &["f32"]),
@@ -403,7 +403,12 @@ fn every_elementwise_op_lowers_computes_and_passes_llc() {
                 let positive = |k: usize| {
                     matches!(
                         arith,
-                        ArithOp::Log | ArithOp::Log2 | ArithOp::Sqrt | ArithOp::FastSqrt | ArithOp::Rsqrt
+                        ArithOp::Log
+                            | ArithOp::Log2
+                            | ArithOp::Sqrt
+                            | ArithOp::FastSqrt
+                            | ArithOp::PreciseSqrt
+                            | ArithOp::Rsqrt
                     ) || (k == 1
                         && matches!(
                             arith,
@@ -495,13 +500,14 @@ fn elementwise_f32_pairs_are_packed_where_the_target_has_them() {
 
 /// `math.sqrt` of `f32` is `v_sqrt_f32` alone and `math.rsqrt` `v_rsq_f32` alone (an `f16`'s
 /// through `f32`), as Triton's AMD lowering makes them (within 1 ulp: `llvm.sqrt` would add the
-/// scaling and the correction steps, and `1 / sqrt` a reciprocal); `tt.precise_sqrt` and the
-/// other types' `math.sqrt` are LLVM's correctly rounded `sqrt`.
+/// scaling and the correction steps, and `1 / sqrt` a reciprocal); `tt.precise_sqrt` of `f32`
+/// is `v_rsq_f32` refined by a Newton step (Triton's sequence), and the other types'
+/// `math.sqrt` LLVM's correctly rounded `sqrt`.
 #[test]
 fn math_sqrt_and_rsqrt_of_f32_are_the_instructions_alone() {
     for (name, ty, wanted, unwanted) in [
         ("math.sqrt", "f32", "@llvm.amdgcn.sqrt.f32(", "@llvm.sqrt."),
-        ("tt.precise_sqrt", "f32", "@llvm.sqrt.f32(", "@llvm.amdgcn.sqrt"),
+        ("tt.precise_sqrt", "f32", "@llvm.amdgcn.rsq.f32(", "@llvm.sqrt."),
         ("math.sqrt", "f64", "@llvm.sqrt.f64(", "@llvm.amdgcn.sqrt"),
         ("math.rsqrt", "f32", "@llvm.amdgcn.rsq.f32(", "@llvm.sqrt."),
         ("math.rsqrt", "f16", "@llvm.amdgcn.rsq.f32(", "@llvm.sqrt."),
@@ -511,6 +517,26 @@ fn math_sqrt_and_rsqrt_of_f32_are_the_instructions_alone() {
         assert!(ir.contains(wanted), "{name} of {ty}: no {wanted} in\n{ir}");
         assert!(!ir.contains(unwanted), "{name} of {ty}: {unwanted} in\n{ir}");
     }
+}
+
+/// Law: Triton's refined `f32` root ([`ArithOp::PreciseSqrt`]) is the correctly rounded
+/// square root of every argument from 2⁻¹⁰² up (below, its residual is subnormal), whatever
+/// the sign: a negative argument's root is NaN, as `sqrt`'s.
+#[test]
+fn the_precise_sqrt_is_correctly_rounded_above_tiny_arguments() {
+    use linear_layout::lower::ArithOp;
+    fn law(bits: u32) -> bool {
+        let x = f32::from_bits(bits);
+        let wanted = (f64::from(x)).sqrt() as f32;
+        let got = ArithOp::PreciseSqrt
+            .eval("f32", 32, &[u64::from(bits)])
+            .map(|r| f32::from_bits(r as u32));
+        x.abs() < 2f32.powi(-102) && x != 0.0
+            || got.is_some_and(|r| r.to_bits() == wanted.to_bits() || r.is_nan() && wanted.is_nan())
+    }
+    quickcheck::QuickCheck::new()
+        .tests(20_000)
+        .quickcheck(law as fn(u32) -> bool);
 }
 
 /// Law: every conversion between the types Triton uses lowers, computes what

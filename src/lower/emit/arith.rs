@@ -225,9 +225,10 @@ impl Emitter<'_> {
     }
 
     fn float_op(&mut self, op: ArithOp, t: &str, args: &[String]) -> Result<String, LowerError> {
-        // Only `f32` has the instruction; other types' square roots are correctly rounded.
+        // Only `f32` has the instruction and Triton's refined root; other types' square roots
+        // are correctly rounded.
         let op = match op {
-            ArithOp::FastSqrt if t != "float" => ArithOp::Sqrt,
+            ArithOp::FastSqrt | ArithOp::PreciseSqrt if t != "float" => ArithOp::Sqrt,
             op => op,
         };
         let transcendental = matches!(
@@ -296,6 +297,7 @@ impl Emitter<'_> {
                     .insert("declare float @llvm.amdgcn.sqrt.f32(float)".to_string());
                 self.line(&format!("{r} = call float @llvm.amdgcn.sqrt.f32(float {a})"));
             }
+            ArithOp::PreciseSqrt => return Ok(self.refined_sqrt(a)),
             ArithOp::Floor => self.intrinsic(&r, "floor", t, &[a]),
             ArithOp::Ceil => self.intrinsic(&r, "ceil", t, &[a]),
             ArithOp::Trunc => self.intrinsic(&r, "trunc", t, &[a]),
@@ -637,6 +639,33 @@ impl Emitter<'_> {
         let r = self.tmp();
         self.intrinsic(&r, "fma", t, &[&xz, &p, x]);
         r
+    }
+
+    /// Triton's precise `f32` square root ([`ArithOp::PreciseSqrt`]): `a·rsq(a)` and
+    /// `rsq(a)/2` refined by one Newton step, `±0` and `+∞` passed through (`is.fpclass`
+    /// mask `0x260`). Eight instructions where LLVM's correctly rounded `llvm.sqrt.f32` scales
+    /// small arguments and corrects the result by comparisons.
+    fn refined_sqrt(&mut self, a: &str) -> String {
+        self.decls
+            .insert("declare float @llvm.amdgcn.rsq.f32(float)".to_string());
+        self.decls
+            .insert("declare float @llvm.fma.f32(float, float, float)".to_string());
+        self.decls
+            .insert("declare i1 @llvm.is.fpclass.f32(float, i32)".to_string());
+        let r = self.compute(|r| format!("{r} = call float @llvm.amdgcn.rsq.f32(float {a})"));
+        let s = self.compute(|s| format!("{s} = fmul float {a}, {r}"));
+        let h = self.compute(|h| format!("{h} = fmul float {r}, 5.000000e-01"));
+        let neg_h = self.compute(|n| format!("{n} = fneg float {h}"));
+        let fma =
+            |x: &str, y: &str, z: &str| format!("call float @llvm.fma.f32(float {x}, float {y}, float {z})");
+        let e = self.compute(|e| format!("{e} = {}", fma(&neg_h, &s, "5.000000e-01")));
+        let h = self.compute(|n| format!("{n} = {}", fma(&h, &e, &h)));
+        let s = self.compute(|n| format!("{n} = {}", fma(&s, &e, &s)));
+        let neg_s = self.compute(|n| format!("{n} = fneg float {s}"));
+        let d = self.compute(|n| format!("{n} = {}", fma(&neg_s, &s, a)));
+        let root = self.compute(|n| format!("{n} = {}", fma(&d, &h, &s)));
+        let passed = self.compute(|p| format!("{p} = call i1 @llvm.is.fpclass.f32(float {a}, i32 608)"));
+        self.compute(|n| format!("{n} = select i1 {passed}, float {a}, float {root}"))
     }
 
     /// `asin(x)`, `x` of magnitude at most ½ or not: see [`ArithOp::Asin`].

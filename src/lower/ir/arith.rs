@@ -94,6 +94,23 @@ pub enum ArithOp {
     /// `math.sqrt`, within 1 ulp, a subnormal argument not rescaled first — and correctly
     /// rounded for the other types (as [`ArithOp::Sqrt`]).
     FastSqrt,
+    /// Triton's `tt.precise_sqrt` (`tl.sqrt_rn`). For `f32`, as Triton lowers it with its
+    /// default `ftz`: `s = a·r` and `h = r/2` from `r = rsq(a)` (`v_rsq_f32`), one Newton step
+    /// `e = ½ − h·s`, `h += h·e`, `s += s·e`, then `s += (a − s²)·h` (each step one `fma`);
+    /// `±0` and `+∞` are returned as they are. That is the correctly rounded root save for
+    /// small arguments (below about 2⁻¹⁰², where the residual `a − s²` is subnormal, the root
+    /// may be an ulp off), without the scaling and the correction steps of [`ArithOp::Sqrt`]:
+    ///
+    /// ```
+    /// use linear_layout::lower::ArithOp;
+    /// let f = |x: f32| u64::from(x.to_bits());
+    /// assert_eq!(ArithOp::PreciseSqrt.eval("f32", 32, &[f(2.0)]), Some(f(2f32.sqrt())));
+    /// assert_eq!(ArithOp::PreciseSqrt.eval("f32", 32, &[f(-0.0)]), Some(f(-0.0)));
+    /// assert!(f32::from_bits(ArithOp::PreciseSqrt.eval("f32", 32, &[f(-1.0)]).unwrap() as u32).is_nan());
+    /// ```
+    ///
+    /// The other types take the correctly rounded root.
+    PreciseSqrt,
     /// `1 / √a`.
     Rsqrt,
     /// The sine: the argument reduced by `π/2` in three parts (Cody and Waite), then Cephes'
@@ -220,6 +237,20 @@ fn erf(x: f64) -> f64 {
     (1.0 - poly * (-a * a).exp()).copysign(x)
 }
 
+/// [`ArithOp::PreciseSqrt`] of `f32`, step by step as the emitted code computes it (the
+/// hardware's `rsq` taken as the correctly rounded `1/√a`: the Newton step absorbs its ulp).
+fn refined_sqrt(a: f32) -> f32 {
+    if a == 0.0 || a == f32::INFINITY {
+        return a;
+    }
+    let r = (1.0 / f64::from(a).sqrt()) as f32;
+    let (s, h) = (a * r, r * 0.5);
+    let e = (-h).mul_add(s, 0.5);
+    let (s, h) = (s.mul_add(e, s), h.mul_add(e, h));
+    let d = (-s).mul_add(s, a);
+    d.mul_add(h, s)
+}
+
 impl ArithOp {
     /// How many operands it takes.
     ///
@@ -231,8 +262,9 @@ impl ArithOp {
     pub fn operands(self) -> usize {
         use ArithOp::*;
         match self {
-            Neg | Abs | Exp | Exp2 | Log | Log2 | Log10 | Sqrt | FastSqrt | Rsqrt | Sin | Cos | Erf
-            | Floor | Ceil | Trunc | Round | Rint | Tanh | Log1p | Expm1 | Tan | Asin | Acos | Atan => 1,
+            Neg | Abs | Exp | Exp2 | Log | Log2 | Log10 | Sqrt | FastSqrt | PreciseSqrt | Rsqrt | Sin
+            | Cos | Erf | Floor | Ceil | Trunc | Round | Rint | Tanh | Log1p | Expm1 | Tan | Asin | Acos
+            | Atan => 1,
             Fma => 3,
             _ => 2,
         }
@@ -259,8 +291,8 @@ impl ArithOp {
             Add | Sub | Mul | Div | RemS | Max | Min | Abs => float || int,
             DivU | RemU | MaxU | MinU | Shl | ShrS | ShrU => int,
             MulHiU => ty == "i32" || ty == "i64",
-            Neg | Maximum | Minimum | Sqrt | FastSqrt | Floor | Ceil | Trunc | Round | Rint | Fma
-            | CopySign => float,
+            Neg | Maximum | Minimum | Sqrt | FastSqrt | PreciseSqrt | Floor | Ceil | Trunc | Round | Rint
+            | Fma | CopySign => float,
             // `f64` in software: a reduced argument and a polynomial.
             Exp | Log => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
@@ -347,7 +379,8 @@ impl ArithOp {
             Log => x.ln(),
             Log2 => x.log2(),
             Log10 => x.log10(),
-            Sqrt | FastSqrt => x.sqrt(),
+            PreciseSqrt if ty == "f32" => f64::from(refined_sqrt(x as f32)),
+            Sqrt | FastSqrt | PreciseSqrt => x.sqrt(),
             Rsqrt => 1.0 / x.sqrt(),
             Sin => x.sin(),
             Cos => x.cos(),

@@ -56,7 +56,7 @@ pub(super) fn arith_op(name: &str) -> Option<ArithOp> {
         "math.log2" => ArithOp::Log2,
         "math.log10" => ArithOp::Log10,
         "math.sqrt" => ArithOp::FastSqrt,
-        "tt.precise_sqrt" => ArithOp::Sqrt,
+        "tt.precise_sqrt" => ArithOp::PreciseSqrt,
         "math.rsqrt" => ArithOp::Rsqrt,
         "math.sin" => ArithOp::Sin,
         "math.cos" => ArithOp::Cos,
