@@ -6,7 +6,7 @@ use linear_layout::lower::{
     Dtype, Kernel, LowerError, convert_kernel, copy_kernel, lds_copy_kernel, ttgir_kernel,
 };
 use linear_layout::target::Target;
-use linear_layout::ttgir::Module;
+use linear_layout::ttgir::graph::Graph;
 
 use super::layout_arg::{LAYOUT_HELP, load, parse_shape};
 
@@ -233,7 +233,7 @@ fn run_ttgir(args: &TtgirArgs) -> Result<String, String> {
     } else {
         std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file))?
     };
-    let module = Module::parse(&text).map_err(|e| format!("{}: {e}", args.file))?;
+    let (_, module) = Graph::parse_inlined(&text).map_err(|e| format!("{}: {e}", args.file))?;
     let arch = match (&args.arch, &module.target) {
         (Some(a), _) => a.clone(),
         (None, Some(t)) => t.clone(),

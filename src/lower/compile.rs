@@ -238,7 +238,7 @@ pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Re
     let mut pass_opts = LayoutPassOptions::new(target.name);
     pass_opts.num_warps = opts.num_warps;
     let layouts_error = |e: &dyn fmt::Display| LowerError::new(format!("layouts: {e}"));
-    let (read, module) = Graph::parse_with_module(text).map_err(|e| layouts_error(&e))?;
+    let (read, module) = Graph::parse_inlined(text).map_err(|e| layouts_error(&e))?;
     let has_layouts = read.values.iter().any(|v| v.ty.encoding.is_some());
     let stripped = has_layouts
         .then(|| read.clone())

@@ -375,7 +375,8 @@ pub struct Op {
     /// (`rounding = rtne`, `propagateNan = all`), `fastmath` (the flags: `nnan,ninf`), the
     /// `predicate` of `arith.cmpi` / `arith.cmpf` by name (`slt`, whichever form it was written
     /// in), and the leading keywords of the atomics under Triton's names (`atomic_rmw_op`,
-    /// `sem`, `scope`: `fadd`, `acq_rel`, `gpu`). Enumerations are
+    /// `sem`, `scope`: `fadd`, `acq_rel`, `gpu`), and the function a `tt.call` calls
+    /// (`callee`, an [`AttrValue::Str`] without `@` and quotes). Enumerations are
     /// [`AttrValue::Raw`], in source order.
     pub attrs: Attrs,
     /// The predicate of `arith.cmpi` / `arith.cmpf` (`slt`, `ogt`, …) or the first keyword of

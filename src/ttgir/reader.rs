@@ -229,6 +229,22 @@ fn top_level(s: &str, from: usize, sep: &str) -> Option<usize> {
     None
 }
 
+/// The symbol `s` starts with (`@name` or `@"a quoted name"`, as MLIR prints a name that is
+/// not an identifier — Triton's non-inlined helpers: `@"m._f__(4,)cconstexpr_64_"`), without
+/// `@` and quotes, and the bytes it takes; `None` where `s` does not start with `@` or a quote
+/// is not closed.
+fn symbol(s: &str) -> Option<(String, usize)> {
+    let rest = s.strip_prefix('@')?;
+    if let Some(quoted) = rest.strip_prefix('"') {
+        let close = quoted.find('"')?;
+        return Some((quoted[..close].to_string(), close + 3));
+    }
+    let len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '-')))
+        .unwrap_or(rest.len());
+    Some((rest[..len].to_string(), len + 1))
+}
+
 /// Position of the first top-level occurrence of `sep`.
 fn find_top(s: &str, sep: &str) -> Option<usize> {
     top_level(s, 0, sep)
@@ -1154,11 +1170,12 @@ impl<'a> Reader<'a> {
         let at = t
             .find('@')
             .ok_or_else(|| self.err(base, "expected '@name' in function header"))?;
-        let open = t[at..]
+        let (name, len) =
+            symbol(&t[at..]).ok_or_else(|| self.err(base + at, "unclosed quoted function name"))?;
+        let open = t[at + len..]
             .find('(')
-            .map(|p| p + at)
+            .map(|p| p + at + len)
             .ok_or_else(|| self.err(base + at, "expected '(' after the function name"))?;
-        let name = t[at + 1..open].trim().to_string();
         let close = matching(t, open).ok_or_else(|| self.err(base + open, "unclosed argument list"))?;
         let fidx = self.m.funcs.len();
         let mut func = Func {
@@ -1340,6 +1357,12 @@ impl<'a> Reader<'a> {
         }
         // A branch's target blocks (`cf.cond_br %c, ^bb1, ^bb2(%a : i32)`).
         op.successors = successors(&opnd_text);
+        // The function a `tt.call` calls.
+        if opname == "tt.call"
+            && let Some((callee, _)) = symbol(opnd_text.trim_start())
+        {
+            op.attrs.push(("callee".to_string(), AttrValue::Str(callee)));
+        }
         // Keyword (predicate of cmpi, first bare word).
         let first = opnd_text.trim_start();
         if !first.starts_with('%') && !first.is_empty() {

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod constructs;
 pub mod people;
 
 use std::path::Path;

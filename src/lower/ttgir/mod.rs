@@ -684,7 +684,7 @@ pub(crate) fn built_kernel(m: &Module, target: &'static Target) -> Result<Kernel
     check_target(target)?;
     let [func] = m.funcs.as_slice() else {
         return Err(LowerError::new(format!(
-            "the module has {} functions; the lowering takes one",
+            "the module has {} functions; the lowering takes one (Graph::parse_inlined inlines calls)",
             m.funcs.len()
         )));
     };

@@ -49,6 +49,7 @@
 
 mod build;
 mod edit;
+mod inline;
 mod print;
 
 use std::sync::Arc;
