@@ -253,7 +253,7 @@ fn layout_seeds() -> Vec<Vec<u8>> {
 
 /// The people kernels' TTIR (stage 0 of their stage files).
 fn compile_seeds() -> Vec<Vec<u8>> {
-    spread(&mlir_files("passes/people"), 24)
+    let mut seeds: Vec<Vec<u8>> = spread(&mlir_files("passes/people"), 24)
         .into_iter()
         .filter_map(|file| {
             let text = std::fs::read_to_string(file).expect("mlir");
@@ -264,7 +264,13 @@ fn compile_seeds() -> Vec<Vec<u8>> {
                 .next()?;
             Some(body.as_bytes().to_vec())
         })
-        .collect()
+        .collect();
+    // Helpers kept as calls: the inliner's input.
+    for kernel in ["noinline_nested_128_f32", "noinline_row_norm_128_f32"] {
+        let path = root().join(format!("tests/fixtures/compile/zoo/{kernel}.gfx942.ttir"));
+        seeds.push(std::fs::read(path).expect("a zoo module"));
+    }
+    seeds
 }
 
 fn show_seeds() -> Vec<Vec<u8>> {
