@@ -167,6 +167,9 @@ impl Graph {
     /// Replaces `call` by a copy of `callee`'s body.
     fn inline_call(&mut self, call: OpId, callee: usize) -> Result<(), TtgirError> {
         let name = self.funcs[callee].name.clone();
+        if self.funcs[callee].blocks.is_empty() {
+            return Err(self.error_at(call, format!("calls @{name}, which has no body")));
+        }
         let [entry] = self.funcs[callee].blocks[..] else {
             return Err(self.error_at(
                 call,
