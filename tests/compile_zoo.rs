@@ -18,10 +18,6 @@ const DIR: &str = "tests/fixtures/compile/zoo";
 /// What the crate refuses, by kernel: a fragment of the one-line message.
 const REFUSED: &[(&str, &str)] = &[
     ("inline_asm_256_i32", "tt.elementwise_inline_asm: is not lowered"),
-    // Scaled dots (microscaling formats): not modelled.
-    ("dot_scaled_e4m3_bf16_32x32x64", "tt.dot_scaled"),
-    ("dot_scaled_mxfp4_32x32x128", "tt.dot_scaled"),
-    ("dot_scaled_mxfp8_32x32x64", "tt.dot_scaled"),
     (
         "print_64_f32",
         "tt.print: device printing and assertions need a host runtime",

@@ -87,10 +87,10 @@ pub fn f32_dot_tc(g: &mut Graph, emu_tf32: bool) -> Result<(), PassError> {
     Ok(())
 }
 
-/// Builds ops right before one op.
-struct Before<'g> {
-    g: &'g mut Graph,
-    op: OpId,
+/// Builds ops right before one op (the rewrites that replace one op by several share it).
+pub(super) struct Before<'g> {
+    pub(super) g: &'g mut Graph,
+    pub(super) op: OpId,
 }
 
 impl Before<'_> {
@@ -99,7 +99,7 @@ impl Before<'_> {
     }
 
     /// One new op of one result, printed from `format` (see [`Graph::insert_text`]).
-    fn op(
+    pub(super) fn op(
         &mut self,
         name: &str,
         operands: Vec<ValueId>,
@@ -114,11 +114,11 @@ impl Before<'_> {
         Ok(self.g.ops[op].results[0])
     }
 
-    fn ty(&self, v: ValueId) -> ValueType {
+    pub(super) fn ty(&self, v: ValueId) -> ValueType {
         self.g.values[v].ty.clone()
     }
 
-    fn with_element(&self, v: ValueId, element: &str) -> ValueType {
+    pub(super) fn with_element(&self, v: ValueId, element: &str) -> ValueType {
         ValueType {
             element: element.to_string(),
             ..self.ty(v)
@@ -135,7 +135,7 @@ impl Before<'_> {
         self.op("arith.extf", vec![v], ty, "$r = arith.extf $0 : $t0 to $rt0")
     }
 
-    fn binary(&mut self, name: &str, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+    pub(super) fn binary(&mut self, name: &str, a: ValueId, b: ValueId) -> Result<ValueId, String> {
         let ty = self.ty(a);
         self.op(name, vec![a, b], ty, &format!("$r = {name} $0, $1 : $rt0"))
     }
@@ -153,7 +153,7 @@ impl Before<'_> {
 
     /// `tt.dot a, b, acc` with the given precision and imprecise-accumulation bound (printed
     /// only when not the defaults, `ieee` and 0).
-    fn dot(
+    pub(super) fn dot(
         &mut self,
         a: ValueId,
         b: ValueId,

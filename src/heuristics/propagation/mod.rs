@@ -64,6 +64,7 @@ mod ops;
 mod pipeline;
 mod remat;
 mod reshape;
+mod scaled_dot;
 mod scf_cleanup;
 mod strip;
 mod to_ttgpuir;
@@ -81,6 +82,7 @@ pub use moves::{LayoutMove, apply_layout_move, layout_moves};
 pub use pipeline::{
     LayoutPass, LayoutPassOptions, PIPELINE, layout_pipeline, run_layout_pass, run_layout_pass_explained,
 };
+pub use scaled_dot::decompose_scaled_dots;
 pub use strip::strip_layouts;
 
 use std::fmt;

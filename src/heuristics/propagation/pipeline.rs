@@ -308,6 +308,7 @@ fn apply(
 pub fn layout_pipeline(g: &mut Graph, m: &Module, opts: &LayoutPassOptions) -> Result<(), PassError> {
     let mut unchanged = Some(m);
     if !m.values.iter().any(|v| v.ty.encoding.is_some()) {
+        super::decompose_scaled_dots(g, m)?;
         apply(g, None, LayoutPass::ConvertToTtgpuir, opts)?;
         unchanged = None;
     }
