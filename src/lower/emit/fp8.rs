@@ -4,9 +4,10 @@
 //!
 //! **Widening** a code `c` of `E` exponent and `M` mantissa bits (bias `B`) is exact in `f32`:
 //! with `e = c >> M & (2^E − 1)` and `m = c & (2^M − 1)`, the value is
-//! `m · 2^(1−B−M)` when `e = 0` and `(2^M + m) · 2^(e−B−M)` otherwise — one `uitofp` of the
-//! significand and one `ldexp`, then the sign bit; the NaN (and, in `f8E5M2`, ∞) codes are
-//! selected in. `f16` and `bf16` results are that `f32` narrowed (every 8-bit float value is
+//! `m · 2^(1−B−M)` when `e = 0` and `(2^M + m) · 2^(e−B−M)` otherwise. A normal code's low seven
+//! bits shifted to the top of an `f32`'s exponent and mantissa and re-biased by adding
+//! `(127 − B) << 23` are the `f32` of that value; a subnormal code is one `uitofp` of `m` times
+//! `2^(1−B−M)`; then the sign bit, and the NaN (and, in `f8E5M2`, ∞) codes are selected in. `f16` and `bf16` results are that `f32` narrowed (every 8-bit float value is
 //! exact in both), except `f8E5M2 → f16`, which is the code shifted into an `f16`'s top byte.
 //! For `f8E4M3FN`, `0x3A` (e = 7, m = 2) is `(8 + 2) · 2^(7−7−3)` = 1.25.
 //!
@@ -71,30 +72,30 @@ impl Emitter<'_> {
         self.line(&format!("{c} = zext i8 {x} to i32"));
         let magnitude = self.tmp();
         self.line(&format!("{magnitude} = and i32 {c}, 127"));
-        let e = self.tmp();
-        self.line(&format!("{e} = lshr i32 {magnitude}, {m}"));
         let mant = self.tmp();
         self.line(&format!("{mant} = and i32 {c}, {}", (1 << m) - 1));
+        // A normal code's exponent and mantissa bits moved to an f32's and re-biased; a
+        // subnormal one's mantissa converted and scaled (no subnormal f32 on the way, so the
+        // result does not depend on the denormal mode).
+        let shifted = self.tmp();
+        self.line(&format!("{shifted} = shl i32 {magnitude}, {}", 23 - m));
         let normal = self.tmp();
-        self.line(&format!("{normal} = icmp ne i32 {e}, 0"));
-        let implicit = self.tmp();
-        self.line(&format!("{implicit} = select i1 {normal}, i32 {}, i32 0", 1 << m));
-        let significand = self.tmp();
-        self.line(&format!("{significand} = or i32 {mant}, {implicit}"));
-        let e1 = self.tmp();
-        self.line(&format!("{e1} = select i1 {normal}, i32 {e}, i32 1"));
-        let exponent = self.tmp();
-        self.line(&format!("{exponent} = sub i32 {e1}, {}", f.bias + m as i32));
+        self.line(&format!("{normal} = add i32 {shifted}, {}", (127 - f.bias) << 23));
         let sf = self.tmp();
-        self.line(&format!("{sf} = uitofp i32 {significand} to float"));
-        self.decls
-            .insert("declare float @llvm.ldexp.f32.i32(float, i32)".to_string());
-        let v = self.tmp();
+        self.line(&format!("{sf} = uitofp i32 {mant} to float"));
+        let sv = self.tmp();
         self.line(&format!(
-            "{v} = call float @llvm.ldexp.f32.i32(float {sf}, i32 {exponent})"
+            "{sv} = fmul float {sf}, {}",
+            power_of_two(1 - f.bias - m as i32)
         ));
+        let subnormal = self.tmp();
+        self.line(&format!("{subnormal} = bitcast float {sv} to i32"));
+        let is_subnormal = self.tmp();
+        self.line(&format!("{is_subnormal} = icmp ult i32 {magnitude}, {}", 1 << m));
         let vb = self.tmp();
-        self.line(&format!("{vb} = bitcast float {v} to i32"));
+        self.line(&format!(
+            "{vb} = select i1 {is_subnormal}, i32 {subnormal}, i32 {normal}"
+        ));
         let sign = self.tmp();
         self.line(&format!("{sign} = and i32 {c}, 128"));
         let sign32 = self.tmp();
