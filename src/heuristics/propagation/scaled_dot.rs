@@ -156,6 +156,16 @@ fn scaled(at: &mut Before, operand: &Operand, compute: &str, fast_math: bool) ->
     } else {
         scale
     };
+    // One scale per 32 elements of K, one per row (column) otherwise.
+    let mut covered = at.ty(scale).shape;
+    covered[k_dim] = covered[k_dim].saturating_mul(32);
+    if covered != at.ty(v).shape {
+        return Err(format!(
+            "a scale of shape {:?} for an operand of shape {:?}: one scale per 32 elements of K",
+            at.ty(scale).shape,
+            at.ty(v).shape
+        ));
+    }
     let factor = scale_factor(at, scale, compute)?;
     let factor = along_k(at, factor, k_dim)?;
     let product = at.binary("arith.mulf", v, factor)?;
