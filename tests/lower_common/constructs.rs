@@ -50,3 +50,13 @@ pub fn words(v: &[u32]) -> Vec<u8> {
 pub fn word(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap())
 }
+
+/// Little-endian bytes of `f32`s.
+pub fn floats(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The `f32` `i` of little-endian bytes.
+pub fn float(b: &[u8], i: usize) -> f32 {
+    f32::from_bits(word(b, i))
+}

@@ -356,6 +356,13 @@ impl Emitter<'_> {
             ArithOp::Acos => return self.acos(t, a),
             ArithOp::Atan => return self.atan(t, a),
             ArithOp::Atan2 => return self.atan2(t, a, b),
+            ArithOp::FastDiv => {
+                self.decls
+                    .insert("declare float @llvm.amdgcn.rcp.f32(float)".to_string());
+                let rcp = self.compute(|q| format!("{q} = call float @llvm.amdgcn.rcp.f32(float {b})"));
+                self.line(&format!("{r} = fmul float {a}, {rcp}"));
+            }
+            ArithOp::FastTanh => return Ok(self.fast_tanh(a)),
             other => {
                 return Err(LowerError::new(format!(
                     "{other:?} of floats is not an operation"
@@ -666,6 +673,22 @@ impl Emitter<'_> {
         let root = self.compute(|n| format!("{n} = {}", fma(&d, &h, &s)));
         let passed = self.compute(|p| format!("{p} = call i1 @llvm.is.fpclass.f32(float {a}, i32 608)"));
         self.compute(|n| format!("{n} = select i1 {passed}, float {a}, float {root}"))
+    }
+
+    /// Triton's `fast_tanhf` ([`ArithOp::FastTanh`]), step by step.
+    fn fast_tanh(&mut self, x: &str) -> String {
+        let a = self.tmp();
+        self.intrinsic(&a, "fabs", "float", &[x]);
+        let twice = self.compute(|r| format!("{r} = fmul float {a}, 2.000000e+00"));
+        let scaled = self.compute(|r| format!("{r} = fmul float {twice}, 0x3FF7154760000000"));
+        let e = self.tmp();
+        self.hardware_exp2(&e, &scaled);
+        let den = self.compute(|r| format!("{r} = fadd float {e}, 1.000000e+00"));
+        let q = self.compute(|r| format!("{r} = fdiv float 2.000000e+00, {den}"));
+        let far = self.compute(|r| format!("{r} = fsub float 1.000000e+00, {q}"));
+        let signed = self.tmp();
+        self.intrinsic(&signed, "copysign", "float", &[&far, x]);
+        signed
     }
 
     /// `asin(x)`, `x` of magnitude at most ½ or not: see [`ArithOp::Asin`].

@@ -163,6 +163,21 @@ pub enum ArithOp {
     /// `atan2(a, b)`: the angle of `(b, a)`, `atan(a/b)` moved by `±π` for a negative `b`,
     /// `±π/2` for `b = 0` (a signed zero for `a = 0`).
     Atan2,
+    /// Triton's `libdevice.fast_dividef(a, b)` on AMD: `a · rcp(b)` (`v_rcp_f32`, about an
+    /// ulp; no correction steps).
+    FastDiv,
+    /// Triton's `libdevice.fast_tanhf(a)` on AMD, step by step: `copysign(1 − 2/(e + 1), a)`
+    /// with `e = 2^(2|a| · log₂e)` (`v_exp_f32`) and an IEEE division — no series near zero,
+    /// unlike [`ArithOp::Tanh`].
+    ///
+    /// ```
+    /// use linear_layout::lower::ArithOp;
+    /// let f = |x: f32| u64::from(x.to_bits());
+    /// let t = |x: f32| f32::from_bits(ArithOp::FastTanh.eval("f32", 32, &[f(x)]).unwrap() as u32);
+    /// assert!((t(0.5) - 0.5f32.tanh()).abs() < 1e-6);
+    /// assert_eq!((t(20.0), t(-20.0)), (1.0, -1.0));
+    /// ```
+    FastTanh,
 }
 
 /// `asin(x) = x + x·z·P(z)`, `z = x²`, for `|x| ≤ ½` (Cephes `asinf`), highest degree first.
@@ -251,6 +266,14 @@ fn refined_sqrt(a: f32) -> f32 {
     d.mul_add(h, s)
 }
 
+/// [`ArithOp::FastTanh`] in `f32` steps (the hardware's `exp2` taken as the correctly rounded
+/// power).
+fn fast_tanh(a: f32) -> f32 {
+    let power = a.abs() * 2.0 * std::f32::consts::LOG2_E;
+    let e = f64::from(power).exp2() as f32;
+    (1.0 - 2.0 / (e + 1.0)).copysign(a)
+}
+
 impl ArithOp {
     /// How many operands it takes.
     ///
@@ -263,8 +286,8 @@ impl ArithOp {
         use ArithOp::*;
         match self {
             Neg | Abs | Exp | Exp2 | Log | Log2 | Log10 | Sqrt | FastSqrt | PreciseSqrt | Rsqrt | Sin
-            | Cos | Erf | Floor | Ceil | Trunc | Round | Rint | Tanh | Log1p | Expm1 | Tan | Asin | Acos
-            | Atan => 1,
+            | Cos | Erf | Floor | Ceil | Trunc | Round | Rint | Tanh | FastTanh | Log1p | Expm1 | Tan
+            | Asin | Acos | Atan => 1,
             Fma => 3,
             _ => 2,
         }
@@ -298,6 +321,8 @@ impl ArithOp {
             // What AMDGPU computes in hardware: `f32` and narrower.
             Exp2 | Log2 | Log10 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot
             | Asin | Acos | Atan | Atan2 => float && ty != "f64",
+            // Triton's HIP device library defines them for `f32` only.
+            FastDiv | FastTanh => ty == "f32",
         }
     }
 
@@ -402,6 +427,8 @@ impl ArithOp {
             Acos => x.acos(),
             Atan => x.atan(),
             Atan2 => x.atan2(y),
+            FastDiv => f64::from(x as f32 * (1.0 / y as f32)),
+            FastTanh => f64::from(fast_tanh(x as f32)),
             _ => return None,
         };
         if ty == "f64" {

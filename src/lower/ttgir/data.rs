@@ -79,6 +79,13 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
     if symbol == "__triton_hip_fast_expf" {
         return Some(ArithOp::Exp);
     }
+    // `libdevice.fast_dividef` and `fast_tanhf`, as Triton's AMD backend expands them.
+    if symbol == "__triton_hip_fast_fdividef" {
+        return Some(ArithOp::FastDiv);
+    }
+    if symbol == "__triton_hip_fast_tanhf" {
+        return Some(ArithOp::FastTanh);
+    }
     let name = symbol.strip_prefix("__ocml_")?;
     let name = ["_f16", "_f32", "_f64"]
         .iter()

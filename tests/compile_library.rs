@@ -1,0 +1,536 @@
+//! `lower::compile` of the device library's functions (`tt.extern_elementwise` into
+//! `__ocml_*` and Triton's own `__triton_hip_*`), which the crate computes itself: each kernel
+//! a small TTIR module as Triton's `make_ttir` leaves it, run in the interpreter against the
+//! function and accepted by llc-22.
+
+mod lower_common;
+
+use lower_common::constructs::{ARCHS, compiled, float, floats, run, word, words};
+
+/// The device library's functions people call through `libdevice` that the crate computes:
+/// `pow` (a negative base to an integer power, a fractional power), `log1p` and `expm1` near 0
+/// (where `log(1 + x)` and `exp(x) - 1` lose every digit), `copysign`.
+#[test]
+fn library_pow_log1p_expm1_and_copysign() {
+    // `make_ttir` of: `ax = tl.abs(x) + 0.25`, `small = x * 2⁻¹⁰`; stored: `pow(x, 3.0)`,
+    // `pow(ax, 1.5)`, `log1p(small)`, `expm1(small)`, `pow(-ax, 2.0)`, `copysign(ax, x)`.
+    let text = r#"module {
+  tt.func public @math_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y1: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y2: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y3: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y4: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y5: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y6: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<2.000000e+00> : tensor<256xf32>
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<256xf32>
+    %cst_1 = arith.constant dense<1.500000e+00> : tensor<256xf32>
+    %cst_2 = arith.constant dense<3.000000e+00> : tensor<256xf32>
+    %small = arith.constant dense<9.765625E-4> : tensor<256xf32>
+    %ax = arith.constant dense<2.500000e-01> : tensor<256xf32>
+    %x = arith.constant dense<1.000000e+00> : tensor<256xf32>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_3 = arith.muli %offs, %c256_i32 : i32
+    %offs_4 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_5 = tt.splat %offs_3 : i32 -> tensor<256xi32>
+    %offs_6 = arith.addi %offs_5, %offs_4 : tensor<256xi32>
+    %mask = tt.splat %n : i32 -> tensor<256xi32>
+    %mask_7 = arith.cmpi slt, %offs_6, %mask : tensor<256xi32>
+    %x_8 = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x_9 = tt.addptr %x_8, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x_10 = tt.load %x_9, %mask_7, %x : tensor<256x!tt.ptr<f32>>
+    %ax_11 = math.absf %x_10 : tensor<256xf32>
+    %ax_12 = arith.addf %ax_11, %ax : tensor<256xf32>
+    %small_13 = arith.mulf %x_10, %small : tensor<256xf32>
+    %0 = tt.splat %y1 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %2 = tt.extern_elementwise %x_10, %cst_2 {libname = "", libpath = "", pure = true, symbol = "__ocml_pow_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %1, %2, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %3 = tt.splat %y2 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %4 = tt.addptr %3, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %5 = tt.extern_elementwise %ax_12, %cst_1 {libname = "", libpath = "", pure = true, symbol = "__ocml_pow_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %4, %5, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %6 = tt.splat %y3 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %7 = tt.addptr %6, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %8 = tt.extern_elementwise %small_13 {libname = "", libpath = "", pure = true, symbol = "__ocml_log1p_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %7, %8, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %9 = tt.splat %y4 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %10 = tt.addptr %9, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %11 = tt.extern_elementwise %small_13 {libname = "", libpath = "", pure = true, symbol = "__ocml_expm1_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %10, %11, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %12 = tt.splat %y5 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %13 = tt.addptr %12, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %14 = arith.subf %cst_0, %ax_12 : tensor<256xf32>
+    %15 = tt.extern_elementwise %14, %cst {libname = "", libpath = "", pure = true, symbol = "__ocml_pow_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %13, %15, %mask_7 : tensor<256x!tt.ptr<f32>>
+    %16 = tt.splat %y6 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %17 = tt.addptr %16, %offs_6 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %18 = tt.extern_elementwise %ax_12, %x_10 {libname = "", libpath = "", pure = true, symbol = "__ocml_copysign_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %17, %18, %mask_7 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let n = 1000usize;
+    let x: Vec<f32> = (0..1024).map(|i| ((i * 37 % 129) as f32 - 64.0) * 0.25).collect();
+    let want = |i: usize| -> [f64; 6] {
+        let (v, ax) = (f64::from(x[i]), f64::from(x[i].abs() + 0.25));
+        let small = v / 1024.0;
+        [
+            v.powi(3),
+            ax.powf(1.5),
+            small.ln_1p(),
+            small.exp_m1(),
+            ax * ax,
+            ax.copysign(v),
+        ]
+    };
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let xs: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+        let mut buffers = vec![words(&xs)];
+        buffers.extend((0..6).map(|_| vec![0; 1024 * 4]));
+        run(&k, &mut buffers, &[n as u64], 4);
+        for i in 0..n {
+            for (out, w) in want(i).into_iter().enumerate() {
+                let got = f64::from(f32::from_bits(word(&buffers[out + 1], i)));
+                assert!(
+                    (got - w).abs() <= 1e-6 * w.abs().max(1e-30),
+                    "{arch}: output {out} at {i}: {got} vs {w}"
+                );
+            }
+        }
+    }
+}
+
+/// The device library's classifications (`libdevice.isnan`, `isinf`, `signbit`): an `i32` 1 or
+/// 0 per element, NaNs of either sign, infinities, −0.0.
+#[test]
+fn library_classifications_of_floats() {
+    // `make_ttir` of: storing `libdevice.isnan(x)`, `libdevice.isinf(x)`, `libdevice.signbit(x)`
+    // (BLOCK 128).
+    let text = r#"module {
+  tt.func public @classify_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %nan_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %inf_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %sign_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<0> : tensor<128xi32>
+    %c128_i32 = arith.constant 128 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_0 = arith.muli %offs, %c128_i32 : i32
+    %offs_1 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %offs_2 = tt.splat %offs_0 : i32 -> tensor<128xi32>
+    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<128xi32>
+    %mask = tt.splat %n : i32 -> tensor<128xi32>
+    %mask_4 = arith.cmpi slt, %offs_3, %mask : tensor<128xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %x_5 = tt.addptr %x, %offs_3 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x_6 = tt.load %x_5, %mask_4 : tensor<128x!tt.ptr<f32>>
+    %0 = tt.splat %nan_ptr : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>>
+    %1 = tt.addptr %0, %offs_3 : tensor<128x!tt.ptr<i32>>, tensor<128xi32>
+    %2 = tt.extern_elementwise %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_isnan_f32"} : (tensor<128xf32>) -> tensor<128xi32>
+    %3 = arith.cmpi ne, %2, %cst : tensor<128xi32>
+    %4 = arith.extui %3 : tensor<128xi1> to tensor<128xi32>
+    tt.store %1, %4, %mask_4 : tensor<128x!tt.ptr<i32>>
+    %5 = tt.splat %inf_ptr : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>>
+    %6 = tt.addptr %5, %offs_3 : tensor<128x!tt.ptr<i32>>, tensor<128xi32>
+    %7 = tt.extern_elementwise %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_isinf_f32"} : (tensor<128xf32>) -> tensor<128xi32>
+    %8 = arith.cmpi ne, %7, %cst : tensor<128xi32>
+    %9 = arith.extui %8 : tensor<128xi1> to tensor<128xi32>
+    tt.store %6, %9, %mask_4 : tensor<128x!tt.ptr<i32>>
+    %10 = tt.splat %sign_ptr : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>>
+    %11 = tt.addptr %10, %offs_3 : tensor<128x!tt.ptr<i32>>, tensor<128xi32>
+    %12 = tt.extern_elementwise %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_signbit_f32"} : (tensor<128xf32>) -> tensor<128xi32>
+    tt.store %11, %12, %mask_4 : tensor<128x!tt.ptr<i32>>
+    tt.return
+  }
+}"#;
+    let special = [
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -0.0,
+        0.0,
+        f32::MIN_POSITIVE,
+        -1.5,
+        f32::MAX,
+    ];
+    let x: Vec<f32> = (0..256)
+        .map(|i| {
+            if i % 3 == 0 {
+                special[i % special.len()]
+            } else {
+                i as f32 - 100.0
+            }
+        })
+        .collect();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let xs: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+        let mut buffers = vec![words(&xs), vec![0; 1024], vec![0; 1024], vec![0; 1024]];
+        run(&k, &mut buffers, &[256], 2);
+        for (i, v) in x.iter().enumerate() {
+            let got = [word(&buffers[1], i), word(&buffers[2], i), word(&buffers[3], i)];
+            let want = [v.is_nan(), v.is_infinite(), v.is_sign_negative()].map(u32::from);
+            assert_eq!(got, want, "{arch}: {v} at {i}");
+        }
+    }
+}
+
+/// The device library's `tan` (`sin / cos`) and `hypot` (no square overflows: `3e30` and `4e30`
+/// give `5e30`).
+#[test]
+fn library_tan_and_hypot() {
+    // `make_ttir` of: storing `libdevice.tan(x * 0.09)` and `libdevice.hypot(x, y)` (BLOCK 256).
+    let text = r#"module {
+  tt.func public @trig_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %t_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %h_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<9.000000e-02> : tensor<256xf32>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_0 = arith.muli %offs, %c256_i32 : i32
+    %offs_1 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_2 = tt.splat %offs_0 : i32 -> tensor<256xi32>
+    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<256xi32>
+    %mask = tt.splat %n : i32 -> tensor<256xi32>
+    %mask_4 = arith.cmpi slt, %offs_3, %mask : tensor<256xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x_5 = tt.addptr %x, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x_6 = tt.load %x_5, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %y = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %y_7 = tt.addptr %y, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %y_8 = tt.load %y_7, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %0 = tt.splat %t_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %2 = arith.mulf %x_6, %cst : tensor<256xf32>
+    %3 = tt.extern_elementwise %2 {libname = "", libpath = "", pure = true, symbol = "__ocml_tan_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %1, %3, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %4 = tt.splat %h_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %5 = tt.addptr %4, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %6 = tt.extern_elementwise %x_6, %y_8 {libname = "", libpath = "", pure = true, symbol = "__ocml_hypot_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %5, %6, %mask_4 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let x: Vec<f32> = (0..512).map(|i| ((i * 37 % 129) as f32 - 64.0) * 0.25).collect();
+    let mut y: Vec<f32> = (0..512).map(|i| ((i * 11 % 61) as f32 - 30.0) * 0.5).collect();
+    let mut x = x;
+    (x[5], y[5], x[6], y[6], x[7], y[7]) = (3e30, 4e30, 0.0, 0.0, f32::NEG_INFINITY, f32::NAN);
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let bits = |v: &[f32]| -> Vec<u32> { v.iter().map(|f| f.to_bits()).collect() };
+        let mut buffers = vec![words(&bits(&x)), words(&bits(&y)), vec![0; 2048], vec![0; 2048]];
+        run(&k, &mut buffers, &[500], 2);
+        for i in 0..500 {
+            let tan = f64::from(x[i] * 0.09f32).tan();
+            let hypot = f64::from(x[i]).hypot(f64::from(y[i]));
+            let (got_tan, got_hypot) = (
+                f32::from_bits(word(&buffers[2], i)),
+                f32::from_bits(word(&buffers[3], i)),
+            );
+            if i != 5 && i != 7 {
+                assert!(
+                    (f64::from(got_tan) - tan).abs() <= 1e-6 * tan.abs().max(1.0),
+                    "{arch}: tan at {i}: {got_tan} vs {tan}"
+                );
+            }
+            let close = f64::from(got_hypot) == hypot || (f64::from(got_hypot) - hypot).abs() <= 1e-6 * hypot;
+            assert!(close, "{arch}: hypot at {i}: {got_hypot} vs {hypot}");
+        }
+    }
+}
+
+/// The device library's inverse trigonometry (Triton's tutorial on external functions calls
+/// `libdevice.asin`): `asin` and `acos` over [−1, 1] (and NaN past it), `atan`, `atan2` in
+/// every quadrant and on the axes; `tl.sin` beside them.
+#[test]
+fn library_inverse_trigonometry() {
+    // `make_ttir` of: `u = x * 0.0625`; storing `libdevice.asin(u)`, `libdevice.acos(u)`,
+    // `libdevice.atan(x)`, `libdevice.atan2(y, x)`, `tl.sin(x)` (BLOCK 256).
+    let text = r#"module {
+  tt.func public @inverse_trig_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o1: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o2: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o3: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o4: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %o5: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %u = arith.constant dense<6.250000e-02> : tensor<256xf32>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_0 = arith.muli %offs, %c256_i32 : i32
+    %offs_1 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_2 = tt.splat %offs_0 : i32 -> tensor<256xi32>
+    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<256xi32>
+    %mask = tt.splat %n : i32 -> tensor<256xi32>
+    %mask_4 = arith.cmpi slt, %offs_3, %mask : tensor<256xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x_5 = tt.addptr %x, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x_6 = tt.load %x_5, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %y = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %y_7 = tt.addptr %y, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %y_8 = tt.load %y_7, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %u_9 = arith.mulf %x_6, %u : tensor<256xf32>
+    %0 = tt.splat %o1 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %2 = tt.extern_elementwise %u_9 {libname = "", libpath = "", pure = true, symbol = "__ocml_asin_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %1, %2, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %3 = tt.splat %o2 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %4 = tt.addptr %3, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %5 = tt.extern_elementwise %u_9 {libname = "", libpath = "", pure = true, symbol = "__ocml_acos_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %4, %5, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %6 = tt.splat %o3 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %7 = tt.addptr %6, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %8 = tt.extern_elementwise %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_atan_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    tt.store %7, %8, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %9 = tt.splat %o4 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %10 = tt.addptr %9, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %11 = tt.extern_elementwise %y_8, %x_6 {libname = "", libpath = "", pure = true, symbol = "__ocml_atan2_f32"} : (tensor<256xf32>, tensor<256xf32>) -> tensor<256xf32>
+    tt.store %10, %11, %mask_4 : tensor<256x!tt.ptr<f32>>
+    %12 = tt.splat %o5 : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %13 = tt.addptr %12, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %14 = math.sin %x_6 : tensor<256xf32>
+    tt.store %13, %14, %mask_4 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let mut x: Vec<f32> = (0..512).map(|i| ((i * 37 % 129) as f32 - 64.0) * 0.25).collect();
+    let mut y: Vec<f32> = (0..512).map(|i| ((i * 11 % 61) as f32 - 30.0) * 0.5).collect();
+    (x[3], y[3], x[4], y[4], x[5], y[5], x[6], y[6]) = (0.0, 2.0, 0.0, -2.0, -0.0, 0.0, 17.0, 1.0);
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let bits = |v: &[f32]| -> Vec<u32> { v.iter().map(|f| f.to_bits()).collect() };
+        let mut buffers = vec![words(&bits(&x)), words(&bits(&y))];
+        buffers.extend((0..5).map(|_| vec![0; 2048]));
+        run(&k, &mut buffers, &[500], 2);
+        for i in 0..500 {
+            let (u, xi, yi) = (f64::from(x[i] * 0.0625f32), f64::from(x[i]), f64::from(y[i]));
+            let want = [u.asin(), u.acos(), xi.atan(), yi.atan2(xi), xi.sin()];
+            for (out, w) in want.into_iter().enumerate() {
+                let got = f64::from(f32::from_bits(word(&buffers[out + 2], i)));
+                let close =
+                    got == w || (w.is_nan() && got.is_nan()) || (got - w).abs() <= 1e-6 * w.abs().max(1.0);
+                assert!(
+                    close,
+                    "{arch}: output {out} at {i} (x {xi}, y {yi}): {got} vs {w}"
+                );
+            }
+        }
+    }
+}
+
+/// `tl.exp` and `tl.log` of f64 (no instruction computes them in double precision): a reduced
+/// argument and a polynomial, to the last bits of a double.
+#[test]
+fn double_precision_exp_and_log() {
+    // `make_ttir` of: storing `tl.exp(x * 3.0)` and `tl.log(x)` of f64 `x` (BLOCK 128).
+    let text = r#"module {
+  tt.func public @f64_kernel(%x_ptr: !tt.ptr<f64> {tt.divisibility = 16 : i32}, %e_ptr: !tt.ptr<f64> {tt.divisibility = 16 : i32}, %l_ptr: !tt.ptr<f64> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %cst = arith.constant dense<3.000000e+00> : tensor<128xf64>
+    %c128_i32 = arith.constant 128 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_0 = arith.muli %offs, %c128_i32 : i32
+    %offs_1 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %offs_2 = tt.splat %offs_0 : i32 -> tensor<128xi32>
+    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<128xi32>
+    %mask = tt.splat %n : i32 -> tensor<128xi32>
+    %mask_4 = arith.cmpi slt, %offs_3, %mask : tensor<128xi32>
+    %x = tt.splat %x_ptr : !tt.ptr<f64> -> tensor<128x!tt.ptr<f64>>
+    %x_5 = tt.addptr %x, %offs_3 : tensor<128x!tt.ptr<f64>>, tensor<128xi32>
+    %x_6 = tt.load %x_5, %mask_4 : tensor<128x!tt.ptr<f64>>
+    %0 = tt.splat %e_ptr : !tt.ptr<f64> -> tensor<128x!tt.ptr<f64>>
+    %1 = tt.addptr %0, %offs_3 : tensor<128x!tt.ptr<f64>>, tensor<128xi32>
+    %2 = arith.mulf %x_6, %cst : tensor<128xf64>
+    %3 = math.exp %2 : tensor<128xf64>
+    tt.store %1, %3, %mask_4 : tensor<128x!tt.ptr<f64>>
+    %4 = tt.splat %l_ptr : !tt.ptr<f64> -> tensor<128x!tt.ptr<f64>>
+    %5 = tt.addptr %4, %offs_3 : tensor<128x!tt.ptr<f64>>, tensor<128xi32>
+    %6 = math.log %x_6 : tensor<128xf64>
+    tt.store %5, %6, %mask_4 : tensor<128x!tt.ptr<f64>>
+    tt.return
+  }
+}"#;
+    let mut x: Vec<f64> = (0..256).map(|i| (i as f64 - 100.0) * 0.37).collect();
+    (x[1], x[2], x[3]) = (0.0, f64::INFINITY, 5e-310);
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut buffers = vec![bytes, vec![0; 2048], vec![0; 2048]];
+        run(&k, &mut buffers, &[250], 2);
+        let get = |b: &[u8], i: usize| f64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap());
+        for (i, &v) in x.iter().enumerate().take(250) {
+            for (got, want) in [
+                (get(&buffers[1], i), (v * 3.0).exp()),
+                (get(&buffers[2], i), v.ln()),
+            ] {
+                let close = got == want
+                    || (got.is_nan() && want.is_nan())
+                    || (got - want).abs() <= 1e-15 * want.abs();
+                assert!(close, "{arch}: {v} at {i}: {got} vs {want}");
+            }
+        }
+    }
+}
+
+/// `libdevice.ilogb(x)`: `⌊log₂|x|⌋` for normal and subnormal numbers, `i32::MIN` for ±0 and
+/// `i32::MAX` for infinities and NaNs — what Triton's code returns (an `frexp` of the value
+/// widened to f64, minus one, and those two selects).
+#[test]
+fn library_ilogb_of_every_kind_of_float() {
+    // `tl.store(y_ptr + offs, libdevice.ilogb(tl.load(x_ptr + offs, mask=m)), mask=m)`,
+    // in the form `make_ttir` leaves it (BLOCK 128).
+    let text = r#"module {
+  tt.func public @ilogb_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
+    %c128_i32 = arith.constant 128 : i32
+    %pid = tt.get_program_id x : i32
+    %base = arith.muli %pid, %c128_i32 : i32
+    %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %b = tt.splat %base : i32 -> tensor<128xi32>
+    %offs = arith.addi %b, %r : tensor<128xi32>
+    %nn = tt.splat %n : i32 -> tensor<128xi32>
+    %m = arith.cmpi slt, %offs, %nn : tensor<128xi32>
+    %xp = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %xq = tt.addptr %xp, %offs : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %x = tt.load %xq, %m : tensor<128x!tt.ptr<f32>>
+    %y = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__ocml_ilogb_f32"} : (tensor<128xf32>) -> tensor<128xi32>
+    %yp = tt.splat %y_ptr : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>>
+    %yq = tt.addptr %yp, %offs : tensor<128x!tt.ptr<i32>>, tensor<128xi32>
+    tt.store %yq, %y, %m : tensor<128x!tt.ptr<i32>>
+    tt.return
+  }
+}"#;
+    let mut x: Vec<f32> = (0..256)
+        .map(|i| ((i as f32) - 128.0) * 3.7e3_f32.powf((i % 9) as f32 - 4.0))
+        .collect();
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        0.75,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1e-40,
+        -1e-45,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        3.0e-39,
+    ];
+    x[..specials.len()].copy_from_slice(&specials);
+    let n = 250;
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![floats(&x), vec![0; 1024]];
+        run(&k, &mut buffers, &[n as u64], 2);
+        for (i, &v) in x.iter().enumerate().take(n) {
+            let want = if v == 0.0 {
+                i32::MIN
+            } else if !v.is_finite() {
+                i32::MAX
+            } else {
+                // The exponent of the value in f64, where every f32 is normal.
+                (((f64::from(v).to_bits() >> 52) & 0x7ff) as i32) - 1023
+            };
+            assert_eq!(word(&buffers[1], i) as i32, want, "{arch}: ilogb({v:e}) at {i}");
+        }
+    }
+}
+
+/// The device library's `log10` (`libdevice.log10(x)`, masked `other = 1`): LLVM's `log10`,
+/// `log₂ x · log₁₀ 2` on AMDGPU; −∞ at 0, NaN below. Values are quarters from 1/4 to 64 and
+/// exact powers of ten.
+#[test]
+fn library_log10() {
+    // `make_ttir` of: `tl.store(y_ptr + offs, libdevice.log10(tl.load(x_ptr + offs, mask=m, other=1.)), mask=m)`.
+    let text = r#"module {
+  tt.func public @k_log10(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %n: i32) attributes {noinline = false} {
+    %x = arith.constant dense<1.000000e+00> : tensor<256xf32>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_0 = arith.muli %offs, %c256_i32 : i32
+    %offs_1 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_2 = tt.splat %offs_0 : i32 -> tensor<256xi32>
+    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<256xi32>
+    %x_4 = tt.splat %n : i32 -> tensor<256xi32>
+    %x_5 = arith.cmpi slt, %offs_3, %x_4 : tensor<256xi32>
+    %x_6 = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %x_7 = tt.addptr %x_6, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x_8 = tt.load %x_7, %x_5, %x : tensor<256x!tt.ptr<f32>>
+    %y = tt.extern_elementwise %x_8 {libname = "", libpath = "", pure = true, symbol = "__ocml_log10_f32"} : (tensor<256xf32>) -> tensor<256xf32>
+    %0 = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs_3 : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    tt.store %1, %y, %x_5 : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let mut x: Vec<f32> = (0..512).map(|i| ((i * 37 % 256) + 1) as f32 * 0.25).collect();
+    (x[3], x[4], x[5], x[6]) = (1000.0, 1e-3, 0.0, -2.0);
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![floats(&x), vec![0; 2048]];
+        run(&k, &mut buffers, &[500], 2);
+        for (i, &v) in x.iter().enumerate().take(500) {
+            let (got, want) = (float(&buffers[1], i), f64::from(v).log10());
+            match i {
+                5 => assert_eq!(got, f32::NEG_INFINITY, "{arch}: log10(0)"),
+                6 => assert!(got.is_nan(), "{arch}: log10(-2) = {got}"),
+                _ => assert!(
+                    (f64::from(got) - want).abs() <= 1e-6 * want.abs().max(1.0),
+                    "{arch}: log10({v}) = {got}, not {want}"
+                ),
+            }
+        }
+    }
+}
+
+/// A vector kernel of one element-wise device-library call on `f32`: `y = f(x[, x + 3])`.
+fn library_kernel(symbol: &str, operands: usize) -> String {
+    let args = if operands == 2 { "%x, %x3" } else { "%x" };
+    let types = if operands == 2 {
+        "tensor<256xf32>, tensor<256xf32>"
+    } else {
+        "tensor<256xf32>"
+    };
+    format!(
+        r#"module {{
+  tt.func public @k(%x_ptr: !tt.ptr<f32> {{tt.divisibility = 16 : i32}}, %y_ptr: !tt.ptr<f32> {{tt.divisibility = 16 : i32}}) {{
+    %three = arith.constant dense<3.000000e+00> : tensor<256xf32>
+    %r = tt.make_range {{end = 256 : i32, start = 0 : i32}} : tensor<256xi32>
+    %px = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %ax = tt.addptr %px, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x = tt.load %ax : tensor<256x!tt.ptr<f32>>
+    %x3 = arith.addf %x, %three : tensor<256xf32>
+    %y = tt.extern_elementwise {args} {{libname = "", libpath = "", pure = true, symbol = "{symbol}"}} : ({types}) -> tensor<256xf32>
+    %py = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %ay = tt.addptr %py, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    tt.store %ay, %y : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }}
+}}
+"#
+    )
+}
+
+/// `libdevice.fast_dividef(x, x + 3)` is `x · rcp(x + 3)` and `fast_tanhf` Triton's
+/// `1 − 2/(e^(2|x|) + 1)` with the sign of `x` (no series near zero): within 2 ulp of the
+/// quotient and of `tanh` away from zero, and `±1` far out.
+#[test]
+fn library_fast_dividef_and_fast_tanhf() {
+    let x: Vec<f32> = (0..256).map(|i| (i as f32 - 128.5) / 9.0).collect();
+    for arch in ARCHS {
+        for (symbol, operands) in [("__triton_hip_fast_fdividef", 2), ("__triton_hip_fast_tanhf", 1)] {
+            let k = compiled(&library_kernel(symbol, operands), arch);
+            let ir = k.llvm_ir().unwrap();
+            let instruction = if operands == 2 {
+                "@llvm.amdgcn.rcp.f32("
+            } else {
+                "@llvm.amdgcn.exp2.f32("
+            };
+            assert!(ir.contains(instruction), "{arch} {symbol}:\n{ir}");
+            let mut buffers = vec![floats(&x), vec![0; 1024]];
+            run(&k, &mut buffers, &[], 1);
+            for (i, &v) in x.iter().enumerate() {
+                let got = f64::from(float(&buffers[1], i));
+                let want = if operands == 2 {
+                    f64::from(v) / f64::from(v + 3.0)
+                } else {
+                    f64::from(v).tanh()
+                };
+                let tolerance = if operands == 2 {
+                    4e-7 * want.abs()
+                } else {
+                    2e-7_f64.max(4e-7 * want.abs())
+                };
+                assert!(
+                    (got - want).abs() <= tolerance.max(1e-30),
+                    "{arch} {symbol}({v}) = {got}, not {want}"
+                );
+            }
+        }
+    }
+}
