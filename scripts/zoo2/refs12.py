@@ -1,0 +1,30 @@
+"""References of the round-12 kernels of the second zoo (cases.json beside this file), people-set format."""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from refs_common import reference_with  # noqa: E402
+
+
+def gelu_fast_tanh_kernel(a, o):
+    for i in range(a["n"]):
+        x = a["x_ptr"][i]
+        o["y_ptr"][i] = 0.5 * x * (1 + math.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    return 1e-5
+
+
+def softmax_fast_kernel(a, o):
+    N, S = a["N"], a["stride"]
+    for r in range(len(a["x_ptr"]) // S):
+        x = a["x_ptr"][r * S:r * S + N]
+        e = [math.exp(v - max(x)) for v in x]
+        for c in range(N):
+            o["y_ptr"][r * S + c] = e[c] / sum(e)
+    return 1e-5
+
+
+REFERENCES = {f.__name__: f for f in (gelu_fast_tanh_kernel, softmax_fast_kernel)}
+
+
+reference = reference_with(REFERENCES)
