@@ -534,3 +534,35 @@ fn library_fast_dividef_and_fast_tanhf() {
         }
     }
 }
+
+/// `libdevice.llrint` (`__triton_hip_llrint`): to the nearest integer, halfway cases to even,
+/// as a 64-bit integer.
+#[test]
+fn library_llrint_rounds_halfway_to_even() {
+    let text = r#"module {
+  tt.func public @k(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<i64> {tt.divisibility = 16 : i32}) {
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %px = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %ax = tt.addptr %px, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x = tt.load %ax : tensor<256x!tt.ptr<f32>>
+    %y = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__triton_hip_llrint"} : (tensor<256xf32>) -> tensor<256xi64>
+    %py = tt.splat %y_ptr : !tt.ptr<i64> -> tensor<256x!tt.ptr<i64>>
+    %ay = tt.addptr %py, %r : tensor<256x!tt.ptr<i64>>, tensor<256xi32>
+    tt.store %ay, %y : tensor<256x!tt.ptr<i64>>
+    tt.return
+  }
+}
+"#;
+    // Quarters, so every halfway case between −32 and 32 is there, and a value past 2³².
+    let mut x: Vec<f32> = (0..256).map(|i| (i as f32 - 128.0) / 4.0).collect();
+    x[255] = 6e9;
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![floats(&x), vec![0; 256 * 8]];
+        run(&k, &mut buffers, &[], 1);
+        for (i, &v) in x.iter().enumerate() {
+            let got = i64::from_le_bytes(buffers[1][8 * i..8 * i + 8].try_into().unwrap());
+            assert_eq!(got, f64::from(v).round_ties_even() as i64, "{arch}: llrint({v})");
+        }
+    }
+}

@@ -553,6 +553,47 @@ impl Lowering<'_> {
         self.define(op, Sym::Data { layout, values: out })
     }
 
+    /// `libdevice.llrint` (`__triton_hip_llrint`): the float rounded to the nearest integer,
+    /// halfway cases to even, then converted to the result's integer type — Triton's expansion
+    /// (`llvm.rint`, then `fptosi`).
+    pub(super) fn llrint(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (source, r) = (op.operands[0], op.results[0]);
+        let element = |v: usize| self.m.values[v].ty.element.clone();
+        let (Some(from), Some(to)) = (numeric_type(&element(source)), numeric_type(&element(r))) else {
+            return fail(op, "llrint of other than a float to an integer");
+        };
+        if !matches!(from, "f32" | "f64") || !to.starts_with('i') {
+            return fail(op, format!("llrint of {from} to {to}: a float to an integer"));
+        }
+        let (layout, values) = self.typed_data(op, source)?;
+        let (float_bits, bits) = (self.bits(op, source)?, self.bits(op, r)?);
+        let rounded: Vec<Value> = values
+            .iter()
+            .map(|&v| {
+                let dst = self.p.value(float_bits);
+                self.p.ops.push(ProgramOp::Arith {
+                    op: ArithOp::Rint,
+                    ty: from,
+                    dst,
+                    src: vec![v],
+                });
+                dst
+            })
+            .collect();
+        let mut out = Vec::with_capacity(rounded.len());
+        for src in rounded.chunks(4) {
+            let dst = self.p.values_of(src.len(), bits);
+            self.p.ops.push(ProgramOp::Convert {
+                dst: dst.clone(),
+                src: src.to_vec(),
+                from,
+                to,
+            });
+            out.extend(dst);
+        }
+        self.define(op, Sym::Data { layout, values: out })
+    }
+
     /// Whether `arith` of `ty` is computed as Triton computes bf16 sums, differences and
     /// products on the targets where it rounds bf16 in integers: in f32, rounded back by its
     /// rule ([`bf16_arith`](Self::bf16_arith); the numbers LLVM's promotion to f32 gives too,

@@ -638,6 +638,7 @@ impl Lowering<'_> {
                     _ => String::new(),
                 };
                 match (data::library_op(&symbol), data::library_class(&symbol)) {
+                    _ if symbol == "__triton_hip_llrint" && op.operands.len() == 1 => self.llrint(op)?,
                     (Some(arith), _) if op.operands.len() == arith.operands() => {
                         self.elementwise(op, arith)?
                     }
