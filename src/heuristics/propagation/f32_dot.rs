@@ -177,23 +177,39 @@ impl Before<'_> {
         )
     }
 
-    /// `select(isnan v, 0, v)`.
-    fn nans_to_zero(&mut self, v: ValueId) -> Result<ValueId, String> {
-        let mask_ty = self.with_element(v, "i1");
-        let nans = self.op(
-            "arith.cmpf",
-            vec![v, v],
+    /// `name predicate, a, b` (`arith.cmpf uno`, `arith.cmpi eq`): a mask of `a`'s shape.
+    pub(super) fn compare(
+        &mut self,
+        name: &str,
+        predicate: &str,
+        a: ValueId,
+        b: ValueId,
+    ) -> Result<ValueId, String> {
+        let mask_ty = self.with_element(a, "i1");
+        self.op(
+            name,
+            vec![a, b],
             mask_ty,
-            "$r = arith.cmpf uno, $0, $1 : $t0",
-        )?;
-        let zero = self.zero_like(v)?;
-        let ty = self.ty(v);
+            &format!("$r = {name} {predicate}, $0, $1 : $t0"),
+        )
+    }
+
+    /// `arith.select mask, a, b`.
+    pub(super) fn select(&mut self, mask: ValueId, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+        let ty = self.ty(a);
         self.op(
             "arith.select",
-            vec![nans, zero, v],
+            vec![mask, a, b],
             ty,
             "$r = arith.select $0, $1, $2 : $t0, $rt0",
         )
+    }
+
+    /// `select(isnan v, 0, v)`.
+    fn nans_to_zero(&mut self, v: ValueId) -> Result<ValueId, String> {
+        let nans = self.compare("arith.cmpf", "uno", v, v)?;
+        let zero = self.zero_like(v)?;
+        self.select(nans, zero, v)
     }
 
     /// `v` rounded to TF32 (PTX's `cvt.rna.tf32.f32`, as inline assembly).

@@ -107,7 +107,7 @@ fn decompose(g: &mut Graph, m: &Module, dot: OpId) -> Result<ValueId, String> {
     else {
         return Err("expected a, b and an accumulator".to_string());
     };
-    let scale_after = |k: usize| (is_scale(k + 1)).then(|| operands[k + 1]);
+    let scale_after = |k: usize| operands.get(k + 1).copied().filter(|_| is_scale(k + 1));
     let sides = [
         Operand {
             value: operands[a],
@@ -173,28 +173,17 @@ fn scaled(at: &mut Before, operand: &Operand, compute: &str, fast_math: bool) ->
         return Ok(product);
     }
     let all_ones = splat_int(at, scale, -1)?;
-    let mask_ty = at.with_element(scale, "i1");
-    let nan = at.op(
-        "arith.cmpi",
-        vec![scale, all_ones],
-        mask_ty,
-        "$r = arith.cmpi eq, $0, $1 : $t0",
-    )?;
+    let nan = at.compare("arith.cmpi", "eq", scale, all_ones)?;
     let nan = along_k(at, nan, k_dim)?;
     let ty = at.ty(product);
     let quiet = if compute == "f16" { "0x7E00" } else { "0x7FC0" };
     let nans = at.op(
         "arith.constant",
         Vec::new(),
-        ty.clone(),
+        ty,
         &format!("$r = arith.constant dense<{quiet}> : $rt0"),
     )?;
-    at.op(
-        "arith.select",
-        vec![nan, nans, product],
-        ty,
-        "$r = arith.select $0, $1, $2 : $t0, $rt0",
-    )
+    at.select(nan, nans, product)
 }
 
 /// The operand's values in the compute type.
@@ -280,20 +269,8 @@ fn fp4_values(at: &mut Before, nibbles: ValueId, compute: &str) -> Result<ValueI
     for (code, pattern) in [(1, half), (0, 0)] {
         let code = splat_int(at, wide, code)?;
         let pattern = splat_int(at, wide, pattern)?;
-        let mask_ty = at.with_element(wide, "i1");
-        let is = at.op(
-            "arith.cmpi",
-            vec![magnitude, code],
-            mask_ty,
-            "$r = arith.cmpi eq, $0, $1 : $t0",
-        )?;
-        let ty = at.ty(wide);
-        bits = at.op(
-            "arith.select",
-            vec![is, pattern, bits],
-            ty,
-            "$r = arith.select $0, $1, $2 : $t0, $rt0",
-        )?;
+        let is = at.compare("arith.cmpi", "eq", magnitude, code)?;
+        bits = at.select(is, pattern, bits)?;
     }
     let bits = at.binary("arith.ori", bits, sign)?;
     let ty = at.with_element(bits, compute);
