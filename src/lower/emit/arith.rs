@@ -253,6 +253,11 @@ impl Emitter<'_> {
                 | ArithOp::Acos
                 | ArithOp::Atan
                 | ArithOp::Atan2
+                | ArithOp::Sinh
+                | ArithOp::Cosh
+                | ArithOp::Asinh
+                | ArithOp::Acosh
+                | ArithOp::Atanh
         );
         if transcendental && (t == "half" || t == "bfloat") {
             let wide: Vec<String> = args
@@ -356,6 +361,9 @@ impl Emitter<'_> {
             ArithOp::Acos => return self.acos(t, a),
             ArithOp::Atan => return self.atan(t, a),
             ArithOp::Atan2 => return self.atan2(t, a, b),
+            ArithOp::Sinh | ArithOp::Cosh | ArithOp::Asinh | ArithOp::Acosh | ArithOp::Atanh => {
+                return self.hyperbolic(op, t, a);
+            }
             ArithOp::FastDiv => {
                 self.decls
                     .insert("declare float @llvm.amdgcn.rcp.f32(float)".to_string());
@@ -689,6 +697,79 @@ impl Emitter<'_> {
         let signed = self.tmp();
         self.intrinsic(&signed, "copysign", "float", &[&far, x]);
         signed
+    }
+
+    /// The hyperbolic functions and their inverses (see [`ArithOp::Sinh`] … [`ArithOp::Atanh`])
+    /// from the exponential and logarithm.
+    fn hyperbolic(&mut self, op: ArithOp, t: &str, x: &str) -> Result<String, LowerError> {
+        let lit = |v: f64| literal_of(t, v);
+        let a = self.tmp();
+        self.intrinsic(&a, "fabs", t, &[x]);
+        let signed = |e: &mut Self, v: &str| {
+            let r = e.tmp();
+            e.intrinsic(&r, "copysign", t, &[v, x]);
+            r
+        };
+        // e^(|x| − ln 2) = e^|x| / 2, finite up to |x| ≈ 89.
+        let half_exp = |e: &mut Self| -> Result<String, LowerError> {
+            let shifted = e.compute(|r| format!("{r} = fsub {t} {a}, {}", lit(std::f64::consts::LN_2)));
+            e.float_op(ArithOp::Exp, t, &[shifted])
+        };
+        match op {
+            ArithOp::Sinh => {
+                let u = self.float_op(ArithOp::Expm1, t, std::slice::from_ref(&a))?;
+                let u1 = self.compute(|r| format!("{r} = fadd {t} {u}, {}", lit(1.0)));
+                let q = self.compute(|r| format!("{r} = fdiv {t} {u}, {u1}"));
+                let sum = self.compute(|r| format!("{r} = fadd {t} {u}, {q}"));
+                let near = self.compute(|r| format!("{r} = fmul {t} {sum}, {}", lit(0.5)));
+                let far = half_exp(self)?;
+                let large = self.compute(|r| format!("{r} = fcmp ogt {t} {a}, {}", lit(10.0)));
+                let m = self.compute(|r| format!("{r} = select i1 {large}, {t} {far}, {t} {near}"));
+                Ok(signed(self, &m))
+            }
+            ArithOp::Cosh => {
+                let h = half_exp(self)?;
+                let four = self.compute(|r| format!("{r} = fmul {t} {h}, {}", lit(4.0)));
+                let inv = self.compute(|r| format!("{r} = fdiv {t} {}, {four}", lit(1.0)));
+                Ok(self.compute(|r| format!("{r} = fadd {t} {h}, {inv}")))
+            }
+            ArithOp::Asinh | ArithOp::Acosh => {
+                let (arg, big) = if op == ArithOp::Asinh {
+                    // |x| + x²/(1 + √(1 + x²))
+                    let sq = self.compute(|r| format!("{r} = fmul {t} {a}, {a}"));
+                    let sq1 = self.compute(|r| format!("{r} = fadd {t} {sq}, {}", lit(1.0)));
+                    let root = self.float_op(ArithOp::Sqrt, t, &[sq1])?;
+                    let den = self.compute(|r| format!("{r} = fadd {t} {root}, {}", lit(1.0)));
+                    let q = self.compute(|r| format!("{r} = fdiv {t} {sq}, {den}"));
+                    (self.compute(|r| format!("{r} = fadd {t} {a}, {q}")), a.clone())
+                } else {
+                    // t + √(t·(t + 2)), t = x − 1
+                    let d = self.compute(|r| format!("{r} = fsub {t} {x}, {}", lit(1.0)));
+                    let d2 = self.compute(|r| format!("{r} = fadd {t} {d}, {}", lit(2.0)));
+                    let p = self.compute(|r| format!("{r} = fmul {t} {d}, {d2}"));
+                    let root = self.float_op(ArithOp::Sqrt, t, &[p])?;
+                    (
+                        self.compute(|r| format!("{r} = fadd {t} {d}, {root}")),
+                        x.to_string(),
+                    )
+                };
+                let near = self.float_op(ArithOp::Log1p, t, &[arg])?;
+                let log = self.float_op(ArithOp::Log, t, std::slice::from_ref(&big))?;
+                let far = self.compute(|r| format!("{r} = fadd {t} {log}, {}", lit(std::f64::consts::LN_2)));
+                let large = self.compute(|r| format!("{r} = fcmp ogt {t} {big}, {}", lit(4096.0)));
+                let m = self.compute(|r| format!("{r} = select i1 {large}, {t} {far}, {t} {near}"));
+                Ok(if op == ArithOp::Asinh { signed(self, &m) } else { m })
+            }
+            _ => {
+                // atanh: log1p(2|x|/(1 − |x|))/2
+                let twice = self.compute(|r| format!("{r} = fadd {t} {a}, {a}"));
+                let rest = self.compute(|r| format!("{r} = fsub {t} {}, {a}", lit(1.0)));
+                let q = self.compute(|r| format!("{r} = fdiv {t} {twice}, {rest}"));
+                let l = self.float_op(ArithOp::Log1p, t, &[q])?;
+                let h = self.compute(|r| format!("{r} = fmul {t} {l}, {}", lit(0.5)));
+                Ok(signed(self, &h))
+            }
+        }
     }
 
     /// `asin(x)`, `x` of magnitude at most ½ or not: see [`ArithOp::Asin`].

@@ -178,6 +178,19 @@ pub enum ArithOp {
     /// assert_eq!((t(20.0), t(-20.0)), (1.0, -1.0));
     /// ```
     FastTanh,
+    /// The hyperbolic sine: `(u + u/(u + 1))/2` with `u = eˣ − 1` of `|a|` (no cancellation
+    /// near zero), `e^(|a| − ln 2)` beyond 10, with the sign of `a`.
+    Sinh,
+    /// The hyperbolic cosine: `t + 1/(4t)` with `t = e^(|a| − ln 2)`.
+    Cosh,
+    /// The inverse hyperbolic sine: `log1p(|a| + a²/(1 + √(1 + a²)))`, `ln|a| + ln 2` beyond
+    /// 2¹², with the sign of `a`.
+    Asinh,
+    /// The inverse hyperbolic cosine: `log1p(t + √(t·(t + 2)))` with `t = a − 1`, `ln a + ln 2`
+    /// beyond 2¹² (NaN below 1).
+    Acosh,
+    /// The inverse hyperbolic tangent: `log1p(2|a|/(1 − |a|))/2` with the sign of `a`.
+    Atanh,
 }
 
 /// `asin(x) = x + x·z·P(z)`, `z = x²`, for `|x| ≤ ½` (Cephes `asinf`), highest degree first.
@@ -287,7 +300,7 @@ impl ArithOp {
         match self {
             Neg | Abs | Exp | Exp2 | Log | Log2 | Log10 | Sqrt | FastSqrt | PreciseSqrt | Rsqrt | Sin
             | Cos | Erf | Floor | Ceil | Trunc | Round | Rint | Tanh | FastTanh | Log1p | Expm1 | Tan
-            | Asin | Acos | Atan => 1,
+            | Asin | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh => 1,
             Fma => 3,
             _ => 2,
         }
@@ -320,7 +333,7 @@ impl ArithOp {
             Exp | Log => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
             Exp2 | Log2 | Log10 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot
-            | Asin | Acos | Atan | Atan2 => float && ty != "f64",
+            | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Asinh | Acosh | Atanh => float && ty != "f64",
             // Triton's HIP device library defines them for `f32` only.
             FastDiv | FastTanh => ty == "f32",
         }
@@ -427,6 +440,11 @@ impl ArithOp {
             Acos => x.acos(),
             Atan => x.atan(),
             Atan2 => x.atan2(y),
+            Sinh => x.sinh(),
+            Cosh => x.cosh(),
+            Asinh => x.asinh(),
+            Acosh => x.acosh(),
+            Atanh => x.atanh(),
             FastDiv => f64::from(x as f32 * (1.0 / y as f32)),
             FastTanh => f64::from(fast_tanh(x as f32)),
             _ => return None,

@@ -124,6 +124,11 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
         "acos" => ArithOp::Acos,
         "atan" => ArithOp::Atan,
         "atan2" => ArithOp::Atan2,
+        "sinh" => ArithOp::Sinh,
+        "cosh" => ArithOp::Cosh,
+        "asinh" => ArithOp::Asinh,
+        "acosh" => ArithOp::Acosh,
+        "atanh" => ArithOp::Atanh,
         _ => return None,
     })
 }
