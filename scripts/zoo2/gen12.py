@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Round 12 of the second zoo (Triton's fast device-library functions for HIP: a GELU by `fast_tanhf`, a softmax
-normalised by `fast_dividef` of `fast_expf`): writes fx12/ as gen.py writes fx/.
+normalised by `fast_dividef` of `fast_expf`, the hyperbolic functions): writes fx12/ as gen.py writes fx/.
 
     ../shared/oracle/oracle-python scripts/zoo2/gen12.py [--only SUBSTR]
 """
@@ -36,6 +36,19 @@ def softmax_fast_kernel(x_ptr, y_ptr, N, stride, BLOCK: tl.constexpr):
     tl.store(y_ptr + row * stride + cols, libdevice.fast_dividef(e, tl.full([BLOCK], 1., tl.float32) * s), mask=mask)
 
 
+# 3. The hyperbolic functions of the device library and their inverses.
+@triton.jit
+def hyperbolic_kernel(x_ptr, s_ptr, c_ptr, as_ptr, ac_ptr, at_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.)
+    tl.store(s_ptr + offs, libdevice.sinh(x), mask=mask)
+    tl.store(c_ptr + offs, libdevice.cosh(x), mask=mask)
+    tl.store(as_ptr + offs, libdevice.asinh(x), mask=mask)
+    tl.store(ac_ptr + offs, libdevice.acosh(tl.abs(x) + 1.), mask=mask)
+    tl.store(at_ptr + offs, libdevice.atanh(x * 0.1), mask=mask)
+
+
 def cases():
     out = []
     n = 700
@@ -46,6 +59,11 @@ def cases():
     out.append(("softmax_fast_128_f32", softmax_fast_kernel, {"BLOCK": 128}, {"num_warps": 2}, [
         ("rows6x100", dict(x_ptr=Buf("f32", R * N, "wide"), y_ptr=Buf("f32", R * N, "sentinel", True), N=N, stride=N),
          [R, 1, 1], 2002)]))
+    out.append(("hyperbolic_256_f32", hyperbolic_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("n700", dict(x_ptr=Buf("f32", n, "wide"), s_ptr=Buf("f32", n, "sentinel", True),
+                      c_ptr=Buf("f32", n, "sentinel", True), as_ptr=Buf("f32", n, "sentinel", True),
+                      ac_ptr=Buf("f32", n, "sentinel", True), at_ptr=Buf("f32", n, "sentinel", True), n=n),
+         [cdiv(n, 256), 1, 1], 2003)]))
     return out
 
 

@@ -4,7 +4,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from refs_common import reference_with  # noqa: E402
+from refs_common import f32, reference_with  # noqa: E402
 
 
 def gelu_fast_tanh_kernel(a, o):
@@ -24,7 +24,18 @@ def softmax_fast_kernel(a, o):
     return 1e-5
 
 
-REFERENCES = {f.__name__: f for f in (gelu_fast_tanh_kernel, softmax_fast_kernel)}
+def hyperbolic_kernel(a, o):
+    for i in range(a["n"]):
+        x = a["x_ptr"][i]
+        o["s_ptr"][i] = math.sinh(x)
+        o["c_ptr"][i] = math.cosh(x)
+        o["as_ptr"][i] = math.asinh(x)
+        o["ac_ptr"][i] = math.acosh(abs(x) + 1)
+        o["at_ptr"][i] = math.atanh(f32(x * f32(0.1)))
+    return 1e-5
+
+
+REFERENCES = {f.__name__: f for f in (gelu_fast_tanh_kernel, softmax_fast_kernel, hyperbolic_kernel)}
 
 
 reference = reference_with(REFERENCES)
