@@ -567,6 +567,9 @@ fn library_llrint_rounds_halfway_to_even() {
     }
 }
 
+/// What a library function computes, in f64.
+type Reference = fn(f64) -> f64;
+
 /// The hyperbolic functions and their inverses (`__ocml_sinh_f32`, …): within 4 ulp of the
 /// function over arguments from 1/64 to 80 of either sign (their domains), ±∞ where it
 /// overflows, NaN outside the domain.
@@ -578,7 +581,7 @@ fn library_hyperbolic_functions() {
             if i < 128 { magnitude } else { -magnitude }
         })
         .collect();
-    let functions: [(&str, fn(f64) -> f64); 5] = [
+    let functions: [(&str, Reference); 5] = [
         ("__ocml_sinh_f32", f64::sinh),
         ("__ocml_cosh_f32", f64::cosh),
         ("__ocml_asinh_f32", f64::asinh),
