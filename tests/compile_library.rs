@@ -608,3 +608,44 @@ fn library_hyperbolic_functions() {
         }
     }
 }
+
+/// `libdevice.ldexp` (`__ocml_ldexp_f32`): `x · 2ⁿ` for an i32 `n`, exact, ±∞ past the range
+/// and rounded once into the subnormals.
+#[test]
+fn library_ldexp_scales_by_integer_powers_of_two() {
+    let text = r#"module {
+  tt.func public @k(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %px = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %ax = tt.addptr %px, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x = tt.load %ax : tensor<256x!tt.ptr<f32>>
+    %pn = tt.splat %n_ptr : !tt.ptr<i32> -> tensor<256x!tt.ptr<i32>>
+    %an = tt.addptr %pn, %r : tensor<256x!tt.ptr<i32>>, tensor<256xi32>
+    %n = tt.load %an : tensor<256x!tt.ptr<i32>>
+    %y = tt.extern_elementwise %x, %n {libname = "", libpath = "", pure = true, symbol = "__ocml_ldexp_f32"} : (tensor<256xf32>, tensor<256xi32>) -> tensor<256xf32>
+    %py = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %ay = tt.addptr %py, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    tt.store %ay, %y : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}
+"#;
+    let x: Vec<f32> = (0..256).map(|i| 1.0 + i as f32 / 256.0).collect();
+    // Exponents from −160 (into the subnormals and to zero) to +150 (past the largest float).
+    let n: Vec<u32> = (0..256).map(|i| (i * 310 / 255 - 160) as i32 as u32).collect();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![floats(&x), words(&n), vec![0; 1024]];
+        run(&k, &mut buffers, &[], 1);
+        for i in 0..256 {
+            let want = (f64::from(x[i]) * 2f64.powi(n[i] as i32)) as f32;
+            assert_eq!(
+                word(&buffers[2], i),
+                want.to_bits(),
+                "{arch}: ldexp({}, {})",
+                x[i],
+                n[i] as i32
+            );
+        }
+    }
+}

@@ -371,6 +371,15 @@ impl Emitter<'_> {
                 self.line(&format!("{r} = fmul float {a}, {rcp}"));
             }
             ArithOp::FastTanh => return Ok(self.fast_tanh(a)),
+            // The exponent arrives as the bits of an f32 (every operand of a float op does).
+            ArithOp::Ldexp => {
+                let n = self.compute(|n| format!("{n} = bitcast float {b} to i32"));
+                self.decls
+                    .insert("declare float @llvm.ldexp.f32.i32(float, i32)".to_string());
+                self.line(&format!(
+                    "{r} = call float @llvm.ldexp.f32.i32(float {a}, i32 {n})"
+                ));
+            }
             other => {
                 return Err(LowerError::new(format!(
                     "{other:?} of floats is not an operation"

@@ -191,6 +191,17 @@ pub enum ArithOp {
     Acosh,
     /// The inverse hyperbolic tangent: `log1p(2|a|/(1 − |a|))/2` with the sign of `a`.
     Atanh,
+    /// `a · 2ᵇ` for an `f32` `a` and the 32-bit integer `b` (its bit pattern is the operand):
+    /// exact, rounded once where it leaves the normal range (`v_ldexp_f32`; the device library's
+    /// `ldexp`).
+    ///
+    /// ```
+    /// use linear_layout::lower::ArithOp;
+    /// let f = |x: f32| u64::from(x.to_bits());
+    /// assert_eq!(ArithOp::Ldexp.eval("f32", 32, &[f(1.5), 3]), Some(f(12.0)));
+    /// assert_eq!(ArithOp::Ldexp.eval("f32", 32, &[f(1.5), (-1i32) as u32 as u64]), Some(f(0.75)));
+    /// ```
+    Ldexp,
 }
 
 /// `asin(x) = x + x·z·P(z)`, `z = x²`, for `|x| ≤ ½` (Cephes `asinf`), highest degree first.
@@ -335,7 +346,7 @@ impl ArithOp {
             Exp2 | Log2 | Log10 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot
             | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Asinh | Acosh | Atanh => float && ty != "f64",
             // Triton's HIP device library defines them for `f32` only.
-            FastDiv | FastTanh => ty == "f32",
+            FastDiv | FastTanh | Ldexp => ty == "f32",
         }
     }
 
@@ -385,6 +396,11 @@ impl ArithOp {
             return Some(r & mask);
         }
         let x = numeric::decode(ty, a)?;
+        if self == Ldexp {
+            // The exponent is an i32; past ±300 the result has long over- or underflowed.
+            let n = (b as u32 as i32).clamp(-300, 300);
+            return numeric::encode(ty, x * 2f64.powi(n));
+        }
         let y = numeric::decode(ty, b)?;
         let z = match args.get(2) {
             Some(&c) => numeric::decode(ty, c & mask)?,

@@ -599,6 +599,36 @@ impl Lowering<'_> {
         self.define(op, Sym::Data { layout, values: out })
     }
 
+    /// `libdevice.ldexp` (`__ocml_ldexp_f32`): an f32 tensor scaled by `2ⁿ` for an i32 tensor
+    /// `n` of the same layout ([`ArithOp::Ldexp`]).
+    pub(super) fn ldexp(&mut self, op: &Op) -> Result<(), LowerError> {
+        let element = |v: usize| self.m.values[v].ty.element.clone();
+        let (x, n, r) = (op.operands[0], op.operands[1], op.results[0]);
+        if element(x) != "f32" || element(n) != "i32" || element(r) != "f32" {
+            return fail(op, "ldexp of other than an f32 and an i32");
+        }
+        let (layout, values) = self.typed_data(op, x)?;
+        let (exponent_layout, exponents) = self.typed_data(op, n)?;
+        if exponent_layout != layout || exponents.len() != values.len() {
+            return fail(op, "operands in different layouts");
+        }
+        let out: Vec<Value> = values
+            .iter()
+            .zip(&exponents)
+            .map(|(&v, &e)| {
+                let dst = self.p.value(32);
+                self.p.ops.push(ProgramOp::Arith {
+                    op: ArithOp::Ldexp,
+                    ty: "f32",
+                    dst,
+                    src: vec![v, e],
+                });
+                dst
+            })
+            .collect();
+        self.define(op, Sym::Data { layout, values: out })
+    }
+
     /// Whether `arith` of `ty` is computed as Triton computes bf16 sums, differences and
     /// products on the targets where it rounds bf16 in integers: in f32, rounded back by its
     /// rule ([`bf16_arith`](Self::bf16_arith); the numbers LLVM's promotion to f32 gives too,

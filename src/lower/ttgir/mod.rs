@@ -639,6 +639,7 @@ impl Lowering<'_> {
                 };
                 match (data::library_op(&symbol), data::library_class(&symbol)) {
                     _ if symbol == "__triton_hip_llrint" && op.operands.len() == 1 => self.llrint(op)?,
+                    _ if symbol == "__ocml_ldexp_f32" && op.operands.len() == 2 => self.ldexp(op)?,
                     (Some(arith), _) if op.operands.len() == arith.operands() => {
                         self.elementwise(op, arith)?
                     }
