@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Round 12 of the second zoo (Triton's fast device-library functions for HIP: a GELU by `fast_tanhf`, a softmax
-normalised by `fast_dividef` of `fast_expf`, the hyperbolic functions): writes fx12/ as gen.py writes fx/.
+normalised by `fast_dividef` of `fast_expf`, the hyperbolic functions, `ldexp`): writes fx12/ as gen.py writes fx/.
 
     ../shared/oracle/oracle-python scripts/zoo2/gen12.py [--only SUBSTR]
 """
@@ -49,6 +49,16 @@ def hyperbolic_kernel(x_ptr, s_ptr, c_ptr, as_ptr, ac_ptr, at_ptr, n, BLOCK: tl.
     tl.store(at_ptr + offs, libdevice.atanh(x * 0.1), mask=mask)
 
 
+# 4. Floats scaled by integer powers of two (`ldexp`), as block-floating-point code rescales.
+@triton.jit
+def ldexp_kernel(x_ptr, k_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.)
+    k = tl.load(k_ptr + offs, mask=mask, other=0) % 20
+    tl.store(y_ptr + offs, libdevice.ldexp(x, k), mask=mask)
+
+
 def cases():
     out = []
     n = 700
@@ -64,6 +74,9 @@ def cases():
                       c_ptr=Buf("f32", n, "sentinel", True), as_ptr=Buf("f32", n, "sentinel", True),
                       ac_ptr=Buf("f32", n, "sentinel", True), at_ptr=Buf("f32", n, "sentinel", True), n=n),
          [cdiv(n, 256), 1, 1], 2003)]))
+    out.append(("ldexp_256_f32", ldexp_kernel, {"BLOCK": 256}, {"num_warps": 4}, [
+        ("n700", dict(x_ptr=Buf("f32", n, "wide"), k_ptr=Buf("i32", n, "small"), y_ptr=Buf("f32", n, "sentinel", True),
+                      n=n), [cdiv(n, 256), 1, 1], 2004)]))
     return out
 
 
