@@ -632,7 +632,7 @@ fn library_ldexp_scales_by_integer_powers_of_two() {
 "#;
     let x: Vec<f32> = (0..256).map(|i| 1.0 + i as f32 / 256.0).collect();
     // Exponents from −160 (into the subnormals and to zero) to +150 (past the largest float).
-    let n: Vec<u32> = (0..256).map(|i| (i * 310 / 255 - 160) as i32 as u32).collect();
+    let n: Vec<u32> = (0..256i32).map(|i| (i * 310 / 255 - 160) as u32).collect();
     for arch in ARCHS {
         let k = compiled(text, arch);
         let mut buffers = vec![floats(&x), words(&n), vec![0; 1024]];
