@@ -654,6 +654,13 @@ impl Lowering<'_> {
                     }
                 }
             }
+            "tt.dot_scaled" => {
+                return fail(
+                    op,
+                    "a scaled dot left for a scaled matrix instruction is not lowered; \
+                     `compile` decomposes it from TTIR",
+                );
+            }
             _ => return fail(op, "is not lowered (yet)"),
         }
         Ok(true)
