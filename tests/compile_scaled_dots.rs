@@ -232,3 +232,21 @@ fn f16_bits(v: f64) -> u16 {
     let e = 15 - a.leading_zeros() as u16; // floor(log2 a)
     sign | ((e + 15) << 10) | ((a - (1 << e)) << (10 - e))
 }
+
+/// Triton's own TTGIR for gfx950 keeps the mxfp8 dot for its scaled MFMA; `lower ttgir` refuses
+/// it at its line, naming the path that takes it (`compile` from TTIR).
+#[test]
+fn a_scaled_dot_left_for_the_scaled_mfma_is_refused_naming_compile() {
+    use linear_layout::lower::ttgir_kernel;
+    use linear_layout::target::Target;
+    use linear_layout::ttgir::Module;
+    let path = "tests/fixtures/lower/ttgir-general/scaled_mxfp8_32x32x64.gfx950.ttgir";
+    let text = std::fs::read_to_string(path).unwrap();
+    let line = 1 + text.lines().position(|l| l.contains("tt.dot_scaled")).unwrap();
+    let m = Module::parse(&text).unwrap();
+    let e = ttgir_kernel(&m, Target::by_name("gfx950").unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("line {line}: tt.dot_scaled: ")), "{e}");
+    assert!(e.contains("`compile` decomposes it from TTIR"), "{e}");
+}
