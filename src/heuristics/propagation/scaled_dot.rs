@@ -64,9 +64,11 @@ pub fn decompose_scaled_dots(g: &mut Graph, m: &Module) -> Result<usize, PassErr
         .filter(|&o| g.ops[o].name == "tt.dot_scaled")
         .collect();
     for &dot in &dots {
+        let Some(&old) = g.ops[dot].results.first() else {
+            return Err(PassError::new(g, Some(dot), "a scaled dot without a result"));
+        };
         let result = decompose(g, m, dot).map_err(|e| PassError::new(g, Some(dot), &e))?;
         g.note(dot, "decomposed into a dot of upcast, scaled operands");
-        let old = g.ops[dot].results[0];
         g.replace_all_uses(old, result);
         g.erase_op(dot);
     }
@@ -231,7 +233,7 @@ fn unpack_fp4(at: &mut Before, packed: ValueId, compute: &str, k_dim: usize) -> 
         pairs = transpose(at, pairs, &order)?;
     }
     let mut unpacked = at.ty(low);
-    unpacked.shape[k_dim] *= 2;
+    unpacked.shape[k_dim] = unpacked.shape[k_dim].saturating_mul(2);
     at.op(
         "tt.reshape",
         vec![pairs],
@@ -332,7 +334,7 @@ fn along_k(at: &mut Before, grouped: ValueId, k_dim: usize) -> Result<ValueId, S
         "$r = tt.broadcast $0 : $t0 -> $rt0",
     )?;
     let mut flat = ty;
-    flat.shape[k_dim] *= 32;
+    flat.shape[k_dim] = flat.shape[k_dim].saturating_mul(32);
     at.op("tt.reshape", vec![b], flat, "$r = tt.reshape $0 : $t0 -> $rt0")
 }
 

@@ -239,6 +239,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "tt.reduce"
         | "tt.scan"
         | "tt.histogram"
+        | "tt.extern_elementwise"
         | "tt.load" => (1, 1),
         "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" | "arith.cmpi"
         | "arith.andi" | "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maxnumf"
