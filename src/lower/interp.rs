@@ -885,6 +885,12 @@ fn exec(
                     }
                 }
             }
+            Op::InlineAsm { asm, .. } => {
+                return Err(LowerError::new(format!(
+                    "inline assembly (`{}`) is not interpreted: it runs on the hardware (or an emulator of its ISA)",
+                    asm.lines().next().unwrap_or("").trim()
+                )));
+            }
             Op::Convert { dst, src, from, to } => {
                 for (&d, &v) in dst.iter().zip(src) {
                     for t in 0..threads {

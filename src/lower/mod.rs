@@ -106,10 +106,10 @@ pub use error::LowerError;
 pub use interp::{interpreted_address, run, run_launch, run_with};
 pub use ir::numeric;
 pub use ir::{
-    ArithOp, AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, BranchCondition, Buffer,
-    CarriedUniform, CarriedValue, Cmp, Condition, Conjunctions, Derived, DppCtrl, Extent, GlobalOffset,
-    HeldRow, Kernel, Launch, Op, PackedPair, Packing, Predicate, Program, Scalar, ShiftTerm, SwapKind,
-    Uniform, UniformInput, UniformOp, Value, XorMap,
+    ArithOp, AsmValues, AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope,
+    BranchCondition, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Conjunctions, Derived, DppCtrl,
+    Extent, GlobalOffset, HeldRow, Kernel, Launch, Op, PackedPair, Packing, Predicate, Program, Scalar,
+    ShiftTerm, SwapKind, Uniform, UniformInput, UniformOp, Value, XorMap,
 };
 pub use plan::Dtype;
 pub use plan::convert::convert_kernel;

@@ -334,6 +334,46 @@ pub fn attr<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a AttrValue> {
     attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v)
 }
 
+/// The text of a string attribute as the module writes it (`AttrValue::Str` keeps MLIR's
+/// escapes): `\\`, `\"`, `\n`, `\t` and `\` with two hex digits decoded; `None` for a
+/// malformed escape or bytes that are not UTF-8.
+///
+/// ```
+/// use linear_layout::ttgir::decode_string;
+/// assert_eq!(decode_string(r#"v_min_i32 $0, $2, $3\0A v_max_i32 $1, $2, $3"#).as_deref(),
+///     Some("v_min_i32 $0, $2, $3\n v_max_i32 $1, $2, $3"));
+/// assert_eq!(decode_string(r#"say \"hi\""#).as_deref(), Some("say \"hi\""));
+/// assert_eq!(decode_string(r"\q"), None);
+/// assert_eq!(decode_string(r"\+1"), None);
+/// ```
+pub fn decode_string(raw: &str) -> Option<String> {
+    let b = raw.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let (byte, len) = match b.get(i + 1)? {
+            b'\\' => (b'\\', 2),
+            b'"' => (b'"', 2),
+            b'n' => (b'\n', 2),
+            b't' => (b'\t', 2),
+            _ => {
+                let hex = raw
+                    .get(i + 1..i + 3)
+                    .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))?;
+                (u8::from_str_radix(hex, 16).ok()?, 3)
+            }
+        };
+        out.push(byte);
+        i += len;
+    }
+    String::from_utf8(out).ok()
+}
+
 /// A constant written in an `arith.constant`.
 ///
 /// ```
@@ -375,8 +415,9 @@ pub struct Op {
     /// (`rounding = rtne`, `propagateNan = all`), `fastmath` (the flags: `nnan,ninf`), the
     /// `predicate` of `arith.cmpi` / `arith.cmpf` by name (`slt`, whichever form it was written
     /// in), and the leading keywords of the atomics under Triton's names (`atomic_rmw_op`,
-    /// `sem`, `scope`: `fadd`, `acq_rel`, `gpu`), and the function a `tt.call` calls
-    /// (`callee`, an [`AttrValue::Str`] without `@` and quotes). Enumerations are
+    /// `sem`, `scope`: `fadd`, `acq_rel`, `gpu`), the function a `tt.call` calls
+    /// (`callee`, an [`AttrValue::Str`] without `@` and quotes) and the assembly of
+    /// `tt.elementwise_inline_asm` (`asm_string`, escapes as written: [`decode_string`]). Enumerations are
     /// [`AttrValue::Raw`], in source order.
     pub attrs: Attrs,
     /// The predicate of `arith.cmpi` / `arith.cmpf` (`slt`, `ogt`, …) or the first keyword of

@@ -245,6 +245,21 @@ fn symbol(s: &str) -> Option<(String, usize)> {
     Some((rest[..len].to_string(), len + 1))
 }
 
+/// The inside of the string literal `s` starts with (after blanks), escapes as written.
+fn leading_string(s: &str) -> Option<&str> {
+    let inside = s.trim_start().strip_prefix('"')?;
+    let b = inside.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => return Some(&inside[..i]),
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// Position of the first top-level occurrence of `sep`.
 fn find_top(s: &str, sep: &str) -> Option<usize> {
     top_level(s, 0, sep)
@@ -1362,6 +1377,14 @@ impl<'a> Reader<'a> {
             && let Some((callee, _)) = symbol(opnd_text.trim_start())
         {
             op.attrs.push(("callee".to_string(), AttrValue::Str(callee)));
+        }
+        // The assembly of `tt.elementwise_inline_asm "…" {…} %x : …` (its escapes kept, as
+        // every string attribute's).
+        if opname == "tt.elementwise_inline_asm"
+            && let Some(text) = leading_string(&opnd_text)
+        {
+            op.attrs
+                .push(("asm_string".to_string(), AttrValue::Str(text.to_string())));
         }
         // Keyword (predicate of cmpi, first bare word).
         let first = opnd_text.trim_start();

@@ -36,8 +36,8 @@ use std::fmt::Write as _;
 
 use super::error::LowerError;
 use super::ir::{
-    DppCtrl, GlobalOffset, Kernel, Op, Packing, Program, SwapKind, Uniform, UniformInput, Value, XorMap,
-    dpp_folds_into_next, numeric,
+    AsmValues, DppCtrl, GlobalOffset, Kernel, Op, Packing, Program, SwapKind, Uniform, UniformInput, Value,
+    XorMap, dpp_folds_into_next, numeric,
 };
 use crate::target::{DirectToLds, DirectToLdsAddress, Target};
 use offsets::BufferOffset;
@@ -160,6 +160,17 @@ fn llvm_convertible(ty: &str) -> Result<&'static str, LowerError> {
         "i64" | "u64" => "i64",
         other => llvm_number(other)?,
     })
+}
+
+/// `text` as the inside of an LLVM IR string literal: printable ASCII as it is, every other
+/// byte, `"` and `\` as `\` and two hex digits (a newline is `\0A`).
+fn llvm_string(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b' '..=b'~' if b != b'"' && b != b'\\' => char::from(b).to_string(),
+            _ => format!("\\{b:02X}"),
+        })
+        .collect()
 }
 
 /// An LLVM integer type narrower than a register (`i1`, `i8`, `i16`).
@@ -1039,6 +1050,13 @@ impl Emitter<'_> {
                 self.scatter(&y, &tv, dst)?;
             }
             Op::Arith { op, ty, dst, src } => self.arith(*op, ty, *dst, src)?,
+            Op::InlineAsm {
+                asm,
+                constraints,
+                pure,
+                dst,
+                src,
+            } => self.inline_asm(asm, constraints, *pure, dst, src)?,
             Op::Compare { pred, ty, dst, a, b } => {
                 let bits = self.p.value_bits(*a);
                 let (mut x, mut y) = (self.val(*a)?, self.val(*b)?);
@@ -1146,6 +1164,58 @@ impl Emitter<'_> {
         Ok(())
     }
     /// A matrix-instruction operand of LLVM type `t` (`type value`) from its elements.
+    /// One statement of inline assembly: LLVM's `call … asm`, each operand and result a scalar
+    /// of its element type or a vector of `pack` of them, several results a struct.
+    fn inline_asm(
+        &mut self,
+        asm: &str,
+        constraints: &str,
+        pure: bool,
+        dst: &[AsmValues],
+        src: &[AsmValues],
+    ) -> Result<(), LowerError> {
+        let llvm = |a: &AsmValues| -> Result<String, LowerError> {
+            let t = llvm_convertible(a.ty)?;
+            Ok(match a.values.len() {
+                1 => t.to_string(),
+                n => format!("<{n} x {t}>"),
+            })
+        };
+        let mut args = Vec::with_capacity(src.len());
+        for operand in src {
+            let t = llvm(operand)?;
+            args.push(self.operand(&operand.values, &t)?);
+        }
+        let types = dst.iter().map(llvm).collect::<Result<Vec<_>, _>>()?;
+        let returned = match types.as_slice() {
+            [] => "void".to_string(),
+            [one] => one.clone(),
+            many => format!("{{ {} }}", many.join(", ")),
+        };
+        let call = format!(
+            "call {returned} asm {}\"{}\", \"{}\"({})",
+            if pure { "" } else { "sideeffect " },
+            llvm_string(asm),
+            llvm_string(constraints),
+            args.join(", ")
+        );
+        if dst.is_empty() {
+            self.line(&call);
+            return Ok(());
+        }
+        let r = self.tmp();
+        self.line(&format!("{r} = {call}"));
+        if let [one] = dst {
+            return self.scatter(&r, &types[0], &one.values);
+        }
+        for (i, (result, t)) in dst.iter().zip(&types).enumerate() {
+            let e = self.tmp();
+            self.line(&format!("{e} = extractvalue {returned} {r}, {i}"));
+            self.scatter(&e, t, &result.values)?;
+        }
+        Ok(())
+    }
+
     fn operand(&mut self, vals: &[Value], t: &str) -> Result<String, LowerError> {
         let (v, vt) = self.gather(vals)?;
         if vt == t {

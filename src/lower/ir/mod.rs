@@ -62,8 +62,8 @@ pub use conjunction::Conjunctions;
 pub use kernel::Kernel;
 pub use predicate::Predicate;
 pub use program::{
-    AtomicNeighbour, BranchCondition, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset, HeldRow,
-    Op, PackedPair, Packing, Program, Scalar, SwapKind, Value,
+    AsmValues, AtomicNeighbour, BranchCondition, Buffer, CarriedUniform, CarriedValue, DppCtrl, GlobalOffset,
+    HeldRow, Op, PackedPair, Packing, Program, Scalar, SwapKind, Value,
 };
 pub(crate) use program::{dpp_folds_into_next, walk};
 pub(crate) use uniform::Env;

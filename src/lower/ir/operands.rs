@@ -49,6 +49,7 @@ macro_rules! operands_of {
             | Op::Convert { src, .. }
             | Op::Arith { src, .. } => src.into_iter().collect(),
             Op::Mma { a, b, c, .. } => a.into_iter().chain(b).chain(c).collect(),
+            Op::InlineAsm { src, .. } => src.into_iter().flat_map(|o| & $($m)? o.values).collect(),
             Op::LdsReadIndexed { address, .. } => vec![address],
             Op::LdsAtomicAdd { src, address, .. } => vec![src, address],
             Op::ReadUniform { src, .. }

@@ -949,6 +949,31 @@ pub enum Op {
         /// Operands ([`ArithOp::operands`] of them).
         src: Vec<Value>,
     },
+    /// One statement of inline assembly (`tl.inline_asm_elementwise`) on a group of `pack`
+    /// elements of each operand, giving `pack` elements of each result: `$0 … $(r−1)` in the
+    /// text name the results, `$r …` the operands, as LLVM's inline assembly numbers them.
+    InlineAsm {
+        /// The statement (bytes, as the module's string literal decodes).
+        asm: String,
+        /// LLVM's constraint string (`=v,v`: a result and an operand in VGPRs).
+        constraints: String,
+        /// Whether it has no effect besides its results (else LLVM keeps it where it is).
+        pure: bool,
+        /// Results: per result, its element type and `pack` values.
+        dst: Vec<AsmValues>,
+        /// Operands: per operand, its element type and `pack` values.
+        src: Vec<AsmValues>,
+    },
+}
+
+/// The elements of one operand or result of [`Op::InlineAsm`]: `pack` values of one element
+/// type, element 0 first (one value: a scalar; more: a vector of them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmValues {
+    /// The element type (`i32`, `f16`, …: the instruction table's names).
+    pub ty: &'static str,
+    /// The values, element 0 first.
+    pub values: Vec<Value>,
 }
 
 impl Op {
@@ -967,6 +992,7 @@ impl Op {
             | Op::Unpack { dst, .. }
             | Op::Mma { dst, .. }
             | Op::Convert { dst, .. } => dst.clone(),
+            Op::InlineAsm { dst, .. } => dst.iter().flat_map(|r| r.values.iter().copied()).collect(),
             Op::Bpermute { dst, .. }
             | Op::Dpp { dst, .. }
             | Op::PermlaneX16 { dst, .. }
@@ -1281,6 +1307,7 @@ impl Program {
                 Op::Mma { .. } => "mma",
                 Op::Convert { .. } => "convert",
                 Op::Arith { .. } => "arith",
+                Op::InlineAsm { .. } => "inline_asm",
                 Op::Constant { .. } => "constant",
                 Op::Compare { .. } => "compare",
                 Op::Select { .. } => "select_value",

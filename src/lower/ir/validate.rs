@@ -400,6 +400,14 @@ impl Program {
                     && widths(&[*a, *b], bits)
                     && widths(&[*dst], 1)
             }
+            Op::InlineAsm { dst, src, .. } => {
+                let pack = dst.first().map_or(0, |r| r.values.len());
+                pack > 0
+                    && dst.iter().chain(src).all(|a| {
+                        let bits = numeric::bits(a.ty);
+                        bits > 0 && a.values.len() == pack && widths(&a.values, bits)
+                    })
+            }
             Op::ThreadMap { dst, .. } => widths(&[*dst], 32) || widths(&[*dst], 64),
             Op::Select { dst, cond, a, b } => widths(&[*cond], 1) && widths(&[*a, *b], self.value_bits(*dst)),
             _ => true,
@@ -408,7 +416,7 @@ impl Program {
             Ok(())
         } else {
             Err(LowerError::new(
-                "a matrix instruction, conversion, arithmetic operation, comparison or select has operands of the wrong count, type or width",
+                "a matrix instruction, conversion, arithmetic operation, inline assembly, comparison or select has operands of the wrong count, type or width",
             ))
         }
     }

@@ -83,6 +83,7 @@ mod gather_op;
 mod general;
 mod histogram;
 mod index;
+mod inline_asm;
 mod liveness;
 mod loaded_pointer;
 mod memory;
@@ -623,6 +624,7 @@ impl Lowering<'_> {
                 }
             }
             "tt.clampf" => self.clampf(op)?,
+            "tt.elementwise_inline_asm" => self.inline_asm(op)?,
             // `tl.debug_barrier()`: every thread's memory accesses before it precede every
             // one after it, in global memory too.
             "gpu.barrier" => self.p.ops.push(super::ir::Op::WorkgroupBarrier),
