@@ -613,28 +613,12 @@ fn library_hyperbolic_functions() {
 /// and rounded once into the subnormals.
 #[test]
 fn library_ldexp_scales_by_integer_powers_of_two() {
-    let text = r#"module {
-  tt.func public @k(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
-    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
-    %px = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
-    %ax = tt.addptr %px, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
-    %x = tt.load %ax : tensor<256x!tt.ptr<f32>>
-    %pn = tt.splat %n_ptr : !tt.ptr<i32> -> tensor<256x!tt.ptr<i32>>
-    %an = tt.addptr %pn, %r : tensor<256x!tt.ptr<i32>>, tensor<256xi32>
-    %n = tt.load %an : tensor<256x!tt.ptr<i32>>
-    %y = tt.extern_elementwise %x, %n {libname = "", libpath = "", pure = true, symbol = "__ocml_ldexp_f32"} : (tensor<256xf32>, tensor<256xi32>) -> tensor<256xf32>
-    %py = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
-    %ay = tt.addptr %py, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
-    tt.store %ay, %y : tensor<256x!tt.ptr<f32>>
-    tt.return
-  }
-}
-"#;
+    let text = float_by_integer_kernel("__ocml_ldexp_f32");
     let x: Vec<f32> = (0..256).map(|i| 1.0 + i as f32 / 256.0).collect();
     // Exponents from −160 (into the subnormals and to zero) to +150 (past the largest float).
     let n: Vec<u32> = (0..256i32).map(|i| (i * 310 / 255 - 160) as u32).collect();
     for arch in ARCHS {
-        let k = compiled(text, arch);
+        let k = compiled(&text, arch);
         let mut buffers = vec![floats(&x), words(&n), vec![0; 1024]];
         run(&k, &mut buffers, &[], 1);
         for i in 0..256 {
@@ -647,5 +631,153 @@ fn library_ldexp_scales_by_integer_powers_of_two() {
                 n[i] as i32
             );
         }
+    }
+}
+
+/// A vector kernel of one device-library call of an f32 and an i32 tensor: `y = f(x, n)`.
+fn float_by_integer_kernel(symbol: &str) -> String {
+    r#"module {
+  tt.func public @k(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
+    %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %px = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %ax = tt.addptr %px, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    %x = tt.load %ax : tensor<256x!tt.ptr<f32>>
+    %pn = tt.splat %n_ptr : !tt.ptr<i32> -> tensor<256x!tt.ptr<i32>>
+    %an = tt.addptr %pn, %r : tensor<256x!tt.ptr<i32>>, tensor<256xi32>
+    %n = tt.load %an : tensor<256x!tt.ptr<i32>>
+    %y = tt.extern_elementwise %x, %n {libname = "", libpath = "", pure = true, symbol = "SYMBOL"} : (tensor<256xf32>, tensor<256xi32>) -> tensor<256xf32>
+    %py = tt.splat %y_ptr : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
+    %ay = tt.addptr %py, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+    tt.store %ay, %y : tensor<256x!tt.ptr<f32>>
+    tt.return
+  }
+}
+"#
+        .replace("SYMBOL", symbol)
+}
+
+/// `erfc`, `erfcx` and `erfinv` against their values to 16 digits (Abramowitz–Stegun tables
+/// 7.1 and 7.2): a relative error below 10⁻⁶ where `1 − erf(x)` has no digits left (`erfc(3.5)`
+/// is 7·10⁻⁷), `erfinv(±1) = ±∞`, NaN outside `[−1, 1]`.
+#[test]
+fn library_erfc_erfcx_and_erfinv() {
+    let erfc = [
+        (0.5, 0.479_500_122_186_953_5),
+        (1.0, 0.157_299_207_050_285_13),
+        (2.0, 0.004_677_734_981_047_266),
+        (3.5, 7.430_983_723_414_128e-7),
+        (-1.0, 1.842_700_792_949_715),
+        (-3.0, 1.999_977_909_503_001_5),
+    ];
+    let erfcx: Vec<(f32, f64)> = erfc
+        .iter()
+        .map(|&(x, e)| (x, (f64::from(x) * f64::from(x)).exp() * e))
+        .collect();
+    // At the f32 arguments (0.9 is 0.89999998; erfinv's slope near 1 magnifies the difference).
+    let erfinv = [
+        (0.5, 0.476_936_276_204_469_9),
+        (0.9, 1.163_087_071_945_772_2),
+        (1.0 - 1.0 / 2048.0, 2.465_754_958_722_755),
+        (-0.3, -0.272_462_726_105_523_8),
+        (1.0, f64::INFINITY),
+        (-1.0, f64::NEG_INFINITY),
+        (1.5, f64::NAN),
+    ];
+    let tables: [(&str, &[(f32, f64)]); 3] = [
+        ("__ocml_erfc_f32", &erfc),
+        ("__ocml_erfcx_f32", &erfcx),
+        ("__ocml_erfinv_f32", &erfinv),
+    ];
+    for arch in ARCHS {
+        for (symbol, table) in tables {
+            let k = compiled(&library_kernel(symbol, 1), arch);
+            let x: Vec<f32> = (0..256).map(|i| table[i % table.len()].0).collect();
+            let mut buffers = vec![floats(&x), vec![0; 1024]];
+            run(&k, &mut buffers, &[], 1);
+            for (i, &(x, want)) in table.iter().enumerate() {
+                let got = f64::from(float(&buffers[1], i));
+                let close = if want.is_nan() {
+                    got.is_nan()
+                } else if want.is_infinite() {
+                    got == want
+                } else {
+                    (got - want).abs() <= 1e-6 * want.abs()
+                };
+                assert!(close, "{arch} {symbol}({x}) = {got}, not {want}");
+            }
+        }
+    }
+}
+
+/// `lgamma` against `ln|Γ|` to 16 digits (poles `+∞`, negative arguments by reflection, within
+/// 10⁻⁶ absolute near the zeros at 1 and 2); `nextafter` one step either way and off zero;
+/// `pow` of an integer exponent (`__ocml_pown_f32`); the device library's `abs` of f32.
+#[test]
+fn library_lgamma_nextafter_pown_and_abs() {
+    let lgamma: [(f32, f64); 10] = [
+        (0.5, 0.572_364_942_924_700_1),
+        (1.0, 0.0),
+        (3.0, std::f64::consts::LN_2),
+        (10.0, 12.801_827_480_081_469),
+        (100.0, 359.134_205_369_575_4),
+        (-0.5, 1.265_512_123_484_645_4),
+        (-2.5, -0.056_243_716_497_674_05),
+        (0.0, f64::INFINITY),
+        (-3.0, f64::INFINITY),
+        (f32::NEG_INFINITY, f64::INFINITY),
+    ];
+    let x: Vec<f32> = (0..256).map(|i| lgamma[i % lgamma.len()].0).collect();
+    let n: Vec<u32> = (0..256i32).map(|i| (i % 9 - 4) as u32).collect();
+    for arch in ARCHS {
+        let k = compiled(&library_kernel("__ocml_lgamma_f32", 1), arch);
+        let mut buffers = vec![floats(&x), vec![0; 1024]];
+        run(&k, &mut buffers, &[], 1);
+        for (i, &(x, want)) in lgamma.iter().enumerate() {
+            let got = f64::from(float(&buffers[1], i));
+            let close = if want.is_infinite() {
+                got == want
+            } else {
+                (got - want).abs() <= 1e-6 * want.abs().max(1.0)
+            };
+            assert!(close, "{arch} lgamma({x}) = {got}, not {want}");
+        }
+        // nextafter(x, x + 3): away from zero for a positive x, toward it for a negative one.
+        let k = compiled(&library_kernel("__ocml_nextafter_f32", 2), arch);
+        let steps: Vec<f32> = (0..256).map(|i| (i as f32 - 128.0) * 0.0625).collect();
+        let mut buffers = vec![floats(&steps), vec![0; 1024]];
+        run(&k, &mut buffers, &[], 1);
+        for (i, &v) in steps.iter().enumerate() {
+            let want = match v {
+                0.0 => 1,
+                v if v > 0.0 => v.to_bits() + 1,
+                v => v.to_bits() - 1,
+            };
+            assert_eq!(word(&buffers[1], i), want, "{arch}: nextafter({v}, {})", v + 3.0);
+        }
+        let k = compiled(&float_by_integer_kernel("__ocml_pown_f32"), arch);
+        let bases: Vec<f32> = (0..256).map(|i| (i as f32 - 128.0) / 16.0).collect();
+        let mut buffers = vec![floats(&bases), words(&n), vec![0; 1024]];
+        run(&k, &mut buffers, &[], 1);
+        for i in 0..256 {
+            let want = f64::from(bases[i]).powi(n[i] as i32);
+            let got = f64::from(float(&buffers[2], i));
+            let close = if want.is_infinite() {
+                got == want
+            } else {
+                (got - want).abs() <= 1e-6 * want.abs()
+            };
+            assert!(
+                close,
+                "{arch}: pown({}, {}) = {got}, not {want}",
+                bases[i], n[i] as i32
+            );
+        }
+        let k = compiled(&library_kernel("__triton_hip_fabs", 1), arch);
+        let mut buffers = vec![floats(&bases), vec![0; 1024]];
+        run(&k, &mut buffers, &[], 1);
+        assert!(
+            (0..256).all(|i| float(&buffers[1], i) == bases[i].abs()),
+            "{arch}: abs"
+        );
     }
 }

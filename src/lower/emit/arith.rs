@@ -40,7 +40,7 @@ fn int_of(t: &str) -> &'static str {
     }
 }
 
-fn literal_of(t: &str, x: f64) -> String {
+pub(super) fn literal_of(t: &str, x: f64) -> String {
     if t == "double" {
         float_literal(x)
     } else {
@@ -58,7 +58,7 @@ impl Emitter<'_> {
         self.line(&format!("{r} = call float @llvm.amdgcn.exp2.f32(float {x})"));
     }
 
-    fn intrinsic(&mut self, r: &str, name: &str, t: &str, args: &[&str]) {
+    pub(super) fn intrinsic(&mut self, r: &str, name: &str, t: &str, args: &[&str]) {
         let suffix = llvm_suffix(t);
         let params = vec![t; args.len()].join(", ");
         self.decls
@@ -71,7 +71,7 @@ impl Emitter<'_> {
     }
 
     /// A fresh temporary holding `{t} op`.
-    fn compute(&mut self, text: impl FnOnce(&str) -> String) -> String {
+    pub(super) fn compute(&mut self, text: impl FnOnce(&str) -> String) -> String {
         let r = self.tmp();
         let line = text(&r);
         self.line(&line);
@@ -224,7 +224,7 @@ impl Emitter<'_> {
         Ok(self.compute(|r| format!("{r} = {instruction} {t} {a}, {b}")))
     }
 
-    fn float_op(&mut self, op: ArithOp, t: &str, args: &[String]) -> Result<String, LowerError> {
+    pub(super) fn float_op(&mut self, op: ArithOp, t: &str, args: &[String]) -> Result<String, LowerError> {
         // Only `f32` has the instruction and Triton's refined root; other types' square roots
         // are correctly rounded.
         let op = match op {
@@ -258,6 +258,10 @@ impl Emitter<'_> {
                 | ArithOp::Asinh
                 | ArithOp::Acosh
                 | ArithOp::Atanh
+                | ArithOp::Erfc
+                | ArithOp::Erfcx
+                | ArithOp::Erfinv
+                | ArithOp::Lgamma
         );
         if transcendental && (t == "half" || t == "bfloat") {
             let wide: Vec<String> = args
@@ -371,6 +375,10 @@ impl Emitter<'_> {
                 self.line(&format!("{r} = fmul float {a}, {rcp}"));
             }
             ArithOp::FastTanh => return Ok(self.fast_tanh(a)),
+            ArithOp::Erfc | ArithOp::Erfcx => return self.erfc(op, t, a),
+            ArithOp::Erfinv => return self.erfinv(t, a),
+            ArithOp::Lgamma => return self.lgamma(t, a),
+            ArithOp::NextAfter => return Ok(self.next_after(t, a, b)),
             // The exponent arrives as the bits of an f32 (every operand of a float op does).
             ArithOp::Ldexp => {
                 let n = self.compute(|n| format!("{n} = bitcast float {b} to i32"));
@@ -423,7 +431,6 @@ impl Emitter<'_> {
         Ok(self.compute(|r| format!("{r} = select i1 {small}, {t} {near}, {t} {signed}")))
     }
 
-    /// `erf(x)`: the series below 1, the Abramowitz–Stegun form above (see [`ArithOp::eval`]).
     /// `ln(1 + x)`: `u = 1 + x`; `x` itself where `u` rounds to 1 (or `x` is +∞), else
     /// `ln(u) · x / (u − 1)`, whose quotient undoes the rounding of `u`.
     fn log1p(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
@@ -646,7 +653,7 @@ impl Emitter<'_> {
     }
 
     /// `c₀·zⁿ + … + cₙ` by Horner's rule with fused multiply-adds.
-    fn polynomial(&mut self, t: &str, z: &str, coefficients: &[f64]) -> String {
+    pub(super) fn polynomial(&mut self, t: &str, z: &str, coefficients: &[f64]) -> String {
         let mut acc = literal_of(t, coefficients[0]);
         for &c in &coefficients[1..] {
             let r = self.tmp();
@@ -896,6 +903,7 @@ impl Emitter<'_> {
         Ok(self.compute(|r| format!("{r} = select i1 {x_zero}, {t} {on_axis}, {t} {off_axis}")))
     }
 
+    /// `erf(x)`: the series below 1, the Abramowitz–Stegun form above (see [`ArithOp::eval`]).
     fn erf(&mut self, t: &str, x: &str) -> Result<String, LowerError> {
         let a = self.tmp();
         self.intrinsic(&a, "fabs", t, &[x]);

@@ -29,6 +29,7 @@ mod atomic;
 mod control;
 mod fp8;
 mod offsets;
+mod special;
 mod uniforms;
 
 use std::collections::{BTreeSet, HashMap};

@@ -202,6 +202,34 @@ pub enum ArithOp {
     /// assert_eq!(ArithOp::Ldexp.eval("f32", 32, &[f(1.5), (-1i32) as u32 as u64]), Some(f(0.75)));
     /// ```
     Ldexp,
+    /// The complementary error function `1 − erf(a)`: Press et al.'s Chebyshev fit
+    /// `t·e^(−a² + P(t))`, `t = 1/(1 + |a|/2)`, whose relative error (below 1.2·10⁻⁷) holds in
+    /// the tail, where `1 − erf(a)` has no digits left; `2 − erfc(−a)` for a negative `a`.
+    ///
+    /// ```
+    /// use linear_layout::lower::ArithOp;
+    /// let f = |x: f32| u64::from(x.to_bits());
+    /// let erfc = |x: f32| f32::from_bits(ArithOp::Erfc.eval("f32", 32, &[f(x)]).unwrap() as u32);
+    /// assert!((erfc(4.0) / 1.541_725_8e-8 - 1.0).abs() < 1e-6);
+    /// ```
+    Erfc,
+    /// The scaled complementary error function `e^(a²)·erfc(a)`.
+    Erfcx,
+    /// The inverse error function (Giles' single-precision fits).
+    Erfinv,
+    /// `ln|Γ(a)|` (Lanczos' series; the reflection formula below ½).
+    Lgamma,
+    /// The next number after `a` toward `b`, on the bit patterns (`b` where they are equal).
+    ///
+    /// ```
+    /// use linear_layout::lower::ArithOp;
+    /// let f = |x: f32| u64::from(x.to_bits());
+    /// assert_eq!(ArithOp::NextAfter.eval("f32", 32, &[f(1.0), f(2.0)]), Some(f(1.0) + 1));
+    /// assert_eq!(ArithOp::NextAfter.eval("f32", 32, &[f(-1.0), f(2.0)]), Some(f(-1.0) - 1));
+    /// assert_eq!(ArithOp::NextAfter.eval("f32", 32, &[f(-1.0), f(-2.0)]), Some(f(-1.0) + 1));
+    /// assert_eq!(ArithOp::NextAfter.eval("f32", 32, &[f(0.0), f(-1.0)]), Some(0x8000_0001));
+    /// ```
+    NextAfter,
 }
 
 /// `asin(x) = x + x·z·P(z)`, `z = x²`, for `|x| ≤ ½` (Cephes `asinf`), highest degree first.
@@ -311,7 +339,7 @@ impl ArithOp {
         match self {
             Neg | Abs | Exp | Exp2 | Log | Log2 | Log10 | Sqrt | FastSqrt | PreciseSqrt | Rsqrt | Sin
             | Cos | Erf | Floor | Ceil | Trunc | Round | Rint | Tanh | FastTanh | Log1p | Expm1 | Tan
-            | Asin | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh => 1,
+            | Asin | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Erfc | Erfcx | Erfinv | Lgamma => 1,
             Fma => 3,
             _ => 2,
         }
@@ -344,7 +372,9 @@ impl ArithOp {
             Exp | Log => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
             Exp2 | Log2 | Log10 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot
-            | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Asinh | Acosh | Atanh => float && ty != "f64",
+            | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Asinh | Acosh | Atanh | Erfc | Erfcx | Erfinv
+            | Lgamma => float && ty != "f64",
+            NextAfter => float,
             // Triton's HIP device library defines them for `f32` only.
             FastDiv | FastTanh | Ldexp => ty == "f32",
         }
@@ -400,6 +430,10 @@ impl ArithOp {
             // The exponent is an i32; past ±300 the result has long over- or underflowed.
             let n = (b as u32 as i32).clamp(-300, 300);
             return numeric::encode(ty, x * 2f64.powi(n));
+        }
+        if self == NextAfter {
+            let decode = |v: u64| numeric::decode(ty, v).unwrap_or(f64::NAN);
+            return Some(super::special::next_after(a, b, bits, decode));
         }
         let y = numeric::decode(ty, b)?;
         let z = match args.get(2) {
@@ -463,6 +497,10 @@ impl ArithOp {
             Atanh => x.atanh(),
             FastDiv => f64::from(x as f32 * (1.0 / y as f32)),
             FastTanh => f64::from(fast_tanh(x as f32)),
+            Erfc => super::special::erfc(x),
+            Erfcx => super::special::erfcx(x),
+            Erfinv => super::special::erfinv(x),
+            Lgamma => super::special::lgamma(x),
             _ => return None,
         };
         if ty == "f64" {

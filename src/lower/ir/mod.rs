@@ -52,6 +52,7 @@ pub mod numeric;
 mod operands;
 mod predicate;
 mod program;
+pub(crate) mod special;
 mod uniform;
 mod validate;
 mod xor_map;

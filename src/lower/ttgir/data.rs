@@ -86,6 +86,10 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
     if symbol == "__triton_hip_fast_tanhf" {
         return Some(ArithOp::FastTanh);
     }
+    // `libdevice.abs` of integers and floats.
+    if symbol == "__triton_hip_iabs" || symbol == "__triton_hip_fabs" {
+        return Some(ArithOp::Abs);
+    }
     let name = symbol.strip_prefix("__ocml_")?;
     let name = ["_f16", "_f32", "_f64"]
         .iter()
@@ -129,6 +133,11 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
         "asinh" => ArithOp::Asinh,
         "acosh" => ArithOp::Acosh,
         "atanh" => ArithOp::Atanh,
+        "erfc" => ArithOp::Erfc,
+        "erfcx" => ArithOp::Erfcx,
+        "erfinv" => ArithOp::Erfinv,
+        "lgamma" => ArithOp::Lgamma,
+        "nextafter" => ArithOp::NextAfter,
         _ => return None,
     })
 }
@@ -599,33 +608,36 @@ impl Lowering<'_> {
         self.define(op, Sym::Data { layout, values: out })
     }
 
-    /// `libdevice.ldexp` (`__ocml_ldexp_f32`): an f32 tensor scaled by `2ⁿ` for an i32 tensor
-    /// `n` of the same layout ([`ArithOp::Ldexp`]).
-    pub(super) fn ldexp(&mut self, op: &Op) -> Result<(), LowerError> {
+    /// A device-library function of an f32 tensor and an i32 tensor of the same layout:
+    /// `ldexp` (`__ocml_ldexp_f32`, `x·2ⁿ`: [`ArithOp::Ldexp`]) or `pow` of an integer
+    /// exponent (`__ocml_pown_f32`: [`ArithOp::Pow`] of the exponent made an f32, which it
+    /// is exactly up to 2²⁴).
+    pub(super) fn float_by_integer(&mut self, op: &Op, arith: ArithOp) -> Result<(), LowerError> {
         let element = |v: usize| self.m.values[v].ty.element.clone();
         let (x, n, r) = (op.operands[0], op.operands[1], op.results[0]);
         if element(x) != "f32" || element(n) != "i32" || element(r) != "f32" {
-            return fail(op, "ldexp of other than an f32 and an i32");
+            return fail(op, format!("{arith:?} of other than an f32 and an i32"));
         }
         let (layout, values) = self.typed_data(op, x)?;
         let (exponent_layout, exponents) = self.typed_data(op, n)?;
         if exponent_layout != layout || exponents.len() != values.len() {
             return fail(op, "operands in different layouts");
         }
-        let out: Vec<Value> = values
-            .iter()
-            .zip(&exponents)
-            .map(|(&v, &e)| {
-                let dst = self.p.value(32);
-                self.p.ops.push(ProgramOp::Arith {
-                    op: ArithOp::Ldexp,
-                    ty: "f32",
-                    dst,
-                    src: vec![v, e],
-                });
-                dst
-            })
-            .collect();
+        let mut out = Vec::with_capacity(values.len());
+        for (&v, &e) in values.iter().zip(&exponents) {
+            let e = match arith {
+                ArithOp::Ldexp => e,
+                _ => self.p.convert(e, ("i32", "f32"), 32),
+            };
+            let dst = self.p.value(32);
+            self.p.ops.push(ProgramOp::Arith {
+                op: arith,
+                ty: "f32",
+                dst,
+                src: vec![v, e],
+            });
+            out.push(dst);
+        }
         self.define(op, Sym::Data { layout, values: out })
     }
 

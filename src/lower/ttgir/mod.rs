@@ -93,7 +93,9 @@ mod shape;
 mod shared;
 
 use super::error::LowerError;
-use super::ir::{Buffer, Condition, Kernel, Program, Scalar, Uniform, UniformInput, UniformOp, Value};
+use super::ir::{
+    ArithOp, Buffer, Condition, Kernel, Program, Scalar, Uniform, UniformInput, UniformOp, Value,
+};
 use super::plan::check_target;
 use crate::linear::LinearLayout;
 use crate::target::Target;
@@ -642,7 +644,12 @@ impl Lowering<'_> {
                 };
                 match (data::library_op(&symbol), data::library_class(&symbol)) {
                     _ if symbol == "__triton_hip_llrint" && op.operands.len() == 1 => self.llrint(op)?,
-                    _ if symbol == "__ocml_ldexp_f32" && op.operands.len() == 2 => self.ldexp(op)?,
+                    _ if symbol == "__ocml_ldexp_f32" && op.operands.len() == 2 => {
+                        self.float_by_integer(op, ArithOp::Ldexp)?
+                    }
+                    _ if symbol == "__ocml_pown_f32" && op.operands.len() == 2 => {
+                        self.float_by_integer(op, ArithOp::Pow)?
+                    }
                     (Some(arith), _) if op.operands.len() == arith.operands() => {
                         self.elementwise(op, arith)?
                     }
