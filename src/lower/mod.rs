@@ -106,7 +106,7 @@ pub use error::LowerError;
 pub use interp::{interpreted_address, run, run_launch, run_with};
 pub use ir::numeric;
 pub use ir::{
-    ArithOp, AsmValues, AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope,
+    ArithOp, AsmValues, AtomicKind, AtomicNeighbour, AtomicOrdering, AtomicPath, AtomicScope, Bessel,
     BranchCondition, Buffer, CarriedUniform, CarriedValue, Cmp, Condition, Conjunctions, Derived, DppCtrl,
     Extent, GlobalOffset, HeldRow, Kernel, Launch, Op, PackedPair, Packing, Predicate, Program, Scalar,
     ShiftTerm, SwapKind, Uniform, UniformInput, UniformOp, Value, XorMap,

@@ -262,6 +262,7 @@ impl Emitter<'_> {
                 | ArithOp::Erfcx
                 | ArithOp::Erfinv
                 | ArithOp::Lgamma
+                | ArithOp::Bessel(_)
         );
         if transcendental && (t == "half" || t == "bfloat") {
             let wide: Vec<String> = args
@@ -379,6 +380,7 @@ impl Emitter<'_> {
             ArithOp::Erfinv => return self.erfinv(t, a),
             ArithOp::Lgamma => return self.lgamma(t, a),
             ArithOp::NextAfter => return Ok(self.next_after(t, a, b)),
+            ArithOp::Bessel(kind) => return self.bessel(kind, t, a),
             // The exponent arrives as the bits of an f32 (every operand of a float op does).
             ArithOp::Ldexp => {
                 let n = self.compute(|n| format!("{n} = bitcast float {b} to i32"));

@@ -1,7 +1,8 @@
 //! The device library's special functions in LLVM IR, step by step as the formulas of
 //! [`ir::special`](crate::lower::ir::special) (evaluated in the value's type; `f16` in `f32`):
 //! `erfc` and `erfcx` from one fit, `erfinv` from Giles' two, `lgamma` from Lanczos' series
-//! and the reflection formula, and `nextafter` on bit patterns.
+//! and the reflection formula, the Bessel functions from their fits, and `nextafter` on bit
+//! patterns.
 //!
 //! # Worked example
 //!
@@ -15,8 +16,8 @@
 use super::Emitter;
 use super::arith::literal_of;
 use crate::lower::error::LowerError;
-use crate::lower::ir::ArithOp;
-use crate::lower::ir::special::{ERFC_FIT, ERFINV_CENTRAL, ERFINV_TAIL, LANCZOS, SQRT_TWO_PI};
+use crate::lower::ir::special::{ERFC_FIT, ERFINV_CENTRAL, ERFINV_TAIL, LANCZOS, SQRT_TWO_PI, TWO_OVER_PI};
+use crate::lower::ir::{ArithOp, Bessel};
 
 impl Emitter<'_> {
     /// `erfc(x)` ([`ArithOp::Erfc`]) or `e^(x²)·erfc(x)` ([`ArithOp::Erfcx`]).
@@ -173,5 +174,143 @@ impl Emitter<'_> {
         let unordered = self.compute(|r| format!("{r} = fcmp uno {t} {x}, {y}"));
         let equal_or_nan = self.compute(|r| format!("{r} = select i1 {unordered}, {t} {nan}, {t} {y}"));
         self.compute(|r| format!("{r} = select i1 {same}, {t} {equal_or_nan}, {t} {stepped}"))
+    }
+
+    /// `c₀ + c₁·z + …` (coefficients lowest degree first) by Horner's rule.
+    fn ascending(&mut self, t: &str, z: &str, coefficients: &[f64]) -> String {
+        let highest_first: Vec<f64> = coefficients.iter().rev().copied().collect();
+        self.polynomial(t, z, &highest_first)
+    }
+
+    /// `P(y)/Q(y)` of a Bessel function's fit below 8.
+    fn bessel_ratio(&mut self, t: &str, kind: Bessel, y: &str) -> String {
+        let (p, q) = kind.fit().near;
+        let (p, q) = (self.ascending(t, y, p), self.ascending(t, y, q));
+        self.compute(|r| format!("{r} = fdiv arcp afn {t} {p}, {q}"))
+    }
+
+    /// A Bessel function ([`ArithOp::Bessel`]) as [`Bessel`]'s formulas say, both ranges
+    /// computed and one selected; `J` and `Y` are 0 at ±∞ (where the phase is NaN), `Y` NaN
+    /// below 0 and `Y₁` −∞ at 0, `I` ±∞ at ±∞.
+    pub(super) fn bessel(&mut self, kind: Bessel, t: &str, x: &str) -> Result<String, LowerError> {
+        let fit = kind.fit();
+        let inf = literal_of(t, f64::INFINITY);
+        let ax = self.tmp();
+        self.intrinsic(&ax, "fabs", t, &[x]);
+        let infinite = self.compute(|r| format!("{r} = fcmp oeq {t} {ax}, {inf}"));
+        if matches!(kind, Bessel::I0 | Bessel::I1) {
+            let scaled = self.compute(|r| format!("{r} = fmul {t} {x}, {}", literal_of(t, 1.0 / 3.75)));
+            let y = self.compute(|r| format!("{r} = fmul {t} {scaled}, {scaled}"));
+            let p = self.ascending(t, &y, fit.near.0);
+            let near = match kind {
+                Bessel::I1 => self.compute(|r| format!("{r} = fmul {t} {ax}, {p}")),
+                _ => p,
+            };
+            let w = self.compute(|r| format!("{r} = fdiv arcp afn {t} {}, {ax}", literal_of(t, 3.75)));
+            let tail = self.ascending(t, &w, fit.far.0);
+            // e^x/√x as e^(x − ln(x)/2): no overflow before the function's own.
+            let l = self.float_op(ArithOp::Log, t, std::slice::from_ref(&ax))?;
+            let exponent = self.tmp();
+            self.intrinsic(&exponent, "fma", t, &[&l, &literal_of(t, -0.5), &ax]);
+            let e = self.float_op(ArithOp::Exp, t, &[exponent])?;
+            let far = self.compute(|r| format!("{r} = fmul {t} {e}, {tail}"));
+            let small = self.compute(|r| format!("{r} = fcmp olt {t} {ax}, {}", literal_of(t, 3.75)));
+            let finite = self.compute(|r| format!("{r} = select i1 {small}, {t} {near}, {t} {far}"));
+            let magnitude = self.compute(|r| format!("{r} = select i1 {infinite}, {t} {inf}, {t} {finite}"));
+            if kind == Bessel::I0 {
+                return Ok(magnitude);
+            }
+            let signed = self.tmp();
+            self.intrinsic(&signed, "copysign", t, &[&magnitude, x]);
+            return Ok(signed);
+        }
+        let second = matches!(kind, Bessel::Y0 | Bessel::Y1);
+        let y = self.compute(|r| format!("{r} = fmul {t} {x}, {x}"));
+        let ratio = self.bessel_ratio(t, kind, &y);
+        let ratio = match kind {
+            Bessel::J1 | Bessel::Y1 => self.compute(|r| format!("{r} = fmul {t} {x}, {ratio}")),
+            _ => ratio,
+        };
+        let near = match kind {
+            Bessel::Y0 | Bessel::Y1 => {
+                // + (2/π)·(J(x)·ln x [− 1/x]), J's own fit below 8.
+                let first = if kind == Bessel::Y0 {
+                    Bessel::J0
+                } else {
+                    Bessel::J1
+                };
+                let j = self.bessel_ratio(t, first, &y);
+                let j = match first {
+                    Bessel::J1 => self.compute(|r| format!("{r} = fmul {t} {x}, {j}")),
+                    _ => j,
+                };
+                let l = self.float_op(ArithOp::Log, t, &[x.to_string()])?;
+                let jl = self.compute(|r| format!("{r} = fmul {t} {j}, {l}"));
+                let term = match kind {
+                    Bessel::Y1 => {
+                        let inverse =
+                            self.compute(|r| format!("{r} = fdiv arcp afn {t} {}, {x}", literal_of(t, 1.0)));
+                        self.compute(|r| format!("{r} = fsub {t} {jl}, {inverse}"))
+                    }
+                    _ => jl,
+                };
+                let sum = self.tmp();
+                self.intrinsic(&sum, "fma", t, &[&term, &literal_of(t, TWO_OVER_PI), &ratio]);
+                sum
+            }
+            _ => ratio,
+        };
+        let z = self.compute(|r| format!("{r} = fdiv arcp afn {t} {}, {ax}", literal_of(t, 8.0)));
+        let zz = self.compute(|r| format!("{r} = fmul {t} {z}, {z}"));
+        let p = self.ascending(t, &zz, fit.far.0);
+        let q = self.ascending(t, &zz, fit.far.1);
+        let theta = self.compute(|r| format!("{r} = fsub {t} {ax}, {}", literal_of(t, fit.shift)));
+        let sine = self.float_op(ArithOp::Sin, t, std::slice::from_ref(&theta))?;
+        let cosine = self.float_op(ArithOp::Cos, t, &[theta])?;
+        let zq = self.compute(|r| format!("{r} = fmul {t} {z}, {q}"));
+        let wave = if second {
+            let a = self.compute(|r| format!("{r} = fmul {t} {cosine}, {zq}"));
+            let w = self.tmp();
+            self.intrinsic(&w, "fma", t, &[&sine, &p, &a]);
+            w
+        } else {
+            let a = self.compute(|r| format!("{r} = fmul {t} {sine}, {zq}"));
+            let minus = self.compute(|r| format!("{r} = fneg {t} {a}"));
+            let w = self.tmp();
+            self.intrinsic(&w, "fma", t, &[&cosine, &p, &minus]);
+            w
+        };
+        let ratio_over =
+            self.compute(|r| format!("{r} = fdiv arcp afn {t} {}, {ax}", literal_of(t, TWO_OVER_PI)));
+        let amplitude = self.float_op(ArithOp::Sqrt, t, &[ratio_over])?;
+        let far = self.compute(|r| format!("{r} = fmul {t} {amplitude}, {wave}"));
+        let far = match kind {
+            // J₁ is odd (and changes sign on its own: no copysign).
+            Bessel::J1 => {
+                let negative = self.compute(|r| format!("{r} = fcmp olt {t} {x}, {}", literal_of(t, 0.0)));
+                let minus = self.compute(|r| format!("{r} = fneg {t} {far}"));
+                self.compute(|r| format!("{r} = select i1 {negative}, {t} {minus}, {t} {far}"))
+            }
+            _ => far,
+        };
+        let small = self.compute(|r| format!("{r} = fcmp olt {t} {ax}, {}", literal_of(t, 8.0)));
+        let finite = self.compute(|r| format!("{r} = select i1 {small}, {t} {near}, {t} {far}"));
+        let mut value = self.compute(|r| {
+            format!(
+                "{r} = select i1 {infinite}, {t} {}, {t} {finite}",
+                literal_of(t, 0.0)
+            )
+        });
+        if second {
+            let negative = self.compute(|r| format!("{r} = fcmp olt {t} {x}, {}", literal_of(t, 0.0)));
+            let nan = literal_of(t, f64::NAN);
+            value = self.compute(|r| format!("{r} = select i1 {negative}, {t} {nan}, {t} {value}"));
+        }
+        if kind == Bessel::Y1 {
+            let zero = self.compute(|r| format!("{r} = fcmp oeq {t} {x}, {}", literal_of(t, 0.0)));
+            let minus_inf = literal_of(t, f64::NEG_INFINITY);
+            value = self.compute(|r| format!("{r} = select i1 {zero}, {t} {minus_inf}, {t} {value}"));
+        }
+        Ok(value)
     }
 }

@@ -230,6 +230,9 @@ pub enum ArithOp {
     /// assert_eq!(ArithOp::NextAfter.eval("f32", 32, &[f(0.0), f(-1.0)]), Some(0x8000_0001));
     /// ```
     NextAfter,
+    /// A Bessel function ([`Bessel`](super::special::Bessel): `J₀`, `J₁`, `Y₀`, `Y₁`, `I₀`,
+    /// `I₁`).
+    Bessel(super::special::Bessel),
 }
 
 /// `asin(x) = x + x·z·P(z)`, `z = x²`, for `|x| ≤ ½` (Cephes `asinf`), highest degree first.
@@ -339,7 +342,8 @@ impl ArithOp {
         match self {
             Neg | Abs | Exp | Exp2 | Log | Log2 | Log10 | Sqrt | FastSqrt | PreciseSqrt | Rsqrt | Sin
             | Cos | Erf | Floor | Ceil | Trunc | Round | Rint | Tanh | FastTanh | Log1p | Expm1 | Tan
-            | Asin | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Erfc | Erfcx | Erfinv | Lgamma => 1,
+            | Asin | Acos | Atan | Sinh | Cosh | Asinh | Acosh | Atanh | Erfc | Erfcx | Erfinv | Lgamma
+            | Bessel(_) => 1,
             Fma => 3,
             _ => 2,
         }
@@ -373,7 +377,7 @@ impl ArithOp {
             // What AMDGPU computes in hardware: `f32` and narrower.
             Exp2 | Log2 | Log10 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot
             | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Asinh | Acosh | Atanh | Erfc | Erfcx | Erfinv
-            | Lgamma => float && ty != "f64",
+            | Lgamma | Bessel(_) => float && ty != "f64",
             NextAfter => float,
             // Triton's HIP device library defines them for `f32` only.
             FastDiv | FastTanh | Ldexp => ty == "f32",
@@ -501,6 +505,7 @@ impl ArithOp {
             Erfcx => super::special::erfcx(x),
             Erfinv => super::special::erfinv(x),
             Lgamma => super::special::lgamma(x),
+            Bessel(kind) => super::special::bessel(kind, x),
             _ => return None,
         };
         if ty == "f64" {

@@ -67,6 +67,7 @@ pub use program::{
     HeldRow, Op, PackedPair, Packing, Program, Scalar, SwapKind, Value,
 };
 pub(crate) use program::{dpp_folds_into_next, walk};
+pub use special::Bessel;
 pub(crate) use uniform::Env;
 pub use uniform::{Cmp, Condition, Derived, Extent, Launch, Uniform, UniformInput, UniformOp};
 pub use xor_map::{ShiftTerm, XorMap};

@@ -10,7 +10,7 @@
 use super::{Lowering, Sym, fail};
 use crate::encodings::Encoding;
 use crate::lower::error::LowerError;
-use crate::lower::ir::{ArithOp, Op as ProgramOp, Predicate, Value};
+use crate::lower::ir::{ArithOp, Bessel, Op as ProgramOp, Predicate, Value};
 use crate::lower::plan::convert;
 use crate::lower::plan::dist::Dist;
 use crate::lower::plan::fma::fma_dot;
@@ -138,6 +138,12 @@ pub(super) fn library_op(symbol: &str) -> Option<ArithOp> {
         "erfinv" => ArithOp::Erfinv,
         "lgamma" => ArithOp::Lgamma,
         "nextafter" => ArithOp::NextAfter,
+        "j0" => ArithOp::Bessel(Bessel::J0),
+        "j1" => ArithOp::Bessel(Bessel::J1),
+        "y0" => ArithOp::Bessel(Bessel::Y0),
+        "y1" => ArithOp::Bessel(Bessel::Y1),
+        "i0" => ArithOp::Bessel(Bessel::I0),
+        "i1" => ArithOp::Bessel(Bessel::I1),
         _ => return None,
     })
 }
