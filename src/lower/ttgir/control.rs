@@ -116,7 +116,7 @@ impl Lowering<'_> {
                 self.data(op, v)?;
             }
         }
-        Ok(())
+        self.issue_shared_reads()
     }
 
     /// Lowers the ops of a region (its terminator excluded) into their own op list.
@@ -305,7 +305,7 @@ impl Lowering<'_> {
         let mut leaving = Vec::new();
         for ((&v, &arg), &r) in passed.iter().zip(after_args).zip(&op.results) {
             let inside = match self.sym(test, v)?.clone() {
-                Sym::Pending(_) => {
+                Sym::Pending(_) | Sym::SharedRead(_) => {
                     let (layout, values) = self.registers_of(test, v)?;
                     Sym::Data { layout, values }
                 }
@@ -402,7 +402,7 @@ impl Lowering<'_> {
                 }
                 // A deferred load, a splat, and a mask (a pipelined loop carries the next
                 // iteration's load masks) go into registers: each iteration yields new ones.
-                Sym::Pending(_) | Sym::Splat(_) | Sym::Mask { .. } | Sym::Cond(_) => {
+                Sym::Pending(_) | Sym::SharedRead(_) | Sym::Splat(_) | Sym::Mask { .. } | Sym::Cond(_) => {
                     let (layout, values) = self.registers_of(op, init)?;
                     Sym::Data { layout, values }
                 }
@@ -613,7 +613,7 @@ impl Lowering<'_> {
                         );
                     }
                 }
-                (Carry::Slot(_), Sym::Data { .. } | Sym::Pending(_) | Sym::Lanes(_))
+                (Carry::Slot(_), Sym::Data { .. } | Sym::Pending(_) | Sym::SharedRead(_) | Sym::Lanes(_))
                     if matches!(self.syms[arg], Some(Sym::Affine { base: None, .. } | Sym::Int(_))) =>
                 {
                     return Ok(Some(k));

@@ -174,7 +174,7 @@ impl Lowering<'_> {
                     data: Some((None, vec![x])),
                 }
             }
-            Sym::Data { .. } | Sym::Pending(_) => {
+            Sym::Data { .. } | Sym::Pending(_) | Sym::SharedRead(_) => {
                 let (layout, values) = self.typed_data(op, v)?;
                 let values = values.into_iter().map(|x| self.offset_register(x)).collect();
                 AddressParts {

@@ -321,6 +321,10 @@ impl Lowering<'_> {
         match self.sym(op, v)?.clone() {
             Sym::Data { layout, values } => Ok((layout, values)),
             Sym::Lanes(x) => Ok((Box::new(self.scalar_layout()?), vec![x])),
+            Sym::SharedRead(_) => {
+                self.issue_shared_reads()?;
+                self.data(op, v)
+            }
             Sym::Pending(pending) => {
                 let dist = Dist::of(&pending.layout, self.target.wave_size)?;
                 let mut values = pending.loader(&dist).all(&mut self.p);

@@ -102,7 +102,7 @@ use crate::target::Target;
 use crate::ttgir::axisinfo::{AxisInfo, analyze};
 use crate::ttgir::{AttrValue, Module, Op, TypeKind, attr, op_place};
 use memory::Pending;
-use shared::{LdsBuffer, SharedTile};
+use shared::{LdsBuffer, SharedRead, SharedTile};
 
 /// What a TTGIR value is while lowering.
 #[derive(Clone, Debug)]
@@ -144,6 +144,10 @@ enum Sym {
     /// A load not issued yet, perhaps converted: issued where it is first needed, so that a
     /// load → convert_layout → store streams through one round trip at a time.
     Pending(Box<Pending>),
+    /// A `ttg.local_load` of a tile not issued yet: its round trip runs with every other one
+    /// pending when the first of them is needed — the tiles written, one barrier, the tiles
+    /// read — or before the next op that may touch LDS or branch ([`lds_free`]).
+    SharedRead(Box<SharedRead>),
     /// A scalar every thread holds in a register (a scalar loaded from memory).
     Lanes(Value),
     /// A pointer or tensor of pointers whose offset is partly data (gathers, scatters).
@@ -171,6 +175,7 @@ impl Sym {
             Sym::Shared(_) => "a shared-memory tile",
             Sym::Buffer(_) => "a shared-memory buffer",
             Sym::Pending(_) => "a load",
+            Sym::SharedRead(_) => "a tile read from LDS",
             Sym::Lanes(_) => "a scalar in registers",
             Sym::Indexed(_) => "an address with a data part",
             Sym::Choice { .. } => "a pointer chosen at run time",
@@ -262,6 +267,39 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         "tt.dot" | "tt.dot_scaled" => (3, 1),
         _ => return None,
     })
+}
+
+/// Whether op `name` leaves LDS alone and does not branch, so that tile reads not issued yet
+/// ([`Sym::SharedRead`]) may wait past it: index arithmetic, element-wise ops, global loads
+/// and stores, moves within a thread's registers, a tile's `ttg.local_alloc` and
+/// `ttg.local_load` (which issues what it would overlap, and what a buffer's read follows).
+fn lds_free(name: &str) -> bool {
+    name.starts_with("arith.")
+        || name.starts_with("math.")
+        || matches!(
+            name,
+            "tt.splat"
+                | "tt.make_range"
+                | "tt.expand_dims"
+                | "tt.broadcast"
+                | "tt.addptr"
+                | "tt.load"
+                | "tt.store"
+                | "amdg.buffer_load"
+                | "amdg.buffer_store"
+                | "tt.get_program_id"
+                | "tt.get_num_programs"
+                | "tt.bitcast"
+                | "tt.fp_to_fp"
+                | "tt.precise_sqrt"
+                | "tt.precise_divf"
+                | "tt.mulhiui"
+                | "tt.clampf"
+                | "tt.extern_elementwise"
+                | "amdg.in_thread_transpose"
+                | "ttg.local_alloc"
+                | "ttg.local_load"
+        )
 }
 
 /// A kernel argument's name as an LLVM identifier that none of the emitted names can take.
@@ -387,7 +425,7 @@ impl Lowering<'_> {
                 .get(i)
                 .and_then(|&v| self.syms.get(v))
                 .and_then(Option::as_ref),
-            Some(Sym::Data { .. } | Sym::Pending(_) | Sym::Lanes(_))
+            Some(Sym::Data { .. } | Sym::Pending(_) | Sym::SharedRead(_) | Sym::Lanes(_))
         )
     }
 
@@ -397,7 +435,7 @@ impl Lowering<'_> {
     /// issues what is pending, they would read a mask defined inside the region.
     fn forget_loads_inside(&mut self, i: usize) {
         for v in 0..self.syms.len() {
-            if !matches!(self.syms[v], Some(Sym::Pending(_))) {
+            if !matches!(self.syms[v], Some(Sym::Pending(_) | Sym::SharedRead(_))) {
                 continue;
             }
             let mut at = self.m.def_op(v).and_then(|d| self.m.ops[d].parent);
@@ -425,7 +463,10 @@ impl Lowering<'_> {
             .map(|&(_, end)| end)
             .max()
             .unwrap_or(0);
-        let lowered = self.lower_op(i);
+        let lowered = match lds_free(&self.m.ops[i].name) {
+            true => self.lower_op(i),
+            false => self.issue_shared_reads().and_then(|()| self.lower_op(i)),
+        };
         (self.current, self.p.lds_reserved) = outer;
         if !self.m.ops[i].body.is_empty() {
             self.held.truncate(held);
@@ -522,7 +563,9 @@ impl Lowering<'_> {
                         pending.converted = Some(self.layout(op, r)?);
                         Sym::Pending(pending)
                     }
-                    Sym::Data { .. } | Sym::Pending(_) => return self.convert_data(op).map(|()| true),
+                    Sym::Data { .. } | Sym::Pending(_) | Sym::SharedRead(_) => {
+                        return self.convert_data(op).map(|()| true);
+                    }
                     // An address with a data part: the index registers move to the new layout
                     // (a scatter's offsets loaded in one layout, stored through in another).
                     Sym::Indexed(mut x) => {

@@ -34,6 +34,14 @@ pub(super) struct SharedTile {
     bits: u32,
 }
 
+/// A `ttg.local_load` of a tile not issued yet ([`Sym::SharedRead`]): the tile and the layout
+/// it is read in.
+#[derive(Clone, Debug)]
+pub(super) struct SharedRead {
+    tile: SharedTile,
+    layout: LinearLayout,
+}
+
 /// The layout whose lanes supply the addresses of `ds_read_b64_tr_b{8,16}` reading `dst`: its
 /// registers are `dst`'s first lanes (the chunk's elements), its lanes the rest of the 16-lane
 /// group, then `dst`'s first registers, then the upper lanes. `None` where the target has no such
@@ -357,43 +365,102 @@ impl Lowering<'_> {
     /// `ttg.local_load`: the tile read back in the result's layout.
     pub(super) fn local_load(&mut self, op: &Op) -> Result<(), LowerError> {
         if let Sym::Buffer(_) = self.operand(op, 0)? {
+            self.issue_shared_reads()?;
             return self.load_slice(op);
         }
         let Sym::Shared(tile) = self.operand(op, 0)?.clone() else {
             return fail(op, "reads a buffer that is not a tile written by ttg.local_alloc");
         };
         let r = op.results[0];
-        let dst = self.layout(op, r)?;
-        let values = self.through_lds(&tile, &dst)?;
-        self.define_data(op, dst, values)
+        let layout = self.layout(op, r)?;
+        // Reads batch only over tiles in parts of LDS of their own.
+        let (lo, hi) = (tile.base, tile.base + tile.bytes);
+        let overlapping = self.syms.iter().flatten().any(|s| {
+            matches!(s, Sym::SharedRead(read) if read.tile.base < hi && lo < read.tile.base + read.tile.bytes)
+        });
+        if overlapping {
+            self.issue_shared_reads()?;
+        }
+        self.define(op, Sym::SharedRead(Box::new(SharedRead { tile: *tile, layout })))
     }
 
-    /// A tile written to LDS and read back in `dst`: one round trip in its own part of LDS.
-    fn through_lds(&mut self, tile: &SharedTile, dst: &LinearLayout) -> Result<Vec<Value>, LowerError> {
-        let s = Dist::of(&tile.layout, self.target.wave_size)?;
-        let d = Dist::of(dst, self.target.wave_size)?;
-        let write = lds_bank_conflicts(&tile.layout, &tile.shared, tile.bits, self.target, LdsOp::Write)?;
-        let read = lds_bank_conflicts(dst, &tile.shared, tile.bits, self.target, LdsOp::Read)?;
-        let read_transposed = self.reads_transposed(dst, &d, &tile.shared, (tile.bits, read.vector_elems))?;
-        let mut loader = Loader::loaded(&s, &tile.values, tile.bits);
-        let transfer = Transfer {
-            s: &s,
-            d: &d,
-            trip: Trip {
-                shared: &tile.shared,
-                reps: 1,
-                lds_bytes: tile.bytes,
-                write_vector: write.vector_elems,
-                read_vector: read.vector_elems,
-                read_transposed,
-                element_bits: tile.bits,
-            },
-            base: tile.base,
-            source: Source::Registers(&mut loader),
-            sink: None,
-        };
-        round_trips(&mut self.p, &mut [transfer], self.target)?
-            .pop()
-            .ok_or_else(|| LowerError::new("a round trip without a result"))
+    /// Every `ttg.local_load` of a tile not issued yet, now, in one batch of round trips:
+    /// every tile written, one barrier, every tile read back.
+    pub(super) fn issue_shared_reads(&mut self) -> Result<(), LowerError> {
+        let pending: Vec<(usize, SharedRead)> = self
+            .syms
+            .iter()
+            .enumerate()
+            .filter_map(|(v, s)| match s {
+                Some(Sym::SharedRead(read)) => Some((v, (**read).clone())),
+                _ => None,
+            })
+            .collect();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let reads: Vec<&SharedRead> = pending.iter().map(|(_, r)| r).collect();
+        let values = self.through_lds(&reads)?;
+        for ((v, read), values) in pending.into_iter().zip(values) {
+            let layout = Box::new(read.layout);
+            self.syms[v] = Some(Sym::Data { layout, values });
+        }
+        Ok(())
+    }
+
+    /// Tiles written to LDS and read back, each in its layout and its own part of LDS: one
+    /// batch of round trips. Returns each read's registers.
+    fn through_lds(&mut self, reads: &[&SharedRead]) -> Result<Vec<Vec<Value>>, LowerError> {
+        let mut sources = Vec::with_capacity(reads.len());
+        let mut dests = Vec::with_capacity(reads.len());
+        let mut vectors = Vec::with_capacity(reads.len());
+        let mut transposed = Vec::with_capacity(reads.len());
+        for read in reads {
+            let (tile, dst) = (&read.tile, &read.layout);
+            let s = Dist::of(&tile.layout, self.target.wave_size)?;
+            let d = Dist::of(dst, self.target.wave_size)?;
+            let write = lds_bank_conflicts(&tile.layout, &tile.shared, tile.bits, self.target, LdsOp::Write)?;
+            let read_cost = lds_bank_conflicts(dst, &tile.shared, tile.bits, self.target, LdsOp::Read)?;
+            transposed.push(self.reads_transposed(
+                dst,
+                &d,
+                &tile.shared,
+                (tile.bits, read_cost.vector_elems),
+            )?);
+            vectors.push((write.vector_elems, read_cost.vector_elems));
+            sources.push(s);
+            dests.push(d);
+        }
+        let mut loaders: Vec<Loader> = reads
+            .iter()
+            .zip(&sources)
+            .map(|(read, s)| Loader::loaded(s, &read.tile.values, read.tile.bits))
+            .collect();
+        let mut transfers: Vec<Transfer> = reads
+            .iter()
+            .zip(&sources)
+            .zip(&dests)
+            .zip(&mut loaders)
+            .zip(vectors.iter().zip(transposed))
+            .map(
+                |((((read, s), d), loader), (&(write_vector, read_vector), read_transposed))| Transfer {
+                    s,
+                    d,
+                    trip: Trip {
+                        shared: &read.tile.shared,
+                        reps: 1,
+                        lds_bytes: read.tile.bytes,
+                        write_vector,
+                        read_vector,
+                        read_transposed,
+                        element_bits: read.tile.bits,
+                    },
+                    base: read.tile.base,
+                    source: Source::Registers(loader),
+                    sink: None,
+                },
+            )
+            .collect();
+        round_trips(&mut self.p, &mut transfers, self.target)
     }
 }

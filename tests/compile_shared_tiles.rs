@@ -1,0 +1,80 @@
+//! `lower::compile` of kernels whose tiles pass through shared memory (`ttg.local_alloc` then
+//! `ttg.local_load`, the operands of a dot): the reads of several tiles are issued together
+//! where the first of them is needed — every tile written, one barrier, every tile read — so a
+//! matmul's loop holds two barriers per iteration (the writes wait for the last iteration's
+//! reads, the reads for the writes), not one more per tile.
+
+mod lower_common;
+
+use linear_layout::lower::{CompileOptions, Op, compile};
+use linear_layout::target::Target;
+use lower_common::constructs::{ARCHS, float, run};
+
+/// The barriers of the innermost loop's body of `ops` (`None`: no loop).
+fn innermost_barriers(ops: &[Op]) -> Option<usize> {
+    ops.iter().find_map(|op| match op {
+        Op::Loop { body, .. } => innermost_barriers(body)
+            .or_else(|| Some(body.iter().filter(|o| matches!(o, Op::Barrier)).count())),
+        _ => None,
+    })
+}
+
+/// A 3×3 convolution (NHWC, padding 1) as an implicit GEMM — the second zoo's
+/// `conv2d_nhwc_kernel`, `make_ttir` of `scripts/zoo2/gen13.py` — over 2 images of 5 × 6
+/// pixels, 20 channels in and 24 out: 32 × 16 pixel × channel tiles of the input and 16 × 32
+/// tiles of the weights meet in a dot, both through LDS, in a loop over the channels inside
+/// the loops over the filter's taps.
+#[test]
+fn a_dots_two_tiles_share_one_barrier() {
+    let text = include_str!("fixtures/compile/zoo/conv2d_nhwc_32x32x16_f16.gfx942.ttir");
+    let (nb, h, w, c, k) = (2usize, 5usize, 6usize, 20usize, 24usize);
+    let m = nb * h * w;
+    // Small integers: every product and sum is exact in f16 and f32.
+    let x: Vec<f32> = (0..m * c).map(|i| ((i * 7 + i / 11) % 7) as f32 - 3.0).collect();
+    let wt: Vec<f32> = (0..9 * c * k)
+        .map(|i| ((i * 5 + i / 13) % 5) as f32 - 2.0)
+        .collect();
+    let halves = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|&f| half_bits(f).to_le_bytes()).collect() };
+    for arch in ARCHS {
+        let target = Target::by_name(arch).unwrap();
+        let kernel = compile(text, target, &CompileOptions::new(4))
+            .unwrap_or_else(|e| panic!("{arch}: {e}"))
+            .kernel;
+        assert_eq!(innermost_barriers(&kernel.program.ops), Some(2), "{arch}");
+        let mut buffers = vec![halves(&x), halves(&wt), vec![0; 4 * m * k]];
+        let scalars = [nb, h, w, c, k].map(|v| v as u64);
+        // The grid is (⌈m/32⌉, ⌈k/32⌉) = (2, 1): the x axis is the program id the kernel reads.
+        run(&kernel, &mut buffers, &scalars, m.div_ceil(32) as u32);
+        for (pixel, out) in (0..m).flat_map(|p| (0..k).map(move |o| (p, o))) {
+            let (image, row, col) = (pixel / (h * w), pixel / w % h, pixel % w);
+            let mut want = 0.0;
+            for (r, s) in (0..3).flat_map(|r| (0..3).map(move |s| (r, s))) {
+                let (ih, iw) = (row as i64 + r as i64 - 1, col as i64 + s as i64 - 1);
+                if ih < 0 || ih >= h as i64 || iw < 0 || iw >= w as i64 {
+                    continue;
+                }
+                let base = ((image * h + ih as usize) * w + iw as usize) * c;
+                for ch in 0..c {
+                    want += x[base + ch] * wt[((r * 3 + s) * c + ch) * k + out];
+                }
+            }
+            assert_eq!(
+                float(&buffers[2], pixel * k + out),
+                want,
+                "{arch}: pixel {pixel}, channel {out}"
+            );
+        }
+    }
+}
+
+/// The f16 bits of a small integer-valued `f32`.
+fn half_bits(f: f32) -> u16 {
+    let bits = f.to_bits();
+    if f == 0.0 {
+        return (bits >> 16) as u16;
+    }
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exponent = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    let mantissa = ((bits >> 13) & 0x3ff) as u16;
+    sign | ((exponent as u16) << 10) | mantissa
+}
