@@ -179,3 +179,15 @@ fn a_pack_that_does_not_divide_a_threads_elements_is_refused_at_its_line() {
         "{e}"
     );
 }
+
+#[test]
+fn the_cost_model_counts_a_statement_by_its_lines() {
+    use linear_layout::lower::kernel_cost;
+    let one_line = MIN_MAX.replace(r"\0A v_max_i32 $1, $2, $3", " ; a comment");
+    for arch in ARCHS {
+        let (two, one) = (compiled(MIN_MAX, arch), compiled(&one_line, arch));
+        let statements = two.llvm_ir().unwrap().matches(" asm ").count() as u64;
+        let (n2, n1) = (kernel_cost(&two).instructions, kernel_cost(&one).instructions);
+        assert_eq!(n2 - n1, statements, "{arch}: {n2} against {n1}");
+    }
+}

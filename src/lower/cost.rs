@@ -197,6 +197,16 @@ impl Pricer<'_> {
             Op::Barrier | Op::WorkgroupBarrier => {
                 one(u64::from(costs.barrier_cycles) + u64::from(costs.lds_latency_cycles))
             }
+            // Inline assembly: an instruction per line of its text (`;` starts a comment).
+            Op::InlineAsm { asm, .. } => {
+                let lines = asm
+                    .lines()
+                    .map(|l| l.split(';').next().unwrap_or("").trim())
+                    .filter(|l| !l.is_empty())
+                    .count()
+                    .max(1) as u64;
+                (issue.saturating_mul(lines), lines)
+            }
             Op::Bpermute { .. } => one(u64::from(costs.bpermute_cycles)),
             Op::Dpp { .. } | Op::PermlaneX16 { .. } | Op::PermlaneSwap { .. } => {
                 one(u64::from(costs.permlane_cycles))
