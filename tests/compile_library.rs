@@ -868,3 +868,58 @@ fn library_bessel_functions() {
         }
     }
 }
+
+/// `op` of f32 arguments as the interpreter evaluates it.
+fn evaluated(op: linear_layout::lower::ArithOp, args: &[f32]) -> f32 {
+    let bits: Vec<u64> = args.iter().map(|x| u64::from(x.to_bits())).collect();
+    f32::from_bits(op.eval("f32", 32, &bits).unwrap() as u32)
+}
+
+/// Laws of the special functions (the emitted code follows the same formulas): erfc's
+/// reflection `erfc(−x) = 2 − erfc(x)`, lgamma's recurrence `lgamma(x + 1) = lgamma(x) + ln x`,
+/// nextafter's steps undoing each other, and `I₀` even, `J₁` odd.
+#[test]
+fn special_functions_keep_their_laws() {
+    use linear_layout::lower::{ArithOp, Bessel};
+    fn reflection(x: f32) -> bool {
+        let x = (x % 6.0).abs();
+        if x.is_nan() {
+            return true;
+        }
+        let (a, b) = (evaluated(ArithOp::Erfc, &[x]), evaluated(ArithOp::Erfc, &[-x]));
+        (f64::from(a) + f64::from(b) - 2.0).abs() < 1e-6
+    }
+    fn recurrence(x: f32) -> bool {
+        let x = (x % 30.0).abs() + 0.5;
+        if x.is_nan() {
+            return true;
+        }
+        let (a, b) = (
+            evaluated(ArithOp::Lgamma, &[x + 1.0]),
+            evaluated(ArithOp::Lgamma, &[x]),
+        );
+        let want = f64::from(b) + f64::from(x).ln();
+        (f64::from(a) - want).abs() <= 1e-5 * want.abs().max(1.0)
+    }
+    fn steps(bits: u32) -> bool {
+        let x = f32::from_bits(bits);
+        if !x.is_finite() || x == f32::MAX || x == 0.0 {
+            return true;
+        }
+        let up = evaluated(ArithOp::NextAfter, &[x, f32::INFINITY]);
+        up > x && evaluated(ArithOp::NextAfter, &[up, f32::NEG_INFINITY]).to_bits() == x.to_bits()
+    }
+    fn parity(x: f32) -> bool {
+        let x = x % 40.0;
+        if x.is_nan() {
+            return true;
+        }
+        let (i0, j1) = (ArithOp::Bessel(Bessel::I0), ArithOp::Bessel(Bessel::J1));
+        evaluated(i0, &[x]) == evaluated(i0, &[-x]) && evaluated(j1, &[x]) == -evaluated(j1, &[-x])
+    }
+    let mut q = quickcheck::QuickCheck::new().tests(5_000);
+    q.quickcheck(reflection as fn(f32) -> bool);
+    q.quickcheck(recurrence as fn(f32) -> bool);
+    q.quickcheck(steps as fn(u32) -> bool);
+    q.quickcheck(parity as fn(f32) -> bool);
+}
