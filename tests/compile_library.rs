@@ -688,25 +688,7 @@ fn library_erfc_erfcx_and_erfinv() {
         ("__ocml_erfcx_f32", &erfcx),
         ("__ocml_erfinv_f32", &erfinv),
     ];
-    for arch in ARCHS {
-        for (symbol, table) in tables {
-            let k = compiled(&library_kernel(symbol, 1), arch);
-            let x: Vec<f32> = (0..256).map(|i| table[i % table.len()].0).collect();
-            let mut buffers = vec![floats(&x), vec![0; 1024]];
-            run(&k, &mut buffers, &[], 1);
-            for (i, &(x, want)) in table.iter().enumerate() {
-                let got = f64::from(float(&buffers[1], i));
-                let close = if want.is_nan() {
-                    got.is_nan()
-                } else if want.is_infinite() {
-                    got == want
-                } else {
-                    (got - want).abs() <= 1e-6 * want.abs()
-                };
-                assert!(close, "{arch} {symbol}({x}) = {got}, not {want}");
-            }
-        }
-    }
+    check_tables(&tables, 0.0);
 }
 
 /// `lgamma` against `ln|Γ|` to 16 digits (poles `+∞`, negative arguments by reflection, within
@@ -848,25 +830,7 @@ fn library_bessel_functions() {
             ],
         ),
     ];
-    for arch in ARCHS {
-        for (symbol, table) in tables {
-            let k = compiled(&library_kernel(symbol, 1), arch);
-            let x: Vec<f32> = (0..256).map(|i| table[i % table.len()].0).collect();
-            let mut buffers = vec![floats(&x), vec![0; 1024]];
-            run(&k, &mut buffers, &[], 1);
-            for (i, &(x, want)) in table.iter().enumerate() {
-                let got = f64::from(float(&buffers[1], i));
-                let close = if want.is_nan() {
-                    got.is_nan()
-                } else if want.is_infinite() {
-                    got == want
-                } else {
-                    (got - want).abs() <= 1e-6 * want.abs().max(1.0)
-                };
-                assert!(close, "{arch} {symbol}({x}) = {got}, not {want}");
-            }
-        }
-    }
+    check_tables(&tables, 1.0);
 }
 
 /// `op` of f32 arguments as the interpreter evaluates it.
@@ -922,4 +886,29 @@ fn special_functions_keep_their_laws() {
     q.quickcheck(recurrence as fn(f32) -> bool);
     q.quickcheck(steps as fn(u32) -> bool);
     q.quickcheck(parity as fn(f32) -> bool);
+}
+
+/// Each function of `tables` (a symbol and its `(x, f(x))` pairs) compiled, run on every
+/// target and compared: NaN for NaN, infinities exactly, else within 10⁻⁶ of `max(|f(x)|,
+/// floor)`.
+fn check_tables(tables: &[(&str, &[(f32, f64)])], floor: f64) {
+    for arch in ARCHS {
+        for &(symbol, table) in tables {
+            let k = compiled(&library_kernel(symbol, 1), arch);
+            let x: Vec<f32> = (0..256).map(|i| table[i % table.len()].0).collect();
+            let mut buffers = vec![floats(&x), vec![0; 1024]];
+            run(&k, &mut buffers, &[], 1);
+            for (i, &(x, want)) in table.iter().enumerate() {
+                let got = f64::from(float(&buffers[1], i));
+                let close = if want.is_nan() {
+                    got.is_nan()
+                } else if want.is_infinite() {
+                    got == want
+                } else {
+                    (got - want).abs() <= 1e-6 * want.abs().max(floor)
+                };
+                assert!(close, "{arch} {symbol}({x}) = {got}, not {want}");
+            }
+        }
+    }
 }
