@@ -78,3 +78,82 @@ fn half_bits(f: f32) -> u16 {
     let mantissa = ((bits >> 13) & 0x3ff) as u16;
     sign | ((exponent as u16) << 10) | mantissa
 }
+
+/// An int4 matmul as AWQ stores its weights (the second zoo's `awq_matmul_kernel`,
+/// `scripts/zoo2/gen14.py`): eight nibbles per i32, a zero and an f16 scale per group of 32
+/// rows of K, dequantized to f16 before the dot. Triton's layouts hoist the dot operand's
+/// conversion to the loads — the packed words, the zeros and the scales each go through LDS and
+/// the dequantization runs in the operand's layout, which repeats every element across the
+/// wave's halves on gfx1100 — where the cost mode leaves the one conversion of the f16 result
+/// by the dot: cheaper under the model, fewer instructions, the same numbers.
+#[test]
+fn a_dequantization_stays_in_its_loads_layout() {
+    use linear_layout::lower::Layouts;
+    let text = include_str!("fixtures/compile/zoo/awq_matmul_16x32x32_f16.gfx1100.ttir");
+    let (m, n, k, group) = (20usize, 64usize, 64usize, 32usize);
+    let a: Vec<f32> = (0..m * k).map(|i| ((i * 7 + i / 5) % 7) as f32 - 3.0).collect();
+    let packed: Vec<u32> = (0..k * n / 8)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761))
+        .collect();
+    let scales: Vec<f32> = (0..(k / group) * n).map(|i| (i % 5) as f32 - 2.0).collect();
+    let zeros: Vec<u32> = (0..(k / group) * n).map(|i| (i % 7) as u32).collect();
+    for arch in ARCHS {
+        let target = Target::by_name(arch).unwrap();
+        let options = |layouts| CompileOptions {
+            layouts,
+            ..CompileOptions::new(4)
+        };
+        let triton = compile(text, target, &options(Layouts::Triton)).unwrap();
+        let cost = compile(text, target, &options(Layouts::Cost)).unwrap();
+        let dequantized_in_dot_operand = |ttgir: &str| {
+            ttgir
+                .lines()
+                .any(|l| l.contains("arith.sitofp") && l.contains("dot_op"))
+        };
+        assert!(
+            dequantized_in_dot_operand(&triton.ttgir),
+            "{arch}: Triton's layouts"
+        );
+        assert!(!dequantized_in_dot_operand(&cost.ttgir), "{arch}: {}", cost.ttgir);
+        assert!(
+            cost.cost.cycles < triton.cost.cycles && cost.cost.instructions < triton.cost.instructions,
+            "{arch}: {} against {}",
+            cost.cost,
+            triton.cost
+        );
+        let words = |v: &[u32]| v.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+        let halves = |v: &[f32]| {
+            v.iter()
+                .flat_map(|&f| half_bits(f).to_le_bytes())
+                .collect::<Vec<u8>>()
+        };
+        let mut buffers = vec![
+            halves(&a),
+            words(&packed),
+            halves(&scales),
+            words(&zeros),
+            vec![0; 4 * m * n],
+        ];
+        let grid = [m.div_ceil(16) as u32, n.div_ceil(32) as u32, 1];
+        for (x, y) in (0..grid[0]).flat_map(|x| (0..grid[1]).map(move |y| (x, y))) {
+            let launch = linear_layout::lower::Launch {
+                scalars: [m, n, k].map(|v| v as u64).to_vec(),
+                workgroup: [x, y, 0],
+                grid,
+            };
+            linear_layout::lower::run_launch(&cost.kernel.program, &mut buffers, &launch)
+                .unwrap_or_else(|e| panic!("{arch}: {e}"));
+        }
+        for (i, j) in (0..m).flat_map(|i| (0..n).map(move |j| (i, j))) {
+            let want: f32 = (0..k)
+                .map(|kk| {
+                    let nibble = (packed[kk * (n / 8) + j / 8] >> ((j % 8) * 4)) & 0xF;
+                    let g = kk / group;
+                    let w = (nibble as f32 - zeros[g * n + j] as f32) * scales[g * n + j];
+                    a[i * k + kk] * w
+                })
+                .sum();
+            assert_eq!(float(&buffers[4], i * n + j), want, "{arch}: C[{i}][{j}]");
+        }
+    }
+}

@@ -344,11 +344,11 @@ pub(super) fn choose(
 /// Whether `c` may replace Triton's layouts priced `base`: cheaper, and executing no more
 /// instructions per wave either (the count kernels are measured by on the hardware), so a
 /// choice never loses to Triton's layouts on either.
-fn improves(c: &KernelCost, base: &KernelCost) -> bool {
+pub(super) fn improves(c: &KernelCost, base: &KernelCost) -> bool {
     rank(c) < rank(base) && c.cycles <= base.cycles && c.instructions <= base.instructions
 }
 
 /// The order of prices: cycles, then instructions, then LDS.
-fn rank(c: &KernelCost) -> (u64, u64, u64) {
+pub(super) fn rank(c: &KernelCost) -> (u64, u64, u64) {
     (c.cycles, c.instructions, c.lds_bytes)
 }

@@ -50,12 +50,14 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::heuristics::convert::{ConvertCost, convert_cost};
-use crate::heuristics::propagation::{LayoutPassOptions, layout_pipeline, strip_layouts};
+use crate::heuristics::propagation::{
+    HOISTED_TO_THE_LOADS, LayoutPassOptions, layout_pipeline, strip_layouts,
+};
 use crate::target::Target;
 use crate::ttgir::graph::Graph;
 use crate::ttgir::{Module, ValueType, element_bits, op_place};
 
-use super::choose::{LayoutChoice, choose, price};
+use super::choose::{LayoutChoice, choose, improves, price, rank};
 use super::cost::KernelCost;
 use super::error::LowerError;
 use super::ir::Kernel;
@@ -231,12 +233,9 @@ fn price_conversions(module: &Module, target: &Target) -> Result<Vec<PricedConve
     Ok(out)
 }
 
-/// Compiles `text` — TTIR without layouts, or TTGIR — for `target`: layouts chosen as
-/// `opts.layouts` says, then lowered as `lower ttgir` lowers (see the module docs). An error
-/// names the stage, the op and the line of `text` it was read from.
-pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Result<Compiled, LowerError> {
-    let mut pass_opts = LayoutPassOptions::new(target.name);
-    pass_opts.num_warps = opts.num_warps;
+/// The graph of `text` with its layouts chosen by Triton's pipeline under `pass_opts` (a TTGIR
+/// module's layouts taken off and chosen anew, or kept where that fails).
+fn layouts_of(text: &str, pass_opts: &LayoutPassOptions) -> Result<Graph, LowerError> {
     let layouts_error = |e: &dyn fmt::Display| LowerError::new(format!("layouts: {e}"));
     let (read, module) = Graph::parse_inlined(text).map_err(|e| layouts_error(&e))?;
     let has_layouts = read.values.iter().any(|v| v.ty.encoding.is_some());
@@ -245,10 +244,10 @@ pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Re
         .and_then(|mut g| strip_layouts(&mut g).then_some(g));
     let keep = || -> Result<Graph, LowerError> {
         let mut g = read;
-        layout_pipeline(&mut g, &module, &pass_opts).map_err(|e| layouts_error(&e))?;
+        layout_pipeline(&mut g, &module, pass_opts).map_err(|e| layouts_error(&e))?;
         Ok(g)
     };
-    let mut graph = if let Some(stripped) = stripped {
+    let graph = if let Some(stripped) = stripped {
         // A TTGIR module: its layouts are chosen anew, for its own warps; where that fails,
         // its layouts are the passes' start.
         let mut anew = pass_opts.clone();
@@ -283,13 +282,48 @@ pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Re
     } else {
         keep()?
     };
+    Ok(graph)
+}
+
+/// Compiles `text` — TTIR without layouts, or TTGIR — for `target`: layouts chosen as
+/// `opts.layouts` says, then lowered as `lower ttgir` lowers (see the module docs). An error
+/// names the stage, the op and the line of `text` it was read from.
+pub fn compile(text: &str, target: &'static Target, opts: &CompileOptions) -> Result<Compiled, LowerError> {
+    let mut pass_opts = LayoutPassOptions::new(target.name);
+    pass_opts.num_warps = opts.num_warps;
+    let mut graph = layouts_of(text, &pass_opts)?;
     let mut changes = std::mem::take(&mut graph.log);
     let triton = price(&graph, target)?;
     let (priced, choices) = match opts.layouts {
         Layouts::Triton => (triton, Vec::new()),
         Layouts::Cost => {
-            let (chosen, priced, choices) = choose(graph, triton, target)?;
-            changes.extend(chosen.log);
+            let triton_cost = triton.cost;
+            let hoisted = changes.iter().any(|line| line.contains(HOISTED_TO_THE_LOADS));
+            let (chosen, mut priced, mut choices) = choose(graph, triton, target)?;
+            let mut log = chosen.log;
+            // Where Triton hoists a dot operand's convert to the loads (the element-wise ops
+            // between computed in the operand's layout, where MMA operands repeat across
+            // lanes), the convert left by its dot is priced too.
+            if hoisted {
+                let mut by_dot = pass_opts.clone();
+                by_dot.hoist_dot_operands = false;
+                let alternative = layouts_of(text, &by_dot).and_then(|g| {
+                    let base = price(&g, target)?;
+                    choose(g, base, target)
+                });
+                if let Ok((g, p, c)) = alternative
+                    && improves(&p.cost, &triton_cost)
+                    && rank(&p.cost) < rank(&priced.cost)
+                {
+                    changes = g.log.clone();
+                    changes.push(format!(
+                        "the dot operands' converts left by their dots, not hoisted to their loads: {} against {}",
+                        p.cost, priced.cost
+                    ));
+                    (log, priced, choices) = (Vec::new(), p, c);
+                }
+            }
+            changes.extend(log);
             (priced, choices)
         }
     };

@@ -82,6 +82,7 @@ pub use moves::{LayoutMove, apply_layout_move, layout_moves};
 pub use pipeline::{
     LayoutPass, LayoutPassOptions, PIPELINE, layout_pipeline, run_layout_pass, run_layout_pass_explained,
 };
+pub use remat::HOISTED_TO_THE_LOADS;
 pub use scaled_dot::decompose_scaled_dots;
 pub use strip::strip_layouts;
 
@@ -192,6 +193,22 @@ impl std::error::Error for PassError {}
 /// Triton 3.6's `tritongpu-remove-layout-conversions` on `g`, in place; see the
 /// [module docs](self).
 pub fn remove_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
+    remove_layout_conversions_with(g, true)
+}
+
+/// [`remove_layout_conversions`], with Triton's last hoist — a convert into an MMA dot operand
+/// moved up to the loads it reads, the element-wise ops between computed in the operand's
+/// layout — taken (`hoist_dot_operands`, Triton's pass) or left out (the convert stays by the
+/// dot: the cost mode prices both).
+///
+/// ```
+/// use linear_layout::heuristics::propagation::remove_layout_conversions_with;
+/// use linear_layout::ttgir::graph::Graph;
+/// let mut g = Graph::parse("module {\n  tt.func @k(%a: i32) {\n    tt.return\n  }\n}\n")?;
+/// remove_layout_conversions_with(&mut g, false)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn remove_layout_conversions_with(g: &mut Graph, hoist_dot_operands: bool) -> Result<(), PassError> {
     bounded(g)?;
     for f in 0..g.funcs.len() {
         forward::propagate(g, f)?;
@@ -199,7 +216,7 @@ pub fn remove_layout_conversions(g: &mut Graph) -> Result<(), PassError> {
     cleanup::canonicalize(g, cleanup::Patterns::Converts);
     rematerialise(g, MAX_REMAT_ROUNDS)?;
     for f in 0..g.funcs.len() {
-        remat::hoist(g, f)?;
+        remat::hoist(g, f, hoist_dot_operands)?;
     }
     cleanup::canonicalize(g, cleanup::Patterns::Final);
     Ok(())

@@ -132,6 +132,9 @@ pub struct LayoutPassOptions {
     pub nonkdim: u32,
     /// F32DotTC's TF32 emulation (`tf32x3` dots split; NVIDIA only, off in the AMD pipeline).
     pub emu_tf32: bool,
+    /// remove-layout-conversions' hoist of converts into MMA dot operands up to their loads
+    /// (Triton's; off, the converts stay by their dots: [`remove_layout_conversions_with`](super::remove_layout_conversions_with)).
+    pub hoist_dot_operands: bool,
 }
 
 impl LayoutPassOptions {
@@ -144,6 +147,7 @@ impl LayoutPassOptions {
             kpack: 1,
             nonkdim: 0,
             emu_tf32: false,
+            hoist_dot_operands: true,
         }
     }
 }
@@ -272,7 +276,9 @@ fn apply(
             }
         }
         LayoutPass::F32DotTc => super::f32_dot_tc(g, opts.emu_tf32)?,
-        LayoutPass::RemoveLayoutConversions => super::remove_layout_conversions(g)?,
+        LayoutPass::RemoveLayoutConversions => {
+            super::remove_layout_conversions_with(g, opts.hoist_dot_operands)?
+        }
         LayoutPass::OptimizeThreadLocality => super::optimize_thread_locality(g)?,
         LayoutPass::OptimizeEpilogue => super::optimize_epilogue(g)?,
         LayoutPass::OptimizeDotOperands => super::optimize_dot_operands(g, &opts.arch)?,

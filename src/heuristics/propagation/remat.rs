@@ -651,14 +651,15 @@ pub(super) fn backward(g: &mut Graph, f: usize) -> Result<bool, PassError> {
 /// whose value cannot be recomputed (see [`super::conditionals`]), then converts into MMA dot
 /// operands move up to the loads feeding them (over element-wise ops and views), each step
 /// with its own state as in Triton.
-pub(super) fn hoist(g: &mut Graph, f: usize) -> Result<(), PassError> {
+/// (`dot_operands: false` leaves that last step out.)
+pub(super) fn hoist(g: &mut Graph, f: usize, dot_operands: bool) -> Result<(), PassError> {
     type Step = fn(&mut Remat, &mut Graph, OpId) -> Result<(), PassError>;
     let steps: [Step; 3] = [
         Remat::hoist_over_ext,
         Remat::hoist_into_conditionals,
         Remat::hoist_dot_operand,
     ];
-    for step in steps {
+    for step in steps.into_iter().take(if dot_operands { 3 } else { 2 }) {
         let mut r = Remat::new();
         let converts: Vec<OpId> = func_walk(g, f)
             .into_iter()
@@ -680,6 +681,9 @@ pub(super) fn hoist(g: &mut Graph, f: usize) -> Result<(), PassError> {
     }
     Ok(())
 }
+
+/// What the log says of a convert into a dot operand hoisted to the loads it reads.
+pub const HOISTED_TO_THE_LOADS: &str = "hoisted to the loads it reads";
 
 /// Whether `op` computes without moving data between threads (element-wise ops without side
 /// effects, broadcasts, converts, views).
@@ -789,6 +793,13 @@ impl Remat {
         if inner.values.is_empty() {
             return Ok(());
         }
+        g.note(
+            cvt,
+            format_args!(
+                "{HOISTED_TO_THE_LOADS}: {} values computed in the dot-operand layout",
+                inner.values.len()
+            ),
+        );
         self.rewrite_slice(g, &mut inner, cvt, &mut mapping)
     }
 
