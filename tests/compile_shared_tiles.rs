@@ -157,3 +157,66 @@ fn a_dequantization_stays_in_its_loads_layout() {
         }
     }
 }
+
+/// Booleans converted between layouts that exchange them across threads move as bytes: LDS and
+/// the lane moves address whole bytes, so `i1` elements packed eight to a byte would overwrite
+/// each other's bits. A mask made in one layout (each thread a row) and used in another (each
+/// thread a column): every element selects right, and no access of LDS is narrower than a byte.
+#[test]
+fn booleans_cross_threads_as_bytes() {
+    let text = r#"
+#row = #ttg.blocked<{sizePerThread = [1, 32], threadsPerWarp = [32, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
+#col = #ttg.blocked<{sizePerThread = [32, 1], threadsPerWarp = [2, 32], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k(%x: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %y: !tt.ptr<i32> {tt.divisibility = 16 : i32}) {
+    %zero = arith.constant dense<0> : tensor<128x64xi32, #row>
+    %none = arith.constant dense<-1> : tensor<128x64xi32, #col>
+    %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #ttg.slice<{dim = 1, parent = #row}>>
+    %c = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #ttg.slice<{dim = 0, parent = #row}>>
+    %r2 = tt.expand_dims %r {axis = 1 : i32} : tensor<128xi32, #ttg.slice<{dim = 1, parent = #row}>> -> tensor<128x1xi32, #row>
+    %c2 = tt.expand_dims %c {axis = 0 : i32} : tensor<64xi32, #ttg.slice<{dim = 0, parent = #row}>> -> tensor<1x64xi32, #row>
+    %k64 = arith.constant dense<64> : tensor<128x1xi32, #row>
+    %ro = arith.muli %r2, %k64 : tensor<128x1xi32, #row>
+    %rb = tt.broadcast %ro : tensor<128x1xi32, #row> -> tensor<128x64xi32, #row>
+    %cb = tt.broadcast %c2 : tensor<1x64xi32, #row> -> tensor<128x64xi32, #row>
+    %o = arith.addi %rb, %cb : tensor<128x64xi32, #row>
+    %px = tt.splat %x : !tt.ptr<i32> -> tensor<128x64x!tt.ptr<i32>, #row>
+    %ax = tt.addptr %px, %o : tensor<128x64x!tt.ptr<i32>, #row>, tensor<128x64xi32, #row>
+    %v = tt.load %ax : tensor<128x64x!tt.ptr<i32>, #row>
+    %m = arith.cmpi sgt, %v, %zero : tensor<128x64xi32, #row>
+    %mc = ttg.convert_layout %m : tensor<128x64xi1, #row> -> tensor<128x64xi1, #col>
+    %vc = ttg.convert_layout %v : tensor<128x64xi32, #row> -> tensor<128x64xi32, #col>
+    %oc = ttg.convert_layout %o : tensor<128x64xi32, #row> -> tensor<128x64xi32, #col>
+    %s = arith.select %mc, %vc, %none : tensor<128x64xi1, #col>, tensor<128x64xi32, #col>
+    %py = tt.splat %y : !tt.ptr<i32> -> tensor<128x64x!tt.ptr<i32>, #col>
+    %ay = tt.addptr %py, %oc : tensor<128x64x!tt.ptr<i32>, #col>, tensor<128x64xi32, #col>
+    tt.store %ay, %s : tensor<128x64x!tt.ptr<i32>, #col>
+    tt.return
+  }
+}"#;
+    use linear_layout::lower::{Launch, run_launch, ttgir_kernel};
+    use linear_layout::ttgir::Module;
+    let module = Module::parse(text).unwrap();
+    let kernel = ttgir_kernel(&module, Target::by_name("gfx942").unwrap()).unwrap();
+    let ir = kernel.llvm_ir().unwrap();
+    assert!(
+        !ir.lines()
+            .any(|l| l.contains("addrspace(3)") && (l.contains(" i1 ") || l.contains("x i1>"))),
+        "an LDS access of booleans"
+    );
+    let x: Vec<i32> = (0..128 * 64).map(|i| (i * 37 % 11) - 5).collect();
+    let mut buffers = vec![
+        x.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        vec![0u8; 4 * 128 * 64],
+    ];
+    let launch = Launch {
+        scalars: vec![],
+        workgroup: [0, 0, 0],
+        grid: [1, 1, 1],
+    };
+    run_launch(&kernel.program, &mut buffers, &launch).unwrap();
+    for (i, &v) in x.iter().enumerate() {
+        let got = i32::from_le_bytes(buffers[1][4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(got, if v > 0 { v } else { -1 }, "element {i}");
+    }
+}

@@ -144,6 +144,14 @@ pub(crate) fn registers(
 ) -> Result<Vec<Value>, LowerError> {
     let s = Dist::of(src, target.wave_size)?;
     let d = Dist::of(dst, target.wave_size)?;
+    // Booleans move as bytes: LDS and the lane moves address whole bytes, and eight
+    // threads' bits of one byte would overwrite each other.
+    if bits < 8 {
+        let bytes: Vec<Value> = values.iter().map(|&v| p.convert(v, ("i1", "i8"), 8)).collect();
+        let mut loader = Loader::loaded(&s, &bytes, 8);
+        let moved = convert(p, src, dst, &s, &d, 8, target, &mut loader, None)?;
+        return Ok(moved.into_iter().map(|v| p.convert(v, ("i8", "i1"), 1)).collect());
+    }
     let mut loader = Loader::loaded(&s, values, bits);
     convert(p, src, dst, &s, &d, bits, target, &mut loader, None)
 }
