@@ -654,12 +654,16 @@ pub(super) fn backward(g: &mut Graph, f: usize) -> Result<bool, PassError> {
 /// (`dot_operands: false` leaves that last step out.)
 pub(super) fn hoist(g: &mut Graph, f: usize, dot_operands: bool) -> Result<(), PassError> {
     type Step = fn(&mut Remat, &mut Graph, OpId) -> Result<(), PassError>;
-    let steps: [Step; 3] = [
-        Remat::hoist_over_ext,
-        Remat::hoist_into_conditionals,
-        Remat::hoist_dot_operand,
-    ];
-    for step in steps.into_iter().take(if dot_operands { 3 } else { 2 }) {
+    let steps: &[Step] = if dot_operands {
+        &[
+            Remat::hoist_over_ext,
+            Remat::hoist_into_conditionals,
+            Remat::hoist_dot_operand,
+        ]
+    } else {
+        &[Remat::hoist_over_ext, Remat::hoist_into_conditionals]
+    };
+    for &step in steps {
         let mut r = Remat::new();
         let converts: Vec<OpId> = func_walk(g, f)
             .into_iter()

@@ -32,7 +32,7 @@ const LN2_HI: f64 = 6.931_471_803_691_238e-1;
 const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 
 /// The integer type as wide as float type `t`.
-fn int_of(t: &str) -> &'static str {
+pub(super) fn int_of(t: &str) -> &'static str {
     match t {
         "double" => "i64",
         "half" | "bfloat" => "i16",

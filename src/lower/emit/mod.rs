@@ -1206,8 +1206,8 @@ impl Emitter<'_> {
         }
         let r = self.tmp();
         self.line(&format!("{r} = {call}"));
-        if let [one] = dst {
-            return self.scatter(&r, &types[0], &one.values);
+        if let ([one], [t]) = (dst, types.as_slice()) {
+            return self.scatter(&r, t, &one.values);
         }
         for (i, (result, t)) in dst.iter().zip(&types).enumerate() {
             let e = self.tmp();

@@ -14,10 +14,10 @@
 //! infinite `x` does not make `∞ − ∞`.
 
 use super::Emitter;
-use super::arith::literal_of;
+use super::arith::{int_of, literal_of};
 use crate::lower::error::LowerError;
 use crate::lower::ir::special::{ERFC_FIT, ERFINV_CENTRAL, ERFINV_TAIL, LANCZOS, SQRT_TWO_PI, TWO_OVER_PI};
-use crate::lower::ir::{ArithOp, Bessel};
+use crate::lower::ir::{ArithOp, Bessel, numeric};
 
 impl Emitter<'_> {
     /// `erfc(x)` ([`ArithOp::Erfc`]) or `e^(x²)·erfc(x)` ([`ArithOp::Erfcx`]).
@@ -143,18 +143,8 @@ impl Emitter<'_> {
     /// where `y` lies beyond `x`), the smallest subnormal with `y`'s sign after a zero, `y`
     /// where they are equal, NaN where either is.
     pub(super) fn next_after(&mut self, t: &str, x: &str, y: &str) -> String {
-        let int = match t {
-            "double" => "i64",
-            "half" | "bfloat" => "i16",
-            _ => "i32",
-        };
-        let bits = if int == "i64" {
-            64
-        } else if int == "i16" {
-            16
-        } else {
-            32
-        };
+        let int = int_of(t);
+        let bits = numeric::bits(int);
         let xi = self.compute(|r| format!("{r} = bitcast {t} {x} to {int}"));
         let yi = self.compute(|r| format!("{r} = bitcast {t} {y} to {int}"));
         let up = self.compute(|r| format!("{r} = add {int} {xi}, 1"));

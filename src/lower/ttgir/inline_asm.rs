@@ -52,8 +52,8 @@ impl Lowering<'_> {
             None => 1,
             Some(_) => return fail(op, "packed_element must be a positive integer"),
         };
-        let pure = matches!(attr(&op.attrs, "pure"), Some(AttrValue::Int(1)))
-            || matches!(attr(&op.attrs, "pure"), Some(AttrValue::Raw(t)) if t == "true");
+        // The reader reads `true` as 1.
+        let pure = matches!(attr(&op.attrs, "pure"), Some(AttrValue::Int(1)));
         let Some(&first) = op.results.first() else {
             return fail(op, "has no result");
         };
