@@ -55,6 +55,11 @@ struct State<'a> {
     interval: u32,
     /// Bytes added to every LDS address (an [`Op::LdsWindow`]'s offset).
     lds_shift: u64,
+    /// Per thread, whether it runs the ops at hand: every thread, but where threads part ways
+    /// ([`BranchCondition::PerThread`]) those that took the branch or stay in the loop. The ops
+    /// under such a branch compute what a thread computes alone, so they run in every thread;
+    /// only what the branch or loop leaves is each thread's own.
+    active: Vec<bool>,
 }
 
 fn mask(bits: u32) -> u64 {
@@ -356,6 +361,7 @@ pub fn run_launch(p: &Program, buffers: &mut [Vec<u8>], launch: &Launch) -> Resu
         tags: vec![untagged; p.lds_bytes as usize],
         interval: 0,
         lds_shift: 0,
+        active: vec![true; p.threads as usize],
     };
     let mut r = Run {
         env: Env {
@@ -452,10 +458,12 @@ fn missing() -> LowerError {
 }
 
 /// Whether a branch's test holds: its uniforms compared, or the bit every thread holds (an
-/// error where threads disagree: the emitted code would read the first lane's).
+/// error where threads disagree: the emitted code would read the first lane's). A test each
+/// thread makes for itself holds as any active thread's does.
 fn branch_holds(cond: &BranchCondition, s: &State, r: &Run, threads: usize) -> Result<bool, LowerError> {
     match cond {
         BranchCondition::Uniform(c) => c.value_in(&r.env).ok_or_else(missing),
+        BranchCondition::PerThread(v) => Ok((0..threads).any(|t| s.active[t] && s.get(*v, t) & 1 == 1)),
         BranchCondition::Value(v) => {
             let first = s.get(*v, 0) & 1;
             if (1..threads).any(|t| s.get(*v, t) & 1 != first) {
@@ -1064,6 +1072,7 @@ fn exec(
                 }
                 // The test counts as an operation: an empty loop that never ends is bounded too.
                 let iteration = (walk(before).count() + walk(after).count() + 1) as u64;
+                let outer = s.active.clone();
                 loop {
                     r.loop_operations += iteration;
                     if r.loop_operations > MAX_LOOP_OPERATIONS {
@@ -1072,6 +1081,19 @@ fn exec(
                         ));
                     }
                     exec(p, s, r, buffers, before)?;
+                    if let BranchCondition::PerThread(c) = cond {
+                        // A thread whose test fails leaves: its results are what this first
+                        // part left it; the others go on.
+                        for t in 0..threads {
+                            if s.active[t] && s.get(*c, t) & 1 == 0 {
+                                s.active[t] = false;
+                                for [dst, src] in results {
+                                    let x = s.get(*src, t);
+                                    s.set(*dst, t, x);
+                                }
+                            }
+                        }
+                    }
                     let holds = branch_holds(cond, s, r, threads)?;
                     if !holds {
                         break;
@@ -1090,16 +1112,21 @@ fn exec(
                     }
                     for (v, xs) in values.iter().zip(moved) {
                         for (t, x) in xs.into_iter().enumerate() {
-                            s.set(v.phi, t, x);
+                            if s.active[t] {
+                                s.set(v.phi, t, x);
+                            }
                         }
                     }
                 }
-                for [dst, src] in results {
-                    for t in 0..threads {
-                        let x = s.get(*src, t);
-                        s.set(*dst, t, x);
+                if !matches!(cond, BranchCondition::PerThread(_)) {
+                    for [dst, src] in results {
+                        for t in 0..threads {
+                            let x = s.get(*src, t);
+                            s.set(*dst, t, x);
+                        }
                     }
                 }
+                s.active = outer;
             }
             Op::If {
                 cond,
@@ -1107,6 +1134,26 @@ fn exec(
                 otherwise,
                 results,
             } => {
+                if let BranchCondition::PerThread(c) = cond {
+                    // Each thread takes its own arm: both run, each in the threads that took
+                    // it, and each thread's results come from its arm.
+                    let outer = s.active.clone();
+                    let took: Vec<bool> = (0..threads).map(|t| s.get(*c, t) & 1 == 1).collect();
+                    for (arm, side) in [(then, true), (otherwise, false)] {
+                        s.active = (0..threads).map(|t| outer[t] && took[t] == side).collect();
+                        if s.active.iter().any(|&a| a) {
+                            exec(p, s, r, buffers, arm)?;
+                        }
+                    }
+                    s.active = outer;
+                    for [dst, a, b] in results {
+                        for (t, &took) in took.iter().enumerate() {
+                            let x = s.get(if took { *a } else { *b }, t);
+                            s.set(*dst, t, x);
+                        }
+                    }
+                    continue;
+                }
                 let holds = branch_holds(cond, s, r, threads)?;
                 exec(p, s, r, buffers, if holds { then } else { otherwise })?;
                 for [dst, a, b] in results {

@@ -462,6 +462,18 @@ pub struct Op {
     /// The blocks a branch (`cf.br`, `cf.cond_br`) goes to, in order, each with how many of
     /// the operands it passes (after the condition of `cf.cond_br`, in order).
     pub successors: Vec<Successor>,
+    /// The labelled blocks of its regions (`^bb0(…):`, `^bb1:` …), in order, each starting at
+    /// its place in [`body`](Op::body): a region of several blocks branches between them (a
+    /// scalar function with an early `return` mapped by `tt.map_elementwise`).
+    ///
+    /// ```
+    /// use linear_layout::ttgir::Module;
+    /// let m = Module::parse("module {\n tt.func @f(%x: tensor<4xf32>) {\n %y = \"tt.map_elementwise\"(%x) <{pack = 1 : i32}> ({\n ^bb0(%a: f32):\n %c = arith.constant 0.0 : f32\n %p = arith.cmpf ogt, %a, %c : f32\n cf.cond_br %p, ^bb2(%a : f32), ^bb1\n ^bb1:\n cf.br ^bb2(%c : f32)\n ^bb2(%r: f32):\n tt.map_elementwise.return %r : f32\n }) : (tensor<4xf32>) -> tensor<4xf32>\n tt.return\n }\n}")?;
+    /// let labels: Vec<(&str, usize)> = m.ops[0].blocks.iter().map(|b| (b.label.as_str(), b.start)).collect();
+    /// assert_eq!(labels, [("^bb0", 0), ("^bb1", 3), ("^bb2", 4)]);
+    /// # Ok::<(), linear_layout::ttgir::TtgirError>(())
+    /// ```
+    pub blocks: Vec<FuncBlock>,
 }
 
 /// A branch's target: a block of the function's body and the number of operands passed to
@@ -483,12 +495,13 @@ pub struct Successor {
     pub operands: usize,
 }
 
-/// A block of a function body that has several (`^bb1(%a: i32):` … a branch or a return).
+/// A block of a body that has several — a function's or a region's (`^bb1(%a: i32):` … a
+/// branch, a return or the region's terminator).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FuncBlock {
     /// Its label (`^bb0` for the entry block).
     pub label: String,
-    /// Where its ops start in the function's [`body`](Func::body).
+    /// Where its ops start in the body ([`Func::body`], [`Op::body`]).
     pub start: usize,
     /// Its arguments' values.
     pub args: Vec<usize>,

@@ -1296,6 +1296,7 @@ impl<'a> Reader<'a> {
             line,
             opaque: false,
             successors: Vec::new(),
+            blocks: Vec::new(),
         };
         // In generic form (`"scf.for"(%lb, %ub, %step, %init) ({ ^bb0(%iv, %acc): …`) their
         // operands and block arguments are those of any op.
@@ -1911,8 +1912,8 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// A block label `^bb0(%a: T, …):` opening a region's block: its arguments become block
-    /// arguments of the region's op, after those it already has.
+    /// A block label `^bb0(%a: T, …):` opening a region's block: a block of the region's op
+    /// ([`Op::blocks`]), its arguments block arguments of the op, after those it already has.
     fn block_label(
         &mut self,
         t: &str,
@@ -1923,7 +1924,17 @@ impl Reader<'_> {
         let Some(op_idx) = parent else {
             return Err(self.err(base, "a block label outside a region op"));
         };
-        let Some(open) = t.find('(') else {
+        let open = t.find('(');
+        let label = t[..open.or_else(|| t.find(':')).unwrap_or(t.len())]
+            .trim()
+            .to_string();
+        let start = self.m.ops[op_idx].body.len();
+        self.m.ops[op_idx].blocks.push(FuncBlock {
+            label,
+            start,
+            args: Vec::new(),
+        });
+        let Some(open) = open else {
             return Ok(()); // `^bb1:` without arguments
         };
         for (name, ty) in self.block_arg_list(t, base, open)? {
@@ -1931,6 +1942,9 @@ impl Reader<'_> {
             let v = self.new_value(name.clone(), ty, ValueDef::BlockArg { op: op_idx, index });
             scope.put(name, v);
             self.m.ops[op_idx].block_args.push(v);
+            if let Some(block) = self.m.ops[op_idx].blocks.last_mut() {
+                block.args.push(v);
+            }
         }
         Ok(())
     }

@@ -556,10 +556,12 @@ impl Emitter<'_> {
     /// The `i1` a branch tests: a condition of uniforms, or one bit every thread agrees on,
     /// made a scalar so that the branch is uniform: the wave's ballot of it is zero or not
     /// (LLVM branches on the compare's lane mask itself, `s_cbranch_vccz`, where moving the
-    /// bit to a scalar register costs a select, a `readfirstlane` and a compare).
+    /// bit to a scalar register costs a select, a `readfirstlane` and a compare); a bit each
+    /// thread tests for itself is the lane's own (LLVM masks the lanes that part ways).
     fn branch_test(&mut self, cond: &BranchCondition) -> Result<String, LowerError> {
         match cond {
             BranchCondition::Uniform(c) => self.condition_of(c),
+            BranchCondition::PerThread(v) => self.val(*v),
             BranchCondition::Value(v) => {
                 let bit = self.val(*v)?;
                 let (ballot, test) = (self.tmp(), self.tmp());

@@ -73,7 +73,7 @@ macro_rules! operands_of {
                         [a, b]
                     })
                     .collect();
-                if let BranchCondition::Value(v) = cond {
+                if let BranchCondition::Value(v) | BranchCondition::PerThread(v) = cond {
                     all.push(v);
                 }
                 all
@@ -84,7 +84,7 @@ macro_rules! operands_of {
                     .flat_map(|c| [& $($m)? c.init, & $($m)? c.next])
                     .collect();
                 all.extend(results.into_iter().map(|r| & $($m)? r[1]));
-                if let BranchCondition::Value(v) = cond {
+                if let BranchCondition::Value(v) | BranchCondition::PerThread(v) = cond {
                     all.push(v);
                 }
                 all

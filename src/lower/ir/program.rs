@@ -517,14 +517,23 @@ pub struct CarriedValue {
 }
 
 /// What decides a branch — whether an [`If`](Op::If) runs its first arm, whether a
-/// [`While`](Op::While) loop goes on: a condition of uniforms, or a 1-bit value every thread
+/// [`While`](Op::While) loop goes on: a condition of uniforms, a 1-bit value every thread
 /// holds the same bit of (a scalar computed in registers; the emitted code reads it from the
-/// first lane, the interpreter checks that every thread agrees).
+/// first lane, the interpreter checks that every thread agrees), or a 1-bit value each thread
+/// tests for itself.
+///
+/// The last is a scalar function mapped over a tensor's elements (`tt.map_elementwise`):
+/// `if x > 0: return x` decides per element, so the threads part ways — each runs its own arm,
+/// or its own iterations of a loop, and the results are each thread's own. Under such a
+/// branch every op is one a thread computes alone (no memory, barrier or exchange between
+/// lanes: [`validate`](super::Program::validate) checks it); the emitted code branches on the
+/// lane's bit and LLVM masks the lanes.
 ///
 /// ```
 /// use linear_layout::lower::{Cmp, Condition, Uniform, UniformInput, Value, BranchCondition};
 /// let below_n = BranchCondition::Uniform(Condition { lhs: Uniform::input(UniformInput::Carried(0)), cmp: Cmp::Lt, rhs: Uniform::input(UniformInput::Argument(0)) });
 /// assert_ne!(below_n, BranchCondition::Value(Value(3)));
+/// assert_eq!(BranchCondition::PerThread(Value(3)).value(), Some(Value(3)));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BranchCondition {
@@ -532,13 +541,15 @@ pub enum BranchCondition {
     Uniform(Condition),
     /// A 1-bit value, the same in every thread.
     Value(Value),
+    /// A 1-bit value each thread tests for itself.
+    PerThread(Value),
 }
 
 impl BranchCondition {
     /// The value it tests, if it tests one.
     pub fn value(&self) -> Option<Value> {
         match self {
-            BranchCondition::Value(v) => Some(*v),
+            BranchCondition::Value(v) | BranchCondition::PerThread(v) => Some(*v),
             BranchCondition::Uniform(_) => None,
         }
     }
@@ -547,7 +558,7 @@ impl BranchCondition {
     pub(crate) fn inputs(&self) -> Vec<UniformInput> {
         match self {
             BranchCondition::Uniform(c) => c.inputs().collect(),
-            BranchCondition::Value(_) => Vec::new(),
+            BranchCondition::Value(_) | BranchCondition::PerThread(_) => Vec::new(),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::atomic::{AtomicKind, AtomicPath};
 use super::numeric;
-use super::program::{Op, Program, Scalar, Value, walk};
+use super::program::{BranchCondition, Op, Program, Scalar, Value, walk};
 use super::uniform::{Condition, Extent, UniformInput};
 use crate::lower::error::LowerError;
 use crate::target::mma::element_bits;
@@ -208,6 +208,29 @@ impl Program {
             if !control {
                 return bad(
                     "a loop steps by a positive count, carries and leaves values of one width and tests one bit; a branch's results agree in width",
+                );
+            }
+            let parted = match op {
+                Op::If {
+                    cond: BranchCondition::PerThread(_),
+                    then,
+                    otherwise,
+                    ..
+                } => Some((true, [then, otherwise])),
+                Op::While {
+                    cond: BranchCondition::PerThread(_),
+                    uniforms,
+                    before,
+                    after,
+                    ..
+                } => Some((uniforms.is_empty(), [before, after])),
+                _ => None,
+            };
+            if let Some((no_uniforms, bodies)) = parted
+                && !(no_uniforms && bodies.into_iter().flat_map(|b| walk(b)).all(computed_alone))
+            {
+                return bad(
+                    "under a branch each thread takes for itself, every op is one a thread computes alone and a loop carries no uniform",
                 );
             }
             if let Some(x) = self.uniform_inputs(op).into_iter().find(|x| match *x {
@@ -420,4 +443,25 @@ impl Program {
             ))
         }
     }
+}
+
+/// Whether a thread computes `op` alone — no memory, barrier, exchange between lanes or read of
+/// the first lane — so that it may run where threads part ways.
+fn computed_alone(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Arith { .. }
+            | Op::Compare { .. }
+            | Op::Select { .. }
+            | Op::Convert { .. }
+            | Op::Constant { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
+            | Op::ThreadMap { .. }
+            | Op::Argument { .. }
+            | Op::UniformValue { .. }
+            | Op::Loop { .. }
+            | Op::If { .. }
+            | Op::While { .. }
+    )
 }

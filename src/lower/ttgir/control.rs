@@ -71,6 +71,10 @@ impl Lowering<'_> {
     fn loop_bound(&mut self, op: &Op, v: usize) -> Result<Uniform, LowerError> {
         match self.sym(op, v)?.clone() {
             Sym::Int(u) => Ok(u),
+            Sym::Lanes(_) if self.divergent => fail(
+                op,
+                "a loop whose bounds differ from element to element in a mapped function is not lowered",
+            ),
             Sym::Lanes(x) if self.p.value_bits(x) == 32 => {
                 let slot = self.slot();
                 self.p.ops.push(ProgramOp::ReadUniform { slot, src: x });
@@ -161,7 +165,8 @@ impl Lowering<'_> {
     where
         F: Fn(&mut Self, &Op, &[bool]) -> Result<Option<usize>, LowerError>,
     {
-        let mut in_registers = vec![false; carried];
+        // In a mapped scalar function a loop's values are each thread's own from the start.
+        let mut in_registers = vec![self.divergent; carried];
         self.issue_pending(op)?;
         let (ops, values, slots, derived, buffers) = (
             self.p.ops.len(),
@@ -635,7 +640,8 @@ impl Lowering<'_> {
     }
 
     /// What `op`'s first operand (an `i1` scalar) decides as a branch: a uniform condition, a
-    /// constant, or a scalar in registers — the same in every thread, as every rank-0 value is.
+    /// constant, or a scalar in registers — the same in every thread, as every rank-0 value is,
+    /// but in a mapped scalar function, where each thread tests its own.
     pub(super) fn branch_condition(&mut self, op: &Op) -> Result<BranchCondition, LowerError> {
         Ok(match self.operand(op, 0)?.clone() {
             Sym::Cond(c) => BranchCondition::Uniform(c),
@@ -645,6 +651,7 @@ impl Lowering<'_> {
                 cmp: Cmp::Ne,
                 rhs: Uniform::constant(0),
             }),
+            Sym::Lanes(v) if self.p.value_bits(v) == 1 && self.divergent => BranchCondition::PerThread(v),
             Sym::Lanes(v) if self.p.value_bits(v) == 1 => BranchCondition::Value(v),
             other => {
                 return fail(

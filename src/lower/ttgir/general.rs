@@ -305,6 +305,40 @@ impl Lowering<'_> {
     }
 
     /// A uniform in a register of `bits` bits (a constant when it is one).
+    /// The scalars a body's terminator `ret` returns (a reduce's combiner, a mapped
+    /// function), each in a register of the width `bits` gives: a scalar in registers as it
+    /// is, a uniform or a constant materialised.
+    pub(super) fn returned_scalars(&mut self, ret: &Op, bits: &[u32]) -> Result<Vec<Value>, LowerError> {
+        if ret.operands.len() != bits.len() {
+            return fail(
+                ret,
+                format!(
+                    "returns {} values where {} are expected",
+                    ret.operands.len(),
+                    bits.len()
+                ),
+            );
+        }
+        let mut out = Vec::with_capacity(bits.len());
+        for (&v, &bits) in ret.operands.iter().zip(bits) {
+            let x = match self.sym(ret, v)?.clone() {
+                Sym::Lanes(x) => x,
+                Sym::Int(u) => self.uniform_register(&u, bits),
+                Sym::Splat(c) => {
+                    let dst = self.p.value(bits);
+                    self.p.ops.push(ProgramOp::Constant { dst, bits: c });
+                    dst
+                }
+                _ => return fail(ret, "returns a value that is not a scalar"),
+            };
+            if self.p.value_bits(x) != bits {
+                return fail(ret, "returns a value of another width than expected");
+            }
+            out.push(x);
+        }
+        Ok(out)
+    }
+
     pub(super) fn uniform_register(&mut self, u: &Uniform, bits: u32) -> Value {
         let dst = self.p.value(bits);
         match u.as_constant() {

@@ -86,6 +86,7 @@ mod index;
 mod inline_asm;
 mod liveness;
 mod loaded_pointer;
+mod map_elementwise;
 mod memory;
 mod reduce;
 mod scan;
@@ -207,6 +208,10 @@ struct Lowering<'a> {
     held: Vec<general::HeldIndex>,
     /// The sides of chosen pointers the accesses being lowered take.
     arms: Vec<choice::Arm>,
+    /// Whether the ops being lowered are a scalar function mapped over elements
+    /// ([`map_elementwise`]): its scalars are each thread's own, so branches on them part the
+    /// threads and what a loop carries lives in registers.
+    divergent: bool,
     p: Program,
 }
 
@@ -670,6 +675,7 @@ impl Lowering<'_> {
             }
             "tt.clampf" => self.clampf(op)?,
             "tt.elementwise_inline_asm" => self.inline_asm(op)?,
+            "tt.map_elementwise" => self.map_elementwise(op)?,
             // `tl.debug_barrier()`: every thread's memory accesses before it precede every
             // one after it, in global memory too.
             "gpu.barrier" => self.p.ops.push(super::ir::Op::WorkgroupBarrier),
@@ -775,6 +781,7 @@ pub(crate) fn built_kernel(m: &Module, target: &'static Target) -> Result<Kernel
         slots: 0,
         held: Vec::new(),
         arms: Vec::new(),
+        divergent: false,
         p: Program::new(&func.name, target.wave_size, threads),
     };
     for (position, (&v, attrs)) in func.args.iter().zip(&func.arg_attrs).enumerate() {

@@ -265,25 +265,8 @@ impl Lowering<'_> {
                     }
                 }
                 let ret = &self.m.ops[ret];
-                let mut out = Vec::with_capacity(ret.operands.len());
-                for (&v, &width) in ret.operands.iter().zip(a) {
-                    let bits = self.p.value_bits(width);
-                    let x = match self.sym(ret, v)?.clone() {
-                        Sym::Lanes(x) => x,
-                        Sym::Int(u) => self.uniform_register(&u, bits),
-                        Sym::Splat(c) => {
-                            let dst = self.p.value(bits);
-                            self.p.ops.push(ProgramOp::Constant { dst, bits: c });
-                            dst
-                        }
-                        _ => return fail(ret, "returns a value that is not a scalar"),
-                    };
-                    if self.p.value_bits(x) != bits {
-                        return fail(ret, "returns a value of another width than its operand");
-                    }
-                    out.push(x);
-                }
-                Ok(out)
+                let bits: Vec<u32> = a.iter().map(|&v| self.p.value_bits(v)).collect();
+                self.returned_scalars(ret, &bits)
             }
         }
     }

@@ -262,8 +262,34 @@ pub(super) fn build(m: &Module, text: &str) -> Result<Graph, TtgirError> {
                 (_, 0) => mop.block_args.clone(),
                 _ => Vec::new(),
             };
+            // A region of several labelled blocks (branches between them): its entry block
+            // takes the entry label's arguments, the others their own.
+            let labelled: Vec<&crate::ttgir::FuncBlock> = mop
+                .blocks
+                .iter()
+                .filter(|b| (start..end).contains(&b.start))
+                .collect();
+            let args = match labelled.as_slice() {
+                [entry, _, ..] if entry.start == start => entry.args.clone(),
+                _ => args,
+            };
             for (i, &a) in args.iter().enumerate() {
                 g.ops[k].original.push((Slot::Arg(r, i), m.values[a].ty.clone()));
+            }
+            if labelled.len() > 1 && labelled[0].start == start {
+                let mut blocks = Vec::with_capacity(labelled.len());
+                for (j, fb) in labelled.iter().enumerate() {
+                    let stop = labelled.get(j + 1).map_or(end, |n| n.start);
+                    let ops = mop.body.get(fb.start..stop).unwrap_or_default().to_vec();
+                    let (label, args) = if j == 0 {
+                        (None, args.clone())
+                    } else {
+                        (Some(fb.label.clone()), fb.args.clone())
+                    };
+                    blocks.push(new_block(&mut g, BlockOwner::Op(k), label, ops, args));
+                }
+                g.ops[k].regions.push(blocks);
+                continue;
             }
             let b = new_block(&mut g, BlockOwner::Op(k), None, ops, args);
             g.ops[k].regions.push(vec![b]);

@@ -346,9 +346,14 @@ impl Printer<'_> {
                 let h = self.pieces(o, head)?;
                 self.line(depth, &h);
                 for region in &op.regions {
-                    for &b in region {
+                    for (k, &b) in region.iter().enumerate() {
                         let args = self.block_args(b)?;
-                        if !args.is_empty() {
+                        // The entry block is labelled where it has arguments; the others,
+                        // which branches name, always.
+                        if k > 0 {
+                            let label = g.blocks[b].label.clone().unwrap_or_else(|| format!("^bb{k}"));
+                            self.line(depth, &format!("{label}{args}:"));
+                        } else if !args.is_empty() {
                             self.line(depth, &format!("^bb0{args}:"));
                         }
                         self.block(b, depth + 1)?;
