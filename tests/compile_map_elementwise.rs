@@ -122,9 +122,7 @@ fn a_loop_in_the_function_runs_per_element() {
   }
 }"#;
     let n = 300usize;
-    let x: Vec<u32> = (0..384)
-        .map(|i: i32| (i * 7919 % 2001 - 1000) as u32)
-        .collect();
+    let x: Vec<u32> = (0..384).map(|i: i32| (i * 7919 % 2001 - 1000) as u32).collect();
     let steps = |v: i64| {
         let (mut v, mut s) = (v, 0u32);
         while v != 1 {
@@ -227,7 +225,8 @@ fn a_load_in_a_mapped_function_is_refused_at_its_line() {
   }
 }"#;
     let target = linear_layout::target::Target::by_name("gfx942").unwrap();
-    let Err(err) = linear_layout::lower::compile(text, target, &linear_layout::lower::CompileOptions::new(4)) else {
+    let Err(err) = linear_layout::lower::compile(text, target, &linear_layout::lower::CompileOptions::new(4))
+    else {
         panic!("a load in a mapped function compiled");
     };
     let msg = err.to_string();

@@ -5,6 +5,8 @@
 //!   for every thread, a signed division of a value never negative, a predicate always true.
 //! - [`selects`]: integer arithmetic on constants and selects of constants is a select of
 //!   constants.
+//! - [`powers`]: a remainder by a power of two tested against zero is a mask, and a quotient by
+//!   one where a branch found the mask zero is a shift.
 //! - [`common`]: one operation for each value computed twice, a select on a constant is the
 //!   operand it picks, and a remainder reuses its quotient.
 //! - [`regions`]: stores and atomics masked by one predicate, with the loads and arithmetic only
@@ -15,6 +17,7 @@
 //! [`fold_ranges`] as it builds a program and [`optimize`] (the others) after.
 
 pub mod common;
+pub mod powers;
 pub mod ranges;
 pub mod regions;
 pub mod selects;
@@ -44,9 +47,11 @@ use crate::lower::ir::Program;
 /// ```
 pub fn optimize(p: &mut Program) {
     fold_selects(p);
+    reduce_powers_of_two(p);
     common_values(p);
     form_predicated_regions(p);
 }
+pub use powers::reduce_powers_of_two;
 pub use ranges::{Range, fold_ranges};
 pub use regions::form_predicated_regions;
 pub use selects::fold_selects;
