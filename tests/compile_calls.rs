@@ -6,7 +6,7 @@ mod lower_common;
 
 use linear_layout::lower::{CompileOptions, compile};
 use linear_layout::target::Target;
-use lower_common::constructs::{ARCHS, compiled, run, word};
+use lower_common::constructs::{ARCHS, compiled, float, floats, run, word};
 
 /// Triton's form of a kernel with helpers kept as calls (as `make_ttir` writes one: a helper's
 /// symbol quoted where its specialisation makes it no identifier): a helper called twice that
@@ -82,7 +82,7 @@ fn helpers_kept_as_calls_are_inlined() {
 }
 
 /// What cannot be inlined is refused in one line naming the call and its line: a recursive
-/// helper, a helper of several blocks, a function the module does not define.
+/// helper, a helper whose blocks loop, a function the module does not define.
 #[test]
 fn calls_that_cannot_be_inlined_are_refused_at_their_line() {
     let recursive = r#"module {
@@ -110,7 +110,7 @@ fn calls_that_cannot_be_inlined_are_refused_at_their_line() {
     %p = arith.cmpi slt, %a, %c0 : i32
     cf.cond_br %p, ^bb1, ^bb2
   ^bb1:
-    tt.return %c0 : i32
+    cf.br ^bb0
   ^bb2:
     tt.return %a : i32
   }
@@ -121,7 +121,7 @@ fn calls_that_cannot_be_inlined_are_refused_at_their_line() {
         (recursive, "line 11, column 1: tt.call: calls @f recursively"),
         (
             branching,
-            "line 3, column 1: tt.call: calls @f, a function of several blocks",
+            "line 3, column 1: tt.call: calls @f, which branches back to ^bb0",
         ),
         (
             undefined,
@@ -134,5 +134,76 @@ fn calls_that_cannot_be_inlined_are_refused_at_their_line() {
             .to_string();
         assert!(e.contains(wanted), "{e}");
         assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}
+
+/// A helper with an early return (`if a > lim: return lim`), which Triton writes as blocks
+/// joined by `cf.cond_br`: inlined as an `scf.if` whose arms yield what each path returns, for
+/// rows on either side of the limit. `make_ttir` of `scale_rows_kernel` (Triton 3.6.0):
+/// `y[row] = x[row] · pick(s[row], lim)` with `pick(a, lim) = lim if a > lim else (−lim if
+/// a < −lim else a/2) + 1`.
+#[test]
+fn a_helper_with_an_early_return_is_inlined_as_a_branch() {
+    let text = r#"module {
+  tt.func public @scale_rows_kernel(%x_ptr: !tt.ptr<f32>, %s_ptr: !tt.ptr<f32>, %y_ptr: !tt.ptr<f32>, %lim: f32) attributes {noinline = false} {
+    %c64_i32 = arith.constant 64 : i32
+    %row = tt.get_program_id x : i32
+    %cols = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %s = tt.addptr %s_ptr, %row : !tt.ptr<f32>, i32
+    %s_0 = tt.load %s : !tt.ptr<f32>
+    %s_1 = tt.call @__main__.pick__fp32_fp32__(%s_0, %lim) : (f32, f32) -> f32
+    %x = arith.muli %row, %c64_i32 : i32
+    %x_2 = tt.addptr %x_ptr, %x : !tt.ptr<f32>, i32
+    %x_3 = tt.splat %x_2 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %x_4 = tt.addptr %x_3, %cols : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %x_5 = tt.load %x_4 : tensor<64x!tt.ptr<f32>>
+    %0 = tt.addptr %y_ptr, %x : !tt.ptr<f32>, i32
+    %1 = tt.splat %0 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %2 = tt.addptr %1, %cols : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %3 = tt.splat %s_1 : f32 -> tensor<64xf32>
+    %4 = arith.mulf %x_5, %3 : tensor<64xf32>
+    tt.store %2, %4 : tensor<64x!tt.ptr<f32>>
+    tt.return
+  }
+  tt.func private @__main__.pick__fp32_fp32__(%a: f32, %lim: f32) -> f32 attributes {noinline = true} {
+    %cst = arith.constant 1.000000e+00 : f32
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %cst_1 = arith.constant 5.000000e-01 : f32
+    %b = arith.mulf %a, %cst_1 : f32
+    %0 = arith.cmpf ogt, %a, %lim : f32
+    cf.cond_br %0, ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    tt.return %lim : f32
+  ^bb2:  // pred: ^bb0
+    %1 = arith.subf %cst_0, %lim : f32
+    %2 = arith.cmpf olt, %a, %1 : f32
+    %3 = scf.if %2 -> (f32) {
+      scf.yield %1 : f32
+    } else {
+      scf.yield %b : f32
+    }
+    %4 = arith.addf %3, %cst : f32
+    tt.return %4 : f32
+  }
+}"#;
+    let lim = 1.5f32;
+    let s: Vec<f32> = vec![4.0, -4.0, 1.0, -1.0, 1.5, -1.5, 0.0, 2.0];
+    let x: Vec<f32> = (0..8 * 64).map(|i| (i % 13) as f32 - 6.0).collect();
+    let pick = |a: f32| {
+        if a > lim {
+            lim
+        } else if a < -lim {
+            -lim + 1.0
+        } else {
+            a * 0.5 + 1.0
+        }
+    };
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![floats(&x), floats(&s), vec![0; 8 * 64 * 4]];
+        run(&k, &mut buffers, &[u64::from(lim.to_bits())], 8);
+        for (i, &v) in x.iter().enumerate() {
+            assert_eq!(float(&buffers[2], i), v * pick(s[i / 64]), "{arch}: element {i}");
+        }
     }
 }

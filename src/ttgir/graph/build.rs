@@ -243,6 +243,7 @@ pub(super) fn build(m: &Module, text: &str) -> Result<Graph, TtgirError> {
             original,
             form,
             group,
+            successors: mop.successors.clone(),
         });
     }
     // Regions: the body split at the region starts; block arguments by op kind.

@@ -123,6 +123,7 @@ impl Graph {
         );
         self.ops[new].original = src.original.clone();
         self.ops[new].line = src.line;
+        self.ops[new].successors = src.successors.clone();
         new
     }
 
@@ -169,6 +170,7 @@ impl Graph {
                     .map(|&a| self.values[a].ty.clone())
                     .collect();
                 let nb = self.new_block(BlockOwner::Op(new), tys);
+                self.blocks[nb].label = self.blocks[b].label.clone();
                 for (k, &a) in self.blocks[b].args.clone().iter().enumerate() {
                     map.insert(a, self.blocks[nb].args[k]);
                 }

@@ -18,17 +18,41 @@
 //!     tt.return %s : f32
 //! ```
 //!
+//! A callee of several blocks — an early `return` (`if lim < 0: return v * 2.0`) makes Triton
+//! branch between blocks with `cf.cond_br` — is copied structured, as the caller's block must
+//! stay one: from its entry block on, each block's ops are copied in place, a `cf.br` goes on
+//! with its target (its arguments bound to the values passed), a `cf.cond_br` becomes an
+//! `scf.if` whose arms copy the two targets and yield what their paths return, and a
+//! `tt.return` gives the values returned. A block both arms reach is copied in each; a branch
+//! back to a block on the path (a loop of blocks) is refused.
+//!
+//! ```text
+//!   tt.func private @f(%v: f32, %lim: f32) -> f32 {      %c = arith.cmpf olt, %lim, %zero
+//!     %c = arith.cmpf olt, %lim, %zero                   %r = scf.if %c -> (f32) {
+//!     cf.cond_br %c, ^bb1, ^bb2                    ⇒       %d = arith.mulf %v, %two
+//!   ^bb1:                                                  scf.yield %d
+//!     %d = arith.mulf %v, %two                           } else {
+//!     tt.return %d : f32                                   %m = arith.minnumf …
+//!   ^bb2:                                                  scf.yield %m
+//!     %m = arith.minnumf …                               }
+//!     tt.return %m : f32
+//! ```
+//!
 //! Callees are inlined innermost first: a function's own calls are inlined before it is copied
 //! into its callers, so each function is copied as it finally is. A function that calls itself,
-//! directly or through others, cannot be inlined and is refused; so is a callee of several
-//! blocks (an early `return` inside it), whose copy would have to split the caller's block.
-//! What inlining adds is bounded by [`MAX_VALUES`](crate::ttgir::MAX_VALUES).
+//! directly or through others, cannot be inlined and is refused. What inlining adds is bounded
+//! by [`MAX_VALUES`](crate::ttgir::MAX_VALUES), and the blocks one call copies by
+//! [`MAX_BLOCK_COPIES`].
 
 use std::collections::HashMap;
 
-use super::{Graph, InsertPoint, Item, OpId};
+use super::{BlockOwner, Graph, InsertPoint, Item, OpId, ValueId};
 use crate::limits::LimitExceeded;
 use crate::ttgir::{AttrValue, MAX_VALUES, Module, TtgirError, attr};
+
+/// Most blocks of a callee one call copies (a block both arms of a branch reach counts each
+/// time).
+pub const MAX_BLOCK_COPIES: usize = 256;
 
 impl Graph {
     /// Reads `text` as [`Graph::parse_with_module`] does, every `tt.call` inlined where it has
@@ -167,14 +191,8 @@ impl Graph {
     /// Replaces `call` by a copy of `callee`'s body.
     fn inline_call(&mut self, call: OpId, callee: usize) -> Result<(), TtgirError> {
         let name = self.funcs[callee].name.clone();
-        if self.funcs[callee].blocks.is_empty() {
+        let Some(&entry) = self.funcs[callee].blocks.first() else {
             return Err(self.error_at(call, format!("calls @{name}, which has no body")));
-        }
-        let [entry] = self.funcs[callee].blocks[..] else {
-            return Err(self.error_at(
-                call,
-                format!("calls @{name}, a function of several blocks (an early return): only a function of one block is inlined"),
-            ));
         };
         let params = self.blocks[entry].args.clone();
         let operands = self.ops[call].operands.clone();
@@ -188,41 +206,17 @@ impl Graph {
                 ),
             ));
         }
-        let body = self.blocks[entry].ops.clone();
-        let Some((&ret, ops)) = body
-            .split_last()
-            .filter(|(r, _)| self.ops[**r].name == "tt.return")
-        else {
-            return Err(self.error_at(
-                call,
-                format!("calls @{name}, whose body does not end in tt.return"),
-            ));
-        };
         let results = self.ops[call].results.clone();
-        if self.ops[ret].operands.len() != results.len() {
-            return Err(self.error_at(
-                call,
-                format!(
-                    "takes {} results from @{name}, which returns {}",
-                    results.len(),
-                    self.ops[ret].operands.len()
-                ),
-            ));
-        }
         let mut map: HashMap<usize, usize> = params.into_iter().zip(operands).collect();
+        let mut copy = BlockCopy {
+            call,
+            callee,
+            results: results.len(),
+            path: Vec::new(),
+            budget: MAX_BLOCK_COPIES,
+        };
         let at = self.position(call);
-        for (k, &op) in ops.iter().enumerate() {
-            let point = InsertPoint {
-                block: at.block,
-                index: at.index + k,
-            };
-            self.clone_deep(op, point, &mut map);
-        }
-        let returned: Vec<usize> = self.ops[ret]
-            .operands
-            .iter()
-            .map(|v| *map.get(v).unwrap_or(v))
-            .collect();
+        let (returned, _) = self.copy_block(&mut copy, 0, at, &mut map)?;
         for (r, v) in results.into_iter().zip(returned) {
             self.replace_all_uses(r, v);
         }
@@ -239,6 +233,114 @@ impl Graph {
         Ok(())
     }
 
+    /// Copies block `b` of the callee (and what it branches to) at `at`, its values mapped
+    /// through `map`: the values its paths return, and where the copy ends.
+    fn copy_block(
+        &mut self,
+        copy: &mut BlockCopy,
+        b: usize,
+        mut at: InsertPoint,
+        map: &mut HashMap<usize, usize>,
+    ) -> Result<(Vec<ValueId>, InsertPoint), TtgirError> {
+        let (call, name) = (copy.call, self.funcs[copy.callee].name.clone());
+        if copy.budget == 0 {
+            return Err(self.error_at(
+                call,
+                format!("calls @{name}, whose blocks copy more than {MAX_BLOCK_COPIES} times"),
+            ));
+        }
+        copy.budget -= 1;
+        copy.path.push(b);
+        let block = self.funcs[copy.callee].blocks[b];
+        let body = self.blocks[block].ops.clone();
+        let Some((&last, ops)) = body.split_last() else {
+            return Err(self.error_at(call, format!("calls @{name}, which has an empty block")));
+        };
+        for &op in ops {
+            self.clone_deep(op, at, map);
+            at.index += 1;
+        }
+        let term = self.ops[last].clone();
+        let returned = match term.name.as_str() {
+            "tt.return" => {
+                if term.operands.len() != copy.results {
+                    return Err(self.error_at(
+                        call,
+                        format!(
+                            "takes {} results from @{name}, which returns {}",
+                            copy.results,
+                            term.operands.len()
+                        ),
+                    ));
+                }
+                (mapped(map, &term.operands), at)
+            }
+            "cf.br" | "cf.cond_br" => {
+                let conditional = term.name == "cf.cond_br";
+                let mut passed = &term.operands[usize::from(conditional).min(term.operands.len())..];
+                let mut targets = Vec::new();
+                for s in &term.successors {
+                    let blocks = &self.funcs[copy.callee].blocks;
+                    // The entry block is `^bb0`, its label implicit.
+                    let label = |k: usize| self.blocks[blocks[k]].label.as_deref().unwrap_or("^bb0");
+                    let Some(t) = (0..blocks.len()).find(|&k| label(k) == s.block) else {
+                        return Err(self.error_at(
+                            call,
+                            format!("calls @{name}, which branches to {}, a block it has not", s.block),
+                        ));
+                    };
+                    let args = &self.blocks[blocks[t]].args;
+                    if copy.path.contains(&t) || s.operands > passed.len() || args.len() != s.operands {
+                        return Err(self.error_at(
+                            call,
+                            format!("calls @{name}, which branches back to {} or passes it another number of values: a loop of blocks is not inlined", s.block),
+                        ));
+                    }
+                    let (now, rest) = passed.split_at(s.operands);
+                    targets.push((t, args.clone(), mapped(map, now)));
+                    passed = rest;
+                }
+                match (conditional, targets.as_slice()) {
+                    (false, [(t, args, values)]) => {
+                        map.extend(args.iter().copied().zip(values.iter().copied()));
+                        self.copy_block(copy, *t, at, map)?
+                    }
+                    (true, [_, _]) => {
+                        let cond = mapped(map, &term.operands[..1])[0];
+                        let types = copy_types(self, call);
+                        let branch = self.insert_built(at, "scf.if", vec![cond], types);
+                        self.ops[branch].line = term.line;
+                        for (t, args, values) in targets {
+                            let arm = self.new_block(BlockOwner::Op(branch), Vec::new());
+                            self.ops[branch].regions.push(vec![arm]);
+                            let mut inner = map.clone();
+                            inner.extend(args.iter().copied().zip(values));
+                            let start = InsertPoint { block: arm, index: 0 };
+                            let (yielded, end) = self.copy_block(copy, t, start, &mut inner)?;
+                            self.insert_built(end, "scf.yield", yielded, Vec::new());
+                        }
+                        at.index += 1;
+                        (self.ops[branch].results.clone(), at)
+                    }
+                    _ => {
+                        return Err(self.error_at(
+                            call,
+                            format!(
+                                "calls @{name}, whose {} has another number of successors than its kind",
+                                term.name
+                            ),
+                        ));
+                    }
+                }
+            }
+            other => {
+                return Err(self.error_at(call, format!("calls @{name}, a block of which ends in {other}")));
+            }
+        };
+        copy.path.pop();
+        Ok(returned)
+    }
+
     /// An error at `op`'s source line naming it.
     fn error_at(&self, op: OpId, message: String) -> TtgirError {
         let o = &self.ops[op];
@@ -249,4 +351,30 @@ impl Graph {
             limit: None,
         }
     }
+}
+
+/// One call's copy of its callee's blocks.
+struct BlockCopy {
+    call: OpId,
+    callee: usize,
+    /// How many results the call takes.
+    results: usize,
+    /// The callee's blocks being copied around the one at hand.
+    path: Vec<usize>,
+    /// Blocks the call may still copy.
+    budget: usize,
+}
+
+/// The types of `call`'s results.
+fn copy_types(g: &Graph, call: OpId) -> Vec<crate::ttgir::ValueType> {
+    g.ops[call]
+        .results
+        .iter()
+        .map(|&r| g.values[r].ty.clone())
+        .collect()
+}
+
+/// `vs` through `map` (values not in it stay).
+fn mapped(map: &HashMap<usize, usize>, vs: &[ValueId]) -> Vec<ValueId> {
+    vs.iter().map(|v| *map.get(v).unwrap_or(v)).collect()
 }

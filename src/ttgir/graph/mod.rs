@@ -190,6 +190,9 @@ pub struct GOp {
     pub(crate) form: Form,
     /// The name of its results when it has several (`%for` of `%for:2`).
     pub(crate) group: Option<String>,
+    /// The blocks a branch (`cf.br`, `cf.cond_br`) goes to, by label, each with how many of its
+    /// operands it passes ([`Op::successors`](crate::ttgir::Op::successors)).
+    pub successors: Vec<crate::ttgir::Successor>,
 }
 
 /// A function.
@@ -682,6 +685,7 @@ impl Graph {
             original: Vec::new(),
             form,
             group,
+            successors: Vec::new(),
         });
         let ops = &mut self.blocks[at.block].ops;
         let index = at.index.min(ops.len());
