@@ -1179,3 +1179,93 @@ fn a_binary_search_probes_with_scalar_loads_and_selects() {
         }
     }
 }
+
+/// Inductor's `torch.cat` of two f16 tensors along the last axis (`scripts/zoo2/gen17.py`,
+/// `make_ttir` of Triton 3.6.0): each column reads one source, chosen by `x % 96 < 64` of a
+/// flat index. The indices are data in registers (a division and a remainder), yet AxisInfo
+/// proves them contiguous over 32 elements and the test constant over 32: on gfx1100, where a
+/// thread holds two consecutive elements, each source is read two halves at once and the
+/// tests are computed once for both — as Triton computes them.
+#[test]
+fn index_arithmetic_in_registers_vectorises_and_computes_once_per_constant_block() {
+    let text = r#"module {
+  tt.func public @inductor_cat_kernel(%in_ptr0: !tt.ptr<f16> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %in_ptr1: !tt.ptr<f16> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %out_ptr0: !tt.ptr<f16> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %xnumel: i32 {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %cst = arith.constant dense<0.000000e+00> : tensor<256xf16>
+    %tmp9 = arith.constant dense<-64> : tensor<256xi32>
+    %tmp9_0 = arith.constant dense<32> : tensor<256xi32>
+    %cst_1 = arith.constant dense<64> : tensor<256xi32>
+    %cst_2 = arith.constant dense<96> : tensor<256xi32>
+    %c256_i32 = arith.constant 256 : i32
+    %xoffset = tt.get_program_id x : i32
+    %xoffset_3 = arith.muli %xoffset, %c256_i32 : i32
+    %xindex = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %xindex_4 = tt.splat %xoffset_3 : i32 -> tensor<256xi32>
+    %xindex_5 = arith.addi %xindex_4, %xindex : tensor<256xi32>
+    %xmask = tt.splat %xnumel : i32 -> tensor<256xi32>
+    %xmask_6 = arith.cmpi slt, %xindex_5, %xmask : tensor<256xi32>
+    %x0 = arith.remsi %xindex_5, %cst_2 : tensor<256xi32>
+    %x1 = arith.divsi %xindex_5, %cst_2 : tensor<256xi32>
+    %tmp3 = arith.cmpi slt, %x0, %cst_1 : tensor<256xi32>
+    %tmp4 = arith.muli %x1, %cst_1 : tensor<256xi32>
+    %tmp4_7 = arith.addi %tmp4, %x0 : tensor<256xi32>
+    %tmp4_8 = tt.splat %in_ptr0 : !tt.ptr<f16> -> tensor<256x!tt.ptr<f16>>
+    %tmp4_9 = tt.addptr %tmp4_8, %tmp4_7 : tensor<256x!tt.ptr<f16>>, tensor<256xi32>
+    %tmp4_10 = arith.andi %tmp3, %xmask_6 : tensor<256xi1>
+    %tmp4_11 = tt.load %tmp4_9, %tmp4_10, %cst : tensor<256x!tt.ptr<f16>>
+    %tmp6 = arith.cmpi sge, %x0, %cst_1 : tensor<256xi32>
+    %tmp9_12 = arith.muli %x1, %tmp9_0 : tensor<256xi32>
+    %tmp9_13 = arith.addi %x0, %tmp9 : tensor<256xi32>
+    %tmp9_14 = arith.addi %tmp9_12, %tmp9_13 : tensor<256xi32>
+    %tmp9_15 = tt.splat %in_ptr1 : !tt.ptr<f16> -> tensor<256x!tt.ptr<f16>>
+    %tmp9_16 = tt.addptr %tmp9_15, %tmp9_14 : tensor<256x!tt.ptr<f16>>, tensor<256xi32>
+    %tmp9_17 = arith.andi %tmp6, %xmask_6 : tensor<256xi1>
+    %tmp9_18 = tt.load %tmp9_16, %tmp9_17, %cst : tensor<256x!tt.ptr<f16>>
+    %tmp10 = arith.select %tmp3, %tmp4_11, %tmp9_18 : tensor<256xi1>, tensor<256xf16>
+    %0 = tt.splat %out_ptr0 : !tt.ptr<f16> -> tensor<256x!tt.ptr<f16>>
+    %1 = tt.addptr %0, %xindex_5 : tensor<256x!tt.ptr<f16>>, tensor<256xi32>
+    tt.store %1, %tmp10, %xmask_6 : tensor<256x!tt.ptr<f16>>
+    tt.return
+  }
+}"#;
+    let rows = 13usize;
+    let a: Vec<u16> = (0..rows * 64).map(|i| f16_of(i as i32 % 97 - 48)).collect();
+    let b: Vec<u16> = (0..rows * 32).map(|i| f16_of(-(i as i32 % 89))).collect();
+    let bytes = |v: &[u16]| v.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![bytes(&a), bytes(&b), vec![0; rows * 96 * 2]];
+        run(
+            &k,
+            &mut buffers,
+            &[(rows * 96) as u64],
+            (rows * 96).div_ceil(256) as u32,
+        );
+        for i in 0..rows * 96 {
+            let (r, c) = (i / 96, i % 96);
+            let want = if c < 64 { a[64 * r + c] } else { b[32 * r + c - 64] };
+            assert_eq!(
+                u16::from_le_bytes([buffers[2][2 * i], buffers[2][2 * i + 1]]),
+                want,
+                "{arch}: {i}"
+            );
+        }
+        if arch == "gfx1100" {
+            let loads: Vec<usize> = k
+                .program
+                .walk()
+                .filter_map(|op| match op {
+                    linear_layout::lower::Op::GlobalLoad { dst, .. } => Some(dst.len()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(loads, [2, 2], "each source read two halves at once");
+            // `x < xnumel`, `x % 96 < 64` and `x % 96 >= 64`, once for the two elements each.
+            let compares = k
+                .program
+                .walk()
+                .filter(|op| matches!(op, linear_layout::lower::Op::Compare { .. }))
+                .count();
+            assert_eq!(compares, 3, "one test of each kind for the thread's two elements");
+        }
+    }
+}

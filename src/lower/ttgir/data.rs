@@ -278,6 +278,55 @@ fn flat(d: &Dist, coords: &[u64]) -> u64 {
 }
 
 impl Lowering<'_> {
+    /// For each register of `layout` (the layout of value `v`), the register holding the same
+    /// value of `v` that an element-wise op computes once: where AxisInfo proves `v` constant
+    /// over aligned blocks of `c` elements along a dimension and a thread's registers cover such
+    /// a block (no lane or warp bit within it), each register takes the value of the block's
+    /// first — Triton's deduplication of element-wise results. `xindex % 96 < 64` over two
+    /// consecutive elements a thread holds is one compare, not two.
+    pub(super) fn shared_registers(&self, v: usize, layout: &crate::linear::LinearLayout) -> Vec<usize> {
+        let Ok(dist) = Dist::of(layout, self.target.wave_size) else {
+            return Vec::new();
+        };
+        let identity: Vec<usize> = (0..dist.registers()).collect();
+        let Some(info) = self.axis.get(v).and_then(Option::as_ref) else {
+            return identity;
+        };
+        let masks: Vec<u64> = (0..dist.dim_bits.len())
+            .map(|d| {
+                let c = info.constancy.get(d).copied().unwrap_or(1).max(1);
+                let mut low = (c & c.wrapping_neg()) - 1;
+                // Only bits no thread column touches: the block lies in one thread.
+                while low != 0 && dist.thread.iter().any(|&t| dist.coord(t, d) & low != 0) {
+                    low >>= 1;
+                }
+                low
+            })
+            .collect();
+        if masks.iter().all(|&m| m == 0) {
+            return identity;
+        }
+        let index: std::collections::HashMap<u64, usize> = (0..dist.registers())
+            .rev()
+            .map(|r| (dist.reg_position(r), r))
+            .collect();
+        identity
+            .into_iter()
+            .map(|r| {
+                let first: Vec<u64> = coords(&dist, dist.reg_position(r))
+                    .iter()
+                    .zip(&masks)
+                    .map(|(&c, &m)| c & !m)
+                    .collect();
+                index
+                    .get(&flat(&dist, &first))
+                    .copied()
+                    .filter(|&f| f < r)
+                    .unwrap_or(r)
+            })
+            .collect()
+    }
+
     /// An element-wise operation on data of one layout.
     pub(super) fn elementwise(&mut self, op: &Op, arith: ArithOp) -> Result<(), LowerError> {
         let r = op.results[0];
@@ -341,7 +390,12 @@ impl Lowering<'_> {
                 .collect();
             return self.define(op, Sym::Data { layout, values });
         }
+        let shared = self.shared_registers(r, &layout);
         for i in 0..args[0].len() {
+            if let Some(&first) = shared.get(i).filter(|&&f| f != i) {
+                out.push(out[first]);
+                continue;
+            }
             let dst = self.p.value(bits);
             let src = args.iter().map(|a| a[i]).collect();
             self.p.ops.push(ProgramOp::Arith {

@@ -556,15 +556,17 @@ impl Lowering<'_> {
         if la != lb {
             return fail(op, "operands in different layouts");
         }
-        let out = a
-            .iter()
-            .zip(&b)
-            .map(|(&a, &b)| {
-                let dst = self.p.value(1);
-                self.p.ops.push(ProgramOp::Compare { pred, ty, dst, a, b });
-                dst
-            })
-            .collect();
+        let shared = self.shared_registers(op.results[0], &la);
+        let mut out: Vec<Value> = Vec::with_capacity(a.len());
+        for (i, (&a, &b)) in a.iter().zip(&b).enumerate() {
+            if let Some(&first) = shared.get(i).filter(|&&f| f != i) {
+                out.push(out[first]);
+                continue;
+            }
+            let dst = self.p.value(1);
+            self.p.ops.push(ProgramOp::Compare { pred, ty, dst, a, b });
+            out.push(dst);
+        }
         self.define(
             op,
             Sym::Data {

@@ -189,18 +189,22 @@ impl Lowering<'_> {
     /// Elements per vector access: the layout's consecutive registers along the last
     /// dimension, the AxisInfo alignment of the address, and every other stride's
     /// divisibility. The address is a pointer tensor, or (buffer ops) a base pointer and a
-    /// tensor of element offsets.
+    /// tensor of element offsets. Its affine part must step by one element along the last
+    /// dimension — unless part of it is data in registers (`x % 96` of a flat index), where
+    /// the AxisInfo of the whole address alone proves the elements consecutive, and the
+    /// vector's first register's offset is the vector's.
     fn vector(
         &self,
         dist: &Dist,
         shape: &[u64],
         bits: u32,
-        strides: &[Extent],
+        addressing: &Addressing,
         address: Address,
     ) -> Result<usize, LowerError> {
+        let strides = &addressing.strides;
         let mut v = dist.global_vector(shape, bits)? as u64;
         let last = strides.len().saturating_sub(1);
-        if strides.last() != Some(&Extent::Elements(1)) {
+        if strides.last() != Some(&Extent::Elements(1)) && addressing.index.is_none() {
             return Ok(1);
         }
         let bytes = u64::from(bits / 8).max(1);
@@ -261,9 +265,7 @@ impl Lowering<'_> {
         addressing.predicate = masking.predicate;
         let bits = self.p.buffers[buffer].element_bits;
         let dist = Dist::of(&layout, self.target.wave_size)?;
-        let vector = self
-            .vector(&dist, &shape, bits, &addressing.strides, ptr)?
-            .min(masked);
+        let vector = self.vector(&dist, &shape, bits, &addressing, ptr)?.min(masked);
         self.take_held(&mut addressing, &layout, &dist, vector);
         self.define(
             op,
@@ -377,9 +379,7 @@ impl Lowering<'_> {
             let s = Dist::of(&pending.layout, self.target.wave_size)?;
             let d = Dist::of(dst, self.target.wave_size)?;
             self.store_once(&d, &mut addressing);
-            let vector = self
-                .vector(&d, &shape, bits, &addressing.strides, ptr)?
-                .min(masked);
+            let vector = self.vector(&d, &shape, bits, &addressing, ptr)?.min(masked);
             self.take_held(&mut addressing, dst, &d, vector);
             let mut loader = pending.loader(&s);
             let mut storer = Storer::strided(&d, &addressing, vector, buffer);
@@ -400,9 +400,7 @@ impl Lowering<'_> {
         }
         let dist = Dist::of(&layout, self.target.wave_size)?;
         self.store_once(&dist, &mut addressing);
-        let vector = self
-            .vector(&dist, &shape, bits, &addressing.strides, ptr)?
-            .min(masked);
+        let vector = self.vector(&dist, &shape, bits, &addressing, ptr)?.min(masked);
         self.take_held(&mut addressing, &layout, &dist, vector);
         Storer::strided(&dist, &addressing, vector, buffer).finish(&mut self.p, &values)
     }
