@@ -814,7 +814,17 @@ impl Lowering<'_> {
         if la != lb || a.len() != b.len() || c.len() != a.len() {
             return fail(op, "selects between tensors in different layouts");
         }
-        let values = self.select_each(&c, &a, &b);
+        let shared = self.shared_registers(op.results[0], &la);
+        let mut values: Vec<Value> = Vec::with_capacity(a.len());
+        for (i, ((&cond, &a), &b)) in c.iter().zip(&a).zip(&b).enumerate() {
+            if let Some(&first) = shared.get(i).filter(|&&f| f != i) {
+                values.push(values[first]);
+                continue;
+            }
+            let dst = self.p.value(self.p.value_bits(a));
+            self.p.ops.push(ProgramOp::Select { dst, cond, a, b });
+            values.push(dst);
+        }
         self.define(op, Sym::Data { layout: la, values })
     }
 
