@@ -61,21 +61,10 @@ impl Lowering<'_> {
             let name = &self.m.values[v].ty.element;
             numeric_type(name).ok_or_else(|| name.clone())
         };
-        let layout = self.layout(op, first)?;
-        let registers = Dist::of(&layout, self.target.wave_size)?.registers();
-        if registers % pack != 0 {
-            return fail(
-                op,
-                format!("{registers} elements per thread do not group by packed_element = {pack}"),
-            );
-        }
+        let (layout, registers, values) = self.grouped_operands(op, first, ("packed_element", pack))?;
         let mut operands = Vec::with_capacity(op.operands.len());
-        for &v in &op.operands {
+        for (&v, values) in op.operands.iter().zip(values) {
             let ty = element(v).or_else(|t| fail(op, format!("an operand of {t}: not a number")))?;
-            let (l, values) = self.typed_data(op, v)?;
-            if *l != layout || values.len() != registers {
-                return fail(op, "an operand in another layout than the results");
-            }
             operands.push((ty, values));
         }
         let mut results = Vec::with_capacity(op.results.len());
@@ -105,5 +94,40 @@ impl Lowering<'_> {
             self.define_result(op, i, super::Sym::Data { layout, values })?;
         }
         Ok(())
+    }
+
+    /// The operands of an element-wise op applied `pack` elements at a time (`name` the
+    /// attribute that says so): the layout of result `first` (every operand's), a thread's
+    /// registers in it, which `pack` must divide (Triton's rule), and each operand's registers.
+    pub(super) fn grouped_operands(
+        &mut self,
+        op: &Op,
+        first: usize,
+        (name, pack): (&str, usize),
+    ) -> Result<
+        (
+            crate::linear::LinearLayout,
+            usize,
+            Vec<Vec<crate::lower::ir::Value>>,
+        ),
+        LowerError,
+    > {
+        let layout = self.layout(op, first)?;
+        let registers = Dist::of(&layout, self.target.wave_size)?.registers();
+        if registers % pack != 0 {
+            return fail(
+                op,
+                format!("{registers} elements per thread do not group by {name} = {pack}"),
+            );
+        }
+        let mut operands = Vec::with_capacity(op.operands.len());
+        for &v in &op.operands {
+            let (l, values) = self.typed_data(op, v)?;
+            if *l != layout || values.len() != registers {
+                return fail(op, "an operand in another layout than the results");
+            }
+            operands.push(values);
+        }
+        Ok((layout, registers, operands))
     }
 }

@@ -33,7 +33,6 @@ use super::data::numeric_type;
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
 use crate::lower::ir::Value;
-use crate::lower::plan::dist::Dist;
 use crate::ttgir::{AttrValue, Op, attr};
 
 /// Whether an op may sit in a mapped scalar function: arithmetic, math, control flow and
@@ -77,22 +76,7 @@ impl Lowering<'_> {
                 ),
             );
         }
-        let layout = self.layout(op, first)?;
-        let registers = Dist::of(&layout, self.target.wave_size)?.registers();
-        if registers % pack != 0 {
-            return fail(
-                op,
-                format!("{registers} elements per thread do not group by pack = {pack}"),
-            );
-        }
-        let mut operands = Vec::with_capacity(op.operands.len());
-        for &v in &op.operands {
-            let (l, values) = self.typed_data(op, v)?;
-            if *l != layout || values.len() != registers {
-                return fail(op, "an operand in another layout than the results");
-            }
-            operands.push(values);
-        }
+        let (layout, registers, operands) = self.grouped_operands(op, first, ("pack", pack))?;
         let mut returns = Vec::with_capacity(op.results.len() * pack);
         for &r in &op.results {
             if numeric_type(&self.m.values[r].ty.element).is_none() {
