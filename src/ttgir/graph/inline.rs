@@ -306,7 +306,12 @@ impl Graph {
                         self.copy_block(copy, *t, at, map)?
                     }
                     (true, [_, _]) => {
-                        let cond = mapped(map, &term.operands[..1])[0];
+                        let Some(&cond) = term.operands.first() else {
+                            return Err(
+                                self.error_at(call, format!("calls @{name}, whose cf.cond_br tests nothing"))
+                            );
+                        };
+                        let cond = *map.get(&cond).unwrap_or(&cond);
                         let types = copy_types(self, call);
                         let branch = self.insert_built(at, "scf.if", vec![cond], types);
                         self.ops[branch].line = term.line;
