@@ -142,6 +142,63 @@ fn a_loop_in_the_function_runs_per_element() {
     }
 }
 
+/// `for i in range(1, n, step)` with the element's own `n` and `step`: each thread counts for
+/// itself (a per-thread `while` on the counter). `make_ttir` of `squares_map_kernel`
+/// (`y = Σ i²` over the range, `n = |x| % 40`, `step = |x| % 3 + 1`; Triton 3.6.0).
+#[test]
+fn a_loop_bounded_by_the_element_counts_per_element() {
+    let text = r#"module {
+  tt.func public @squares_map_kernel(%x_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %y_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %N: i32) attributes {noinline = false} {
+    %c1_i32 = arith.constant 1 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %y = arith.constant dense<1> : tensor<256xi32>
+    %y_0 = arith.constant dense<3> : tensor<256xi32>
+    %y_1 = arith.constant dense<40> : tensor<256xi32>
+    %x = arith.constant dense<0> : tensor<256xi32>
+    %c256_i32 = arith.constant 256 : i32
+    %offs = tt.get_program_id x : i32
+    %offs_2 = arith.muli %offs, %c256_i32 : i32
+    %offs_3 = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+    %offs_4 = tt.splat %offs_2 : i32 -> tensor<256xi32>
+    %offs_5 = arith.addi %offs_4, %offs_3 : tensor<256xi32>
+    %m = tt.splat %N : i32 -> tensor<256xi32>
+    %m_6 = arith.cmpi slt, %offs_5, %m : tensor<256xi32>
+    %x_7 = tt.splat %x_ptr : !tt.ptr<i32> -> tensor<256x!tt.ptr<i32>>
+    %x_8 = tt.addptr %x_7, %offs_5 : tensor<256x!tt.ptr<i32>>, tensor<256xi32>
+    %x_9 = tt.load %x_8, %m_6, %x : tensor<256x!tt.ptr<i32>>
+    %y_10 = math.absi %x_9 : tensor<256xi32>
+    %y_11 = arith.remsi %y_10, %y_1 : tensor<256xi32>
+    %y_12 = arith.remsi %y_10, %y_0 : tensor<256xi32>
+    %y_13 = arith.addi %y_12, %y : tensor<256xi32>
+    %y_14 = "tt.map_elementwise"(%y_11, %y_13) <{pack = 1 : i32}> ({
+    ^bb0(%y_15: i32, %y_16: i32):
+      %s = scf.for %i = %c1_i32 to %y_15 step %y_16 iter_args(%s_17 = %c0_i32) -> (i32)  : i32 {
+        %s_18 = arith.muli %i, %i : i32
+        %s_19 = arith.addi %s_17, %s_18 : i32
+        scf.yield %s_19 : i32
+      }
+      tt.map_elementwise.return %s : i32
+    }) : (tensor<256xi32>, tensor<256xi32>) -> tensor<256xi32>
+    %0 = tt.splat %y_ptr : !tt.ptr<i32> -> tensor<256x!tt.ptr<i32>>
+    %1 = tt.addptr %0, %offs_5 : tensor<256x!tt.ptr<i32>>, tensor<256xi32>
+    tt.store %1, %y_14, %m_6 : tensor<256x!tt.ptr<i32>>
+    tt.return
+  }
+}"#;
+    let n = 500usize;
+    let x: Vec<u32> = (0..512).map(|i: i32| (i * 7919 % 1001 - 500) as u32).collect();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![words(&x), vec![0; 512 * 4]];
+        run(&k, &mut buffers, &[n as u64], 2);
+        for (i, &v) in x.iter().enumerate().take(n) {
+            let a = (v as i32).unsigned_abs();
+            let want: u32 = (1..a % 40).step_by((a % 3 + 1) as usize).map(|j| j * j).sum();
+            assert_eq!(word(&buffers[1], i), want, "{arch}: element {i} ({})", v as i32);
+        }
+    }
+}
+
 /// `pack = 2`: each call takes two elements of each operand (`x0, x1, y0, y1`) and returns two
 /// of each result (`lo0, lo1, hi0, hi1`) — Triton's order.
 #[test]

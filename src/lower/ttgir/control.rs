@@ -29,7 +29,7 @@
 
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{ArithOp, Cmp, Condition, Derived, Uniform, UniformInput, UniformOp};
+use crate::lower::ir::{ArithOp, Cmp, Condition, Derived, Predicate, Uniform, UniformInput, UniformOp};
 use crate::lower::ir::{
     BranchCondition, CarriedUniform, CarriedValue, Op as ProgramOp, Program, Value, walk,
 };
@@ -71,10 +71,6 @@ impl Lowering<'_> {
     fn loop_bound(&mut self, op: &Op, v: usize) -> Result<Uniform, LowerError> {
         match self.sym(op, v)?.clone() {
             Sym::Int(u) => Ok(u),
-            Sym::Lanes(_) if self.divergent => fail(
-                op,
-                "a loop whose bounds differ from element to element in a mapped function is not lowered",
-            ),
             Sym::Lanes(x) if self.p.value_bits(x) == 32 => {
                 let slot = self.slot();
                 self.p.ops.push(ProgramOp::ReadUniform { slot, src: x });
@@ -201,6 +197,13 @@ impl Lowering<'_> {
         else {
             return fail(op, "needs bounds and a step");
         };
+        if self.divergent
+            && [lb, ub, step]
+                .iter()
+                .any(|&v| matches!(self.syms.get(v), Some(Some(Sym::Lanes(_)))))
+        {
+            return self.scf_for_per_thread(op, in_registers, [lb, ub, step]);
+        }
         let (start, end, step) = (
             self.loop_bound(op, lb)?,
             self.loop_bound(op, ub)?,
@@ -268,6 +271,104 @@ impl Lowering<'_> {
         // After the loop: the carried values' last values.
         for (&arg, &r) in args.iter().zip(&op.results) {
             self.syms[r] = self.syms[arg].clone();
+        }
+        Ok(None)
+    }
+
+    /// `scf.for` in a mapped scalar function whose bounds or step are the element's own
+    /// (`for i in range(n)` of an element `n`): each thread counts for itself — a
+    /// [`While`](ProgramOp::While) whose test `i < end` each thread makes, the counter a carried
+    /// register stepped at the body's end.
+    fn scf_for_per_thread(
+        &mut self,
+        op: &Op,
+        in_registers: &[bool],
+        [lb, ub, step]: [usize; 3],
+    ) -> Result<Option<usize>, LowerError> {
+        let Some((&iv, args)) = op.block_args.split_first() else {
+            return fail(op, "has no induction variable");
+        };
+        let Some(ty) =
+            super::data::numeric_type(&self.m.values[iv].ty.element).filter(|t| t.starts_with('i'))
+        else {
+            return fail(op, "counts with an induction variable that is not an integer");
+        };
+        let [start, end, stride] =
+            [lb, ub, step].map(|v| self.typed_data(op, v).map(|(_, values)| values[0]));
+        let (start, end, stride) = (start?, end?, stride?);
+        let inits = &op.operands[3..];
+        if inits.len() != args.len() || op.results.len() != args.len() {
+            return fail(
+                op,
+                "iteration arguments, initial values and results disagree in number",
+            );
+        }
+        let mut carried = self.carry(op, args, inits, in_registers)?;
+        if !carried.uniforms.is_empty() {
+            return fail(
+                op,
+                "carries a value that is not a number in a loop each element counts for itself",
+            );
+        }
+        let mut results = Vec::with_capacity(args.len());
+        let mut leaving = Vec::with_capacity(args.len());
+        for (&arg, &r) in args.iter().zip(&op.results) {
+            let Some(Some(Sym::Lanes(phi))) = self.syms.get(arg).cloned() else {
+                return fail(
+                    op,
+                    "carries a value that is not a scalar in a loop each element counts for itself",
+                );
+            };
+            let dst = self.p.value(self.p.value_bits(phi));
+            results.push([dst, phi]);
+            leaving.push((r, Sym::Lanes(dst)));
+        }
+        let counter = self.p.value(self.p.value_bits(start));
+        self.syms[iv] = Some(Sym::Lanes(counter));
+        let test = self.p.value(1);
+        let before = vec![ProgramOp::Compare {
+            pred: Predicate::Slt,
+            ty,
+            dst: test,
+            a: counter,
+            b: end,
+        }];
+        let (ops, terminator) = split_terminator(self.m, op, &op.body);
+        let mut after = self.region(ops)?;
+        if yield_operands(terminator).len() != args.len() {
+            return fail(
+                terminator,
+                "yields another number of values than the loop carries",
+            );
+        }
+        let start_body = self.p.ops.len();
+        if let Some(k) = self.carry_next(terminator, args, &mut carried)? {
+            return Ok(Some(k));
+        }
+        after.extend(self.p.ops.split_off(start_body));
+        let next = self.p.value(self.p.value_bits(start));
+        after.push(ProgramOp::Arith {
+            op: ArithOp::Add,
+            ty,
+            dst: next,
+            src: vec![counter, stride],
+        });
+        let mut values = carried.values;
+        values.push(CarriedValue {
+            phi: counter,
+            init: start,
+            next,
+        });
+        self.p.ops.push(ProgramOp::While {
+            uniforms: Vec::new(),
+            values,
+            before,
+            cond: BranchCondition::PerThread(test),
+            results,
+            after,
+        });
+        for (r, sym) in leaving {
+            self.syms[r] = Some(sym);
         }
         Ok(None)
     }
