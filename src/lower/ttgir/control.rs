@@ -212,33 +212,16 @@ impl Lowering<'_> {
         if step.as_constant().is_some_and(|s| s <= 0) {
             return fail(op, "a step that is not positive (scf.for steps up)");
         }
-        let inits = &op.operands[3..];
-        let args = op.block_args.get(1..).unwrap_or(&[]);
-        if inits.len() != args.len() || op.results.len() != args.len() {
-            return fail(
-                op,
-                "iteration arguments, initial values and results disagree in number",
-            );
-        }
+        let (inits, args) = for_arguments(op)?;
         let counter = self.slot();
         let mut carried = self.carry(op, args, inits, in_registers)?;
         if let Some(&iv) = op.block_args.first() {
             self.syms[iv] = Some(Sym::Int(Uniform::input(UniformInput::Carried(counter))));
         }
-        let (ops, terminator) = split_terminator(self.m, op, &op.body);
-        let mut body = self.region(ops)?;
-        if yield_operands(terminator).len() != args.len() {
-            return fail(
-                terminator,
-                "yields another number of values than the loop carries",
-            );
-        }
-        let start_body = self.p.ops.len();
-        if let Some(k) = self.carry_next(terminator, args, &mut carried)? {
-            return Ok(Some(k));
-        }
-        // Yielded constants are materialised at the end of the body.
-        body.extend(self.p.ops.split_off(start_body));
+        let mut body = match self.for_body(op, args, &mut carried)? {
+            Ok(body) => body,
+            Err(k) => return Ok(Some(k)),
+        };
         let (at_top, at_end) = loop_edge_fences(&self.p, body.iter());
         if at_top {
             body.insert(0, ProgramOp::Barrier);
@@ -275,6 +258,31 @@ impl Lowering<'_> {
         Ok(None)
     }
 
+    /// The body of an `scf.for`, what it yields taken as the next values of `carried`
+    /// (constants yielded materialised at its end); `Err(k)`: it yields data for argument `k`,
+    /// carried otherwise.
+    fn for_body(
+        &mut self,
+        op: &Op,
+        args: &[usize],
+        carried: &mut Carried,
+    ) -> Result<Result<Vec<ProgramOp>, usize>, LowerError> {
+        let (ops, terminator) = split_terminator(self.m, op, &op.body);
+        let mut body = self.region(ops)?;
+        if yield_operands(terminator).len() != args.len() {
+            return fail(
+                terminator,
+                "yields another number of values than the loop carries",
+            );
+        }
+        let start_body = self.p.ops.len();
+        if let Some(k) = self.carry_next(terminator, args, carried)? {
+            return Ok(Err(k));
+        }
+        body.extend(self.p.ops.split_off(start_body));
+        Ok(Ok(body))
+    }
+
     /// `scf.for` in a mapped scalar function whose bounds or step are the element's own
     /// (`for i in range(n)` of an element `n`): each thread counts for itself — a
     /// [`While`](ProgramOp::While) whose test `i < end` each thread makes, the counter a carried
@@ -296,13 +304,7 @@ impl Lowering<'_> {
         let [start, end, stride] =
             [lb, ub, step].map(|v| self.typed_data(op, v).map(|(_, values)| values[0]));
         let (start, end, stride) = (start?, end?, stride?);
-        let inits = &op.operands[3..];
-        if inits.len() != args.len() || op.results.len() != args.len() {
-            return fail(
-                op,
-                "iteration arguments, initial values and results disagree in number",
-            );
-        }
+        let (inits, _) = for_arguments(op)?;
         let mut carried = self.carry(op, args, inits, in_registers)?;
         if !carried.uniforms.is_empty() {
             return fail(
@@ -333,19 +335,10 @@ impl Lowering<'_> {
             a: counter,
             b: end,
         }];
-        let (ops, terminator) = split_terminator(self.m, op, &op.body);
-        let mut after = self.region(ops)?;
-        if yield_operands(terminator).len() != args.len() {
-            return fail(
-                terminator,
-                "yields another number of values than the loop carries",
-            );
-        }
-        let start_body = self.p.ops.len();
-        if let Some(k) = self.carry_next(terminator, args, &mut carried)? {
-            return Ok(Some(k));
-        }
-        after.extend(self.p.ops.split_off(start_body));
+        let mut after = match self.for_body(op, args, &mut carried)? {
+            Ok(body) => body,
+            Err(k) => return Ok(Some(k)),
+        };
         let next = self.p.value(self.p.value_bits(start));
         after.push(ProgramOp::Arith {
             op: ArithOp::Add,
@@ -915,17 +908,16 @@ impl Lowering<'_> {
         if la != lb || a.len() != b.len() || c.len() != a.len() {
             return fail(op, "selects between tensors in different layouts");
         }
-        let shared = self.shared_registers(op.results[0], &la);
-        let mut values: Vec<Value> = Vec::with_capacity(a.len());
-        for (i, ((&cond, &a), &b)) in c.iter().zip(&a).zip(&b).enumerate() {
-            if let Some(&first) = shared.get(i).filter(|&&f| f != i) {
-                values.push(values[first]);
-                continue;
-            }
-            let dst = self.p.value(self.p.value_bits(a));
-            self.p.ops.push(ProgramOp::Select { dst, cond, a, b });
-            values.push(dst);
-        }
+        let values = self.computed_once(op.results[0], &la, a.len(), |l, i| {
+            let dst = l.p.value(l.p.value_bits(a[i]));
+            l.p.ops.push(ProgramOp::Select {
+                dst,
+                cond: c[i],
+                a: a[i],
+                b: b[i],
+            });
+            dst
+        });
         self.define(op, Sym::Data { layout: la, values })
     }
 
@@ -1161,4 +1153,18 @@ fn loop_edge_fences<'o>(
     let reads_first = first == Some(true) && writes;
     let writes_after_last_read = last == Some(true) && first == Some(false);
     (reads_first, writes_after_last_read)
+}
+
+/// An `scf.for`'s initial values and iteration arguments (its block arguments after the
+/// induction variable), which must agree in number with each other and its results.
+fn for_arguments(op: &Op) -> Result<(&[usize], &[usize]), LowerError> {
+    let inits = op.operands.get(3..).unwrap_or(&[]);
+    let args = op.block_args.get(1..).unwrap_or(&[]);
+    if inits.len() != args.len() || op.results.len() != args.len() {
+        return fail(
+            op,
+            "iteration arguments, initial values and results disagree in number",
+        );
+    }
+    Ok((inits, args))
 }

@@ -284,7 +284,7 @@ impl Lowering<'_> {
     /// a block (no lane or warp bit within it), each register takes the value of the block's
     /// first — Triton's deduplication of element-wise results. `xindex % 96 < 64` over two
     /// consecutive elements a thread holds is one compare, not two.
-    pub(super) fn shared_registers(&self, v: usize, layout: &crate::linear::LinearLayout) -> Vec<usize> {
+    fn shared_registers(&self, v: usize, layout: &crate::linear::LinearLayout) -> Vec<usize> {
         let Ok(dist) = Dist::of(layout, self.target.wave_size) else {
             return Vec::new();
         };
@@ -325,6 +325,28 @@ impl Lowering<'_> {
                     .unwrap_or(r)
             })
             .collect()
+    }
+
+    /// The `n` registers of value `v` (of `layout`), each from `compute(register)` — once per
+    /// block of registers [`shared_registers`](Self::shared_registers) proves equal, the others
+    /// taking the block's first.
+    pub(super) fn computed_once(
+        &mut self,
+        v: usize,
+        layout: &crate::linear::LinearLayout,
+        n: usize,
+        mut compute: impl FnMut(&mut Self, usize) -> Value,
+    ) -> Vec<Value> {
+        let shared = self.shared_registers(v, layout);
+        let mut out: Vec<Value> = Vec::with_capacity(n);
+        for i in 0..n {
+            let x = match shared.get(i) {
+                Some(&first) if first < i => out[first],
+                _ => compute(self, i),
+            };
+            out.push(x);
+        }
+        out
     }
 
     /// An element-wise operation on data of one layout.
@@ -380,7 +402,6 @@ impl Lowering<'_> {
             return fail(op, "has no operand");
         };
         let bits = self.bits(op, r)?;
-        let mut out = Vec::with_capacity(args[0].len());
         if self.bf16_in_f32(arith, ty) {
             let values = (0..args[0].len())
                 .map(|i| {
@@ -390,23 +411,18 @@ impl Lowering<'_> {
                 .collect();
             return self.define(op, Sym::Data { layout, values });
         }
-        let shared = self.shared_registers(r, &layout);
-        for i in 0..args[0].len() {
-            if let Some(&first) = shared.get(i).filter(|&&f| f != i) {
-                out.push(out[first]);
-                continue;
-            }
-            let dst = self.p.value(bits);
+        let values = self.computed_once(r, &layout, args[0].len(), |l, i| {
+            let dst = l.p.value(bits);
             let src = args.iter().map(|a| a[i]).collect();
-            self.p.ops.push(ProgramOp::Arith {
+            l.p.ops.push(ProgramOp::Arith {
                 op: arith,
                 ty,
                 dst,
                 src,
             });
-            out.push(dst);
-        }
-        self.define(op, Sym::Data { layout, values: out })
+            dst
+        });
+        self.define(op, Sym::Data { layout, values })
     }
 
     /// Registers of the result's layout taken from `values` (registers of `src`) without moving

@@ -556,17 +556,17 @@ impl Lowering<'_> {
         if la != lb {
             return fail(op, "operands in different layouts");
         }
-        let shared = self.shared_registers(op.results[0], &la);
-        let mut out: Vec<Value> = Vec::with_capacity(a.len());
-        for (i, (&a, &b)) in a.iter().zip(&b).enumerate() {
-            if let Some(&first) = shared.get(i).filter(|&&f| f != i) {
-                out.push(out[first]);
-                continue;
-            }
-            let dst = self.p.value(1);
-            self.p.ops.push(ProgramOp::Compare { pred, ty, dst, a, b });
-            out.push(dst);
-        }
+        let out = self.computed_once(op.results[0], &la, a.len(), |l, i| {
+            let dst = l.p.value(1);
+            l.p.ops.push(ProgramOp::Compare {
+                pred,
+                ty,
+                dst,
+                a: a[i],
+                b: b[i],
+            });
+            dst
+        });
         self.define(
             op,
             Sym::Data {
