@@ -119,6 +119,27 @@ impl Dist {
         })
     }
 
+    /// The layout these columns describe: in-dims register, lane (the first `lane_bits` thread
+    /// columns) and warp, out-dims `dim0, dim1, …`. The inverse of [`Dist::of`] where the
+    /// columns reach every element.
+    pub(crate) fn layout(&self) -> Result<LinearLayout, LowerError> {
+        let n = self.dim_bits.len();
+        let per_dim = |c: &u64| -> Vec<i64> { (0..n).map(|d| self.coord(*c, d) as i64).collect() };
+        let (lane, warp) = self.thread.split_at(self.lane_bits.min(self.thread.len()));
+        let outs: Vec<(String, i64)> = (0..n)
+            .map(|d| (format!("dim{d}"), 1i64 << self.dim_bits[d]))
+            .collect();
+        Ok(LinearLayout::from_bases(
+            [
+                ("register", self.reg.iter().map(per_dim).collect::<Vec<_>>()),
+                ("lane", lane.iter().map(per_dim).collect()),
+                ("warp", warp.iter().map(per_dim).collect()),
+            ],
+            outs,
+            true,
+        )?)
+    }
+
     /// Registers per thread.
     pub(crate) fn registers(&self) -> usize {
         1 << self.reg.len()

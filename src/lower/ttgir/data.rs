@@ -3,9 +3,9 @@
 //!
 //! A data tensor is one [`Value`] per register of its layout ([`Sym::Data`]). Element-wise
 //! operations keep the layout (TTGIR gives both operands the same encoding) and act register by
-//! register. `tt.expand_dims` and `tt.broadcast` of data move nothing: each register of the
-//! result holds an element some register of the same thread already holds
-//! ([`Lowering::regather`] finds it, and refuses layouts where another thread holds it).
+//! register. `tt.expand_dims` and `tt.broadcast` of data move nothing where each register of
+//! the result holds an element some register of the same thread already holds, and convert
+//! first where not ([`Lowering::regather`]).
 
 use super::{Lowering, Sym, fail};
 use crate::encodings::Encoding;
@@ -267,7 +267,7 @@ pub(super) fn coords(d: &Dist, flat: u64) -> Vec<u64> {
 }
 
 /// The flat position of coordinates in `d`.
-fn flat(d: &Dist, coords: &[u64]) -> u64 {
+pub(super) fn flat(d: &Dist, coords: &[u64]) -> u64 {
     let mut shift = 0;
     let mut f = 0;
     for (c, bits) in coords.iter().zip(&d.dim_bits) {
@@ -423,42 +423,6 @@ impl Lowering<'_> {
             dst
         });
         self.define(op, Sym::Data { layout, values })
-    }
-
-    /// Registers of the result's layout taken from `values` (registers of `src`) without moving
-    /// data between threads: result element `e` is source element `f(e)`.
-    pub(super) fn regather(
-        &self,
-        op: &Op,
-        (src, values): (&Dist, &[Value]),
-        dst: &Dist,
-        f: impl Fn(&[u64]) -> Vec<u64>,
-    ) -> Result<Vec<Value>, LowerError> {
-        let same_threads = src.thread.len() == dst.thread.len()
-            && src
-                .thread
-                .iter()
-                .zip(&dst.thread)
-                .all(|(&s, &d)| coords(src, s) == f(&coords(dst, d)));
-        if !same_threads {
-            return fail(
-                op,
-                "the result's layout needs data of other threads: not lowered yet",
-            );
-        }
-        let mut at = std::collections::HashMap::new();
-        for r in (0..src.registers()).rev() {
-            at.insert(src.reg_position(r), r);
-        }
-        (0..dst.registers())
-            .map(|r| {
-                let e = f(&coords(dst, dst.reg_position(r)));
-                match at.get(&flat(src, &e)) {
-                    Some(&s) if coords(src, flat(src, &e)) == e => Ok(values[s]),
-                    _ => fail(op, "the result's layout needs data of other registers' threads"),
-                }
-            })
-            .collect()
     }
 
     /// `tt.expand_dims` / `tt.broadcast` of data: the same elements, more registers.

@@ -18,6 +18,7 @@
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{ArithOp, Op as ProgramOp, Value, XorMap};
+use crate::lower::plan::convert;
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{AttrValue, Op, attr};
 
@@ -51,12 +52,24 @@ impl Lowering<'_> {
                 "the index's dimensions other than the axis differ from the source's",
             );
         }
-        if di.thread != dout.thread
+        // Each result register reads at its own index: an index in another layout is
+        // converted to the result's first.
+        let index = if di.thread != dout.thread
             || di.registers() != dout.registers()
             || (0..di.registers()).any(|k| di.reg_position(k) != dout.reg_position(k))
         {
-            return fail(op, "the index's layout is not the result's: not lowered");
-        }
+            let index_bits = self.bits(op, op.operands[1])?;
+            convert::registers(
+                &mut self.p,
+                &index_layout,
+                &out_layout,
+                &index,
+                index_bits,
+                self.target,
+            )?
+        } else {
+            index
+        };
         let bits = self.bits(op, r)?;
         let bytes = u64::from(bits.div_ceil(8));
         let size = bytes << ds.dim_bits.iter().sum::<u32>();
@@ -98,7 +111,12 @@ impl Lowering<'_> {
                 i
             } else {
                 let w = self.p.value(32);
-                let from = if index_bits == 64 { "i64" } else { "i32" };
+                let from = match index_bits {
+                    64 => "i64",
+                    16 => "i16",
+                    8 => "i8",
+                    _ => return fail(op, format!("an index of {index_bits}-bit integers")),
+                };
                 self.p.ops.push(ProgramOp::Convert {
                     dst: vec![w],
                     src: vec![i],

@@ -89,6 +89,7 @@ mod loaded_pointer;
 mod map_elementwise;
 mod memory;
 mod reduce;
+mod relayout;
 mod scan;
 mod shape;
 mod shared;

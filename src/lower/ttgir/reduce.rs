@@ -314,7 +314,7 @@ impl Lowering<'_> {
             if on_axis && elsewhere {
                 return fail(
                     op,
-                    "a layout bit moving along the reduced axis and another at once is not lowered yet",
+                    "a layout bit moves along the reduced axis and another dimension at once, which no distributed encoding does",
                 );
             }
             Ok(on_axis)

@@ -51,9 +51,11 @@
 
 use super::data::coords;
 use super::reduce::{Combiner, LaneMove, lane_read};
+use super::relayout::axis_first_layout;
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{DppCtrl, Op as ProgramOp, Predicate, Value, XorMap};
+use crate::lower::plan::convert;
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{AttrValue, Op, attr};
 
@@ -103,8 +105,26 @@ impl Lowering<'_> {
                 return fail(op, "a result in another layout than its operand");
             }
         }
-        let s = Dist::of(&layout, self.target.wave_size)?;
-        let owners = axis_owners(op, &s, axis)?;
+        let declared = layout.clone();
+        let (mut layout, mut s) = (layout, Dist::of(&declared, self.target.wave_size)?);
+        // A layout bit moving along the axis and elsewhere at once, or along several of its
+        // bits: scanned in a layout whose bits each move one tensor bit, converted back after.
+        let owners = match axis_owners(&s, axis) {
+            Some(owners) => owners,
+            None => {
+                let to = axis_first_layout(&s, axis)?;
+                for (values, &v) in prefix.iter_mut().zip(&op.operands) {
+                    let bits = self.bits(op, v)?;
+                    *values = convert::registers(&mut self.p, &layout, &to, values, bits, self.target)?;
+                }
+                s = Dist::of(&to, self.target.wave_size)?;
+                *layout = to;
+                match axis_owners(&s, axis) {
+                    Some(owners) => owners,
+                    None => return fail(op, "no layout scans the axis bit by bit"),
+                }
+            }
+        };
         // Thread bits whose threads hold the same totals: the layout does not move along
         // them, or they own axis bits already scanned (a block's total is every member's).
         let mut shared: Vec<bool> = s.thread.iter().map(|&c| c == 0).collect();
@@ -146,12 +166,16 @@ impl Lowering<'_> {
             self.block_step(op, how, (&s, &mut shared), owner, reverse, &mut blocks)?;
         }
         let prefix = self.apply_fronts(op, how, &s, reverse, blocks)?;
-        for (i, values) in prefix.into_iter().enumerate() {
+        for (i, (mut values, &r)) in prefix.into_iter().zip(&op.results).enumerate() {
+            if layout != declared {
+                let bits = self.bits(op, r)?;
+                values = convert::registers(&mut self.p, &layout, &declared, &values, bits, self.target)?;
+            }
             self.define_result(
                 op,
                 i,
                 Sym::Data {
-                    layout: layout.clone(),
+                    layout: declared.clone(),
                     values,
                 },
             )?;
@@ -717,8 +741,10 @@ fn lane_with(threads: usize, fixed: &[usize], constant: u64) -> XorMap {
     XorMap { cols, constant }
 }
 
-/// Per bit of the axis, lowest first, the register or thread bit that moves along it alone.
-fn axis_owners(op: &Op, s: &Dist, axis: usize) -> Result<Vec<Option<Owner>>, LowerError> {
+/// Per bit of the axis, lowest first, the register or thread bit that moves along it alone;
+/// `None` where a bit moves along the axis and elsewhere at once, along several of the axis's
+/// bits, or along one another bit already moves along.
+fn axis_owners(s: &Dist, axis: usize) -> Option<Vec<Option<Owner>>> {
     let mut owners = vec![None; s.dim_bits[axis] as usize];
     let columns = s
         .reg
@@ -734,19 +760,14 @@ fn axis_owners(op: &Op, s: &Dist, axis: usize) -> Result<Vec<Option<Owner>>, Low
             x if x.is_power_of_two() && !elsewhere => {
                 let j = x.trailing_zeros() as usize;
                 if owners[j].is_some() {
-                    return fail(op, "two layout bits move along the same bit of the scanned axis");
+                    return None;
                 }
                 owners[j] = Some(owner);
             }
-            _ => {
-                return fail(
-                    op,
-                    "a layout bit moving along the scanned axis and another position at once is not lowered yet",
-                );
-            }
+            _ => return None,
         }
     }
-    Ok(owners)
+    Some(owners)
 }
 
 /// How a lane reads the lane one position before it along a run of lane bits.
