@@ -169,7 +169,11 @@ impl Pricer<'_> {
             Op::LdsWindow { ops, .. } | Op::Predicated { ops, .. } => self.ops(ops),
             // Register reinterpretations: absorbed by the instructions around them (16-bit
             // halves are read and written in place).
-            Op::Argument { .. } | Op::UniformValue { .. } | Op::Pack { .. } | Op::Unpack { .. } => (0, 0),
+            Op::Argument { .. }
+            | Op::BufferAddress { .. }
+            | Op::UniformValue { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. } => (0, 0),
             Op::GlobalLoad {
                 dst, buffer, offset, ..
             } => self.global(offset, *buffer, dst.len()),

@@ -5,7 +5,8 @@
 //! also *checks* for them: each LDS byte remembers which wave last wrote and read it and in
 //! which barrier interval; a read of a byte another wave wrote in the same interval (a missing
 //! barrier), a write over another wave's unread data, a read of a byte nobody wrote, a global
-//! access outside its buffer and two different values stored to one global element are errors.
+//! access outside its buffer and two threads storing different values to one global element
+//! between two workgroup barriers (`tl.debug_barrier()` orders global memory) are errors.
 //! Direct-to-LDS loads land in LDS only at the next [`Op::WaitDirectLoads`]: a barrier or the
 //! kernel's end with such loads still in flight is an error too.
 //!
@@ -429,8 +430,9 @@ struct Run<'a> {
     env: Env<'a>,
     /// Where each buffer's elements lie (`None`: a loaded address not bound yet).
     views: Vec<Option<View>>,
-    /// Global stores: element -> value stored, to catch two threads storing different values.
-    stored: Vec<Vec<Option<u64>>>,
+    /// Global stores since the last workgroup barrier: element -> value stored and the thread
+    /// that stored it, to catch two threads storing different values.
+    stored: Vec<Vec<Option<(u64, usize)>>>,
     /// Direct-to-LDS loads not yet waited for: (thread, LDS address, bytes).
     in_flight: Vec<(usize, u64, Vec<u8>)>,
     /// Operations the loops ran so far.
@@ -555,8 +557,8 @@ fn exec(
                         }
                         for i in 0..dst.len() {
                             let v = read_le(&data[i * w..(i + 1) * w]);
-                            let prev = seen[(first + i as u64) as usize].replace(v);
-                            if prev.is_some_and(|x| x != v) {
+                            let prev = seen[(first + i as u64) as usize].replace((v, t));
+                            if prev.is_some_and(|(x, other)| x != v && other != t) {
                                 return err(format!(
                                     "two threads store different values to element {} of {}",
                                     first + i as u64,
@@ -784,6 +786,9 @@ fn exec(
                             .to_string(),
                     );
                 }
+                if matches!(op, Op::WorkgroupBarrier) {
+                    r.stored.iter_mut().for_each(Vec::clear);
+                }
                 s.interval += 1
             }
             Op::Bpermute { dst, src, lane } => {
@@ -973,6 +978,12 @@ fn exec(
                 // Uniforms are 32-bit scalars, sign-extended into wider registers.
                 for t in 0..threads {
                     s.set(*dst, t, x as i32 as i64 as u64);
+                }
+            }
+            Op::BufferAddress { dst, buffer } => {
+                let address = interpreted_address(*buffer);
+                for t in 0..threads {
+                    s.set(*dst, t, address);
                 }
             }
             Op::Argument { dst, index } => {

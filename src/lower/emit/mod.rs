@@ -1101,6 +1101,17 @@ impl Emitter<'_> {
                     w => self.line(&format!("{d} = sext i32 {x} to i{w}")),
                 }
             }
+            Op::BufferAddress { dst, buffer } => {
+                let name = self
+                    .p
+                    .buffers
+                    .get(*buffer)
+                    .filter(|b| b.is_argument())
+                    .map(|b| b.name.clone())
+                    .ok_or_else(|| LowerError::new(format!("buffer {buffer} is no argument")))?;
+                let d = self.define(*dst)?;
+                self.line(&format!("{d} = ptrtoint ptr addrspace(1) %{name} to i64"));
+            }
             Op::Argument { dst, index } => {
                 let s = self
                     .p

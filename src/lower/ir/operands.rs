@@ -100,6 +100,7 @@ macro_rules! operands_of {
             | Op::ThreadMap { .. }
             | Op::UniformValue { .. }
             | Op::Argument { .. }
+            | Op::BufferAddress { .. }
             | Op::LdsWindow { .. } => Vec::new(),
         }
     };
@@ -152,6 +153,7 @@ impl Op {
                 | Op::ThreadMap { .. }
                 | Op::UniformValue { .. }
                 | Op::Argument { .. }
+                | Op::BufferAddress { .. }
                 | Op::Arith { .. }
                 | Op::Compare { .. }
                 | Op::Select { .. }

@@ -940,6 +940,14 @@ pub enum Op {
         /// Index into [`Program::scalars`].
         index: usize,
     },
+    /// `dst` = the 64-bit address of argument buffer `buffer` in every thread: a pointer
+    /// whose buffer a loop changes is carried as its address.
+    BufferAddress {
+        /// Result (64 bits).
+        dst: Value,
+        /// Index into [`Program::buffers`]: an argument.
+        buffer: usize,
+    },
     /// `dst` = a workgroup uniform, its low bits (a scalar argument's bits, a program id, a
     /// loop slot) in every thread.
     UniformValue {
@@ -1016,6 +1024,7 @@ impl Op {
             | Op::ThreadMap { dst, .. }
             | Op::UniformValue { dst, .. }
             | Op::Argument { dst, .. }
+            | Op::BufferAddress { dst, .. }
             | Op::Constant { dst, .. } => vec![*dst],
             Op::Loop { values, .. } => values.iter().map(|c| c.phi).collect(),
             Op::If { results, .. } => results.iter().map(|r| r[0]).collect(),
@@ -1325,6 +1334,7 @@ impl Program {
                 Op::ThreadMap { .. } => "thread_map",
                 Op::UniformValue { .. } => "uniform_value",
                 Op::Argument { .. } => "argument",
+                Op::BufferAddress { .. } => "buffer_address",
                 Op::Loop { .. } => "loop",
                 Op::If { .. } => "if",
                 Op::LdsWindow { .. } => "lds_window",

@@ -3,7 +3,7 @@
 
 use super::atomic::{AtomicKind, AtomicPath};
 use super::numeric;
-use super::program::{BranchCondition, Op, Program, Scalar, Value, walk};
+use super::program::{BranchCondition, Buffer, Op, Program, Scalar, Value, walk};
 use super::uniform::{Condition, Extent, UniformInput};
 use crate::lower::error::LowerError;
 use crate::target::mma::element_bits;
@@ -66,6 +66,14 @@ impl Program {
             match op {
                 Op::ReadUniform { src, .. } if self.value_bits(*src) != 32 => {
                     return bad("a uniform is read from a 32-bit value");
+                }
+                Op::BufferAddress { dst, buffer } => {
+                    if !self.buffers.get(*buffer).is_some_and(Buffer::is_argument) {
+                        return bad("an address is taken of an argument buffer");
+                    }
+                    if self.value_bits(*dst) != 64 {
+                        return bad("a buffer's address is 64 bits");
+                    }
                 }
                 Op::BindBuffer { buffer } => match self.buffers.get(*buffer).and_then(|b| b.address) {
                     Some(address) if self.value_bits(address) == 64 => used.push(address),

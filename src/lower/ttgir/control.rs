@@ -42,6 +42,9 @@ struct Carried {
     uniforms: Vec<CarriedUniform>,
     values: Vec<CarriedValue>,
     carries: Vec<Carry>,
+    /// Ops the loop's body starts with: the buffers of pointers carried by their address,
+    /// bound at it.
+    prologue: Vec<ProgramOp>,
 }
 
 /// How a loop carries one of its arguments.
@@ -56,6 +59,9 @@ enum Carry {
     Slice(usize),
     /// An address with a data part: its uniform part in a slot, its index in registers.
     Indexed(usize, usize, usize),
+    /// A scalar pointer by its 64-bit address (index into the carried values), to elements of
+    /// so many bytes.
+    Address(usize, u64),
 }
 
 impl Lowering<'_> {
@@ -233,6 +239,7 @@ impl Lowering<'_> {
             uniforms,
             values,
             carries,
+            ..
         } = carried;
         // Slots nothing reads (a pipeline's buffer index into a single buffer) are dropped.
         let used_after: Vec<bool> = carries
@@ -242,6 +249,14 @@ impl Lowering<'_> {
             .map(|(_, &r)| self.users[r] > 0)
             .collect();
         let uniforms = live_slots(&self.p, &body, uniforms, &used_after);
+        let addresses: Vec<(usize, Value, u64)> = carries
+            .iter()
+            .zip(&op.results)
+            .filter_map(|(c, &r)| match c {
+                Carry::Address(i, bytes) => Some((r, values[*i].phi, *bytes)),
+                _ => None,
+            })
+            .collect();
         self.p.ops.push(ProgramOp::Loop {
             counter,
             start,
@@ -251,9 +266,15 @@ impl Lowering<'_> {
             values,
             body,
         });
-        // After the loop: the carried values' last values.
+        // After the loop: the carried values' last values; a pointer carried by its address
+        // is bound at the last one.
         for (&arg, &r) in args.iter().zip(&op.results) {
             self.syms[r] = self.syms[arg].clone();
+        }
+        for (r, address, bytes) in addresses {
+            let (buffer, bind) = self.buffer_at(&self.m.values[r].name, address, bytes);
+            self.p.ops.push(bind);
+            self.syms[r] = Some(Sym::Ptr(buffer));
         }
         Ok(None)
     }
@@ -268,7 +289,8 @@ impl Lowering<'_> {
         carried: &mut Carried,
     ) -> Result<Result<Vec<ProgramOp>, usize>, LowerError> {
         let (ops, terminator) = split_terminator(self.m, op, &op.body);
-        let mut body = self.region(ops)?;
+        let mut body = std::mem::take(&mut carried.prologue);
+        body.extend(self.region(ops)?);
         if yield_operands(terminator).len() != args.len() {
             return fail(
                 terminator,
@@ -394,14 +416,17 @@ impl Lowering<'_> {
                 "carried arguments, initial values, the values scf.condition passes on and results disagree in number",
             );
         }
+        let buffers_before = self.p.buffers.len();
         let mut carried = self.carry(op, args, &op.operands, in_registers)?;
         let start = self.p.ops.len();
+        self.p.ops.append(&mut carried.prologue);
         self.lower_ops(before_ops)?;
         let cond = self.branch_condition(test)?;
         // Inside the `do` region the passed values are what `before` left; after the loop,
         // values of their own.
         let mut results = Vec::new();
         let mut leaving = Vec::new();
+        let mut rebound = Vec::new();
         for ((&v, &arg), &r) in passed.iter().zip(after_args).zip(&op.results) {
             let inside = match self.sym(test, v)?.clone() {
                 Sym::Pending(_) | Sym::SharedRead(_) => {
@@ -426,6 +451,17 @@ impl Lowering<'_> {
                     values: leave(&mut self.p, values),
                 },
                 Sym::Lanes(src) => Sym::Lanes(leave(&mut self.p, &[*src])[0]),
+                // A pointer bound in the loop at a carried address: bound again after it.
+                Sym::Ptr(b) if *b >= buffers_before => {
+                    let Some(address) = self.p.buffers[*b].address else {
+                        return fail(test, "passes on a buffer without an address");
+                    };
+                    let after = leave(&mut self.p, &[address])[0];
+                    let bytes = u64::from(self.p.buffers[*b].element_bits / 8);
+                    let (buffer, bind) = self.buffer_at(&self.m.values[r].name, after, bytes);
+                    rebound.push(bind);
+                    Sym::Ptr(buffer)
+                }
                 Sym::Indexed(indexed) => {
                     let mut indexed = indexed.clone();
                     indexed.index = leave(&mut self.p, &indexed.index);
@@ -472,6 +508,7 @@ impl Lowering<'_> {
             results,
             after,
         });
+        self.p.ops.append(&mut rebound);
         for (r, sym) in leaving {
             self.syms[r] = Some(sym);
         }
@@ -491,9 +528,16 @@ impl Lowering<'_> {
         let mut uniforms: Vec<CarriedUniform> = Vec::new();
         let mut values: Vec<CarriedValue> = Vec::new();
         let mut carries = Vec::new();
+        let mut prologue = Vec::new();
         for ((&arg, &init), &registers) in args.iter().zip(inits).zip(in_registers) {
             let sym = self.sym(op, init)?.clone();
             let sym = match sym {
+                // A pointer argument: its offset, zero, in a slot.
+                Sym::Ptr(buffer) if !registers => Sym::Affine {
+                    base: Some(buffer),
+                    constant: Uniform::default(),
+                    coef: Vec::new(),
+                },
                 Sym::Int(_) if registers => Sym::Lanes(self.typed_data(op, init)?.1[0]),
                 Sym::Affine { base: None, .. } if registers => {
                     let (layout, values) = self.typed_data(op, init)?;
@@ -505,9 +549,33 @@ impl Lowering<'_> {
                     let (layout, values) = self.registers_of(op, init)?;
                     Sym::Data { layout, values }
                 }
+                // A tensor of pointers the body moves per element (see `carried_pointer`).
+                Sym::Affine {
+                    base: Some(buffer),
+                    constant,
+                    coef,
+                } if registers && !coef.is_empty() => Sym::Indexed(Box::new(self.carried_pointer(
+                    op,
+                    init,
+                    (buffer, constant, coef),
+                )?)),
                 other => other,
             };
             let (carry, sym) = match sym {
+                // A scalar pointer whose buffer the loop changes: by its address.
+                sym if registers && Self::is_scalar_pointer(&sym) => {
+                    let bytes = self.pointee_bytes(op, arg)?;
+                    let init = self.pointer_address(op, &sym, bytes)?;
+                    let phi = self.p.value(64);
+                    values.push(CarriedValue {
+                        phi,
+                        init,
+                        next: init,
+                    });
+                    let (buffer, bind) = self.buffer_at(&self.m.values[arg].name, phi, bytes);
+                    prologue.push(bind);
+                    (Carry::Address(values.len() - 1, bytes), Sym::Ptr(buffer))
+                }
                 Sym::Int(u) => {
                     let slot = self.slot();
                     uniforms.push(CarriedUniform {
@@ -612,7 +680,16 @@ impl Lowering<'_> {
             uniforms,
             values,
             carries,
+            prologue,
         })
+    }
+
+    /// Bytes of the elements scalar pointer `v` points to.
+    fn pointee_bytes(&self, op: &Op, v: usize) -> Result<u64, LowerError> {
+        match self.m.values[v].ty.pointee_bits() {
+            Some(bits) if self.rank(v) == 0 => Ok(u64::from(bits.div_ceil(8))),
+            _ => fail(op, format!("{} is no scalar pointer", self.m.values[v].name)),
+        }
     }
 
     /// The next values of a loop's carried `args` from what `terminator` yields; `Some(k)`:
@@ -627,6 +704,7 @@ impl Lowering<'_> {
             uniforms,
             values,
             carries,
+            ..
         } = carried;
         for (k, ((carry, &arg), &yielded)) in carries
             .iter()
@@ -634,9 +712,20 @@ impl Lowering<'_> {
             .zip(yield_operands(terminator))
             .enumerate()
         {
-            match (carry, self.sym(terminator, yielded)?.clone()) {
+            let next = match (carry, self.sym(terminator, yielded)?.clone()) {
+                (Carry::Slot(_), Sym::Ptr(buffer)) => Sym::Affine {
+                    base: Some(buffer),
+                    constant: Uniform::default(),
+                    coef: Vec::new(),
+                },
+                (_, next) => next,
+            };
+            match (carry, next) {
+                (Carry::Address(i, bytes), next) => {
+                    values[*i].next = self.pointer_address(terminator, &next, *bytes)?;
+                }
                 (Carry::Slot(k), Sym::Int(u)) => uniforms[*k].next = u,
-                (Carry::Slot(k), Sym::Affine { base, constant, coef }) => {
+                (Carry::Slot(slot), Sym::Affine { base, constant, coef }) => {
                     let Some(Sym::Affine {
                         base: b0, coef: k0, ..
                     }) = &self.syms[arg]
@@ -644,26 +733,55 @@ impl Lowering<'_> {
                         return fail(terminator, "yields a pointer for an integer");
                     };
                     if (*b0, k0) != (base, &coef) {
+                        // Strides that change: the pointers are carried per element; a
+                        // scalar pointer whose buffer changes: by its address.
+                        if base.is_some()
+                            && (*b0 == base && !k0.is_empty() || k0.is_empty() && coef.is_empty())
+                        {
+                            return Ok(Some(k));
+                        }
                         return fail(
                             terminator,
-                            "a pointer whose buffer or strides change in the loop is not lowered yet",
+                            "a pointer whose buffer changes in the loop is not lowered yet",
                         );
                     }
-                    uniforms[*k].next = constant;
+                    uniforms[*slot].next = constant;
                 }
-                (Carry::Indexed(k, first, n), Sym::Indexed(next)) => {
-                    let Some(Sym::Indexed(now)) = &self.syms[arg] else {
+                // A scalar pointer chosen at run time: carried by its address.
+                (Carry::Slot(_), next @ Sym::Choice { .. })
+                    if Self::is_scalar_pointer(&next)
+                        && self.syms[arg].as_ref().is_some_and(Self::is_scalar_pointer) =>
+                {
+                    return Ok(Some(k));
+                }
+                // Pointers moved by data: carried per element.
+                (Carry::Slot(_), Sym::Indexed(next)) if matches!(&self.syms[arg], Some(Sym::Affine { base: Some(b), coef, .. }) if *b == next.buffer && !coef.is_empty()) =>
+                {
+                    return Ok(Some(k));
+                }
+                (Carry::Indexed(slot, first, n), next @ (Sym::Indexed(_) | Sym::Affine { .. })) => {
+                    let Some(Sym::Indexed(now)) = self.syms[arg].clone() else {
                         return fail(terminator, "yields an address for another kind of value");
                     };
-                    if (now.buffer, &now.coef, &now.layout) != (next.buffer, &next.coef, &next.layout)
-                        || next.index.len() != *n
-                    {
-                        return fail(
-                            terminator,
-                            "an address whose buffer, strides or layout change in the loop is not lowered yet",
-                        );
+                    let next = match (&now.layout, next) {
+                        // A scalar pointer moved by a scalar loaded from memory.
+                        (None, Sym::Indexed(next))
+                            if (next.buffer, &next.coef, &next.layout) == (now.buffer, &now.coef, &None) =>
+                        {
+                            *next
+                        }
+                        (None, _) => {
+                            return fail(
+                                terminator,
+                                "a pointer whose buffer changes in the loop is not lowered yet",
+                            );
+                        }
+                        (Some(_), next) => self.next_carried_pointer(terminator, &now, next)?,
+                    };
+                    if next.index.len() != *n {
+                        return fail(terminator, "yields an address of another size than it carries");
                     }
-                    uniforms[*k].next = next.constant.clone();
+                    uniforms[*slot].next = next.constant.clone();
                     for (c, &v) in values[*first..first + n].iter_mut().zip(&next.index) {
                         c.next = v;
                     }

@@ -3,8 +3,8 @@
 //! Triton's grouped GEMM reads each group's matrices from tables of addresses. A buffer
 //! instruction needs its buffer's resource in scalar registers, so a pointer the kernel loads
 //! (`tt.int_to_ptr` of a loaded `i64`) becomes a buffer of its own at that address
-//! ([`Buffer::address`]), its resource made where the pointer is
-//! ([`Op::BindBuffer`](ProgramOp::BindBuffer)): the address's first lane — every thread
+//! ([`Buffer::address`](crate::lower::ir::Buffer::address)), its resource made where the pointer is
+//! ([`Op::BindBuffer`](crate::lower::ir::Op::BindBuffer)): the address's first lane — every thread
 //! loaded the same scalar — moved to scalar registers. Everything after addresses it as it
 //! addresses an argument: strides, masks, vectors.
 //!
@@ -45,7 +45,6 @@
 
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{Buffer, Op as ProgramOp};
 use crate::ttgir::Op;
 
 impl Lowering<'_> {
@@ -75,14 +74,8 @@ impl Lowering<'_> {
                 );
             }
         };
-        let buffer = self.p.buffers.len();
-        self.p.buffers.push(Buffer {
-            name: self.m.values[r].name.trim_start_matches('%').to_string(),
-            elements: None,
-            element_bits: bits.max(8),
-            address: Some(address),
-        });
-        self.p.ops.push(ProgramOp::BindBuffer { buffer });
+        let (buffer, bind) = self.buffer_at(&self.m.values[r].name, address, u64::from(bits.div_ceil(8)));
+        self.p.ops.push(bind);
         self.define(op, Sym::Ptr(buffer))
     }
 }

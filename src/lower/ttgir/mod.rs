@@ -75,6 +75,7 @@
 
 mod atomic;
 mod blocks;
+mod carried_pointer;
 mod choice;
 mod control;
 mod data;

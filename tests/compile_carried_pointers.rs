@@ -1,0 +1,141 @@
+//! Loops that carry pointers as people write them, compiled from TTIR: a scalar pointer whose
+//! buffer changes (two buffers swapped each sweep, in a `for` and in a `while`; a pointer
+//! reassigned from a flag) is carried by its address, and a tensor of pointers moved per element
+//! (strides that grow, steps loaded from memory) by an index per element. Each kernel is
+//! `make_ttir`'s output of a kernel in `scripts/zoo2/gen18.py` (Triton 3.6.0; the zoo's fixtures),
+//! run in the interpreter against the computation written out here, and accepted by llc-22.
+
+mod lower_common;
+
+use lower_common::constructs::{ARCHS, compiled, float, floats, run, words};
+
+fn ttir(name: &str) -> String {
+    let path = format!("tests/fixtures/compile/zoo/{name}.gfx942.ttir");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Values with a fraction of a quarter: sums of a few stay exact in f32.
+fn data(n: usize, seed: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| ((i * 37 + seed * 11) % 29) as f32 * 0.25 - 3.5)
+        .collect()
+}
+
+/// One sweep of the stencil `(l + c + r) · 0.25`, zero beyond the ends.
+fn sweep(src: &[f32]) -> Vec<f32> {
+    let n = src.len();
+    (0..n)
+        .map(|i| {
+            let l = if i > 0 { src[i - 1] } else { 0.0 };
+            let r = if i + 1 < n { src[i + 1] } else { 0.0 };
+            (l + src[i] + r) * 0.25
+        })
+        .collect()
+}
+
+/// `src, dst = dst, src` after each of five sweeps: the pointers' buffers trade places in the
+/// loop, and the last sweep lands in `b`.
+#[test]
+fn buffers_swapped_each_iteration_are_carried_by_address() {
+    let text = ttir("pingpong_256_f32");
+    let a0 = data(256, 1);
+    for arch in ARCHS {
+        let k = compiled(&text, arch);
+        let mut buffers = vec![floats(&a0), floats(&[7.5; 256])];
+        run(&k, &mut buffers, &[5], 1);
+        let mut bufs = [a0.clone(), vec![7.5; 256]];
+        for s in 0..5 {
+            bufs[1 - s % 2] = sweep(&bufs[s % 2]);
+        }
+        for (b, want) in bufs.iter().enumerate() {
+            for (i, &w) in want.iter().enumerate() {
+                assert_eq!(float(&buffers[b], i), w, "{arch}: buffer {b}, element {i}");
+            }
+        }
+    }
+}
+
+/// The same swap in a `while` that stops when a sweep changes no element by more than `tol`;
+/// the result is read back through the pointer the loop leaves, and the sweep count is added.
+/// Triton 3.6 aborts on this kernel (its pointer canonicalization fails).
+#[test]
+fn a_pointer_swapped_in_a_while_loop_is_read_after_it() {
+    let text = ttir("pingpong_while_128_f32");
+    let a0 = data(128, 2);
+    let tol = 0.5f32;
+    for arch in ARCHS {
+        let k = compiled(&text, arch);
+        let mut buffers = vec![floats(&a0), floats(&[7.5; 128]), floats(&[7.5; 128])];
+        run(&k, &mut buffers, &[u64::from(tol.to_bits())], 1);
+        let mut bufs = [a0.clone(), vec![7.5; 128]];
+        let (mut s, mut sweeps, mut delta) = (0, 0, tol + 1.0);
+        while delta > tol && sweeps < 50 {
+            let next = sweep(&bufs[s]);
+            delta = next
+                .iter()
+                .zip(&bufs[s])
+                .map(|(n, c)| (n - c).abs())
+                .fold(0.0, f32::max);
+            bufs[1 - s] = next;
+            s = 1 - s;
+            sweeps += 1;
+        }
+        assert!(sweeps > 1, "the loop runs more than once");
+        for (i, &v) in bufs[s].iter().enumerate() {
+            assert_eq!(float(&buffers[2], i), v + sweeps as f32, "{arch}: element {i}");
+        }
+    }
+}
+
+/// `p = y if flags[i] else x` each iteration: a pointer chosen at run time, carried.
+#[test]
+fn a_pointer_chosen_from_a_flag_each_iteration_is_carried() {
+    let text = ttir("flag_switch_64_f32");
+    let (x, y) = (data(64 * 6, 3), data(64 * 6, 4));
+    let flags = [0u32, 1, 1, 0, 1, 0];
+    for arch in ARCHS {
+        let k = compiled(&text, arch);
+        let mut buffers = vec![floats(&x), floats(&y), words(&flags), vec![0; 64 * 4]];
+        run(&k, &mut buffers, &[6], 1);
+        for c in 0..64 {
+            let (mut acc, mut from_y) = (0.0f32, false);
+            for (i, &flag) in flags.iter().enumerate() {
+                acc += if from_y { y[i * 64 + c] } else { x[i * 64 + c] };
+                from_y = flag != 0;
+            }
+            assert_eq!(float(&buffers[3], c), acc, "{arch}: element {c}");
+        }
+    }
+}
+
+/// `p += offs + 1` (the strides grow) and `p += steps[i·N + offs] + 3` (steps loaded): element
+/// `c` of iteration `i` reads `x[(i + 1)·c + i]`, and `x[c + Σ (step + 3)]`.
+#[test]
+fn pointers_moved_per_element_are_carried_with_an_index() {
+    let x = data(64 * 20, 5);
+    let steps: Vec<u32> = (0..64 * 4).map(|i: i32| (i * 5 % 7 - 3) as u32).collect();
+    for arch in ARCHS {
+        let k = compiled(&ttir("growing_stride_64_f32"), arch);
+        let mut buffers = vec![floats(&x), vec![0; 64 * 4]];
+        run(&k, &mut buffers, &[4], 1);
+        for c in 0..64 {
+            let want: f32 = (0..4).map(|i| x[(i + 1) * c + i]).sum();
+            assert_eq!(
+                float(&buffers[1], c),
+                want,
+                "{arch}: growing strides, element {c}"
+            );
+        }
+        let k = compiled(&ttir("data_step_64_f32"), arch);
+        let mut buffers = vec![floats(&x), words(&steps), vec![0; 64 * 4]];
+        run(&k, &mut buffers, &[4], 1);
+        for c in 0..64 {
+            let (mut acc, mut at) = (0.0f32, c as i64);
+            for i in 0..4 {
+                acc += x[at as usize];
+                at += i64::from(steps[i * 64 + c] as i32) + 3;
+            }
+            assert_eq!(float(&buffers[2], c), acc, "{arch}: loaded steps, element {c}");
+        }
+    }
+}
