@@ -1,4 +1,6 @@
-//! Pointers loaded from memory: `tl.load(a_ptrs + g).to(tl.pointer_type(tl.float16))`.
+//! Pointers and 64-bit integers: pointers loaded from memory,
+//! `tl.load(a_ptrs + g).to(tl.pointer_type(tl.float16))`, and addresses taken,
+//! `x_ptr.to(tl.int64, bitcast=True)`.
 //!
 //! Triton's grouped GEMM reads each group's matrices from tables of addresses. A buffer
 //! instruction needs its buffer's resource in scalar registers, so a pointer the kernel loads
@@ -45,6 +47,8 @@
 
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
+use crate::lower::ir::{ArithOp, Uniform};
+use crate::lower::plan::dist::Dist;
 use crate::ttgir::Op;
 
 impl Lowering<'_> {
@@ -77,5 +81,66 @@ impl Lowering<'_> {
         let (buffer, bind) = self.buffer_at(&self.m.values[r].name, address, u64::from(bits.div_ceil(8)));
         self.p.ops.push(bind);
         self.define(op, Sym::Ptr(buffer))
+    }
+
+    /// `tt.ptr_to_int %p : !tt.ptr<T> -> i64`: the address — a buffer's
+    /// ([`BufferAddress`](crate::lower::ir::Op::BufferAddress) of an argument, the bound
+    /// address of a loaded pointer) plus the element offset in bytes, per element of a tensor.
+    pub(super) fn ptr_to_int(&mut self, op: &Op) -> Result<(), LowerError> {
+        let (p, r) = (op.operands[0], op.results[0]);
+        let Some(bits) = self.m.values[p].ty.pointee_bits() else {
+            return fail(op, "converts no pointer");
+        };
+        let bytes = u64::from(bits.div_ceil(8));
+        let sym = self.sym(op, p)?.clone();
+        if self.rank(p) == 0 {
+            let address = self.pointer_address(op, &sym, bytes)?;
+            return self.define(op, Sym::Lanes(address));
+        }
+        let (buffer, constant, coef, index) = match sym {
+            Sym::Affine {
+                base: Some(buffer),
+                constant,
+                coef,
+            } => (buffer, constant, coef, None),
+            Sym::Indexed(x) => (x.buffer, x.constant, x.coef, Some((x.layout, x.index))),
+            other => return fail(op, format!("takes the address of {}", other.kind())),
+        };
+        let layout = self.layout(op, r)?;
+        let dist = Dist::of(&layout, self.target.wave_size)?;
+        let offsets = self.affine_registers(op, &dist, &constant, &coef, 64)?;
+        let offsets = match index {
+            None => offsets,
+            Some((index_layout, index)) => {
+                let index = match (index_layout, index.len()) {
+                    (_, 1) => vec![index[0]; offsets.len()],
+                    (Some(l), n) if *l == layout && n == offsets.len() => index,
+                    _ => {
+                        return fail(
+                            op,
+                            "the address's data part is in another layout than its pointers",
+                        );
+                    }
+                };
+                offsets
+                    .into_iter()
+                    .zip(index)
+                    .map(|(o, i)| {
+                        let wide = self.p.convert(i, ("i32", "i64"), 64);
+                        self.binary(ArithOp::Add, "i64", o, wide)
+                    })
+                    .collect()
+            }
+        };
+        let base = self.pointer_address(op, &Sym::Ptr(buffer), bytes)?;
+        let size = self.uniform_register(&Uniform::constant(bytes as i64), 64);
+        let values = offsets
+            .into_iter()
+            .map(|o| {
+                let scaled = self.binary(ArithOp::Mul, "i64", o, size);
+                self.binary(ArithOp::Add, "i64", base, scaled)
+            })
+            .collect();
+        self.define_data(op, layout, values)
     }
 }

@@ -255,6 +255,8 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "tt.scan"
         | "tt.histogram"
         | "tt.extern_elementwise"
+        | "tt.int_to_ptr"
+        | "tt.ptr_to_int"
         | "tt.load" => (1, 1),
         "arith.addi" | "arith.subi" | "arith.muli" | "tt.addptr" | "amdg.buffer_load" | "arith.cmpi"
         | "arith.andi" | "arith.addf" | "arith.subf" | "arith.mulf" | "arith.divf" | "arith.maxnumf"
@@ -669,6 +671,7 @@ impl Lowering<'_> {
             }
             "tt.bitcast" | "arith.bitcast" => self.bitcast(op)?,
             "tt.int_to_ptr" => self.int_to_ptr(op)?,
+            "tt.ptr_to_int" => self.ptr_to_int(op)?,
             // Every other element-wise op: its operands in registers, whatever they are.
             name if data::arith_op(name).is_some() => {
                 if let Some(arith) = data::arith_op(name) {
