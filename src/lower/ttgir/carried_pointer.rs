@@ -108,9 +108,11 @@ impl Lowering<'_> {
             }),
         };
         let moved: Vec<Uniform> = coef.iter().zip(&now.coef).map(|(n, c)| n.add(c, -1)).collect();
-        // A step of the uniform part that every iteration takes alike (no value the loop
-        // computes) and never lowers the offset joins the per-element step: the slot stays,
-        // one add per element moves both.
+        // Where the strides change, a step of the uniform part that every iteration takes
+        // alike (no value the loop computes) and never lowers the offset joins the per-element
+        // step: the slot stays, one add per element moves both. Where they do not, the step
+        // stays the slot's (one scalar add, and an index the body leaves alone moves not at
+        // all: a K loop over rows of a gathered index).
         let step = constant.add(&now.constant, -1);
         let invariant = step.inputs().all(|x| {
             matches!(
@@ -121,7 +123,7 @@ impl Lowering<'_> {
         let folded = invariant
             && !step.subtracts()
             && !step.is_zero()
-            && (data.is_some() || !moved.iter().all(Uniform::is_zero));
+            && !moved.iter().all(Uniform::is_zero);
         let (constant, step) = if folded {
             (now.constant.clone(), step)
         } else {
