@@ -1400,14 +1400,29 @@ impl Packing {
     }
 
     /// Notes the register pairs `op` leaves side by side (a vector load's or LDS read's
-    /// elements, two by two).
+    /// elements, two by two), and the pairs a loop carries side by side: two consecutive
+    /// carried values that enter it side by side or as one value (an accumulator of zeros).
     pub fn record(&mut self, op: &Op) {
-        if let Op::GlobalLoad { dst, .. } | Op::LdsRead { dst, .. } = op {
-            for pair in dst.chunks_exact(2) {
-                if let &[a, b] = pair {
-                    self.adjacent.insert((a, b));
+        match op {
+            Op::GlobalLoad { dst, .. } | Op::LdsRead { dst, .. } => {
+                for pair in dst.chunks_exact(2) {
+                    if let &[a, b] = pair {
+                        self.adjacent.insert((a, b));
+                    }
                 }
             }
+            Op::Loop { values, .. } | Op::While { values, .. } => {
+                // Consecutive in any position: the values of one argument need not start at
+                // an even index (a scalar carried before a tile).
+                for pair in values.windows(2) {
+                    if let [a, b] = pair
+                        && (a.init == b.init || self.adjacent.contains(&(a.init, b.init)))
+                    {
+                        self.adjacent.insert((a.phi, b.phi));
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
