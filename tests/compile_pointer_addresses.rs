@@ -1,6 +1,7 @@
-//! Addresses taken from pointers (`tt.ptr_to_int`), compiled from TTIR: a scalar pointer's
-//! address to choose a path by its alignment, and a tensor of pointers' addresses less the
-//! base's. Each kernel is `make_ttir`'s output of a kernel in `scripts/zoo2/gen19.py` (Triton
+//! Addresses taken from pointers (`tt.ptr_to_int`) and pointers read as another element type
+//! (`tt.bitcast`), compiled from TTIR: a scalar pointer's address to choose a path by its
+//! alignment, a tensor of pointers' addresses less the base's, a float tensor's bytes. Each
+//! kernel is `make_ttir`'s output of a kernel in `scripts/zoo2/gen19.py` or `gen20.py` (Triton
 //! 3.6.0; the zoo's fixtures), run in the interpreter — which places argument buffer `k` at
 //! `interpreted_address(k)` — and accepted by llc-22.
 
@@ -41,6 +42,54 @@ fn a_tensor_of_pointers_has_an_address_per_element() {
         run(&k, &mut buffers, &[300], 3);
         for i in 0..384 {
             let want = if i < 300 { 4 * i as u32 } else { 0 };
+            assert_eq!(word(&buffers[1], i), want, "{arch}: element {i}");
+        }
+    }
+}
+
+/// `x_ptr.to(tl.pointer_type(tl.uint8))`: a float tensor's memory read a byte at a time —
+/// byte 3 of float `i` is byte `4i + 3`, its sign and high exponent bits.
+#[test]
+fn a_pointer_read_as_another_element_size_reads_the_same_bytes() {
+    let x: Vec<f32> = (0..64).map(|i| (i as f32 - 31.5) * 1.5e3).collect();
+    for arch in ARCHS {
+        let k = compiled(&ttir("byte_view_64_f32"), arch);
+        let mut buffers = vec![floats(&x), vec![0; 64 * 4]];
+        run(&k, &mut buffers, &[], 1);
+        for (i, v) in x.iter().enumerate() {
+            let want = u32::from(v.to_le_bytes()[3]);
+            assert_eq!(word(&buffers[1], i), want, "{arch}: element {i}");
+        }
+    }
+}
+
+/// The same bytes through a tensor of pointers reinterpreted (`(x_ptr + offs)` read as
+/// `uint8`): each float pointer is four byte pointers on, so element `i` reads byte `4i + 3`.
+#[test]
+fn a_tensor_of_pointers_read_as_bytes_scales_its_offsets() {
+    let text = r#"module {
+  tt.func public @tensor_byte_view(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<i32>) {
+    %three = arith.constant dense<3> : tensor<64xi32>
+    %offs = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %xs = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %p = tt.addptr %xs, %offs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %b = tt.bitcast %p : tensor<64x!tt.ptr<f32>> -> tensor<64x!tt.ptr<i8>>
+    %b3 = tt.addptr %b, %three : tensor<64x!tt.ptr<i8>>, tensor<64xi32>
+    %v = tt.load %b3 : tensor<64x!tt.ptr<i8>>
+    %os = tt.splat %out_ptr : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>>
+    %o = tt.addptr %os, %offs : tensor<64x!tt.ptr<i32>>, tensor<64xi32>
+    %w = arith.extui %v : tensor<64xi8> to tensor<64xi32>
+    tt.store %o, %w : tensor<64x!tt.ptr<i32>>
+    tt.return
+  }
+}"#;
+    let x: Vec<f32> = (0..64).map(|i| (31.5 - i as f32) * 2.5e-3).collect();
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![floats(&x), vec![0; 64 * 4]];
+        run(&k, &mut buffers, &[], 1);
+        for (i, v) in x.iter().enumerate() {
+            let want = u32::from(v.to_le_bytes()[3]);
             assert_eq!(word(&buffers[1], i), want, "{arch}: element {i}");
         }
     }

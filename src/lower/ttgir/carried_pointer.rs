@@ -120,10 +120,7 @@ impl Lowering<'_> {
                 UniformInput::Argument(_) | UniformInput::ProgramId(_) | UniformInput::NumPrograms(_)
             )
         });
-        let folded = invariant
-            && !step.subtracts()
-            && !step.is_zero()
-            && !moved.iter().all(Uniform::is_zero);
+        let folded = invariant && !step.subtracts() && !step.is_zero() && !moved.iter().all(Uniform::is_zero);
         let (constant, step) = if folded {
             (now.constant.clone(), step)
         } else {

@@ -10,7 +10,7 @@
 use super::{Lowering, Sym, fail};
 use crate::encodings::Encoding;
 use crate::lower::error::LowerError;
-use crate::lower::ir::{ArithOp, Bessel, Op as ProgramOp, Predicate, Value};
+use crate::lower::ir::{ArithOp, Bessel, Op as ProgramOp, Predicate, Uniform, Value};
 use crate::lower::plan::convert;
 use crate::lower::plan::dist::Dist;
 use crate::lower::plan::fma::fma_dot;
@@ -1006,21 +1006,76 @@ impl Lowering<'_> {
         choose(self, (m, zero_field), int_min, special)
     }
 
-    /// `tt.bitcast` of a pointer or a tensor of pointers to another pointee of the same size
-    /// in memory (`!tt.ptr<f32>` → `!tt.ptr<i32>` for an atomic on a float's bits,
-    /// `!tt.ptr<i1>` → `!tt.ptr<i8>` for booleans, which take a byte each): the same addresses,
-    /// read as the new type by the accesses through them.
+    /// `tt.bitcast` of a pointer or a tensor of pointers to another pointee: the same
+    /// addresses, read as the new type by the accesses through them. Of the same size in memory
+    /// (`!tt.ptr<f32>` → `!tt.ptr<i32>` for an atomic on a float's bits, `!tt.ptr<i1>` →
+    /// `!tt.ptr<i8>` for booleans, which take a byte each) the pointer is unchanged. Of another
+    /// size (`x_ptr.to(tl.pointer_type(tl.uint8))`, a float's bytes) the memory is a buffer of
+    /// the new elements at the pointer's address: a scalar pointer's address bound as one, a
+    /// tensor's offsets scaled where each old element is a whole number of new ones.
     pub(super) fn pointer_bitcast(&mut self, op: &Op) -> Result<(), LowerError> {
-        let bytes = |v: usize| self.m.values[v].ty.pointee_bits().map(|b| b.div_ceil(8));
-        match (bytes(op.operands[0]), bytes(op.results[0])) {
-            (Some(from), Some(to)) if from == to => self.define(op, self.operand(op, 0)?.clone()),
-            (from, to) => fail(
+        let bytes = |v: usize| {
+            self.m.values[v]
+                .ty
+                .pointee_bits()
+                .map(|b| u64::from(b.div_ceil(8)))
+        };
+        let (Some(from), Some(to)) = (bytes(op.operands[0]), bytes(op.results[0])) else {
+            return fail(op, "reinterprets what is no pointer");
+        };
+        let sym = self.operand(op, 0)?.clone();
+        if from == to {
+            return self.define(op, sym);
+        }
+        let name = self.m.values[op.results[0]].name.clone();
+        if self.rank(op.operands[0]) == 0 {
+            let address = self.pointer_address(op, &sym, from)?;
+            let (buffer, bind) = self.buffer_at(&name, address, to);
+            self.p.ops.push(bind);
+            return self.define(op, Sym::Ptr(buffer));
+        }
+        if from % to != 0 {
+            return fail(
                 op,
                 format!(
-                    "reinterprets a pointer to {}-byte elements as one to {}-byte elements: not lowered",
-                    from.unwrap_or(0),
-                    to.unwrap_or(0)
+                    "reads a tensor of pointers to {from}-byte elements as {to}-byte ones, which need not start at a whole element"
                 ),
+            );
+        }
+        let ratio = Uniform::constant((from / to) as i64);
+        let (buffer, constant, coef) = match &sym {
+            Sym::Affine {
+                base: Some(b),
+                constant,
+                coef,
+            } => (*b, constant, coef),
+            Sym::Indexed(x) => (x.buffer, &x.constant, &x.coef),
+            other => return fail(op, format!("reinterprets {} as pointers", other.kind())),
+        };
+        let address = self.pointer_address(op, &Sym::Ptr(buffer), from)?;
+        let (view, bind) = self.buffer_at(&name, address, to);
+        self.p.ops.push(bind);
+        let (constant, coef) = (constant.mul(&ratio), coef.iter().map(|c| c.mul(&ratio)).collect());
+        match sym {
+            Sym::Indexed(mut x) => {
+                let scale = self.uniform_register(&ratio, 32);
+                x.index = x
+                    .index
+                    .iter()
+                    .map(|&i| self.binary(ArithOp::Mul, "i32", i, scale))
+                    .collect();
+                x.buffer = view;
+                x.constant = constant;
+                x.coef = coef;
+                self.define(op, Sym::Indexed(x))
+            }
+            _ => self.define(
+                op,
+                Sym::Affine {
+                    base: Some(view),
+                    constant,
+                    coef,
+                },
             ),
         }
     }
