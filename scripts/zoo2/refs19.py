@@ -3,7 +3,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from refs_common import f32, reference_with  # noqa: E402
+from refs_common import f32, reference_with, swizzle2d  # noqa: E402
 
 
 def align_dispatch_kernel(a, o):
@@ -38,16 +38,6 @@ def cat_sum_kernel(a, o):
     for i in range(64):
         o["out_ptr"][i] = a["x_ptr"][i] * 2.0 + s
     return 1e-5
-
-
-def swizzle2d(i, j, size_i, size_j, size_g):
-    ij = i * size_j + j
-    size_gj = size_g * size_j
-    group_id = ij // size_gj
-    off_i = group_id * size_g
-    size_g = min(size_i - off_i, size_g)
-    ij = ij % size_gj
-    return off_i + ij % size_g, ij // size_g
 
 
 def swizzle_tiles_kernel(a, o):

@@ -4,7 +4,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from refs_common import _wrap, bf16, f16, f32, reference_with  # noqa: E402
+from refs_common import _wrap, bf16, f16, f32, reference_with, swizzle2d  # noqa: E402
 
 
 def adamw_step_kernel(a, o):
@@ -84,23 +84,13 @@ def topk_rows_kernel(a, o):
     return 0.0
 
 
-def _swizzle2d(i, j, size_i, size_j, size_g):
-    ij = i * size_j + j
-    size_gj = size_g * size_j
-    group_id = ij // size_gj
-    off_i = group_id * size_g
-    size_g = min(size_i - off_i, size_g)
-    ij = ij % size_gj
-    return off_i + ij % size_g, ij // size_g
-
-
 def swizzled_copy_kernel(a, o):
     M, N, BM, BN, G = a["M"], a["N"], a["BM"], a["BN"], a["GROUP"]
     gm, gn = -(-M // BM), -(-N // BN)
     for i in range(M * N):
         o["y_ptr"][i] = a["x_ptr"][i] * 2.0
     for pid in range(gm * gn):
-        pm, pn = _swizzle2d(pid // gn, pid % gn, gm, gn, G)
+        pm, pn = swizzle2d(pid // gn, pid % gn, gm, gn, G)
         o["owner_ptr"][pm * gn + pn] = pid
     return 0.0
 

@@ -53,3 +53,14 @@ def reference_with(references):
         tol = references[case["reference"]](a, out)
         return out, tol
     return reference
+
+
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """`tl.swizzle2d`: tile (i, j) of a size_i × size_j grid, reordered in groups of size_g rows."""
+    ij = i * size_j + j
+    size_gj = size_g * size_j
+    group_id = ij // size_gj
+    off_i = group_id * size_g
+    size_g = min(size_i - off_i, size_g)
+    ij = ij % size_gj
+    return off_i + ij % size_g, ij // size_g

@@ -32,10 +32,32 @@
 
 use super::gather::Indexed;
 use super::{Lowering, Sym, fail};
+use crate::linear::LinearLayout;
 use crate::lower::error::LowerError;
 use crate::lower::ir::{ArithOp, Buffer, Op as ProgramOp, Uniform, UniformInput, Value};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::Op;
+
+/// The data part of an address: the layout of its index registers and the registers.
+pub(super) type DataPart = (Option<Box<LinearLayout>>, Vec<Value>);
+
+/// A tensor of pointers' buffer, uniform constant, strides and data part, if `sym` is one.
+pub(super) fn pointer_parts(sym: &Sym) -> Option<(usize, Uniform, Vec<Uniform>, Option<DataPart>)> {
+    match sym {
+        Sym::Affine {
+            base: Some(buffer),
+            constant,
+            coef,
+        } => Some((*buffer, constant.clone(), coef.clone(), None)),
+        Sym::Indexed(x) => Some((
+            x.buffer,
+            x.constant.clone(),
+            x.coef.clone(),
+            Some((x.layout.clone(), x.index.clone())),
+        )),
+        _ => None,
+    }
+}
 
 impl Lowering<'_> {
     /// A pointer tensor entering a loop that moves it per element: its address with a data part,
@@ -67,19 +89,11 @@ impl Lowering<'_> {
         now: &Indexed,
         yielded: Sym,
     ) -> Result<Indexed, LowerError> {
-        let (buffer, constant, coef, data) = match yielded {
-            Sym::Affine {
-                base: Some(buffer),
-                constant,
-                coef,
-            } => (buffer, constant, coef, None),
-            Sym::Indexed(x) => (x.buffer, x.constant, x.coef, Some((x.layout, x.index))),
-            other => {
-                return fail(
-                    terminator,
-                    format!("yields {} for a tensor of pointers it carries", other.kind()),
-                );
-            }
+        let Some((buffer, constant, coef, data)) = pointer_parts(&yielded) else {
+            return fail(
+                terminator,
+                format!("yields {} for a tensor of pointers it carries", yielded.kind()),
+            );
         };
         if buffer != now.buffer {
             return fail(

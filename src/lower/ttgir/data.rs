@@ -1043,14 +1043,8 @@ impl Lowering<'_> {
             );
         }
         let ratio = Uniform::constant((from / to) as i64);
-        let (buffer, constant, coef) = match &sym {
-            Sym::Affine {
-                base: Some(b),
-                constant,
-                coef,
-            } => (*b, constant, coef),
-            Sym::Indexed(x) => (x.buffer, &x.constant, &x.coef),
-            other => return fail(op, format!("reinterprets {} as pointers", other.kind())),
+        let Some((buffer, constant, coef, _)) = super::carried_pointer::pointer_parts(&sym) else {
+            return fail(op, format!("reinterprets {} as pointers", sym.kind()));
         };
         let address = self.pointer_address(op, &Sym::Ptr(buffer), from)?;
         let (view, bind) = self.buffer_at(&name, address, to);

@@ -45,6 +45,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::carried_pointer::pointer_parts;
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
 use crate::lower::ir::{ArithOp, Uniform};
@@ -97,14 +98,8 @@ impl Lowering<'_> {
             let address = self.pointer_address(op, &sym, bytes)?;
             return self.define(op, Sym::Lanes(address));
         }
-        let (buffer, constant, coef, index) = match sym {
-            Sym::Affine {
-                base: Some(buffer),
-                constant,
-                coef,
-            } => (buffer, constant, coef, None),
-            Sym::Indexed(x) => (x.buffer, x.constant, x.coef, Some((x.layout, x.index))),
-            other => return fail(op, format!("takes the address of {}", other.kind())),
+        let Some((buffer, constant, coef, index)) = pointer_parts(&sym) else {
+            return fail(op, format!("takes the address of {}", sym.kind()));
         };
         let layout = self.layout(op, r)?;
         let dist = Dist::of(&layout, self.target.wave_size)?;
