@@ -139,3 +139,48 @@ fn pointers_moved_per_element_are_carried_with_an_index() {
         }
     }
 }
+
+/// `p = y_ptr + |steps[i]| · 16` each iteration, `p = x_ptr` before: a scalar pointer that
+/// changes buffer and is moved by an offset loaded from memory, carried by its address.
+#[test]
+fn a_pointer_moved_by_a_loaded_offset_into_another_buffer_is_carried() {
+    let text = r#"module {
+  tt.func public @loaded_switch_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %y_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %step_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %out_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}, %n: i32) attributes {noinline = false} {
+    %acc = arith.constant dense<0.000000e+00> : tensor<64xf32>
+    %c1_i32 = arith.constant 1 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %c16_i32 = arith.constant 16 : i32
+    %offs = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %acc_0:2 = scf.for %i = %c0_i32 to %n step %c1_i32 iter_args(%p = %x_ptr, %acc_1 = %acc) -> (!tt.ptr<f32>, tensor<64xf32>)  : i32 {
+      %acc_2 = tt.splat %p : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+      %acc_3 = tt.addptr %acc_2, %offs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+      %acc_4 = tt.load %acc_3 : tensor<64x!tt.ptr<f32>>
+      %acc_5 = arith.addf %acc_1, %acc_4 : tensor<64xf32>
+      %p_6 = tt.addptr %step_ptr, %i : !tt.ptr<i32>, i32
+      %p_7 = tt.load %p_6 : !tt.ptr<i32>
+      %p_8 = math.absi %p_7 : i32
+      %p_9 = arith.muli %p_8, %c16_i32 : i32
+      %p_10 = tt.addptr %y_ptr, %p_9 : !tt.ptr<f32>, i32
+      scf.yield %p_10, %acc_5 : !tt.ptr<f32>, tensor<64xf32>
+    }
+    %0 = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %1 = tt.addptr %0, %offs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    tt.store %1, %acc_0#1 : tensor<64x!tt.ptr<f32>>
+    tt.return
+  }
+}"#;
+    let (x, y) = (data(64, 6), data(256, 7));
+    let steps = [2u32, (-1i32) as u32, 0, 3];
+    for arch in ARCHS {
+        let k = compiled(text, arch);
+        let mut buffers = vec![floats(&x), floats(&y), words(&steps), vec![0; 64 * 4]];
+        run(&k, &mut buffers, &[4], 1);
+        for c in 0..64 {
+            let mut acc = x[c];
+            for &s in &steps[..3] {
+                acc += y[(s as i32).unsigned_abs() as usize * 16 + c];
+            }
+            assert_eq!(float(&buffers[3], c), acc, "{arch}: element {c}");
+        }
+    }
+}

@@ -172,6 +172,7 @@ impl Lowering<'_> {
         match sym {
             Sym::Ptr(_) => true,
             Sym::Affine { base, coef, .. } => base.is_some() && coef.is_empty(),
+            Sym::Indexed(x) => x.layout.is_none() && x.index.len() == 1,
             Sym::Choice { then, otherwise, .. } => {
                 Self::is_scalar_pointer(then) && Self::is_scalar_pointer(otherwise)
             }
@@ -201,13 +202,17 @@ impl Lowering<'_> {
             self.p.ops.push(ProgramOp::Select { dst, cond, a, b });
             return Ok(dst);
         }
-        let (buffer, constant) = match sym {
-            Sym::Ptr(b) => (*b, Uniform::default()),
+        let (buffer, constant, index) = match sym {
+            Sym::Ptr(b) => (*b, Uniform::default(), None),
             Sym::Affine {
                 base: Some(b),
                 constant,
                 coef,
-            } if coef.is_empty() => (*b, constant.clone()),
+            } if coef.is_empty() => (*b, constant.clone(), None),
+            // A scalar pointer plus an offset loaded from memory.
+            Sym::Indexed(x) if x.layout.is_none() && x.index.len() == 1 => {
+                (x.buffer, x.constant.clone(), Some(x.index[0]))
+            }
             other => {
                 return fail(
                     op,
@@ -223,11 +228,19 @@ impl Lowering<'_> {
                 dst
             }
         };
-        if constant.is_zero() {
-            return Ok(base);
+        let size = Uniform::constant(bytes as i64);
+        let mut address = base;
+        if !constant.is_zero() {
+            let offset = self.uniform_register(&constant.mul(&size), 64);
+            address = self.binary(ArithOp::Add, "i64", address, offset);
         }
-        let offset = self.uniform_register(&constant.mul(&Uniform::constant(bytes as i64)), 64);
-        Ok(self.binary(ArithOp::Add, "i64", base, offset))
+        if let Some(index) = index {
+            let wide = self.p.convert(index, ("i32", "i64"), 64);
+            let size = self.uniform_register(&size, 64);
+            let offset = self.binary(ArithOp::Mul, "i64", wide, size);
+            address = self.binary(ArithOp::Add, "i64", address, offset);
+        }
+        Ok(address)
     }
 
     /// A buffer of `bytes`-byte elements at the address `address` holds, for a pointer named

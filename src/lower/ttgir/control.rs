@@ -747,8 +747,9 @@ impl Lowering<'_> {
                     }
                     uniforms[*slot].next = constant;
                 }
-                // A scalar pointer chosen at run time: carried by its address.
-                (Carry::Slot(_), next @ Sym::Choice { .. })
+                // A scalar pointer chosen at run time or moved by a loaded offset: carried by
+                // its address.
+                (Carry::Slot(_), next @ (Sym::Choice { .. } | Sym::Indexed(_)))
                     if Self::is_scalar_pointer(&next)
                         && self.syms[arg].as_ref().is_some_and(Self::is_scalar_pointer) =>
                 {
@@ -770,10 +771,12 @@ impl Lowering<'_> {
                         {
                             *next
                         }
-                        (None, _) => {
+                        // Another buffer: carried by its address.
+                        (None, next) if Self::is_scalar_pointer(&next) => return Ok(Some(k)),
+                        (None, next) => {
                             return fail(
                                 terminator,
-                                "a pointer whose buffer changes in the loop is not lowered yet",
+                                format!("yields {} for a scalar pointer it carries", next.kind()),
                             );
                         }
                         (Some(_), next) => self.next_carried_pointer(terminator, &now, next)?,
