@@ -50,7 +50,7 @@
 use super::{Lowering, Sym, fail};
 use crate::linear::LinearLayout;
 use crate::lower::error::LowerError;
-use crate::lower::ir::{ArithOp, Condition, Op as ProgramOp, Value};
+use crate::lower::ir::{ArithOp, Condition, Op as ProgramOp, Uniform, Value};
 use crate::ttgir::Op;
 
 /// Ops that move a pointer without reading it and change its shape or layout: the condition
@@ -128,6 +128,64 @@ impl Lowering<'_> {
             );
         }
         self.define(op, Sym::choice(cond, then, otherwise))
+    }
+
+    /// The pointer or index `r` an `scf.if` yields when the workgroup-uniform `cond` holds
+    /// `then`, else `otherwise`, if both are held without registers (an argument, an affine
+    /// tensor of indices or pointers, a choice of pointers): with one buffer and strides, the
+    /// offset a uniform select; pointers otherwise a choice; indices otherwise in registers
+    /// (`None`).
+    pub(super) fn branch_result(
+        &mut self,
+        op: &Op,
+        r: usize,
+        cond: &Condition,
+        then: &Sym,
+        otherwise: &Sym,
+    ) -> Result<Option<Sym>, LowerError> {
+        let symbolic = |s: &Sym| {
+            matches!(s, Sym::Ptr(_) | Sym::Affine { .. })
+                || matches!(s, Sym::Choice { .. }) && Self::is_scalar_pointer(s)
+        };
+        if !symbolic(then) || !symbolic(otherwise) {
+            return Ok(None);
+        }
+        let parts = |s: &Sym| match s {
+            Sym::Ptr(b) => Some((Some(*b), Uniform::default(), Vec::new())),
+            Sym::Affine { base, constant, coef } => Some((*base, constant.clone(), coef.clone())),
+            _ => None,
+        };
+        if let (Some((b0, c0, k0)), Some((b1, c1, k1))) = (parts(then), parts(otherwise))
+            && (b0, &k0) == (b1, &k1)
+        {
+            let constant = self.uniform_select(cond, c0, c1)?;
+            return Ok(Some(Sym::Affine {
+                base: b0,
+                constant,
+                coef: k0,
+            }));
+        }
+        let index = |s: &Sym| matches!(s, Sym::Affine { base: None, .. });
+        if index(then) || index(otherwise) {
+            return Ok(None);
+        }
+        if pointers(then) + pointers(otherwise) > MAX_CHOSEN_POINTERS {
+            return fail(
+                op,
+                format!("chooses among more than {MAX_CHOSEN_POINTERS} pointers at run time; not lowered"),
+            );
+        }
+        // The condition in the pointer's shape, as a splat of it would be.
+        let rank = self.rank(r);
+        let cond = if rank == 0 {
+            Sym::Cond(cond.clone())
+        } else {
+            Sym::Mask {
+                bounds: vec![None; rank],
+                when: vec![cond.clone()],
+            }
+        };
+        Ok(Some(Sym::choice(cond, then.clone(), otherwise.clone())))
     }
 
     /// Op `i`, whose operand `k` is a chosen pointer.

@@ -180,8 +180,15 @@ impl Lowering<'_> {
         loop {
             match lower(self, op, &in_registers)? {
                 None => return Ok(()),
-                Some(k) if !in_registers[k] => {
-                    in_registers[k] = true;
+                Some(k) => {
+                    // A poison argument now starts in the form the loop yields; any other is
+                    // carried in registers next time.
+                    if !std::mem::take(&mut self.refined_poison) {
+                        if in_registers[k] {
+                            return fail(op, "carries a value the body does not yield in registers");
+                        }
+                        in_registers[k] = true;
+                    }
                     self.p.ops.truncate(ops);
                     self.p.values.truncate(values);
                     self.held
@@ -190,7 +197,6 @@ impl Lowering<'_> {
                     self.p.derived.truncate(derived);
                     self.p.buffers.truncate(buffers);
                 }
-                Some(_) => return fail(op, "carries a value the body does not yield in registers"),
             }
         }
     }
@@ -530,7 +536,17 @@ impl Lowering<'_> {
         let mut carries = Vec::new();
         let mut prologue = Vec::new();
         for ((&arg, &init), &registers) in args.iter().zip(inits).zip(in_registers) {
-            let sym = self.sym(op, init)?.clone();
+            if self
+                .m
+                .def_op(init)
+                .is_some_and(|i| self.m.ops[i].name == "ub.poison")
+            {
+                self.poison_carried.insert(arg, init);
+            }
+            let sym = match self.poison_forms.get(&init) {
+                Some(form) => form.clone(),
+                None => self.sym(op, init)?.clone(),
+            };
             let sym = match sym {
                 // A pointer argument: its offset, zero, in a slot.
                 Sym::Ptr(buffer) if !registers => Sym::Affine {
@@ -684,6 +700,47 @@ impl Lowering<'_> {
         })
     }
 
+    /// Whether loop argument `arg`, started as `ub.poison`, is to start in the form of `next`,
+    /// what the loop yields for it, instead: an index or a pointer with other strides, or a
+    /// pointer into another buffer (in one arm of a choice, the other arm being the argument
+    /// itself). Poison may
+    /// be any value, so the loop carries what it yields without converting it. Once per
+    /// argument: the form is then kept (`poison_forms`) and the loop is lowered again.
+    fn poison_form(&mut self, arg: usize, next: &Sym) -> bool {
+        let Some(&init) = self.poison_carried.get(&arg) else {
+            return false;
+        };
+        if self.poison_forms.contains_key(&init) {
+            return false;
+        }
+        let form = |s: &Sym| match s {
+            Sym::Affine { base, coef, .. } => Some((*base, coef.clone())),
+            Sym::Ptr(b) => Some((Some(*b), Vec::new())),
+            _ => None,
+        };
+        let Some(now) = self.syms[arg].as_ref().and_then(form) else {
+            return false;
+        };
+        let other = |s: &Sym| form(s).filter(|f| *f != now);
+        let wanted = match next {
+            Sym::Choice { then, otherwise, .. } => other(then).or_else(|| other(otherwise)),
+            next => other(next),
+        };
+        let Some((base, coef)) = wanted else {
+            return false;
+        };
+        self.poison_forms.insert(
+            init,
+            Sym::Affine {
+                base,
+                constant: Uniform::default(),
+                coef,
+            },
+        );
+        self.refined_poison = true;
+        true
+    }
+
     /// Bytes of the elements scalar pointer `v` points to.
     fn pointee_bytes(&self, op: &Op, v: usize) -> Result<u64, LowerError> {
         match self.m.values[v].ty.pointee_bits() {
@@ -720,6 +777,9 @@ impl Lowering<'_> {
                 },
                 (_, next) => next,
             };
+            if self.poison_form(arg, &next) {
+                return Ok(Some(k));
+            }
             match (carry, next) {
                 (Carry::Address(i, bytes), next) => {
                     values[*i].next = self.pointer_address(terminator, &next, *bytes)?;
@@ -733,10 +793,11 @@ impl Lowering<'_> {
                         return fail(terminator, "yields a pointer for an integer");
                     };
                     if (*b0, k0) != (base, &coef) {
-                        // Strides that change: the pointers are carried per element; a
-                        // scalar pointer whose buffer changes: by its address.
-                        if base.is_some()
-                            && (*b0 == base && !k0.is_empty() || k0.is_empty() && coef.is_empty())
+                        // Strides that change: integers are carried in registers, pointers per
+                        // element; a scalar pointer whose buffer changes: by its address.
+                        if base.is_none() && b0.is_none()
+                            || base.is_some()
+                                && (*b0 == base && !k0.is_empty() || k0.is_empty() && coef.is_empty())
                         {
                             return Ok(Some(k));
                         }
@@ -922,6 +983,14 @@ impl Lowering<'_> {
                     otherwise: otherwise.clone(),
                 };
                 self.syms[r] = Some(Sym::Int(self.new_derived(d)?));
+                continue;
+            }
+            // Pointers and indices from both arms, with a condition the workgroup agrees on:
+            // what one arm or the other yields, nothing computed in either.
+            if let BranchCondition::Uniform(cond) = &cond
+                && let Some(result) = self.branch_result(op, r, cond, &sx, &sy)?
+            {
+                self.syms[r] = Some(result);
                 continue;
             }
             let start = self.p.ops.len();
@@ -1171,6 +1240,23 @@ impl Lowering<'_> {
                 rhs: Uniform::constant(0),
             }),
         )
+    }
+
+    /// `cond ? then : otherwise` of uniforms (no select where both are the same).
+    pub(super) fn uniform_select(
+        &mut self,
+        cond: &Condition,
+        then: Uniform,
+        otherwise: Uniform,
+    ) -> Result<Uniform, LowerError> {
+        if then == otherwise {
+            return Ok(then);
+        }
+        self.new_derived(Derived::Select {
+            cond: cond.clone(),
+            then,
+            otherwise,
+        })
     }
 
     /// A derived uniform of the program, as a uniform.

@@ -341,6 +341,15 @@ impl Lowering<'_> {
 
     pub(super) fn uniform_register(&mut self, u: &Uniform, bits: u32) -> Value {
         let dst = self.p.value(bits);
+        // Uniforms are computed in 32 bits; a 64-bit argument read whole keeps its high bits.
+        if bits == 64
+            && let [(1, inputs)] = u.terms.as_slice()
+            && let [UniformInput::Argument(index)] = inputs.as_slice()
+            && self.p.scalars.get(*index).is_some_and(|s| s.ty == "i64")
+        {
+            self.p.ops.push(ProgramOp::Argument { dst, index: *index });
+            return dst;
+        }
         match u.as_constant() {
             Some(c) => self.p.ops.push(ProgramOp::Constant { dst, bits: c as u64 }),
             None => self.p.ops.push(ProgramOp::UniformValue {

@@ -14,6 +14,9 @@ use crate::lower::ir::{Cmp, Condition, Uniform, UniformInput};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{AttrValue, Constant, Op, attr};
 
+/// The float element types a constant may have.
+const FLOATS: [&str; 4] = ["f64", "f32", "f16", "bf16"];
+
 impl Lowering<'_> {
     /// Operand `i` as an affine tensor of `rank` dimensions: (buffer of a pointer tensor,
     /// constant, coefficients). A scalar is a splat.
@@ -219,6 +222,11 @@ impl Lowering<'_> {
             let (Sym::Int(lhs), Sym::Int(rhs)) = (self.operand(op, 0)?, self.operand(op, 1)?) else {
                 return fail(op, "compares values that are not uniform integers");
             };
+            // Uniforms compare in 32 bits: a 64-bit argument's high bits are compared in
+            // registers.
+            if [lhs, rhs].iter().any(|u| self.reads_wide_argument(u)) {
+                return fail(op, "compares a 64-bit argument");
+            }
             let c = Condition {
                 lhs: lhs.clone(),
                 cmp,
@@ -291,11 +299,50 @@ impl Lowering<'_> {
         self.define(op, Sym::Mask { bounds: merged, when })
     }
 
+    /// Whether `u` reads a 64-bit integer argument, whose high bits a uniform (32 bits) drops.
+    pub(super) fn reads_wide_argument(&self, u: &Uniform) -> bool {
+        u.terms.iter().flat_map(|(_, inputs)| inputs).any(|x| {
+            matches!(x, UniformInput::Argument(i) if self.p.scalars.get(*i).is_some_and(|s| s.ty == "i64"))
+        })
+    }
+
+    /// `ub.poison`: a value no path reads before it is overwritten (the loop nest fusion
+    /// starts what crosses from one piece of the old outer body to the next as poison). Any
+    /// value refines poison: zero, or a pointer to the start of an argument buffer of the
+    /// same elements.
+    pub(super) fn poison(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
+        let r = op.results[0];
+        let Some(bits) = self.m.values[r].ty.pointee_bits() else {
+            if FLOATS.contains(&self.m.values[r].ty.element.as_str()) {
+                return self.define(op, Sym::Splat(0));
+            }
+            return self.int_constant(op, 0, rank);
+        };
+        let arguments = || self.p.buffers.iter().enumerate().filter(|(_, b)| b.is_argument());
+        let Some(buffer) = arguments()
+            .find(|(_, b)| b.element_bits == bits.max(8))
+            .or_else(|| arguments().next())
+            .map(|(k, _)| k)
+        else {
+            return fail(op, "a poison pointer in a kernel without pointer arguments");
+        };
+        let sym = if rank == 0 {
+            Sym::Ptr(buffer)
+        } else {
+            Sym::Affine {
+                base: Some(buffer),
+                constant: Uniform::default(),
+                coef: vec![Uniform::default(); rank],
+            }
+        };
+        self.define(op, sym)
+    }
+
     /// An `arith.constant`: integers are index values, floats a splat of data.
     pub(super) fn constant(&mut self, op: &Op, rank: usize) -> Result<(), LowerError> {
         let r = op.results[0];
         let element = self.m.values[r].ty.element.clone();
-        let float = ["f64", "f32", "f16", "bf16"].contains(&element.as_str());
+        let float = FLOATS.contains(&element.as_str());
         match (&op.constant, float) {
             (Some(Constant::Int(c)), false) => self.int_constant(op, *c, rank),
             // A float written in hex (`0xFF800000`, −∞) is its bit pattern.

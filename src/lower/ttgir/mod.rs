@@ -214,6 +214,13 @@ struct Lowering<'a> {
     /// ([`map_elementwise`]): its scalars are each thread's own, so branches on them part the
     /// threads and what a loop carries lives in registers.
     divergent: bool,
+    /// Loop arguments that start as `ub.poison`, with that value: the form they are carried
+    /// in may be taken from what the loop yields ([`Lowering::poison_form`]).
+    poison_carried: std::collections::HashMap<usize, usize>,
+    /// Per `ub.poison` value a loop carries, the form the loop yields, which it starts as.
+    poison_forms: std::collections::HashMap<usize, Sym>,
+    /// Set when a loop's lowering stopped to start a poison argument in another form.
+    refined_poison: bool,
     p: Program,
 }
 
@@ -230,7 +237,7 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         return Some((arith.operands(), 1));
     }
     Some(match name {
-        "tt.make_range" | "arith.constant" => (0, 1),
+        "tt.make_range" | "arith.constant" | "ub.poison" => (0, 1),
         "tt.splat"
         | "tt.expand_dims"
         | "tt.broadcast"
@@ -523,6 +530,7 @@ impl Lowering<'_> {
             "tt.make_range" => self.make_range(op)?,
             "tt.get_program_id" | "tt.get_num_programs" => self.program_id(op)?,
             "arith.constant" => self.constant(op, rank)?,
+            "ub.poison" => self.poison(op, rank)?,
             "tt.splat" if self.is_register_scalar_or_indexed(op, 0) => self.splat_registers(op, rank)?,
             "tt.splat" => self.splat(op, rank)?,
             "tt.expand_dims" | "tt.broadcast" if self.is_register_scalar_or_indexed(op, 0) => {
@@ -787,6 +795,9 @@ pub(crate) fn built_kernel(m: &Module, target: &'static Target) -> Result<Kernel
         held: Vec::new(),
         arms: Vec::new(),
         divergent: false,
+        poison_carried: std::collections::HashMap::new(),
+        poison_forms: std::collections::HashMap::new(),
+        refined_poison: false,
         p: Program::new(&func.name, target.wave_size, threads),
     };
     for (position, (&v, attrs)) in func.args.iter().zip(&func.arg_attrs).enumerate() {
