@@ -7,6 +7,7 @@
 
 mod lower_common;
 
+use linear_layout::lower::Op;
 use lower_common::constructs::{ARCHS, compiled, float, floats, run, words};
 
 fn ttir(name: &str) -> String {
@@ -181,6 +182,44 @@ fn a_pointer_moved_by_a_loaded_offset_into_another_buffer_is_carried() {
                 acc += y[(s as i32).unsigned_abs() as usize * 16 + c];
             }
             assert_eq!(float(&buffers[3], c), acc, "{arch}: element {c}");
+        }
+    }
+}
+
+/// A `while` loop reading, each iteration, the buffer an `if` picks (`p = b if k % 2 == 0 else
+/// a`: carried by its address). Its test does not read the pointer, so the buffer is bound at
+/// the top of the body rather than in the test's region, which leaves that region free to be
+/// copied below the body: the loop rotated, its test at the bottom.
+#[test]
+fn a_pointer_alternated_in_a_while_loop_is_bound_in_its_body() {
+    let text = ttir("while_alternate_64_f32");
+    let (a, b) = (data(320, 3), data(320, 4));
+    let binds = |ops: &[Op]| ops.iter().filter(|o| matches!(o, Op::BindBuffer { .. })).count();
+    for arch in ARCHS {
+        let k = compiled(&text, arch);
+        let loops: Vec<(&[Op], &[Op])> = k
+            .program
+            .ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::While { before, after, .. } => Some((before.as_slice(), after.as_slice())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(loops.len(), 1, "{arch}: one while loop");
+        assert_eq!(
+            binds(loops[0].0),
+            0,
+            "{arch}: a buffer bound in the test's region"
+        );
+        assert_eq!(binds(loops[0].1), 1, "{arch}: the buffer bound in the body");
+        let mut buffers = vec![floats(&a), floats(&b), floats(&[0.0; 64])];
+        run(&k, &mut buffers, &[5], 1);
+        for j in 0..64 {
+            let want: f32 = (0..5)
+                .map(|k| if k % 2 == 0 { a[k * 64 + j] } else { b[k * 64 + j] })
+                .sum();
+            assert_eq!(float(&buffers[2], j), want, "{arch}: element {j}");
         }
     }
 }

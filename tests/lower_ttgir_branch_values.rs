@@ -131,6 +131,35 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
 }
 "#;
 
+/// `out[i] = i if (sel − 9) % 4 == 0 else −i`, `(sel − 9) % 4 != 0` for a second store: the
+/// signed remainder by a power of two tested against zero (as a mask of its low bits).
+const REMAINDER_TEST: &str = r#"
+#l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @remainder_test(%out: !tt.ptr<i32>, %other: !tt.ptr<i32>, %sel: i32) {
+    %c0 = arith.constant 0 : i32
+    %c4 = arith.constant 4 : i32
+    %c9 = arith.constant 9 : i32
+    %zero = arith.constant dense<0> : tensor<64xi32, #l>
+    %x = arith.subi %sel, %c9 : i32
+    %rem = arith.remsi %x, %c4 : i32
+    %even = arith.cmpi eq, %rem, %c0 : i32
+    %odd = arith.cmpi ne, %c0, %rem : i32
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
+    %neg = arith.subi %zero, %r : tensor<64xi32, #l>
+    %v = arith.select %even, %r, %neg : tensor<64xi32, #l>
+    %w = arith.select %odd, %r, %neg : tensor<64xi32, #l>
+    %o = tt.splat %out : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #l>
+    %op = tt.addptr %o, %r : tensor<64x!tt.ptr<i32>, #l>, tensor<64xi32, #l>
+    tt.store %op, %v : tensor<64x!tt.ptr<i32>, #l>
+    %q = tt.splat %other : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #l>
+    %qp = tt.addptr %q, %r : tensor<64x!tt.ptr<i32>, #l>, tensor<64xi32, #l>
+    tt.store %qp, %w : tensor<64x!tt.ptr<i32>, #l>
+    tt.return
+  }
+}
+"#;
+
 /// The module lowered for `arch` (its lanes per warp the target's: on a 32-lane target each
 /// thread holds two elements), and checked by llc-22 where it is installed.
 fn lower(text: &str, name: &str, arch: &str) -> Kernel {
@@ -210,6 +239,31 @@ fn a_64_bit_argument_keeps_its_high_bits() {
                 let v = seed + i as i64;
                 let want = if seed > 1 << 33 { v } else { -v };
                 assert_eq!(got, want, "{arch}, seed {seed}: element {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_remainder_by_a_power_of_two_tests_zero_by_its_low_bits() {
+    for arch in ARCHS {
+        let k = lower(REMAINDER_TEST, "remainder_test", arch);
+        for sel in [-7i32, -6, -3, 0, 1, 5, 9, 13, 14] {
+            let mut buffers = vec![vec![0; 4 * 64], vec![0; 4 * 64]];
+            run(&k, &mut buffers, &[sel as u32 as u64], 1);
+            let zero = (sel - 9) % 4 == 0;
+            for i in 0..64 {
+                let (v, w) = if zero { (i, -i) } else { (-i, i) };
+                assert_eq!(
+                    word(&buffers[0], i as usize) as i32,
+                    v,
+                    "{arch}, sel {sel}: element {i}"
+                );
+                assert_eq!(
+                    word(&buffers[1], i as usize) as i32,
+                    w,
+                    "{arch}, sel {sel}: element {i}"
+                );
             }
         }
     }

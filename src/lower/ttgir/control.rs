@@ -425,7 +425,17 @@ impl Lowering<'_> {
         let buffers_before = self.p.buffers.len();
         let mut carried = self.carry(op, args, &op.operands, in_registers)?;
         let start = self.p.ops.len();
-        self.p.ops.append(&mut carried.prologue);
+        // Pointers carried by their addresses are bound where the loop first reads them: in
+        // the test's region if it does, else at the top of the body, which leaves the test's
+        // region free to be copied below the body (the loop rotated).
+        let bound_in_test = carried
+            .carries
+            .iter()
+            .zip(args)
+            .any(|(c, &arg)| matches!(c, Carry::Address(..)) && reads_value(self.m, before_ops, arg));
+        if bound_in_test {
+            self.p.ops.append(&mut carried.prologue);
+        }
         self.lower_ops(before_ops)?;
         let cond = self.branch_condition(test)?;
         // Inside the `do` region the passed values are what `before` left; after the loop,
@@ -486,6 +496,7 @@ impl Lowering<'_> {
             leaving.push((r, outside));
         }
         let middle = self.p.ops.len();
+        self.p.ops.append(&mut carried.prologue);
         let (ops, terminator) = split_terminator(self.m, op, after_ops);
         self.lower_ops(ops)?;
         if yield_operands(terminator).len() != n {
@@ -1260,7 +1271,7 @@ impl Lowering<'_> {
     }
 
     /// A derived uniform of the program, as a uniform.
-    fn new_derived(&mut self, d: Derived) -> Result<Uniform, LowerError> {
+    pub(super) fn new_derived(&mut self, d: Derived) -> Result<Uniform, LowerError> {
         let k =
             u32::try_from(self.p.derived.len()).map_err(|_| LowerError::new("too many derived uniforms"))?;
         self.p.derived.push(d);
@@ -1316,6 +1327,14 @@ fn live_slots(
 
 /// A region's ops before its terminator, and the terminator (`scf.yield`). A region that
 /// yields nothing may leave it out (MLIR prints no empty `scf.yield`): the op stands for it.
+/// Whether an op of `ops` or of their regions reads value `v`.
+fn reads_value(m: &Module, ops: &[usize], v: usize) -> bool {
+    ops.iter().any(|&i| {
+        let op = &m.ops[i];
+        op.operands.contains(&v) || reads_value(m, &op.body, v)
+    })
+}
+
 fn split_terminator<'m>(m: &'m Module, op: &'m Op, body: &'m [usize]) -> (&'m [usize], &'m Op) {
     match body.split_last() {
         Some((&last, rest)) if m.ops[last].name == "scf.yield" => (rest, &m.ops[last]),

@@ -10,7 +10,7 @@
 
 use super::{Lowering, Sym, fail};
 use crate::lower::error::LowerError;
-use crate::lower::ir::{Cmp, Condition, Uniform, UniformInput};
+use crate::lower::ir::{Cmp, Condition, Derived, Uniform, UniformInput, UniformOp};
 use crate::lower::plan::dist::Dist;
 use crate::ttgir::{AttrValue, Constant, Op, attr};
 
@@ -227,12 +227,15 @@ impl Lowering<'_> {
             if [lhs, rhs].iter().any(|u| self.reads_wide_argument(u)) {
                 return fail(op, "compares a 64-bit argument");
             }
-            let c = Condition {
-                lhs: lhs.clone(),
-                cmp,
-                rhs: rhs.clone(),
-            };
-            return self.define(op, Sym::Cond(c));
+            let (mut lhs, mut rhs) = (lhs.clone(), rhs.clone());
+            if matches!(cmp, Cmp::Eq | Cmp::Ne) {
+                if rhs.as_constant() == Some(0) {
+                    lhs = self.remainder_as_mask(lhs)?;
+                } else if lhs.as_constant() == Some(0) {
+                    rhs = self.remainder_as_mask(rhs)?;
+                }
+            }
+            return self.define(op, Sym::Cond(Condition { lhs, cmp, rhs }));
         }
         if !["slt", "ult"].contains(&predicate) {
             return fail(
@@ -297,6 +300,31 @@ impl Lowering<'_> {
             return fail(op, "two different bounds on one coordinate are not lowered yet");
         };
         self.define(op, Sym::Mask { bounds: merged, when })
+    }
+
+    /// `x % 2^k`, compared with zero, as `x & (2^k − 1)`: a remainder by a power of two is
+    /// zero exactly when those low bits are, signed or not — one instruction where the signed
+    /// remainder takes four.
+    fn remainder_as_mask(&mut self, u: Uniform) -> Result<Uniform, LowerError> {
+        if let [(1, inputs)] = u.terms.as_slice()
+            && let [UniformInput::Derived(k)] = inputs.as_slice()
+            && let Some(Derived::Binary {
+                op: UniformOp::RemS | UniformOp::RemU,
+                a,
+                b,
+            }) = self.p.derived.get(*k as usize)
+            && let Some(c) = b.as_constant()
+            && c > 0
+            && (c as u64).is_power_of_two()
+        {
+            let d = Derived::Binary {
+                op: UniformOp::And,
+                a: a.clone(),
+                b: Uniform::constant(c - 1),
+            };
+            return self.new_derived(d);
+        }
+        Ok(u)
     }
 
     /// Whether `u` reads a 64-bit integer argument, whose high bits a uniform (32 bits) drops.
