@@ -50,6 +50,42 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
 }
 "#;
 
+/// A flag loaded from memory picks `src = a` and `q = b + i`, or `src = b` and `q = a + 63 − i`
+/// (an `scf.if` whose condition is a scalar in registers); `out[i] = 10·src[i] + *q`.
+const LOADED_FLAG: &str = r#"
+#l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @loaded_flag(%flag: !tt.ptr<i32>, %a: !tt.ptr<i32>, %b: !tt.ptr<i32>, %out: !tt.ptr<i32>) {
+    %c0 = arith.constant 0 : i32
+    %c10 = arith.constant dense<10> : tensor<64xi32, #l>
+    %c63 = arith.constant dense<63> : tensor<64xi32, #l>
+    %f = tt.load %flag : !tt.ptr<i32>
+    %c = arith.cmpi sgt, %f, %c0 : i32
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
+    %src, %q = scf.if %c -> (!tt.ptr<i32>, tensor<64x!tt.ptr<i32>, #l>) {
+      %bs = tt.splat %b : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #l>
+      %bp = tt.addptr %bs, %r : tensor<64x!tt.ptr<i32>, #l>, tensor<64xi32, #l>
+      scf.yield %a, %bp : !tt.ptr<i32>, tensor<64x!tt.ptr<i32>, #l>
+    } else {
+      %rev = arith.subi %c63, %r : tensor<64xi32, #l>
+      %as = tt.splat %a : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #l>
+      %ap = tt.addptr %as, %rev : tensor<64x!tt.ptr<i32>, #l>, tensor<64xi32, #l>
+      scf.yield %b, %ap : !tt.ptr<i32>, tensor<64x!tt.ptr<i32>, #l>
+    }
+    %ss = tt.splat %src : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #l>
+    %sp = tt.addptr %ss, %r : tensor<64x!tt.ptr<i32>, #l>, tensor<64xi32, #l>
+    %x = tt.load %sp : tensor<64x!tt.ptr<i32>, #l>
+    %y = tt.load %q : tensor<64x!tt.ptr<i32>, #l>
+    %x10 = arith.muli %x, %c10 : tensor<64xi32, #l>
+    %s = arith.addi %x10, %y : tensor<64xi32, #l>
+    %os = tt.splat %out : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>, #l>
+    %op = tt.addptr %os, %r : tensor<64x!tt.ptr<i32>, #l>, tensor<64xi32, #l>
+    tt.store %op, %s : tensor<64x!tt.ptr<i32>, #l>
+    tt.return
+  }
+}
+"#;
+
 /// `x = arange(64); for _ in range(n): x = x * 2; out[i] = x[i]`.
 const GROWING_INDEX: &str = r#"
 #l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
@@ -105,7 +141,7 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
 }
 "#;
 
-/// `v = seed + i` in 64 bits; `out[i] = v if seed > 2^33 else -v`.
+/// `v = 3·seed + 1 + i` in 64 bits; `out[i] = v if seed > 2^33 else -v`.
 const WIDE_ARGUMENT: &str = r#"
 #l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
 module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
@@ -114,7 +150,11 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
     %zero = arith.constant dense<0> : tensor<64xi64, #l>
     %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
     %r64 = arith.extsi %r : tensor<64xi32, #l> to tensor<64xi64, #l>
-    %s = tt.splat %seed : i64 -> tensor<64xi64, #l>
+    %c1 = arith.constant 1 : i64
+    %c3 = arith.constant 3 : i64
+    %seed3 = arith.muli %seed, %c3 : i64
+    %base = arith.addi %seed3, %c1 : i64
+    %s = tt.splat %base : i64 -> tensor<64xi64, #l>
     %v = arith.addi %r64, %s : tensor<64xi64, #l>
     %c = arith.cmpi sgt, %seed, %big : i64
     %res = scf.if %c -> (tensor<64xi64, #l>) {
@@ -236,7 +276,7 @@ fn a_64_bit_argument_keeps_its_high_bits() {
             run(&k, &mut buffers, &[seed as u64], 1);
             for i in 0..64 {
                 let got = i64::from_le_bytes(buffers[0][8 * i..8 * i + 8].try_into().unwrap());
-                let v = seed + i as i64;
+                let v = 3 * seed + 1 + i as i64;
                 let want = if seed > 1 << 33 { v } else { -v };
                 assert_eq!(got, want, "{arch}, seed {seed}: element {i}");
             }
@@ -264,6 +304,27 @@ fn a_remainder_by_a_power_of_two_tests_zero_by_its_low_bits() {
                     w,
                     "{arch}, sel {sel}: element {i}"
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_branch_on_a_loaded_flag_yields_either_pointer() {
+    let a: Vec<u32> = (0..64).map(|i| 3 + i).collect();
+    let b: Vec<u32> = (0..64).map(|i| 500 + 7 * i).collect();
+    for arch in ARCHS {
+        let k = lower(LOADED_FLAG, "loaded_flag", arch);
+        for flag in [1u32, 0] {
+            let mut buffers = vec![words(&[flag]), words(&a), words(&b), vec![0; 4 * 64]];
+            run(&k, &mut buffers, &[], 1);
+            for i in 0..64 {
+                let want = if flag > 0 {
+                    10 * a[i] + b[i]
+                } else {
+                    10 * b[i] + a[63 - i]
+                };
+                assert_eq!(word(&buffers[3], i), want, "{arch}, flag {flag}: element {i}");
             }
         }
     }

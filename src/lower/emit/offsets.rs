@@ -75,13 +75,7 @@ impl Emitter<'_> {
         }
         if let Some(index) = o.index {
             let i = self.val(index)?;
-            let scaled = if bytes == 1 {
-                i
-            } else {
-                let s = self.tmp();
-                self.line(&format!("{s} = mul i32 {i}, {bytes}"));
-                s
-            };
+            let scaled = self.in_bytes(i, bytes);
             let r = self.tmp();
             self.line(&format!("{r} = add i32 {voffset}, {scaled}"));
             voffset = r;

@@ -50,7 +50,8 @@
 use super::{Lowering, Sym, fail};
 use crate::linear::LinearLayout;
 use crate::lower::error::LowerError;
-use crate::lower::ir::{ArithOp, Condition, Op as ProgramOp, Uniform, Value};
+use crate::lower::ir::{ArithOp, BranchCondition, Condition, Op as ProgramOp, Uniform, Value};
+use crate::lower::plan::dist::Dist;
 use crate::ttgir::Op;
 
 /// Ops that move a pointer without reading it and change its shape or layout: the condition
@@ -130,16 +131,17 @@ impl Lowering<'_> {
         self.define(op, Sym::choice(cond, then, otherwise))
     }
 
-    /// The pointer or index `r` an `scf.if` yields when the workgroup-uniform `cond` holds
-    /// `then`, else `otherwise`, if both are held without registers (an argument, an affine
-    /// tensor of indices or pointers, a choice of pointers): with one buffer and strides, the
-    /// offset a uniform select; pointers otherwise a choice; indices otherwise in registers
-    /// (`None`).
+    /// The pointer or index `r` an `scf.if` yields: `then` where `cond` holds, else
+    /// `otherwise`, if both are held without registers (an argument, an affine tensor of
+    /// indices or pointers, a choice of pointers). With one buffer and strides and a condition
+    /// of uniforms, the offset is a uniform select; pointers are otherwise a choice (its
+    /// condition a 1-bit value in registers where the branch tests one); indices otherwise
+    /// go into registers (`None`).
     pub(super) fn branch_result(
         &mut self,
         op: &Op,
         r: usize,
-        cond: &Condition,
+        cond: &BranchCondition,
         then: &Sym,
         otherwise: &Sym,
     ) -> Result<Option<Sym>, LowerError> {
@@ -155,10 +157,11 @@ impl Lowering<'_> {
             Sym::Affine { base, constant, coef } => Some((*base, constant.clone(), coef.clone())),
             _ => None,
         };
-        if let (Some((b0, c0, k0)), Some((b1, c1, k1))) = (parts(then), parts(otherwise))
+        if let BranchCondition::Uniform(c) = cond
+            && let (Some((b0, c0, k0)), Some((b1, c1, k1))) = (parts(then), parts(otherwise))
             && (b0, &k0) == (b1, &k1)
         {
-            let constant = self.uniform_select(cond, c0, c1)?;
+            let constant = self.uniform_select(c, c0, c1)?;
             return Ok(Some(Sym::Affine {
                 base: b0,
                 constant,
@@ -177,13 +180,23 @@ impl Lowering<'_> {
         }
         // The condition in the pointer's shape, as a splat of it would be.
         let rank = self.rank(r);
-        let cond = if rank == 0 {
-            Sym::Cond(cond.clone())
-        } else {
-            Sym::Mask {
+        let cond = match cond {
+            BranchCondition::Uniform(c) if rank == 0 => Sym::Cond(c.clone()),
+            BranchCondition::Uniform(c) => Sym::Mask {
                 bounds: vec![None; rank],
-                when: vec![cond.clone()],
+                when: vec![c.clone()],
+            },
+            BranchCondition::Value(v) if rank == 0 => Sym::Lanes(*v),
+            BranchCondition::Value(v) => {
+                let layout = self.layout(op, r)?;
+                let registers = Dist::of(&layout, self.target.wave_size)?.registers();
+                Sym::Data {
+                    layout: Box::new(layout),
+                    values: vec![*v; registers],
+                }
             }
+            // A branch whose threads part ways yields a pointer per thread: not one choice.
+            BranchCondition::PerThread(_) => return Ok(None),
         };
         Ok(Some(Sym::choice(cond, then.clone(), otherwise.clone())))
     }

@@ -996,11 +996,9 @@ impl Lowering<'_> {
                 self.syms[r] = Some(Sym::Int(self.new_derived(d)?));
                 continue;
             }
-            // Pointers and indices from both arms, with a condition the workgroup agrees on:
-            // what one arm or the other yields, nothing computed in either.
-            if let BranchCondition::Uniform(cond) = &cond
-                && let Some(result) = self.branch_result(op, r, cond, &sx, &sy)?
-            {
+            // Pointers and indices from both arms: what one arm or the other yields, nothing
+            // computed in either.
+            if let Some(result) = self.branch_result(op, r, &cond, &sx, &sy)? {
                 self.syms[r] = Some(result);
                 continue;
             }

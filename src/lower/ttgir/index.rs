@@ -168,6 +168,17 @@ impl Lowering<'_> {
         if k0.len() != k1.len() {
             return fail(op, "operands of different ranks");
         }
+        // Uniforms are 32-bit: 64-bit integers computed from a 64-bit argument, whose high
+        // bits they would drop, are computed in registers.
+        if self.m.values[op.results[0]].ty.element == "i64"
+            && [&c0, &c1]
+                .into_iter()
+                .chain(&k0)
+                .chain(&k1)
+                .any(|u| self.reads_wide_argument(u))
+        {
+            return fail(op, "64-bit arithmetic on a 64-bit argument");
+        }
         let (base, constant, coef) = match op.name.as_str() {
             "arith.muli" => {
                 if b0.is_some() || b1.is_some() {
