@@ -200,6 +200,32 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32}
 }
 "#;
 
+/// A loop over 64-bit integers from `base` (an argument past 2^32) to `base + n` (`n` loaded
+/// from memory): `out[j] = Σ_i (i + j)` in 64 bits.
+const WIDE_LOOP: &str = r#"
+#l = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @wide_loop(%lens: !tt.ptr<i64>, %out: !tt.ptr<i64>, %base: i64) {
+    %c1 = arith.constant 1 : i64
+    %zero = arith.constant dense<0> : tensor<64xi64, #l>
+    %n = tt.load %lens : !tt.ptr<i64>
+    %ub = arith.addi %base, %n : i64
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #l>
+    %r64 = arith.extsi %r : tensor<64xi32, #l> to tensor<64xi64, #l>
+    %f = scf.for %i = %base to %ub step %c1 iter_args(%acc = %zero) -> (tensor<64xi64, #l>) : i64 {
+      %s = tt.splat %i : i64 -> tensor<64xi64, #l>
+      %t = arith.addi %s, %r64 : tensor<64xi64, #l>
+      %a = arith.addi %acc, %t : tensor<64xi64, #l>
+      scf.yield %a : tensor<64xi64, #l>
+    }
+    %o = tt.splat %out : !tt.ptr<i64> -> tensor<64x!tt.ptr<i64>, #l>
+    %w = tt.addptr %o, %r : tensor<64x!tt.ptr<i64>, #l>, tensor<64xi32, #l>
+    tt.store %w, %f : tensor<64x!tt.ptr<i64>, #l>
+    tt.return
+  }
+}
+"#;
+
 /// The module lowered for `arch` (its lanes per warp the target's: on a 32-lane target each
 /// thread holds two elements), and checked by llc-22 where it is installed.
 fn lower(text: &str, name: &str, arch: &str) -> Kernel {
@@ -325,6 +351,23 @@ fn a_branch_on_a_loaded_flag_yields_either_pointer() {
                     10 * b[i] + a[63 - i]
                 };
                 assert_eq!(word(&buffers[3], i), want, "{arch}, flag {flag}: element {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_loop_over_64_bit_integers_counts_its_trips() {
+    let base = (1i64 << 33) + 5;
+    for arch in ARCHS {
+        let k = lower(WIDE_LOOP, "wide_loop", arch);
+        for n in [3i64, 0, -2] {
+            let mut buffers = vec![n.to_le_bytes().to_vec(), vec![0; 8 * 64]];
+            run(&k, &mut buffers, &[base as u64], 1);
+            for j in 0..64 {
+                let got = i64::from_le_bytes(buffers[1][8 * j..8 * j + 8].try_into().unwrap());
+                let want: i64 = (base..base + n).map(|i| i + j as i64).sum();
+                assert_eq!(got, want, "{arch}, n {n}: element {j}");
             }
         }
     }

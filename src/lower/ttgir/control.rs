@@ -47,6 +47,15 @@ struct Carried {
     prologue: Vec<ProgramOp>,
 }
 
+/// A loop over 64-bit integers counted by its trips ([`Lowering::wide_loop`]).
+struct WideLoop {
+    /// The number of trips, a uniform.
+    trips: Uniform,
+    /// The first value of the induction variable and its step, 64-bit registers.
+    start: Value,
+    step: Value,
+}
+
 /// How a loop carries one of its arguments.
 enum Carry {
     /// A uniform slot: an integer, or the uniform part of a pointer tensor.
@@ -90,6 +99,69 @@ impl Lowering<'_> {
                 ),
             ),
         }
+    }
+
+    /// A loop over 64-bit integers that a uniform (32 bits) cannot hold — a bound loaded from
+    /// memory as `i64`, or a 64-bit argument — counts its trips instead: `k` from 0 to
+    /// `max(0, ⌈(ub − lb) / step⌉)` (computed in 64-bit registers, the count itself in 32 bits:
+    /// no loop runs 2^31 trips), the induction variable `lb + k·step`. `None` for a loop whose
+    /// bounds uniforms hold.
+    fn wide_loop(&mut self, op: &Op, bounds: [usize; 3]) -> Result<Option<WideLoop>, LowerError> {
+        let wide = |l: &Self, v: usize| {
+            l.m.values[v].ty.element == "i64"
+                && match l.syms.get(v) {
+                    Some(Some(Sym::Lanes(x))) => l.p.value_bits(*x) == 64,
+                    Some(Some(Sym::Int(u))) => l.reads_wide_argument(u),
+                    _ => false,
+                }
+        };
+        if !bounds.iter().any(|&v| wide(self, v)) {
+            return Ok(None);
+        }
+        let mut registers = Vec::with_capacity(3);
+        for v in bounds {
+            let (_, values) = self.typed_data(op, v)?;
+            match values.as_slice() {
+                [x] => registers.push(*x),
+                _ => return fail(op, "a bound that is not a scalar"),
+            }
+        }
+        let [lb, ub, step] = [registers[0], registers[1], registers[2]];
+        let arith = |l: &mut Self, op: ArithOp, a: Value, b: Value| {
+            let dst = l.p.value(64);
+            l.p.ops.push(ProgramOp::Arith {
+                op,
+                ty: "i64",
+                dst,
+                src: vec![a, b],
+            });
+            dst
+        };
+        let constant = |l: &mut Self, bits: u64| {
+            let dst = l.p.value(64);
+            l.p.ops.push(ProgramOp::Constant { dst, bits });
+            dst
+        };
+        let (one, zero) = (constant(self, 1), constant(self, 0));
+        let span = arith(self, ArithOp::Sub, ub, lb);
+        let rounded = arith(self, ArithOp::Add, span, step);
+        let rounded = arith(self, ArithOp::Sub, rounded, one);
+        let quotient = arith(self, ArithOp::Div, rounded, step);
+        let trips = arith(self, ArithOp::Max, quotient, zero);
+        let narrow = self.p.value(32);
+        self.p.ops.push(ProgramOp::Convert {
+            dst: vec![narrow],
+            src: vec![trips],
+            from: "i64",
+            to: "i32",
+        });
+        let slot = self.slot();
+        self.p.ops.push(ProgramOp::ReadUniform { slot, src: narrow });
+        Ok(Some(WideLoop {
+            trips: Uniform::input(UniformInput::Carried(slot)),
+            start: lb,
+            step,
+        }))
     }
 
     /// Registers of a tensor the op names: data, or a splat constant materialised.
@@ -216,11 +288,15 @@ impl Lowering<'_> {
         {
             return self.scf_for_per_thread(op, in_registers, [lb, ub, step]);
         }
-        let (start, end, step) = (
-            self.loop_bound(op, lb)?,
-            self.loop_bound(op, ub)?,
-            self.loop_bound(op, step)?,
-        );
+        let wide = self.wide_loop(op, [lb, ub, step])?;
+        let (start, end, step) = match &wide {
+            Some(w) => (Uniform::default(), w.trips.clone(), Uniform::constant(1)),
+            None => (
+                self.loop_bound(op, lb)?,
+                self.loop_bound(op, ub)?,
+                self.loop_bound(op, step)?,
+            ),
+        };
         if step.as_constant().is_some_and(|s| s <= 0) {
             return fail(op, "a step that is not positive (scf.for steps up)");
         }
@@ -228,7 +304,31 @@ impl Lowering<'_> {
         let counter = self.slot();
         let mut carried = self.carry(op, args, inits, in_registers)?;
         if let Some(&iv) = op.block_args.first() {
-            self.syms[iv] = Some(Sym::Int(Uniform::input(UniformInput::Carried(counter))));
+            let trip = Uniform::input(UniformInput::Carried(counter));
+            self.syms[iv] = Some(match wide {
+                None => Sym::Int(trip),
+                // The induction variable, `lb + k·step` in 64 bits, at the top of trip `k`.
+                Some(WideLoop { start, step, .. }) => {
+                    let (k, product, value) = (self.p.value(64), self.p.value(64), self.p.value(64));
+                    let at_top = [
+                        ProgramOp::UniformValue { dst: k, value: trip },
+                        ProgramOp::Arith {
+                            op: ArithOp::Mul,
+                            ty: "i64",
+                            dst: product,
+                            src: vec![k, step],
+                        },
+                        ProgramOp::Arith {
+                            op: ArithOp::Add,
+                            ty: "i64",
+                            dst: value,
+                            src: vec![start, product],
+                        },
+                    ];
+                    carried.prologue.splice(0..0, at_top);
+                    Sym::Lanes(value)
+                }
+            });
         }
         let mut body = match self.for_body(op, args, &mut carried)? {
             Ok(body) => body,
