@@ -1,0 +1,61 @@
+//! Reductions and scans of 64-bit integers as people write them (`tl.sum`, `tl.max`,
+//! `tl.argmax` and `tl.cumsum` of products past 2^32), compiled from TTIR (`make_ttir`'s output
+//! of kernels in `scripts/zoo2/gen26.py`, Triton 3.6.0; the zoo's fixtures) and run in the
+//! interpreter against the computation written out here, on CDNA and on RDNA
+//! (`tests/compile_zoo.rs` runs llc-22 on them). On gfx1100 the emulator cannot check them: LLVM folds the cross-lane moves into
+//! VOP3 adds with DPP and a carry out, which it does not model (Triton's own 64-bit reduction
+//! computes wrong there too).
+
+mod lower_common;
+
+use linear_layout::lower::{CompileOptions, compile};
+use linear_layout::target::Target;
+use lower_common::constructs::{run, words};
+
+fn kernel(name: &str, arch: &str) -> linear_layout::lower::Kernel {
+    let path = format!("tests/fixtures/compile/zoo/{name}.gfx942.ttir");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    // The zoo launches them with one warp.
+    compile(&text, Target::by_name(arch).unwrap(), &CompileOptions::new(1))
+        .unwrap_or_else(|e| panic!("{name} on {arch}: {e}"))
+        .kernel
+}
+
+fn i64_at(b: &[u8], i: usize) -> i64 {
+    i64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap())
+}
+
+/// Small integers, some negative.
+fn data() -> Vec<i32> {
+    (0..64).map(|i| (i * 37 % 201) - 100).collect()
+}
+
+#[test]
+fn sums_maxima_and_running_sums_of_64_bit_integers_are_exact() {
+    let x = data();
+    let raw: Vec<u32> = x.iter().map(|&v| v as u32).collect();
+    for arch in ["gfx942", "gfx1100"] {
+        let k = kernel("i64_reduce_64", arch);
+        let mut buffers = vec![words(&raw), vec![0; 8 * 3]];
+        run(&k, &mut buffers, &[], 1);
+        let products: Vec<i64> = x.iter().map(|&v| i64::from(v) * 3_000_000_000).collect();
+        let max = *products.iter().max().unwrap();
+        assert_eq!(
+            i64_at(&buffers[1], 0),
+            products.iter().sum::<i64>(),
+            "{arch}: sum"
+        );
+        assert_eq!(i64_at(&buffers[1], 1), max, "{arch}: max");
+        let first = products.iter().position(|&p| p == max).unwrap() as i64;
+        assert_eq!(i64_at(&buffers[1], 2), first, "{arch}: argmax");
+
+        let k = kernel("i64_cumsum_64", arch);
+        let mut buffers = vec![words(&raw), vec![0; 8 * 64]];
+        run(&k, &mut buffers, &[], 1);
+        let mut running = 0i64;
+        for (i, &v) in x.iter().enumerate() {
+            running += i64::from(v) * 1_000_000_007;
+            assert_eq!(i64_at(&buffers[1], i), running, "{arch}: running sum {i}");
+        }
+    }
+}
