@@ -1,10 +1,11 @@
-//! Reductions and scans of 64-bit integers as people write them (`tl.sum`, `tl.max`,
-//! `tl.argmax` and `tl.cumsum` of products past 2^32), compiled from TTIR (`make_ttir`'s output
-//! of kernels in `scripts/zoo2/gen26.py`, Triton 3.6.0; the zoo's fixtures) and run in the
+//! Reductions, scans, sorts and atomics of 64-bit integers as people write them (`tl.sum`,
+//! `tl.max`, `tl.argmax`, `tl.cumsum`, `tl.sort`, `tl.atomic_max` and `tl.atomic_min` of
+//! products past 2^32), compiled from TTIR (`make_ttir`'s output of kernels in
+//! `scripts/zoo2/gen26.py` and `gen27.py`, Triton 3.6.0; the zoo's fixtures) and run in the
 //! interpreter against the computation written out here, on CDNA and on RDNA
 //! (`tests/compile_zoo.rs` runs llc-22 on them). On gfx1100 the emulator cannot check them: LLVM folds the cross-lane moves into
-//! VOP3 adds with DPP and a carry out, which it does not model (Triton's own 64-bit reduction
-//! computes wrong there too).
+//! VOP3 adds with DPP and a carry out, and it does not model gfx1100's 64-bit atomic maxima and
+//! minima (Triton's own 64-bit reduction and atomics compute wrong there too).
 
 mod lower_common;
 
@@ -56,6 +57,42 @@ fn sums_maxima_and_running_sums_of_64_bit_integers_are_exact() {
         for (i, &v) in x.iter().enumerate() {
             running += i64::from(v) * 1_000_000_007;
             assert_eq!(i64_at(&buffers[1], i), running, "{arch}: running sum {i}");
+        }
+    }
+}
+
+#[test]
+fn sorts_and_atomic_extrema_of_64_bit_integers_are_exact() {
+    let x = data();
+    let raw: Vec<u32> = x.iter().map(|&v| v as u32).collect();
+    for arch in ["gfx942", "gfx1100"] {
+        let k = kernel("i64_sort_64", arch);
+        let mut buffers = vec![words(&raw), vec![0; 8 * 64]];
+        run(&k, &mut buffers, &[], 1);
+        let mut sorted: Vec<i64> = x.iter().map(|&v| i64::from(v) * 3_000_000_001).collect();
+        sorted.sort();
+        for (i, &v) in sorted.iter().enumerate() {
+            assert_eq!(i64_at(&buffers[1], i), v, "{arch}: sorted {i}");
+        }
+
+        // Two programs of 64: values 0..128 of a longer list, slot i % 8.
+        let long: Vec<i32> = (0..128).map(|i| (i * 53 % 211) - 105).collect();
+        let raw_long: Vec<u32> = long.iter().map(|&v| v as u32).collect();
+        let k = kernel("i64_atomic_minmax_64", arch);
+        let mut buffers = vec![words(&raw_long), vec![0; 8 * 8], vec![0; 8 * 8]];
+        run(&k, &mut buffers, &[], 2);
+        for s in 0..8 {
+            let vals = long
+                .iter()
+                .skip(s)
+                .step_by(8)
+                .map(|&v| i64::from(v) * 5_000_000_000);
+            assert_eq!(
+                i64_at(&buffers[1], s),
+                vals.clone().fold(0, i64::max),
+                "{arch}: max {s}"
+            );
+            assert_eq!(i64_at(&buffers[2], s), vals.fold(0, i64::min), "{arch}: min {s}");
         }
     }
 }
