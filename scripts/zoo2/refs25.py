@@ -3,18 +3,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from refs_common import f32, reference_with  # noqa: E402
-
-
-def _i64(words, i):
-    """Element `i` of a buffer of 64-bit integers held as 32-bit words (low, high)."""
-    return (words[2 * i] & 0xFFFFFFFF) + (words[2 * i + 1] << 32)
+from refs_common import f32, i64_at, reference_with  # noqa: E402
 
 
 def kv_slot_write_kernel(a, o):
     BS, D = a["BS"], a["D"]
     for t in range(len(a["key_ptr"]) // D):
-        hi = _i64(a["slot_ptr"], t) >> 32
+        hi = i64_at(a["slot_ptr"], t) >> 32
         slot = -1 if hi < -1 else 2 * t + (hi & 1)
         if slot < 0:
             continue
@@ -27,8 +22,8 @@ def kv_slot_write_kernel(a, o):
 def varlen_i64_sum_kernel(a, o):
     D = a["D"]
     for b in range(4):
-        start = b * 10 + ((_i64(a["cu_ptr"], b) >> 32) & 3)
-        end = start + (_i64(a["cu_ptr"], b + 1) & 7)
+        start = b * 10 + ((i64_at(a["cu_ptr"], b) >> 32) & 3)
+        end = start + (i64_at(a["cu_ptr"], b + 1) & 7)
         for d in range(D):
             acc = 0.0
             for r in range(start, end):
@@ -40,7 +35,7 @@ def varlen_i64_sum_kernel(a, o):
 def i64_row_gather_kernel(a, o):
     D = a["D"]
     for m in range(32):
-        raw = _i64(a["idx_ptr"], m)
+        raw = i64_at(a["idx_ptr"], m)
         row = ((raw >> 32) + 3) * 8 + (raw & 7)
         for d in range(D):
             o["out_ptr"][m * D + d] = a["x_ptr"][row * D + d]

@@ -3,21 +3,14 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from refs_common import _wrap, f32, reference_with  # noqa: E402
-
-
-def _put_i64(words, i, v):
-    """Element `i` of a buffer of 64-bit integers held as 32-bit words (low, high)."""
-    v &= 2**64 - 1
-    words[2 * i] = _wrap(v & 0xFFFFFFFF, 32)
-    words[2 * i + 1] = _wrap(v >> 32, 32)
+from refs_common import f32, put_i64, reference_with  # noqa: E402
 
 
 def i64_reduce_kernel(a, o):
     x = [v * 3000000000 for v in a["x_ptr"]]
-    _put_i64(o["out_ptr"], 0, sum(x))
-    _put_i64(o["out_ptr"], 1, max(x))
-    _put_i64(o["out_ptr"], 2, x.index(max(x)))
+    put_i64(o["out_ptr"], 0, sum(x))
+    put_i64(o["out_ptr"], 1, max(x))
+    put_i64(o["out_ptr"], 2, x.index(max(x)))
     return 0.0
 
 
@@ -25,7 +18,7 @@ def i64_cumsum_kernel(a, o):
     s = 0
     for i, v in enumerate(a["x_ptr"]):
         s += v * 1000000007
-        _put_i64(o["out_ptr"], i, s)
+        put_i64(o["out_ptr"], i, s)
     return 0.0
 
 

@@ -3,27 +3,20 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from refs_common import _wrap, f32, reference_with  # noqa: E402
-
-
-def _put_i64(words, i, v):
-    """Element `i` of a buffer of 64-bit integers held as 32-bit words (low, high)."""
-    v &= 2**64 - 1
-    words[2 * i] = _wrap(v & 0xFFFFFFFF, 32)
-    words[2 * i + 1] = _wrap(v >> 32, 32)
+from refs_common import f32, put_i64, reference_with  # noqa: E402
 
 
 def i64_atomic_minmax_kernel(a, o):
     for s in range(8):
         vals = [a["x_ptr"][i] * 5000000000 for i in range(128) if i % 8 == s]
-        _put_i64(o["mx_ptr"], s, max([0] + vals))
-        _put_i64(o["mn_ptr"], s, min([0] + vals))
+        put_i64(o["mx_ptr"], s, max([0] + vals))
+        put_i64(o["mn_ptr"], s, min([0] + vals))
     return 0.0
 
 
 def i64_sort_kernel(a, o):
     for i, v in enumerate(sorted(x * 3000000001 for x in a["x_ptr"])):
-        _put_i64(o["out_ptr"], i, v)
+        put_i64(o["out_ptr"], i, v)
     return 0.0
 
 

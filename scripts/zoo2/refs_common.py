@@ -64,3 +64,15 @@ def swizzle2d(i, j, size_i, size_j, size_g):
     size_g = min(size_i - off_i, size_g)
     ij = ij % size_gj
     return off_i + ij % size_g, ij // size_g
+
+
+def i64_at(words, i):
+    """Element `i` of a buffer of 64-bit integers held as 32-bit words (low, high)."""
+    return (words[2 * i] & 0xFFFFFFFF) + (words[2 * i + 1] << 32)
+
+
+def put_i64(words, i, v):
+    """Writes `v` (wrapped to 64 bits) as element `i` of a buffer held as 32-bit words."""
+    v &= 2**64 - 1
+    words[2 * i] = _wrap(v & 0xFFFFFFFF, 32)
+    words[2 * i + 1] = _wrap(v >> 32, 32)

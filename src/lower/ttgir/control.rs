@@ -127,27 +127,13 @@ impl Lowering<'_> {
             }
         }
         let [lb, ub, step] = [registers[0], registers[1], registers[2]];
-        let arith = |l: &mut Self, op: ArithOp, a: Value, b: Value| {
-            let dst = l.p.value(64);
-            l.p.ops.push(ProgramOp::Arith {
-                op,
-                ty: "i64",
-                dst,
-                src: vec![a, b],
-            });
-            dst
-        };
-        let constant = |l: &mut Self, bits: u64| {
-            let dst = l.p.value(64);
-            l.p.ops.push(ProgramOp::Constant { dst, bits });
-            dst
-        };
-        let (one, zero) = (constant(self, 1), constant(self, 0));
-        let span = arith(self, ArithOp::Sub, ub, lb);
-        let rounded = arith(self, ArithOp::Add, span, step);
-        let rounded = arith(self, ArithOp::Sub, rounded, one);
-        let quotient = arith(self, ArithOp::Div, rounded, step);
-        let trips = arith(self, ArithOp::Max, quotient, zero);
+        let one = self.uniform_register(&Uniform::constant(1), 64);
+        let zero = self.uniform_register(&Uniform::constant(0), 64);
+        let span = self.binary(ArithOp::Sub, "i64", ub, lb);
+        let rounded = self.binary(ArithOp::Add, "i64", span, step);
+        let rounded = self.binary(ArithOp::Sub, "i64", rounded, one);
+        let quotient = self.binary(ArithOp::Div, "i64", rounded, step);
+        let trips = self.binary(ArithOp::Max, "i64", quotient, zero);
         let narrow = self.p.value(32);
         self.p.ops.push(ProgramOp::Convert {
             dst: vec![narrow],
