@@ -126,8 +126,8 @@ impl Lowering<'_> {
                 w
             };
             let scale = self.constant_register(bytes << shift);
-            let scaled = self.arith_register(ArithOp::Mul, i32_index, scale);
-            let address = self.arith_register(ArithOp::Add, rest, scaled);
+            let scaled = self.binary(ArithOp::Mul, "i32", i32_index, scale);
+            let address = self.binary(ArithOp::Add, "i32", rest, scaled);
             let dst = self.p.value(bits);
             self.p.ops.push(ProgramOp::LdsReadIndexed {
                 dst,
@@ -149,18 +149,6 @@ impl Lowering<'_> {
     fn constant_register(&mut self, c: u64) -> Value {
         let dst = self.p.value(32);
         self.p.ops.push(ProgramOp::Constant { dst, bits: c });
-        dst
-    }
-
-    /// `a op b` of 32-bit integers in a fresh register.
-    fn arith_register(&mut self, op: ArithOp, a: Value, b: Value) -> Value {
-        let dst = self.p.value(32);
-        self.p.ops.push(ProgramOp::Arith {
-            op,
-            ty: "i32",
-            dst,
-            src: vec![a, b],
-        });
         dst
     }
 }
