@@ -127,8 +127,7 @@ impl Lowering<'_> {
             }
         }
         let [lb, ub, step] = [registers[0], registers[1], registers[2]];
-        let one = self.uniform_register(&Uniform::constant(1), 64);
-        let zero = self.uniform_register(&Uniform::constant(0), 64);
+        let (one, zero) = (self.p.constant(64, 1), self.p.constant(64, 0));
         let span = self.binary(ArithOp::Sub, "i64", ub, lb);
         let rounded = self.binary(ArithOp::Add, "i64", span, step);
         let rounded = self.binary(ArithOp::Sub, "i64", rounded, one);
