@@ -304,59 +304,6 @@ fn library_inverse_trigonometry() {
     }
 }
 
-/// `tl.exp` and `tl.log` of f64 (no instruction computes them in double precision): a reduced
-/// argument and a polynomial, to the last bits of a double.
-#[test]
-fn double_precision_exp_and_log() {
-    // `make_ttir` of: storing `tl.exp(x * 3.0)` and `tl.log(x)` of f64 `x` (BLOCK 128).
-    let text = r#"module {
-  tt.func public @f64_kernel(%x_ptr: !tt.ptr<f64> {tt.divisibility = 16 : i32}, %e_ptr: !tt.ptr<f64> {tt.divisibility = 16 : i32}, %l_ptr: !tt.ptr<f64> {tt.divisibility = 16 : i32}, %n: i32) attributes {noinline = false} {
-    %cst = arith.constant dense<3.000000e+00> : tensor<128xf64>
-    %c128_i32 = arith.constant 128 : i32
-    %offs = tt.get_program_id x : i32
-    %offs_0 = arith.muli %offs, %c128_i32 : i32
-    %offs_1 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
-    %offs_2 = tt.splat %offs_0 : i32 -> tensor<128xi32>
-    %offs_3 = arith.addi %offs_2, %offs_1 : tensor<128xi32>
-    %mask = tt.splat %n : i32 -> tensor<128xi32>
-    %mask_4 = arith.cmpi slt, %offs_3, %mask : tensor<128xi32>
-    %x = tt.splat %x_ptr : !tt.ptr<f64> -> tensor<128x!tt.ptr<f64>>
-    %x_5 = tt.addptr %x, %offs_3 : tensor<128x!tt.ptr<f64>>, tensor<128xi32>
-    %x_6 = tt.load %x_5, %mask_4 : tensor<128x!tt.ptr<f64>>
-    %0 = tt.splat %e_ptr : !tt.ptr<f64> -> tensor<128x!tt.ptr<f64>>
-    %1 = tt.addptr %0, %offs_3 : tensor<128x!tt.ptr<f64>>, tensor<128xi32>
-    %2 = arith.mulf %x_6, %cst : tensor<128xf64>
-    %3 = math.exp %2 : tensor<128xf64>
-    tt.store %1, %3, %mask_4 : tensor<128x!tt.ptr<f64>>
-    %4 = tt.splat %l_ptr : !tt.ptr<f64> -> tensor<128x!tt.ptr<f64>>
-    %5 = tt.addptr %4, %offs_3 : tensor<128x!tt.ptr<f64>>, tensor<128xi32>
-    %6 = math.log %x_6 : tensor<128xf64>
-    tt.store %5, %6, %mask_4 : tensor<128x!tt.ptr<f64>>
-    tt.return
-  }
-}"#;
-    let mut x: Vec<f64> = (0..256).map(|i| (i as f64 - 100.0) * 0.37).collect();
-    (x[1], x[2], x[3]) = (0.0, f64::INFINITY, 5e-310);
-    for arch in ARCHS {
-        let k = compiled(text, arch);
-        let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let mut buffers = vec![bytes, vec![0; 2048], vec![0; 2048]];
-        run(&k, &mut buffers, &[250], 2);
-        let get = |b: &[u8], i: usize| f64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap());
-        for (i, &v) in x.iter().enumerate().take(250) {
-            for (got, want) in [
-                (get(&buffers[1], i), (v * 3.0).exp()),
-                (get(&buffers[2], i), v.ln()),
-            ] {
-                let close = got == want
-                    || (got.is_nan() && want.is_nan())
-                    || (got - want).abs() <= 1e-15 * want.abs();
-                assert!(close, "{arch}: {v} at {i}: {got} vs {want}");
-            }
-        }
-    }
-}
-
 /// `libdevice.ilogb(x)`: `⌊log₂|x|⌋` for normal and subnormal numbers, `i32::MIN` for ±0 and
 /// `i32::MAX` for infinities and NaNs — what Triton's code returns (an `frexp` of the value
 /// widened to f64, minus one, and those two selects).

@@ -24,13 +24,6 @@ fn float_literal(x: f64) -> String {
     format!("0x{:016X}", x.to_bits())
 }
 
-/// A float literal of LLVM type `t`: `f32` constants must be exactly representable, so the
-/// value is rounded to `f32` first.
-/// ln 2 in two parts, the first with its low bits zero (`k·LN2_HI` exact for the exponents a
-/// double reaches).
-const LN2_HI: f64 = 6.931_471_803_691_238e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
-
 /// The integer type as wide as float type `t`.
 pub(super) fn int_of(t: &str) -> &'static str {
     match t {
@@ -40,6 +33,8 @@ pub(super) fn int_of(t: &str) -> &'static str {
     }
 }
 
+/// A float literal of LLVM type `t`: `f32` constants must be exactly representable, so the
+/// value is rounded to `f32` first.
 pub(super) fn literal_of(t: &str, x: f64) -> String {
     if t == "double" {
         float_literal(x)
@@ -49,7 +44,6 @@ pub(super) fn literal_of(t: &str, x: f64) -> String {
 }
 
 impl Emitter<'_> {
-    /// `{r} = call {t} @llvm.{name}.{suffix}({t} args…)`, declaring the intrinsic.
     /// `{r} = v_exp_f32 x` (`llvm.amdgcn.exp2.f32`): the instruction, without the scaling LLVM
     /// wraps around `llvm.exp2` for subnormal results.
     fn hardware_exp2(&mut self, r: &str, x: &str) {
@@ -58,6 +52,7 @@ impl Emitter<'_> {
         self.line(&format!("{r} = call float @llvm.amdgcn.exp2.f32(float {x})"));
     }
 
+    /// `{r} = call {t} @llvm.{name}.{suffix}({t} args…)`, declaring the intrinsic.
     pub(super) fn intrinsic(&mut self, r: &str, name: &str, t: &str, args: &[&str]) {
         let suffix = llvm_suffix(t);
         let params = vec![t; args.len()].join(", ");
@@ -273,6 +268,22 @@ impl Emitter<'_> {
             return Ok(self.compute(|r| format!("{r} = fptrunc float {y} to {t}")));
         }
         let (a, b) = (args[0].as_str(), args.get(1).map_or("", String::as_str));
+        // Double precision in software where no instruction computes the function.
+        if t == "double" {
+            match op {
+                ArithOp::Exp => return Ok(self.exp_f64(a, 0)),
+                ArithOp::Exp2 => return Ok(self.exp2_f64(a)),
+                ArithOp::Log | ArithOp::Log2 | ArithOp::Log10 => return Ok(self.log_f64(op, a)),
+                ArithOp::Rsqrt => return Ok(self.rsqrt_f64(a)),
+                ArithOp::Tanh => return self.tanh_f64(a),
+                ArithOp::Expm1 => return Ok(self.expm1_f64(a)),
+                ArithOp::Tan => return Ok(self.tan_f64(a)),
+                ArithOp::Hypot => return Ok(self.hypot_f64(a, b)),
+                ArithOp::Sin => return Ok(self.sin_cos_f64(a, 0)),
+                ArithOp::Cos => return Ok(self.sin_cos_f64(a, 1)),
+                _ => {}
+            }
+        }
         let binary = match op {
             ArithOp::Add => Some("fadd"),
             ArithOp::Sub => Some("fsub"),
@@ -318,14 +329,12 @@ impl Emitter<'_> {
             // range flushes to zero rather than being scaled into a subnormal.
             ArithOp::Exp2 if t == "float" => self.hardware_exp2(&r, a),
             ArithOp::Exp2 => self.intrinsic(&r, "exp2", t, &[a]),
-            ArithOp::Log if t == "double" => return self.log_f64(a),
             ArithOp::Log => self.intrinsic(&r, "log", t, &[a]),
             ArithOp::Log2 => self.intrinsic(&r, "log2", t, &[a]),
             ArithOp::Log10 => self.intrinsic(&r, "log10", t, &[a]),
             ArithOp::Sin => return self.sin_cos(t, a, 0),
             ArithOp::Cos => return self.sin_cos(t, a, 1),
             ArithOp::Fma => self.intrinsic(&r, "fma", t, &[a, b, args[2].as_str()]),
-            ArithOp::Exp if t == "double" => return self.exp_f64(a),
             ArithOp::Exp => {
                 // e^x = 2^(x·log2 e) (v_exp_f32).
                 let m = self.compute(|m| format!("{m} = fmul {t} {a}, 0x3FF7154760000000"));
@@ -472,9 +481,13 @@ impl Emitter<'_> {
         let (zero, half, one) = (literal_of(t, 0.0), literal_of(t, 0.5), literal_of(t, 1.0));
         let ax = self.tmp();
         self.intrinsic(&ax, "fabs", t, &[x]);
-        let l = self.float_op(ArithOp::Log2, t, &[ax])?;
-        let p = self.compute(|r| format!("{r} = fmul {t} {y}, {l}"));
-        let e = self.float_op(ArithOp::Exp2, t, &[p])?;
+        let e = if t == "double" {
+            self.pow_magnitude_f64(&ax, y)
+        } else {
+            let l = self.float_op(ArithOp::Log2, t, &[ax])?;
+            let p = self.compute(|r| format!("{r} = fmul {t} {y}, {l}"));
+            self.float_op(ArithOp::Exp2, t, &[p])?
+        };
         let yi = self.tmp();
         self.intrinsic(&yi, "trunc", t, &[y]);
         let integer = self.compute(|r| format!("{r} = fcmp oeq {t} {yi}, {y}"));
@@ -499,7 +512,7 @@ impl Emitter<'_> {
 
     /// `√(x² + y²)`: `m · √(1 + (n/m)²)` with `m`, `n` the larger and smaller magnitude (no
     /// square overflows or underflows); 0 where both are 0, +∞ where either is infinite (a NaN
-    /// beside it too).
+    /// beside it too), else NaN where either is NaN.
     fn hypot(&mut self, t: &str, x: &str, y: &str) -> Result<String, LowerError> {
         let (ax, ay) = (self.tmp(), self.tmp());
         self.intrinsic(&ax, "fabs", t, &[x]);
@@ -515,6 +528,14 @@ impl Emitter<'_> {
         let h = self.compute(|r| format!("{r} = fmul {t} {m}, {root}"));
         let zero = self.compute(|r| format!("{r} = fcmp oeq {t} {m}, {}", literal_of(t, 0.0)));
         let finite = self.compute(|r| format!("{r} = select i1 {zero}, {t} {}, {t} {h}", literal_of(t, 0.0)));
+        // maxnum and minnum pass a NaN by: it is the result unless the other is infinite.
+        let nan = self.compute(|r| format!("{r} = fcmp uno {t} {ax}, {ay}"));
+        let finite = self.compute(|r| {
+            format!(
+                "{r} = select i1 {nan}, {t} {}, {t} {finite}",
+                literal_of(t, f64::NAN)
+            )
+        });
         let inf = literal_of(t, f64::INFINITY);
         let (xi, yi) = (
             self.compute(|r| format!("{r} = fcmp oeq {t} {ax}, {inf}")),
@@ -560,98 +581,6 @@ impl Emitter<'_> {
         let v = self.compute(|r| format!("{r} = select i1 {odd}, {t} {cosine}, {t} {sine}"));
         let nv = self.compute(|r| format!("{r} = fneg {t} {v}"));
         Ok(self.compute(|r| format!("{r} = select i1 {flip}, {t} {nv}, {t} {v}")))
-    }
-
-    /// `eˣ` in double precision (no instruction computes it): `x = k·ln 2 + r` with `|r| ≤ ln 2 / 2`
-    /// (ln 2 in two parts), `eʳ` by its Taylor series to `r¹³/13!`, scaled by `2ᵏ`; +∞ above
-    /// the largest finite result, 0 below the smallest subnormal, NaN kept.
-    fn exp_f64(&mut self, x: &str) -> Result<String, LowerError> {
-        let t = "double";
-        let scaled =
-            self.compute(|r| format!("{r} = fmul {t} {x}, {}", literal_of(t, std::f64::consts::LOG2_E)));
-        let k = self.tmp();
-        self.intrinsic(&k, "rint", t, &[&scaled]);
-        // Clamped so that the integer conversion is defined (the result is settled below).
-        let (lo, hi) = (self.tmp(), self.tmp());
-        self.intrinsic(&lo, "maxnum", t, &[&k, &literal_of(t, -2100.0)]);
-        self.intrinsic(&hi, "minnum", t, &[&lo, &literal_of(t, 2100.0)]);
-        let nk = self.compute(|r| format!("{r} = fneg {t} {hi}"));
-        let r1 = self.tmp();
-        self.intrinsic(&r1, "fma", t, &[&nk, &literal_of(t, LN2_HI), x]);
-        let r2 = self.tmp();
-        self.intrinsic(&r2, "fma", t, &[&nk, &literal_of(t, LN2_LO), &r1]);
-        // Horner on 1/n!: 1 + r(1 + r/2(1 + r/3(…))).
-        let mut acc = literal_of(t, 1.0);
-        for n in (1..=13).rev() {
-            let q = self.compute(|r| format!("{r} = fmul {t} {r2}, {}", literal_of(t, 1.0 / f64::from(n))));
-            let next = self.tmp();
-            self.intrinsic(&next, "fma", t, &[&q, &acc, &literal_of(t, 1.0)]);
-            acc = next;
-        }
-        let ki = self.compute(|r| format!("{r} = fptosi {t} {hi} to i32"));
-        self.decls
-            .insert("declare double @llvm.ldexp.f64.i32(double, i32)".to_string());
-        let e = self.compute(|r| format!("{r} = call double @llvm.ldexp.f64.i32(double {acc}, i32 {ki})"));
-        let inf = literal_of(t, f64::INFINITY);
-        let over =
-            self.compute(|r| format!("{r} = fcmp ogt {t} {x}, {}", literal_of(t, 709.782_712_893_384)));
-        let under = self.compute(|r| format!("{r} = fcmp olt {t} {x}, {}", literal_of(t, -745.2)));
-        let high = self.compute(|r| format!("{r} = select i1 {over}, {t} {inf}, {t} {e}"));
-        Ok(self.compute(|r| format!("{r} = select i1 {under}, {t} {}, {t} {high}", literal_of(t, 0.0))))
-    }
-
-    /// `ln x` in double precision: `x = 2ᵉ·m` with `m` in `[√½, √2)`, `ln m = 2·atanh(s)`
-    /// with `s = (m − 1)/(m + 1)` by its series to `s²¹`, plus `e·ln 2` in two parts; NaN
-    /// below 0, −∞ at 0, +∞ at +∞.
-    fn log_f64(&mut self, x: &str) -> Result<String, LowerError> {
-        let t = "double";
-        self.decls
-            .insert("declare { double, i32 } @llvm.frexp.f64.i32(double)".to_string());
-        let parts = self.compute(|r| format!("{r} = call {{ double, i32 }} @llvm.frexp.f64.i32(double {x})"));
-        let m0 = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 0"));
-        let e0 = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 1"));
-        let low = self.compute(|r| {
-            format!(
-                "{r} = fcmp olt {t} {m0}, {}",
-                literal_of(t, std::f64::consts::FRAC_1_SQRT_2)
-            )
-        });
-        let m2 = self.compute(|r| format!("{r} = fadd {t} {m0}, {m0}"));
-        let m = self.compute(|r| format!("{r} = select i1 {low}, {t} {m2}, {t} {m0}"));
-        let e1 = self.compute(|r| format!("{r} = sub i32 {e0}, 1"));
-        let e = self.compute(|r| format!("{r} = select i1 {low}, i32 {e1}, i32 {e0}"));
-        let one = literal_of(t, 1.0);
-        let num = self.compute(|r| format!("{r} = fsub {t} {m}, {one}"));
-        let den = self.compute(|r| format!("{r} = fadd {t} {m}, {one}"));
-        let s = self.compute(|r| format!("{r} = fdiv {t} {num}, {den}"));
-        let z = self.compute(|r| format!("{r} = fmul {t} {s}, {s}"));
-        // 1 + z/3 + z²/5 + … + z¹⁰/21.
-        let coefficients: Vec<f64> = (0..=10).rev().map(|n| 1.0 / f64::from(2 * n + 1)).collect();
-        let series = self.polynomial(t, &z, &coefficients);
-        let two_s = self.compute(|r| format!("{r} = fadd {t} {s}, {s}"));
-        let ln_m = self.compute(|r| format!("{r} = fmul {t} {two_s}, {series}"));
-        let ef = self.compute(|r| format!("{r} = sitofp i32 {e} to {t}"));
-        let lo = self.tmp();
-        self.intrinsic(&lo, "fma", t, &[&ef, &literal_of(t, LN2_LO), &ln_m]);
-        let sum = self.tmp();
-        self.intrinsic(&sum, "fma", t, &[&ef, &literal_of(t, LN2_HI), &lo]);
-        let zero = literal_of(t, 0.0);
-        let is_zero = self.compute(|r| format!("{r} = fcmp oeq {t} {x}, {zero}"));
-        let negative = self.compute(|r| format!("{r} = fcmp olt {t} {x}, {zero}"));
-        let infinite = self.compute(|r| format!("{r} = fcmp oeq {t} {x}, {}", literal_of(t, f64::INFINITY)));
-        let a = self.compute(|r| format!("{r} = select i1 {infinite}, {t} {x}, {t} {sum}"));
-        let b = self.compute(|r| {
-            format!(
-                "{r} = select i1 {is_zero}, {t} {}, {t} {a}",
-                literal_of(t, f64::NEG_INFINITY)
-            )
-        });
-        Ok(self.compute(|r| {
-            format!(
-                "{r} = select i1 {negative}, {t} {}, {t} {b}",
-                literal_of(t, f64::NAN)
-            )
-        }))
     }
 
     /// `c₀·zⁿ + … + cₙ` by Horner's rule with fused multiply-adds.
@@ -728,10 +657,21 @@ impl Emitter<'_> {
             e.intrinsic(&r, "copysign", t, &[v, x]);
             r
         };
-        // e^(|x| − ln 2) = e^|x| / 2, finite up to |x| ≈ 89.
+        // e^|x| / 2, finite up to |x| ≈ 89 in f32: e^(|x| − ln 2); in f64 the exponential
+        // scales by 2⁻¹ itself, exactly (the subtraction would round |x| off by up to half its
+        // last place, hundreds of units in the result's near the top of the range).
         let half_exp = |e: &mut Self| -> Result<String, LowerError> {
+            if t == "double" {
+                return Ok(e.exp_f64(&a, -1));
+            }
             let shifted = e.compute(|r| format!("{r} = fsub {t} {a}, {}", lit(std::f64::consts::LN_2)));
             e.float_op(ArithOp::Exp, t, &[shifted])
+        };
+        // Past these, e^−2|x| (sinh) and 1/(4x²) (asinh, acosh) are below the type's last place.
+        let (sinh_far, log_far) = if t == "double" {
+            (20.0, 268_435_456.0)
+        } else {
+            (10.0, 4096.0)
         };
         match op {
             ArithOp::Sinh => {
@@ -741,7 +681,7 @@ impl Emitter<'_> {
                 let sum = self.compute(|r| format!("{r} = fadd {t} {u}, {q}"));
                 let near = self.compute(|r| format!("{r} = fmul {t} {sum}, {}", lit(0.5)));
                 let far = half_exp(self)?;
-                let large = self.compute(|r| format!("{r} = fcmp ogt {t} {a}, {}", lit(10.0)));
+                let large = self.compute(|r| format!("{r} = fcmp ogt {t} {a}, {}", lit(sinh_far)));
                 let m = self.compute(|r| format!("{r} = select i1 {large}, {t} {far}, {t} {near}"));
                 Ok(signed(self, &m))
             }
@@ -774,7 +714,7 @@ impl Emitter<'_> {
                 let near = self.float_op(ArithOp::Log1p, t, &[arg])?;
                 let log = self.float_op(ArithOp::Log, t, std::slice::from_ref(&big))?;
                 let far = self.compute(|r| format!("{r} = fadd {t} {log}, {}", lit(std::f64::consts::LN_2)));
-                let large = self.compute(|r| format!("{r} = fcmp ogt {t} {big}, {}", lit(4096.0)));
+                let large = self.compute(|r| format!("{r} = fcmp ogt {t} {big}, {}", lit(log_far)));
                 let m = self.compute(|r| format!("{r} = select i1 {large}, {t} {far}, {t} {near}"));
                 Ok(if op == ArithOp::Asinh { signed(self, &m) } else { m })
             }

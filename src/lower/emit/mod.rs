@@ -27,6 +27,7 @@
 mod arith;
 mod atomic;
 mod control;
+mod double;
 mod fp8;
 mod offsets;
 mod special;

@@ -372,12 +372,13 @@ impl ArithOp {
             MulHiU => ty == "i32" || ty == "i64",
             Neg | Maximum | Minimum | Sqrt | FastSqrt | PreciseSqrt | Floor | Ceil | Trunc | Round | Rint
             | Fma | CopySign => float,
-            // `f64` in software: a reduced argument and a polynomial.
-            Exp | Log => float,
+            // `f64` in software: a reduced argument and a polynomial, and what is built on them.
+            Exp | Exp2 | Log | Log2 | Log10 | Rsqrt | Tanh | Log1p | Expm1 | Pow | Hypot | Sinh | Cosh
+            | Asinh | Acosh | Atanh | Sin | Cos | Tan => float,
             // What AMDGPU computes in hardware: `f32` and narrower.
-            Exp2 | Log2 | Log10 | Rsqrt | Sin | Cos | Erf | Tanh | Log1p | Expm1 | Pow | Tan | Hypot
-            | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Asinh | Acosh | Atanh | Erfc | Erfcx | Erfinv
-            | Lgamma | Bessel(_) => float && ty != "f64",
+            Erf | Asin | Acos | Atan | Atan2 | Erfc | Erfcx | Erfinv | Lgamma | Bessel(_) => {
+                float && ty != "f64"
+            }
             NextAfter => float,
             // Triton's HIP device library defines them for `f32` only.
             FastDiv | FastTanh | Ldexp => ty == "f32",

@@ -655,7 +655,13 @@ impl Lowering<'_> {
     pub(super) fn float_by_integer(&mut self, op: &Op, arith: ArithOp) -> Result<(), LowerError> {
         let element = |v: usize| self.m.values[v].ty.element.clone();
         let (x, n, r) = (op.operands[0], op.operands[1], op.results[0]);
-        if element(x) != "f32" || element(n) != "i32" || element(r) != "f32" {
+        // `pown` of f64 too (the power converts its exponent); `ldexp` takes the exponent's
+        // bits as they are, in an f32's place.
+        let (ty, bits) = match element(x).as_str() {
+            "f64" if arith == ArithOp::Pow => ("f64", 64),
+            _ => ("f32", 32),
+        };
+        if element(x) != ty || element(n) != "i32" || element(r) != ty {
             return fail(op, format!("{arith:?} of other than an f32 and an i32"));
         }
         let (layout, values) = self.typed_data(op, x)?;
@@ -667,12 +673,12 @@ impl Lowering<'_> {
         for (&v, &e) in values.iter().zip(&exponents) {
             let e = match arith {
                 ArithOp::Ldexp => e,
-                _ => self.p.convert(e, ("i32", "f32"), 32),
+                _ => self.p.convert(e, ("i32", ty), bits),
             };
-            let dst = self.p.value(32);
+            let dst = self.p.value(bits);
             self.p.ops.push(ProgramOp::Arith {
                 op: arith,
-                ty: "f32",
+                ty,
                 dst,
                 src: vec![v, e],
             });

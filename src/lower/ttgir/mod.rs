@@ -709,7 +709,9 @@ impl Lowering<'_> {
                     _ if symbol == "__ocml_ldexp_f32" && op.operands.len() == 2 => {
                         self.float_by_integer(op, ArithOp::Ldexp)?
                     }
-                    _ if symbol == "__ocml_pown_f32" && op.operands.len() == 2 => {
+                    _ if (symbol == "__ocml_pown_f32" || symbol == "__ocml_pown_f64")
+                        && op.operands.len() == 2 =>
+                    {
                         self.float_by_integer(op, ArithOp::Pow)?
                     }
                     (Some(arith), _) if op.operands.len() == arith.operands() => {
