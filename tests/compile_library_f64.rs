@@ -170,3 +170,74 @@ fn double_precision_library_functions() {
         }
     }
 }
+
+/// What a classification of a double computes.
+type Classification = fn(f64) -> i32;
+
+/// The device library's classifications of f64 (`libdevice.isnan`, `isinf`, `signbit`,
+/// `ilogb`: `__ocml_*_f64`), computed on the double's bits: an `i32` per element, 1 or 0 (the
+/// sign bit itself for `signbit`), and `⌊log₂|x|⌋` for normal and subnormal numbers,
+/// `i32::MIN` for ±0 and `i32::MAX` for infinities and NaNs.
+#[test]
+fn double_precision_classifications() {
+    let special = [
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -0.0,
+        0.0,
+        f64::MIN_POSITIVE,
+        5e-324,
+        -3.7e-310,
+        f64::MAX,
+    ];
+    let x: Vec<f64> = (0..256)
+        .map(|i| {
+            if i % 3 == 0 {
+                special[i % special.len()]
+            } else {
+                (i as f64 - 100.0) * 1.7e10
+            }
+        })
+        .collect();
+    let z = vec![0.0; 256];
+    let ilogb = |v: f64| -> i32 {
+        if v.is_nan() || v.is_infinite() {
+            i32::MAX
+        } else if v == 0.0 {
+            i32::MIN
+        } else {
+            // The exponent field, or the top set bit of a subnormal's mantissa.
+            let bits = v.to_bits();
+            match ((bits >> 52) & 0x7ff) as i32 {
+                0 => 63 - (bits & ((1 << 52) - 1)).leading_zeros() as i32 - 1074,
+                field => field - 1023,
+            }
+        }
+    };
+    let functions: [(&str, Classification); 4] = [
+        ("__ocml_isnan_f64", |v| i32::from(v.is_nan())),
+        ("__ocml_isinf_f64", |v| i32::from(v.is_infinite())),
+        ("__ocml_signbit_f64", |v| i32::from(v.is_sign_negative())),
+        ("__ocml_ilogb_f64", ilogb),
+    ];
+    for arch in ARCHS {
+        for (symbol, f) in functions {
+            let op = format!(
+                r#"tt.extern_elementwise %x {{libname = "", libpath = "", pure = true, symbol = "{symbol}"}} : (tensor<256xf64>) -> tensor<256xi32>
+    %yd = arith.sitofp %y : tensor<256xi32> to tensor<256xf64>"#
+            );
+            let k = compiled(
+                &function_kernel(&op).replace("tt.store %ay, %y", "tt.store %ay, %yd"),
+                arch,
+            );
+            let mut buffers = vec![doubles(&x), doubles(&z), vec![0; 2048]];
+            run(&k, &mut buffers, &[], 1);
+            for (i, &v) in x.iter().enumerate() {
+                let got = double(&buffers[2], i);
+                assert_eq!(got, f64::from(f(v)), "{arch} {symbol}({v})");
+            }
+        }
+    }
+}

@@ -357,7 +357,8 @@ impl ArithOp {
     /// assert!(ArithOp::Add.applies_to("i32"));
     /// assert!(ArithOp::Div.applies_to("i32"));
     /// assert!(ArithOp::Exp.applies_to("f64")); // in software
-    /// assert!(!ArithOp::Exp2.applies_to("f64"));
+    /// assert!(ArithOp::Sin.applies_to("f64"));
+    /// assert!(!ArithOp::Erf.applies_to("f64"));
     /// assert!(ArithOp::Xor.applies_to("i1"));
     /// assert!(!ArithOp::Sqrt.applies_to("i32"));
     /// ```

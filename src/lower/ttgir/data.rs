@@ -239,24 +239,60 @@ pub(super) fn element_types_agree(m: &crate::ttgir::Module, op: &Op) -> Result<(
 /// A classification of `f32` numbers the device library answers with an `i32` 1 or 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum FloatClass {
-    /// `__ocml_isnan_f32`.
+    /// `__ocml_isnan_f32` and `_f64`.
     Nan,
-    /// `__ocml_isinf_f32`.
+    /// `__ocml_isinf_f32` and `_f64`.
     Infinite,
-    /// `__ocml_signbit_f32`: the sign bit (−0.0 and negative NaNs too).
+    /// `__ocml_signbit_f32` and `_f64`: the sign bit (−0.0 and negative NaNs too).
     SignBit,
-    /// `__ocml_ilogb_f32`: the unbiased exponent, `⌊log₂|x|⌋` (subnormals too); `i32::MIN`
+    /// `__ocml_ilogb_f32` and `_f64`: the unbiased exponent, `⌊log₂|x|⌋` (subnormals too); `i32::MIN`
     /// for ±0 and `i32::MAX` for infinities and NaNs, as Triton's code returns.
     Exponent,
 }
 
+/// Where a float format keeps its fields, for the classifications computed on its bits.
+pub(super) struct FloatFields {
+    bits: u32,
+    /// The integer and unsigned integer types of its width, and the float type itself.
+    int: &'static str,
+    unsigned: &'static str,
+    float: &'static str,
+    /// All bits but the sign; the bits of +∞.
+    magnitude: u64,
+    infinity: u64,
+    mantissa_bits: u32,
+    bias: u64,
+}
+
+const F32_FIELDS: FloatFields = FloatFields {
+    bits: 32,
+    int: "i32",
+    unsigned: "u32",
+    float: "f32",
+    magnitude: 0x7fff_ffff,
+    infinity: 0x7f80_0000,
+    mantissa_bits: 23,
+    bias: 127,
+};
+
+const F64_FIELDS: FloatFields = FloatFields {
+    bits: 64,
+    int: "i64",
+    unsigned: "u64",
+    float: "f64",
+    magnitude: 0x7fff_ffff_ffff_ffff,
+    infinity: 0x7ff0_0000_0000_0000,
+    mantissa_bits: 52,
+    bias: 1023,
+};
+
 /// The classification a device-library symbol computes, if it is one.
 pub(super) fn library_class(symbol: &str) -> Option<FloatClass> {
     Some(match symbol {
-        "__ocml_isnan_f32" => FloatClass::Nan,
-        "__ocml_isinf_f32" => FloatClass::Infinite,
-        "__ocml_signbit_f32" => FloatClass::SignBit,
-        "__ocml_ilogb_f32" => FloatClass::Exponent,
+        "__ocml_isnan_f32" | "__ocml_isnan_f64" => FloatClass::Nan,
+        "__ocml_isinf_f32" | "__ocml_isinf_f64" => FloatClass::Infinite,
+        "__ocml_signbit_f32" | "__ocml_signbit_f64" => FloatClass::SignBit,
+        "__ocml_ilogb_f32" | "__ocml_ilogb_f64" => FloatClass::Exponent,
         _ => return None,
     })
 }
@@ -924,19 +960,29 @@ impl Lowering<'_> {
     /// element.
     pub(super) fn classify(&mut self, op: &Op, class: FloatClass) -> Result<(), LowerError> {
         let (x, r) = (op.operands[0], op.results[0]);
-        if self.m.values[x].ty.element != "f32" || self.bits(op, r)? != 32 {
-            return fail(op, "classifies f32 elements into i32 ones only");
+        let format = match self.m.values[x].ty.element.as_str() {
+            "f32" => &F32_FIELDS,
+            "f64" => &F64_FIELDS,
+            _ => return fail(op, "classifies f32 and f64 elements only"),
+        };
+        if self.bits(op, r)? != 32 {
+            return fail(op, "classifies into i32 elements only");
         }
         let (layout, values) = self.typed_data(op, x)?;
-        let (magnitude, infinity) = (self.p.constant(32, 0x7fff_ffff), self.p.constant(32, 0x7f80_0000));
-        let sign_shift = self.p.constant(32, 31);
+        let (w, int) = (format.bits, format.int);
+        let magnitude = self.p.constant(w, format.magnitude);
+        let infinity = self.p.constant(w, format.infinity);
+        let sign_shift = self.p.constant(w, u64::from(w - 1));
         let mut out = Vec::with_capacity(values.len());
         for v in values {
             let result = match class {
-                FloatClass::SignBit => self.binary(ArithOp::ShrU, "i32", v, sign_shift),
-                FloatClass::Exponent => self.exponent(v, magnitude),
+                FloatClass::SignBit => {
+                    let sign = self.binary(ArithOp::ShrU, int, v, sign_shift);
+                    self.low_word(sign, format)
+                }
+                FloatClass::Exponent => self.exponent(v, format),
                 FloatClass::Nan | FloatClass::Infinite => {
-                    let m = self.binary(ArithOp::And, "i32", v, magnitude);
+                    let m = self.binary(ArithOp::And, int, v, magnitude);
                     let pred = if class == FloatClass::Nan {
                         Predicate::Ugt
                     } else {
@@ -945,7 +991,7 @@ impl Lowering<'_> {
                     let hit = self.p.value(1);
                     self.p.ops.push(ProgramOp::Compare {
                         pred,
-                        ty: "i32",
+                        ty: int,
                         dst: hit,
                         a: m,
                         b: infinity,
@@ -965,35 +1011,55 @@ impl Lowering<'_> {
         self.define_data(op, *layout, out)
     }
 
-    /// `ilogb` of the `f32` bits `v` (`magnitude`: the constant `0x7fffffff`). A normal
-    /// number's exponent is its field minus 127; a subnormal's mantissa `m` (its value
-    /// `m·2⁻¹⁴⁹`) converted to `f32` is exact and normal, so its field minus 127 is `⌊log₂ m⌋`
-    /// and the exponent that minus 149 — integer work only, whatever the hardware does with
-    /// subnormal arithmetic. E.g. `1e-40` (`m = 71362`): `⌊log₂ m⌋ = 16`, exponent −133.
-    fn exponent(&mut self, v: Value, magnitude: Value) -> Value {
-        let (shift, mantissa_mask) = (self.p.constant(32, 23), self.p.constant(32, 0x7f_ffff));
-        let (bias, subnormal_bias) = (self.p.constant(32, 127), self.p.constant(32, 127 + 149));
-        let (zero_field, top_field) = (self.p.constant(32, 0), self.p.constant(32, 255));
+    /// The low 32 bits of an integer of `format`'s width, as an `i32`.
+    fn low_word(&mut self, v: Value, format: &FloatFields) -> Value {
+        if format.bits == 32 {
+            return v;
+        }
+        let narrow = self.p.value(32);
+        self.p.ops.push(ProgramOp::Convert {
+            dst: vec![narrow],
+            src: vec![v],
+            from: format.int,
+            to: "i32",
+        });
+        narrow
+    }
+
+    /// `ilogb` of the float bits `v` ([`FloatClass::Exponent`]): the exponent field less the
+    /// bias; for a subnormal, the field of its mantissa converted to a float (exact) less the
+    /// bias and the mantissa's width; `i32::MIN` for ±0 and `i32::MAX` for infinities and NaNs.
+    fn exponent(&mut self, v: Value, format: &FloatFields) -> Value {
+        let (w, int) = (format.bits, format.int);
+        let magnitude = self.p.constant(w, format.magnitude);
+        let shift = self.p.constant(w, u64::from(format.mantissa_bits));
+        let mantissa_mask = self.p.constant(w, (1 << format.mantissa_bits) - 1);
+        let bias = self.p.constant(w, format.bias);
+        let subnormal_bias = self
+            .p
+            .constant(w, format.bias + u64::from(format.mantissa_bits) + format.bias - 1);
+        let (zero_field, top_field) = (self.p.constant(w, 0), self.p.constant(w, 2 * format.bias + 1));
         let (int_min, int_max) = (self.p.constant(32, 0x8000_0000), self.p.constant(32, 0x7fff_ffff));
-        let m = self.binary(ArithOp::And, "i32", v, magnitude);
-        let field = self.binary(ArithOp::ShrU, "i32", m, shift);
-        let normal = self.binary(ArithOp::Sub, "i32", field, bias);
-        let mantissa = self.binary(ArithOp::And, "i32", v, mantissa_mask);
-        let as_float = self.p.value(32);
+        let m = self.binary(ArithOp::And, int, v, magnitude);
+        let field = self.binary(ArithOp::ShrU, int, m, shift);
+        let normal = self.binary(ArithOp::Sub, int, field, bias);
+        let mantissa = self.binary(ArithOp::And, int, v, mantissa_mask);
+        let as_float = self.p.value(w);
         self.p.ops.push(ProgramOp::Convert {
             dst: vec![as_float],
             src: vec![mantissa],
-            from: "u32",
-            to: "f32",
+            from: format.unsigned,
+            to: format.float,
         });
-        let float_field = self.binary(ArithOp::ShrU, "i32", as_float, shift);
-        let subnormal = self.binary(ArithOp::Sub, "i32", float_field, subnormal_bias);
-        // `a == b ? then : otherwise`.
+        let float_field = self.binary(ArithOp::ShrU, int, as_float, shift);
+        let subnormal = self.binary(ArithOp::Sub, int, float_field, subnormal_bias);
+        let (normal, subnormal) = (self.low_word(normal, format), self.low_word(subnormal, format));
+        // `a == b ? then : otherwise`, `a` and `b` of the float's width.
         let choose = |s: &mut Self, (a, b): (Value, Value), then: Value, otherwise: Value| {
             let hit = s.p.value(1);
             s.p.ops.push(ProgramOp::Compare {
                 pred: Predicate::Eq,
-                ty: "i32",
+                ty: int,
                 dst: hit,
                 a,
                 b,
