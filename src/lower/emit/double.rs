@@ -222,14 +222,20 @@ impl Emitter<'_> {
         self.compute(|c| format!("{c} = select i1 {under}, {t} {}, {t} {high}", literal_of(t, 0.0)))
     }
 
-    /// `x = 2ᵉ·m`, `m` in `[√½, √2)`: `(m, e as a double)`.
-    fn split_f64(&mut self, x: &str) -> (String, String) {
-        let t = DOUBLE;
+    /// `x = 2ᵉ·f` with `f` in `[½, 1)` (`llvm.frexp`; 0 and 0 for a zero): `(f, e as an i32)`.
+    fn frexp_f64(&mut self, x: &str) -> (String, String) {
         self.decls
             .insert("declare { double, i32 } @llvm.frexp.f64.i32(double)".to_string());
         let parts = self.compute(|r| format!("{r} = call {{ double, i32 }} @llvm.frexp.f64.i32(double {x})"));
-        let m0 = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 0"));
-        let e0 = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 1"));
+        let f = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 0"));
+        let e = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 1"));
+        (f, e)
+    }
+
+    /// `x = 2ᵉ·m`, `m` in `[√½, √2)`: `(m, e as a double)`.
+    fn split_f64(&mut self, x: &str) -> (String, String) {
+        let t = DOUBLE;
+        let (m0, e0) = self.frexp_f64(x);
         let low = self.compute(|r| {
             format!(
                 "{r} = fcmp olt {t} {m0}, {}",
@@ -443,11 +449,7 @@ impl Emitter<'_> {
         let (m, n) = (self.tmp(), self.tmp());
         self.intrinsic(&m, "maxnum", t, &[&ax, &ay]);
         self.intrinsic(&n, "minnum", t, &[&ax, &ay]);
-        self.decls
-            .insert("declare { double, i32 } @llvm.frexp.f64.i32(double)".to_string());
-        let parts = self.compute(|r| format!("{r} = call {{ double, i32 }} @llvm.frexp.f64.i32(double {m})"));
-        let f = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 0"));
-        let e = self.compute(|r| format!("{r} = extractvalue {{ double, i32 }} {parts}, 1"));
+        let (f, e) = self.frexp_f64(&m);
         let minus_e = self.compute(|r| format!("{r} = sub i32 0, {e}"));
         let g = self.ldexp_f64(&n, &minus_e);
         let gg = self.compute(|r| format!("{r} = fmul {t} {g}, {g}"));
