@@ -148,15 +148,18 @@ impl Emitter<'_> {
         (k, r)
     }
 
-    /// The integer-valued double `k` as an `i32`, `k` first capped at 2100 (where every
-    /// `ldexp` overflows; a NaN `k` becomes 2100 too and its NaN stays in the value scaled). A
-    /// `k` below the `i32`s only comes of an argument whose result the caller's `under` select
-    /// settles, and a select discards its other operand, whatever the conversion made of it.
+    /// The integer-valued double `k` as an `i32` (`v_cvt_i32_f64`). A `k` no `i32` holds —
+    /// NaN, or past ±2³¹ — converts to poison in LLVM's terms, which `freeze` makes some fixed
+    /// `i32` at no cost: such a `k` only comes of an argument whose result is NaN whatever the
+    /// exponent, or is settled by the caller's `over` and `under` selects.
     fn exponent_f64(&mut self, k: &str) -> String {
-        let t = DOUBLE;
-        let capped = self.tmp();
-        self.intrinsic(&capped, "minnum", t, &[k, &literal_of(t, 2100.0)]);
-        self.compute(|c| format!("{c} = fptosi {t} {capped} to i32"))
+        self.fixed_i32(k)
+    }
+
+    /// `fptosi` of the double `v` to an `i32`, frozen (see [`exponent_f64`](Self::exponent_f64)).
+    fn fixed_i32(&mut self, v: &str) -> String {
+        let converted = self.compute(|c| format!("{c} = fptosi double {v} to i32"));
+        self.compute(|c| format!("{c} = freeze i32 {converted}"))
     }
 
     /// `2ⁿ·v` (`llvm.ldexp`: exact, or rounded once into the subnormals).
@@ -517,7 +520,8 @@ impl Emitter<'_> {
         let (near_hi, e) = self.two_sum_f64(&t1, &njp2);
         let e = self.compute(|r| format!("{r} = fsub {t} {e}, {jp2_err}"));
         let near_lo = self.fma_f64(&nj, &lit(HALF_PI[2]), &e);
-        let near_j = self.compute(|r| format!("{r} = fptosi {t} {j} to i32"));
+        // Frozen: a NaN angle's quadrant is some i32, its result NaN in any quadrant.
+        let near_j = self.fixed_i32(&j);
         // At 2³⁰ and above: by 2/π's bits.
         let large = self.compute(|r| format!("{r} = fcmp oge {t} {a}, {}", lit(LARGE_ANGLE)));
         let (reduce, reduced) = (self.label("trig_reduce"), self.label("trig_reduced"));
@@ -656,7 +660,7 @@ impl Emitter<'_> {
         let lo = self.compute(|r| format!("{r} = fmul {t} {f_lo}, {}", lit(HALF_PI[0])));
         let lo = self.fma_f64(&f_hi, &lit(HALF_PI[1]), &lo);
         let r_lo = self.compute(|r| format!("{r} = fadd {t} {r_err}, {lo}"));
-        let ji = self.compute(|r| format!("{r} = fptosi {t} {j} to i32"));
+        let ji = self.fixed_i32(&j);
         (ji, r_hi, r_lo)
     }
 }
