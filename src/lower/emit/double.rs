@@ -2,7 +2,7 @@
 //! `eˣ − 1`, `ln x`, `log₂ x`, `log₁₀ x`, `xʸ`, `tanh x`, `sin x`, `cos x`, `tan x`,
 //! `√(x² + y²)` and `1/√x` of `f64`, from a reduced argument and a polynomial.
 //!
-//! Two reductions carry everything:
+//! Three reductions carry everything:
 //!
 //! - **Exponentials**: `eˣ = 2ᵏ·eʳ` with `k` the integer nearest `x·log₂e` and
 //!   `r = x − k·ln 2` (ln 2 in two parts, so `r` keeps every bit), `|r| ≤ ln 2 / 2`; `eʳ` by a
@@ -12,6 +12,10 @@
 //! - **Logarithms**: `x = 2ᵉ·m` with `m` in `[√½, √2)` (`frexp`), `ln m = 2·atanh(s)` with
 //!   `s = (m − 1)/(m + 1)`, `|s| ≤ 0.1716`, by its series to `s²¹`; then `ln x = e·ln 2 + ln m`,
 //!   `log₂ x = e + ln m·log₂e` (exact at powers of two), `log₁₀ x = e·log₁₀2 + ln m·log₁₀e`.
+//! - **Angles**: `|x| = j·π/2 + r` with `|r| ≲ π/4` as a pair `r_hi + r_lo`, by π/2 in three
+//!   parts below 2³⁰ and by the bits of 2/π (`v_trig_preop_f64`) above; the sine's and cosine's
+//!   series of `r` to `r¹⁹` and `r¹⁸`, chosen and signed by `j mod 4`. For `x = 2`: `j = 1`,
+//!   `r = 2 − π/2 = 0.4292…`, `sin 2 = cos r = 0.9093…`.
 //!
 //! `xʸ = 2^(y·log₂|x|)` needs `log₂|x|` to more bits than a double holds: the product's
 //! rounding error is multiplied by `ln 2·|y·log₂|x||` in the result. So the power takes the
