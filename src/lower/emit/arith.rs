@@ -528,11 +528,17 @@ impl Emitter<'_> {
         let h = self.compute(|r| format!("{r} = fmul {t} {m}, {root}"));
         let zero = self.compute(|r| format!("{r} = fcmp oeq {t} {m}, {}", literal_of(t, 0.0)));
         let finite = self.compute(|r| format!("{r} = select i1 {zero}, {t} {}, {t} {h}", literal_of(t, 0.0)));
-        // maxnum and minnum pass a NaN by: it is the result unless the other is infinite.
+        Ok(self.hypot_special_values(t, &ax, &ay, &finite))
+    }
+
+    /// `hypot`'s `value` of the magnitudes `ax`, `ay` with IEEE's special values: NaN where
+    /// either is NaN (maxnum and minnum pass a NaN by), `+∞` where either is infinite (a NaN
+    /// beside it too).
+    pub(super) fn hypot_special_values(&mut self, t: &str, ax: &str, ay: &str, value: &str) -> String {
         let nan = self.compute(|r| format!("{r} = fcmp uno {t} {ax}, {ay}"));
-        let finite = self.compute(|r| {
+        let value = self.compute(|r| {
             format!(
-                "{r} = select i1 {nan}, {t} {}, {t} {finite}",
+                "{r} = select i1 {nan}, {t} {}, {t} {value}",
                 literal_of(t, f64::NAN)
             )
         });
@@ -542,7 +548,7 @@ impl Emitter<'_> {
             self.compute(|r| format!("{r} = fcmp oeq {t} {ay}, {inf}")),
         );
         let either = self.compute(|r| format!("{r} = or i1 {xi}, {yi}"));
-        Ok(self.compute(|r| format!("{r} = select i1 {either}, {t} {inf}, {t} {finite}")))
+        self.compute(|r| format!("{r} = select i1 {either}, {t} {inf}, {t} {value}"))
     }
 
     /// `sin x` (`shift` 0) or `cos x = sin(x + π/2)` (`shift` 1): `x = j·π/2 + r` with

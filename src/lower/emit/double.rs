@@ -475,15 +475,7 @@ impl Emitter<'_> {
         let h = self.ldexp_f64(&root, &e);
         let zero = self.compute(|r| format!("{r} = fcmp oeq {t} {m}, {}", literal_of(t, 0.0)));
         let h = self.compute(|r| format!("{r} = select i1 {zero}, {t} {m}, {t} {h}"));
-        let nan = self.compute(|r| format!("{r} = fcmp uno {t} {ax}, {ay}"));
-        let h = self.compute(|r| format!("{r} = select i1 {nan}, {t} {}, {t} {h}", literal_of(t, f64::NAN)));
-        let inf = literal_of(t, f64::INFINITY);
-        let (xi, yi) = (
-            self.compute(|r| format!("{r} = fcmp oeq {t} {ax}, {inf}")),
-            self.compute(|r| format!("{r} = fcmp oeq {t} {ay}, {inf}")),
-        );
-        let either = self.compute(|r| format!("{r} = or i1 {xi}, {yi}"));
-        self.compute(|r| format!("{r} = select i1 {either}, {t} {inf}, {t} {h}"))
+        self.hypot_special_values(t, &ax, &ay, &h)
     }
 
     /// `(s, e)` with `s = a + b` rounded and `e` its rounding error, for any `a` and `b`.
